@@ -1,0 +1,44 @@
+// `ptbench devices`: what each Vulkan device offers, and which trace backends it can run.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/options.h"
+#include "core/experiment/device_json.h"
+#include "core/vk/context.h"
+
+namespace ptbench::cli {
+namespace {
+
+std::string yesNo(bool value) { return value ? "yes" : "no"; }
+
+void printDevices(bool asJson) {
+  const auto devices = vk::listDevices();
+  if (asJson) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& device : devices) list.push_back(deviceJson(device));
+    std::cout << nlohmann::json{{"devices", list}}.dump(2) << "\n";
+    return;
+  }
+  for (const auto& d : devices) {
+    std::cout << fmt::format("{}: {} ({}), Vulkan {}, driver {} {}\n", d.index, d.name, d.typeName(),
+                             d.apiVersionString(), d.driverName, d.driverInfo);
+    std::cout << fmt::format("   memory {:.1f} GiB, subgroup {}, timestamps {} bits at {} ns\n",
+                             static_cast<double>(d.deviceLocalBytes) / (1u << 30), d.subgroupSize,
+                             d.timestampValidBits, d.timestampPeriodNs);
+    std::cout << fmt::format("   backends: rayquery {}, pipeline {}, software {}; SER {}\n",
+                             yesNo(d.supports(Backend::RayQuery)), yesNo(d.supports(Backend::Pipeline)),
+                             yesNo(d.supports(Backend::Software)), yesNo(d.invocationReorder()));
+  }
+}
+
+}  // namespace
+
+void addDevicesCommand(CLI::App& app, const GlobalOptions&) {
+  auto* command = app.add_subcommand("devices", "List Vulkan devices and the trace backends each supports");
+  auto asJson = std::make_shared<bool>(false);
+  command->add_flag("--json", *asJson, "Print JSON: {\"devices\": [...]}");
+  command->callback([asJson] { printDevices(*asJson); });
+}
+
+}  // namespace ptbench::cli

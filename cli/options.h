@@ -1,0 +1,17 @@
+// Options every subcommand shares.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace ptbench::cli {
+
+struct GlobalOptions {
+  std::string device;     // --device INDEX|NAME-SUBSTRING
+  bool validate = false;  // --validate: Khronos validation layer and debug messenger
+  bool verbose = false;
+};
+
+void addDevicesCommand(CLI::App& app, const GlobalOptions& global);
+void addSelftestCommand(CLI::App& app, const GlobalOptions& global);
+
+}  // namespace ptbench::cli

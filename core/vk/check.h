@@ -1,0 +1,64 @@
+// Vulkan errors as exceptions that carry the call, the VkResult's name, the file and line.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/vk/vulkan.h"
+
+namespace ptbench::vk {
+
+const char* resultName(VkResult result);
+
+class VulkanError : public std::runtime_error {
+ public:
+  VulkanError(VkResult result, const std::string& call, const char* file, int line)
+      : std::runtime_error(call + " failed with " + resultName(result) + " at " + file + ":" +
+                           std::to_string(line)),
+        result_(result) {}
+  VkResult result() const { return result_; }
+
+ private:
+  VkResult result_;
+};
+
+#define VK_CHECK(call)                                                             \
+  do {                                                                             \
+    VkResult vkCheckResult_ = (call);                                              \
+    if (vkCheckResult_ != VK_SUCCESS)                                              \
+      throw ::ptbench::vk::VulkanError(vkCheckResult_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// Move-only owner of a handle created from a VkDevice; destroyFn is the matching vkDestroy*.
+template <typename Handle, auto& destroyFn>
+class DeviceHandle {
+ public:
+  DeviceHandle() = default;
+  DeviceHandle(VkDevice device, Handle handle) : device_(device), handle_(handle) {}
+  DeviceHandle(DeviceHandle&& other) noexcept
+      : device_(other.device_), handle_(std::exchange(other.handle_, VK_NULL_HANDLE)) {}
+  DeviceHandle& operator=(DeviceHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      device_ = other.device_;
+      handle_ = std::exchange(other.handle_, VK_NULL_HANDLE);
+    }
+    return *this;
+  }
+  DeviceHandle(const DeviceHandle&) = delete;
+  DeviceHandle& operator=(const DeviceHandle&) = delete;
+  ~DeviceHandle() { reset(); }
+
+  void reset() {
+    if (handle_ != VK_NULL_HANDLE) destroyFn(device_, handle_, nullptr);
+    handle_ = VK_NULL_HANDLE;
+  }
+  Handle get() const { return handle_; }
+  explicit operator bool() const { return handle_ != VK_NULL_HANDLE; }
+
+ private:
+  VkDevice device_ = VK_NULL_HANDLE;
+  Handle handle_ = VK_NULL_HANDLE;
+};
+
+}  // namespace ptbench::vk

@@ -1,0 +1,470 @@
+#include "core/vk/context.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <set>
+
+#include "core/errors.h"
+#include "core/vk/check.h"
+
+namespace ptbench::vk {
+namespace {
+
+constexpr const char* validationLayerName = "VK_LAYER_KHRONOS_validation";
+constexpr const char* noDriverMessage =
+    "no Vulkan device found: install a Vulkan driver (Debian/Ubuntu: apt-get install "
+    "mesa-vulkan-drivers for lavapipe on the CPU, or your GPU vendor's driver)";
+
+bool hasExtension(const std::vector<VkExtensionProperties>& extensions, const char* name) {
+  return std::any_of(extensions.begin(), extensions.end(), [&](const VkExtensionProperties& e) {
+    return std::strcmp(e.extensionName, name) == 0;
+  });
+}
+
+std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice device) {
+  uint32_t count = 0;
+  VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr));
+  std::vector<VkExtensionProperties> extensions(count);
+  VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data()));
+  return extensions;
+}
+
+// Feature structures for everything ptbench may enable, chained for vkGetPhysicalDeviceFeatures2
+// and, with the wanted members switched on, for vkCreateDevice.
+struct FeatureChain {
+  VkPhysicalDeviceFeatures2 core{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan12Features vulkan12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features vulkan13{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceAccelerationStructureFeaturesKHR accelerationStructure{
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+  VkPhysicalDeviceRayQueryFeaturesKHR rayQuery{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
+  VkPhysicalDeviceRayTracingPipelineFeaturesKHR rayTracingPipeline{
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+
+  // Links only the structures the device knows (its API version and extensions), so that
+  // the validation layer sees no structure from an extension that is not there.
+  void link(bool withVulkan13, bool withAccelerationStructure, bool withRayQuery, bool withPipeline) {
+    void** next = &core.pNext;
+    auto append = [&next](auto& feature) {
+      *next = &feature;
+      next = &feature.pNext;
+    };
+    if (withVulkan13) {
+      append(vulkan12);
+      append(vulkan13);
+    }
+    if (withAccelerationStructure) append(accelerationStructure);
+    if (withRayQuery) append(rayQuery);
+    if (withPipeline) append(rayTracingPipeline);
+    *next = nullptr;
+  }
+};
+
+DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
+  DeviceCapabilities caps;
+  caps.index = index;
+  VkPhysicalDeviceProperties basic{};
+  vkGetPhysicalDeviceProperties(device, &basic);
+  caps.name = basic.deviceName;
+  caps.type = basic.deviceType;
+  caps.vendorId = basic.vendorID;
+  caps.deviceId = basic.deviceID;
+  caps.apiVersion = basic.apiVersion;
+  caps.timestampPeriodNs = basic.limits.timestampPeriod;
+  const bool vulkan13 = basic.apiVersion >= VK_API_VERSION_1_3;
+
+  const auto extensions = deviceExtensions(device);
+  caps.accelerationStructure = hasExtension(extensions, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME) &&
+                               hasExtension(extensions, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
+  const bool rayQueryExtension = hasExtension(extensions, VK_KHR_RAY_QUERY_EXTENSION_NAME);
+  const bool pipelineExtension = hasExtension(extensions, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+  caps.invocationReorderNv = hasExtension(extensions, VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME);
+  // Newer than the headers Debian 12 ships; the name is all ptbench needs to report it.
+  caps.invocationReorderExt = hasExtension(extensions, "VK_EXT_ray_tracing_invocation_reorder");
+
+  VkPhysicalDeviceDriverProperties driver{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceVulkan11Properties vulkan11{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  if (vulkan13) {
+    properties.pNext = &driver;
+    driver.pNext = &vulkan11;
+    if (pipelineExtension) vulkan11.pNext = &caps.rayTracingProperties;
+    vkGetPhysicalDeviceProperties2(device, &properties);
+    caps.driverName = driver.driverName;
+    caps.driverInfo = driver.driverInfo;
+    caps.subgroupSize = vulkan11.subgroupSize;
+  }
+  caps.rayTracingProperties.pNext = nullptr;
+
+  FeatureChain features;
+  features.link(vulkan13, caps.accelerationStructure, rayQueryExtension, pipelineExtension);
+  vkGetPhysicalDeviceFeatures2(device, &features.core);
+  if (vulkan13) {
+    caps.bufferDeviceAddress = features.vulkan12.bufferDeviceAddress;
+    caps.scalarBlockLayout = features.vulkan12.scalarBlockLayout;
+    caps.descriptorIndexing = features.vulkan12.runtimeDescriptorArray &&
+                              features.vulkan12.descriptorBindingPartiallyBound &&
+                              features.vulkan12.shaderSampledImageArrayNonUniformIndexing;
+    caps.synchronization2 = features.vulkan13.synchronization2;
+  }
+  caps.accelerationStructure =
+      caps.accelerationStructure && features.accelerationStructure.accelerationStructure;
+  caps.rayQuery = caps.accelerationStructure && rayQueryExtension && features.rayQuery.rayQuery;
+  caps.rayTracingPipeline = caps.accelerationStructure && pipelineExtension &&
+                            features.rayTracingPipeline.rayTracingPipeline;
+  caps.rayTracingIndirect =
+      caps.rayTracingPipeline && features.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect;
+
+  VkPhysicalDeviceMemoryProperties memory{};
+  vkGetPhysicalDeviceMemoryProperties(device, &memory);
+  for (uint32_t heap = 0; heap < memory.memoryHeapCount; ++heap)
+    if (memory.memoryHeaps[heap].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      caps.deviceLocalBytes += memory.memoryHeaps[heap].size;
+
+  uint32_t familyCount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &familyCount, nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &familyCount, families.data());
+  // The first compute family that can write timestamps; the graphics+compute family comes
+  // first on every driver we know, and is the one the path tracers are measured on.
+  for (uint32_t family = 0; family < familyCount; ++family) {
+    if ((families[family].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[family].timestampValidBits > 0) {
+      caps.computeQueueFamily = family;
+      caps.timestampValidBits = families[family].timestampValidBits;
+      break;
+    }
+  }
+  return caps;
+}
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+int typePreference(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
+  }
+}
+
+std::string deviceList(const std::vector<DeviceCapabilities>& devices) {
+  std::string list;
+  for (const auto& d : devices)
+    list += "\n  " + std::to_string(d.index) + ": " + d.name + " (" + d.typeName() + ")";
+  return list;
+}
+
+const DeviceCapabilities& chooseDevice(const std::vector<DeviceCapabilities>& devices,
+                                       const std::string& selector) {
+  if (devices.empty()) throw UserError(noDriverMessage);
+  if (selector.empty()) {
+    const auto best = std::min_element(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
+      return typePreference(a.type) < typePreference(b.type);
+    });
+    if (best->type == VK_PHYSICAL_DEVICE_TYPE_CPU)
+      spdlog::warn("using {}, a CPU implementation of Vulkan: its timings are of software, not of a GPU",
+                   best->name);
+    return *best;
+  }
+  const bool isIndex = std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c); });
+  for (const auto& d : devices) {
+    if (isIndex ? std::to_string(d.index) == selector
+                : lowercase(d.name).find(lowercase(selector)) != std::string::npos)
+      return d;
+  }
+  throw UserError("--device " + selector + " matches no Vulkan device; the devices are:" + deviceList(devices) +
+                  "\nGive an index or part of a name.");
+}
+
+std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance) {
+  uint32_t count = 0;
+  VkResult result = vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  if (result == VK_ERROR_INITIALIZATION_FAILED || count == 0) return {};
+  VK_CHECK(result);
+  std::vector<VkPhysicalDevice> devices(count);
+  VK_CHECK(vkEnumeratePhysicalDevices(instance, &count, devices.data()));
+  return devices;
+}
+
+bool hasInstanceExtension(const char* name) {
+  uint32_t count = 0;
+  VK_CHECK(vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr));
+  std::vector<VkExtensionProperties> extensions(count);
+  VK_CHECK(vkEnumerateInstanceExtensionProperties(nullptr, &count, extensions.data()));
+  return hasExtension(extensions, name);
+}
+
+bool hasValidationLayer() {
+  uint32_t count = 0;
+  VK_CHECK(vkEnumerateInstanceLayerProperties(&count, nullptr));
+  std::vector<VkLayerProperties> layers(count);
+  VK_CHECK(vkEnumerateInstanceLayerProperties(&count, layers.data()));
+  return std::any_of(layers.begin(), layers.end(),
+                     [](const VkLayerProperties& l) { return std::strcmp(l.layerName, validationLayerName) == 0; });
+}
+
+// An instance with debug utils when the loader has them; with the validation layer when asked.
+VkInstance createInstance(bool validation) {
+  loadGlobalFunctions();
+  uint32_t loaderVersion = VK_API_VERSION_1_0;
+  if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&loaderVersion);
+  if (loaderVersion < VK_API_VERSION_1_3)
+    throw UserError("the Vulkan loader is older than 1.3: install a newer libvulkan1");
+
+  std::vector<const char*> layers;
+  std::vector<const char*> extensions;
+  if (hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  if (validation) {
+    if (!hasValidationLayer())
+      throw UserError("--validate needs the Khronos validation layer: apt-get install vulkan-validationlayers");
+    if (extensions.empty())
+      throw UserError("--validate needs VK_EXT_debug_utils, which this Vulkan loader lacks");
+    layers.push_back(validationLayerName);
+  }
+  const VkApplicationInfo application{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                                      .pApplicationName = "ptbench",
+                                      .applicationVersion = VK_MAKE_API_VERSION(0, 0, 1, 0),
+                                      .pEngineName = "ptbench",
+                                      .apiVersion = VK_API_VERSION_1_3};
+  const VkInstanceCreateInfo info{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                  .pApplicationInfo = &application,
+                                  .enabledLayerCount = static_cast<uint32_t>(layers.size()),
+                                  .ppEnabledLayerNames = layers.data(),
+                                  .enabledExtensionCount = static_cast<uint32_t>(extensions.size()),
+                                  .ppEnabledExtensionNames = extensions.data()};
+  VkInstance instance = VK_NULL_HANDLE;
+  VkResult result = vkCreateInstance(&info, nullptr, &instance);
+  if (result == VK_ERROR_INCOMPATIBLE_DRIVER) throw UserError(noDriverMessage);
+  VK_CHECK(result);
+  loadInstanceFunctions(instance);
+  return instance;
+}
+
+std::string missingBackendMessage(const DeviceCapabilities& caps, Backend backend) {
+  std::string supported;
+  for (Backend b : caps.supportedBackends()) supported += std::string(supported.empty() ? "" : ", ") + std::string(backendName(b));
+  return "backend " + std::string(backendName(backend)) + " is not supported by " + caps.name +
+         "; it supports: " + (supported.empty() ? "none" : supported) +
+         " (see `ptbench devices`, or choose another with --device)";
+}
+
+}  // namespace
+
+bool DeviceCapabilities::supports(Backend backend) const {
+  const bool computeBasics =
+      apiVersion >= VK_API_VERSION_1_3 && bufferDeviceAddress && scalarBlockLayout && synchronization2;
+  switch (backend) {
+    case Backend::RayQuery: return computeBasics && rayQuery;
+    case Backend::Pipeline: return computeBasics && rayTracingPipeline;
+    case Backend::Software: return computeBasics;
+  }
+  return false;
+}
+
+std::vector<Backend> DeviceCapabilities::supportedBackends() const {
+  std::vector<Backend> backends;
+  for (Backend backend : allBackends)
+    if (supports(backend)) backends.push_back(backend);
+  return backends;
+}
+
+std::string DeviceCapabilities::typeName() const {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    default: return "other";
+  }
+}
+
+std::string DeviceCapabilities::apiVersionString() const {
+  return std::to_string(VK_API_VERSION_MAJOR(apiVersion)) + "." + std::to_string(VK_API_VERSION_MINOR(apiVersion)) +
+         "." + std::to_string(VK_API_VERSION_PATCH(apiVersion));
+}
+
+std::vector<DeviceCapabilities> listDevices() {
+  VkInstance instance = createInstance(false);
+  std::vector<DeviceCapabilities> devices;
+  try {
+    const auto handles = physicalDevices(instance);
+    for (uint32_t i = 0; i < handles.size(); ++i) devices.push_back(probe(handles[i], i));
+  } catch (...) {
+    vkDestroyInstance(instance, nullptr);
+    throw;
+  }
+  vkDestroyInstance(instance, nullptr);
+  if (devices.empty()) throw UserError(noDriverMessage);
+  return devices;
+}
+
+Context::Context(const ContextOptions& options) {
+  instance_ = createInstance(options.validation);
+  debugLabels_ = hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  try {
+    if (options.validation) {
+      const VkDebugUtilsMessengerCreateInfoEXT messengerInfo{
+          .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+          .messageSeverity =
+              VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+          .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+          .pfnUserCallback = &Context::onDebugMessage,
+          .pUserData = this};
+      VK_CHECK(vkCreateDebugUtilsMessengerEXT(instance_, &messengerInfo, nullptr, &messenger_));
+    }
+
+    const auto handles = physicalDevices(instance_);
+    std::vector<DeviceCapabilities> devices;
+    for (uint32_t i = 0; i < handles.size(); ++i) devices.push_back(probe(handles[i], i));
+    capabilities_ = chooseDevice(devices, options.deviceSelector);
+    physicalDevice_ = handles[capabilities_.index];
+    vkGetPhysicalDeviceMemoryProperties(physicalDevice_, &memoryProperties_);
+
+    if (!capabilities_.supports(Backend::Software))
+      throw UserError(capabilities_.name +
+                      " lacks what ptbench needs at the least (Vulkan 1.3 with buffer device address, "
+                      "scalar block layout and synchronization2); choose another with --device");
+    bool needRayQuery = false;
+    bool needPipeline = false;
+    for (Backend backend : options.backends) {
+      if (!capabilities_.supports(backend)) throw UserError(missingBackendMessage(capabilities_, backend));
+      needRayQuery |= backend == Backend::RayQuery;
+      needPipeline |= backend == Backend::Pipeline;
+    }
+    const bool needAccelerationStructure = needRayQuery || needPipeline;
+
+    std::vector<const char*> extensions;
+    if (needAccelerationStructure) {
+      extensions.push_back(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME);
+      extensions.push_back(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
+    }
+    if (needRayQuery) extensions.push_back(VK_KHR_RAY_QUERY_EXTENSION_NAME);
+    if (needPipeline) extensions.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+
+    FeatureChain enable;
+    enable.link(true, needAccelerationStructure, needRayQuery, needPipeline);
+    enable.core.features.shaderInt64 = VK_TRUE;
+    enable.vulkan12.bufferDeviceAddress = VK_TRUE;
+    enable.vulkan12.scalarBlockLayout = VK_TRUE;
+    enable.vulkan12.hostQueryReset = VK_TRUE;
+    enable.vulkan12.runtimeDescriptorArray = capabilities_.descriptorIndexing;
+    enable.vulkan12.descriptorBindingPartiallyBound = capabilities_.descriptorIndexing;
+    enable.vulkan12.shaderSampledImageArrayNonUniformIndexing = capabilities_.descriptorIndexing;
+    enable.vulkan13.synchronization2 = VK_TRUE;
+    enable.vulkan13.maintenance4 = VK_TRUE;
+    enable.accelerationStructure.accelerationStructure = needAccelerationStructure;
+    enable.rayQuery.rayQuery = needRayQuery;
+    enable.rayTracingPipeline.rayTracingPipeline = needPipeline;
+    enable.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect = needPipeline && capabilities_.rayTracingIndirect;
+
+    const float priority = 1.0f;
+    const VkDeviceQueueCreateInfo queueInfo{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                            .queueFamilyIndex = capabilities_.computeQueueFamily,
+                                            .queueCount = 1,
+                                            .pQueuePriorities = &priority};
+    const VkDeviceCreateInfo deviceInfo{.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                        .pNext = &enable.core,
+                                        .queueCreateInfoCount = 1,
+                                        .pQueueCreateInfos = &queueInfo,
+                                        .enabledExtensionCount = static_cast<uint32_t>(extensions.size()),
+                                        .ppEnabledExtensionNames = extensions.data()};
+    VK_CHECK(vkCreateDevice(physicalDevice_, &deviceInfo, nullptr, &device_));
+    vkGetDeviceQueue(device_, capabilities_.computeQueueFamily, 0, &queue_);
+
+    const VkCommandPoolCreateInfo poolInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                           .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+                                           .queueFamilyIndex = capabilities_.computeQueueFamily};
+    VK_CHECK(vkCreateCommandPool(device_, &poolInfo, nullptr, &commandPool_));
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+Context::~Context() { release(); }
+
+void Context::release() {
+  if (device_) {
+    vkDeviceWaitIdle(device_);
+    if (commandPool_) vkDestroyCommandPool(device_, commandPool_, nullptr);
+    vkDestroyDevice(device_, nullptr);
+    device_ = VK_NULL_HANDLE;
+  }
+  if (messenger_) {
+    vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+    messenger_ = VK_NULL_HANDLE;
+  }
+  if (instance_) {
+    vkDestroyInstance(instance_, nullptr);
+    instance_ = VK_NULL_HANDLE;
+  }
+}
+
+VkBool32 VKAPI_PTR Context::onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                           VkDebugUtilsMessageTypeFlagsEXT,
+                                           const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
+  static_cast<Context*>(self)->validationMessages_++;
+  if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
+    spdlog::error("validation: {}", data->pMessage);
+  else
+    spdlog::warn("validation: {}", data->pMessage);
+  return VK_FALSE;
+}
+
+void Context::submitAndWait(const std::function<void(VkCommandBuffer)>& record) const {
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  const VkCommandBufferAllocateInfo allocateInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                                 .commandPool = commandPool_,
+                                                 .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                                 .commandBufferCount = 1};
+  VK_CHECK(vkAllocateCommandBuffers(device_, &allocateInfo, &commands));
+  VkFence fence = VK_NULL_HANDLE;
+  auto release = [&] {
+    if (fence) vkDestroyFence(device_, fence, nullptr);
+    vkFreeCommandBuffers(device_, commandPool_, 1, &commands);
+  };
+  try {
+    const VkCommandBufferBeginInfo beginInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                             .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    VK_CHECK(vkBeginCommandBuffer(commands, &beginInfo));
+    record(commands);
+    VK_CHECK(vkEndCommandBuffer(commands));
+    const VkFenceCreateInfo fenceInfo{.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VK_CHECK(vkCreateFence(device_, &fenceInfo, nullptr, &fence));
+    const VkCommandBufferSubmitInfo commandInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+                                                .commandBuffer = commands};
+    const VkSubmitInfo2 submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+                               .commandBufferInfoCount = 1,
+                               .pCommandBufferInfos = &commandInfo};
+    VK_CHECK(vkQueueSubmit2(queue_, 1, &submit, fence));
+    VK_CHECK(vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX));
+  } catch (...) {
+    // The queue may still hold the buffer if waiting failed; drain it before freeing.
+    vkQueueWaitIdle(queue_);
+    release();
+    throw;
+  }
+  release();
+}
+
+uint32_t Context::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags properties) const {
+  for (uint32_t type = 0; type < memoryProperties_.memoryTypeCount; ++type) {
+    if ((typeBits & (1u << type)) && (memoryProperties_.memoryTypes[type].propertyFlags & properties) == properties)
+      return type;
+  }
+  throw std::runtime_error("no Vulkan memory type with properties " + std::to_string(properties) +
+                           " among types " + std::to_string(typeBits));
+}
+
+}  // namespace ptbench::vk

@@ -1,0 +1,107 @@
+// Vulkan instance, physical-device choice and feature probing, and the logical device.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/vk/vulkan.h"
+
+namespace ptbench::vk {
+
+// What one physical device offers, probed once. Everything `ptbench devices` prints.
+struct DeviceCapabilities {
+  uint32_t index = 0;
+  std::string name;
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  uint32_t vendorId = 0;
+  uint32_t deviceId = 0;
+  std::string driverName;
+  std::string driverInfo;
+  uint32_t apiVersion = 0;
+  uint64_t deviceLocalBytes = 0;
+  uint32_t subgroupSize = 0;
+  float timestampPeriodNs = 0;
+  uint32_t timestampValidBits = 0;  // of the compute queue family ptbench uses
+  uint32_t computeQueueFamily = 0;
+
+  bool bufferDeviceAddress = false;
+  bool scalarBlockLayout = false;
+  bool descriptorIndexing = false;
+  bool synchronization2 = false;
+  bool accelerationStructure = false;
+  bool rayQuery = false;
+  bool rayTracingPipeline = false;
+  bool rayTracingIndirect = false;
+  bool invocationReorderNv = false;
+  bool invocationReorderExt = false;
+
+  VkPhysicalDeviceRayTracingPipelinePropertiesKHR rayTracingProperties{
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_PROPERTIES_KHR};
+
+  bool supports(Backend backend) const;
+  std::vector<Backend> supportedBackends() const;
+  bool invocationReorder() const { return invocationReorderNv || invocationReorderExt; }
+  std::string typeName() const;
+  std::string apiVersionString() const;
+};
+
+struct ContextOptions {
+  bool validation = false;
+  // Index or case-insensitive name substring; empty picks discrete, then integrated, then CPU.
+  std::string deviceSelector;
+  // Backends the run will use: the device must support each, and gets the features they need.
+  std::vector<Backend> backends;
+};
+
+// Instance, debug messenger, chosen device and its queue. Not movable: everything created
+// from it keeps its handles.
+class Context {
+ public:
+  explicit Context(const ContextOptions& options);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  VkInstance instance() const { return instance_; }
+  VkPhysicalDevice physicalDevice() const { return physicalDevice_; }
+  VkDevice device() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  const DeviceCapabilities& capabilities() const { return capabilities_; }
+  // Whether command buffers can carry debug labels (VK_EXT_debug_utils), for capture tools.
+  bool debugLabels() const { return debugLabels_; }
+  bool validationEnabled() const { return messenger_ != VK_NULL_HANDLE; }
+  // Validation warnings and errors seen so far; tests fail on any.
+  uint32_t validationMessageCount() const { return validationMessages_; }
+
+  // Records commands into a fresh command buffer, submits it and waits for its fence.
+  void submitAndWait(const std::function<void(VkCommandBuffer)>& record) const;
+
+  uint32_t findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags properties) const;
+
+ private:
+  void release();
+  static VkBool32 VKAPI_PTR onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                           VkDebugUtilsMessageTypeFlagsEXT types,
+                                           const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                           void* self);
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physicalDevice_ = VK_NULL_HANDLE;
+  DeviceCapabilities capabilities_;
+  VkPhysicalDeviceMemoryProperties memoryProperties_{};
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkCommandPool commandPool_ = VK_NULL_HANDLE;
+  uint32_t validationMessages_ = 0;
+  bool debugLabels_ = false;
+};
+
+// Every physical device with its capabilities, without creating a logical device.
+std::vector<DeviceCapabilities> listDevices();
+
+}  // namespace ptbench::vk

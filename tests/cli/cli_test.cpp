@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gpu_test.h"
+
+namespace ptbench::test {
+namespace {
+
+TEST(DevicesCommand, JsonListsLavapipeWithItsBackends) {
+  const auto result = runPtbench("devices --json 2>/dev/null");
+  ASSERT_EQ(result.exitCode, 0) << result.output;
+  const auto json = nlohmann::json::parse(result.output);
+  ASSERT_TRUE(json["devices"].is_array());
+  ASSERT_FALSE(json["devices"].empty());
+  const auto& device = json["devices"][0];
+  for (const char* key : {"index", "name", "type", "vendor_id", "driver", "api_version", "memory_bytes",
+                          "subgroup_size", "timestamp_period_ns", "timestamp_valid_bits", "backends", "ser"})
+    EXPECT_TRUE(device.contains(key)) << key;
+  EXPECT_EQ(device["type"], "cpu");
+  EXPECT_EQ(device["backends"]["rayquery"], true);
+  EXPECT_EQ(device["backends"]["pipeline"], true);
+  EXPECT_EQ(device["backends"]["software"], true);
+  EXPECT_TRUE(device["ser"].is_boolean());
+}
+
+TEST(DevicesCommand, UnknownDeviceFailsAndListsDevices) {
+  // devices lists every device; a subcommand that opens one must refuse a bad --device.
+  const auto result = runPtbench("--device nonexistent-gpu selftest");
+  EXPECT_NE(result.exitCode, 0);
+  EXPECT_NE(result.output.find("--device nonexistent-gpu matches no Vulkan device"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("llvmpipe"), std::string::npos) << result.output;
+}
+
+TEST(DevicesCommand, NoVulkanDriverNamesThePackage) {
+  // An ICD list naming no driver is what a machine without mesa-vulkan-drivers looks like.
+  const auto result = runPtbench("devices", "VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json");
+  EXPECT_NE(result.exitCode, 0);
+  EXPECT_NE(result.output.find("mesa-vulkan-drivers"), std::string::npos) << result.output;
+}
+
+TEST(SelftestCommand, RunsTheKernelAndReportsItsTime) {
+  const auto result = runPtbench("--validate selftest");
+  EXPECT_EQ(result.exitCode, 0) << result.output;
+  EXPECT_NE(result.output.find("selftest: ok"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("validation:"), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace ptbench::test

@@ -1,0 +1,37 @@
+// Shared by the GPU tests: a context with the validation layer on, which fails the test on
+// any validation message.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/vk/context.h"
+
+namespace ptbench::test {
+
+inline std::unique_ptr<vk::Context> makeValidatedContext(std::vector<Backend> backends = {}) {
+  return std::make_unique<vk::Context>(vk::ContextOptions{.validation = true, .backends = std::move(backends)});
+}
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (context) {
+      EXPECT_EQ(context->validationMessageCount(), 0u) << "validation layer messages (see log above)";
+    }
+  }
+  std::unique_ptr<vk::Context> context;
+};
+
+struct CommandResult {
+  int exitCode;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs the built ptbench with the given arguments (a shell fragment), after an optional
+// environment prefix such as "VK_DRIVER_FILES=/x.json".
+CommandResult runPtbench(const std::string& arguments, const std::string& environment = "");
+
+}  // namespace ptbench::test

@@ -1,0 +1,56 @@
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "gpu_test.h"
+
+namespace ptbench::test {
+namespace {
+
+// CI and development machines run lavapipe from Mesa 25, which has both hardware-style backends.
+TEST(DeviceProbe, LavapipeReportsRayQueriesPipelinesAndTimestamps) {
+  const auto devices = vk::listDevices();
+  ASSERT_FALSE(devices.empty());
+  const auto lavapipe = std::find_if(devices.begin(), devices.end(),
+                                     [](const auto& d) { return d.name.find("llvmpipe") != std::string::npos; });
+  ASSERT_NE(lavapipe, devices.end()) << "lavapipe (llvmpipe) not found; is mesa-vulkan-drivers installed?";
+  EXPECT_EQ(lavapipe->type, VK_PHYSICAL_DEVICE_TYPE_CPU);
+  EXPECT_TRUE(lavapipe->supports(Backend::RayQuery));
+  EXPECT_TRUE(lavapipe->supports(Backend::Pipeline));
+  EXPECT_TRUE(lavapipe->supports(Backend::Software));
+  EXPECT_GT(lavapipe->timestampValidBits, 0u);
+  EXPECT_GT(lavapipe->timestampPeriodNs, 0.0f);
+  EXPECT_GE(lavapipe->rayTracingProperties.shaderGroupHandleSize, 16u);
+}
+
+class ContextTest : public GpuTest {};
+
+TEST_F(ContextTest, CreatesDeviceWithEveryBackendLavapipeHas) {
+  context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline, Backend::Software});
+  EXPECT_NE(context->device(), VK_NULL_HANDLE);
+  EXPECT_TRUE(context->validationEnabled());
+}
+
+TEST(ContextErrors, UnknownDeviceNameListsTheDevices) {
+  try {
+    vk::Context context(vk::ContextOptions{.deviceSelector = "no-such-gpu"});
+    FAIL() << "expected a UserError";
+  } catch (const UserError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("--device no-such-gpu"), std::string::npos) << message;
+    EXPECT_NE(message.find("llvmpipe"), std::string::npos) << message;
+  }
+}
+
+TEST(ContextErrors, UnknownDeviceIndexListsTheDevices) {
+  EXPECT_THROW(vk::Context(vk::ContextOptions{.deviceSelector = "99"}), UserError);
+}
+
+TEST(ContextErrors, SelectsByIndexAndByNameSubstring) {
+  vk::Context byIndex(vk::ContextOptions{.deviceSelector = "0"});
+  EXPECT_EQ(byIndex.capabilities().index, 0u);
+  vk::Context byName(vk::ContextOptions{.deviceSelector = "LLVMPIPE"});
+  EXPECT_NE(byName.capabilities().name.find("llvmpipe"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptbench::test
