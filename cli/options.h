@@ -13,5 +13,6 @@ struct GlobalOptions {
 
 void addDevicesCommand(CLI::App& app, const GlobalOptions& global);
 void addSelftestCommand(CLI::App& app, const GlobalOptions& global);
+void addSceneInfoCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace ptbench::cli

@@ -91,8 +91,17 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
   if (vulkan13) {
     properties.pNext = &driver;
     driver.pNext = &vulkan11;
-    if (pipelineExtension) vulkan11.pNext = &caps.rayTracingProperties;
+    VkPhysicalDeviceAccelerationStructurePropertiesKHR accelerationProperties{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_PROPERTIES_KHR};
+    void** next = &vulkan11.pNext;
+    if (pipelineExtension) {
+      *next = &caps.rayTracingProperties;
+      next = &caps.rayTracingProperties.pNext;
+    }
+    if (caps.accelerationStructure) *next = &accelerationProperties;
     vkGetPhysicalDeviceProperties2(device, &properties);
+    if (caps.accelerationStructure)
+      caps.accelerationScratchAlignment = accelerationProperties.minAccelerationStructureScratchOffsetAlignment;
     caps.driverName = driver.driverName;
     caps.driverInfo = driver.driverInfo;
     caps.subgroupSize = vulkan11.subgroupSize;
@@ -107,6 +116,7 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     caps.scalarBlockLayout = features.vulkan12.scalarBlockLayout;
     caps.descriptorIndexing = features.vulkan12.runtimeDescriptorArray &&
                               features.vulkan12.descriptorBindingPartiallyBound &&
+                              features.vulkan12.descriptorBindingVariableDescriptorCount &&
                               features.vulkan12.shaderSampledImageArrayNonUniformIndexing;
     caps.synchronization2 = features.vulkan13.synchronization2;
   }
@@ -261,14 +271,18 @@ std::string missingBackendMessage(const DeviceCapabilities& caps, Backend backen
 }  // namespace
 
 bool DeviceCapabilities::supports(Backend backend) const {
-  const bool computeBasics =
-      apiVersion >= VK_API_VERSION_1_3 && bufferDeviceAddress && scalarBlockLayout && synchronization2;
+  const bool computeBasics = apiVersion >= VK_API_VERSION_1_3 && bufferDeviceAddress && scalarBlockLayout &&
+                             synchronization2 && descriptorIndexing;
   switch (backend) {
     case Backend::RayQuery: return computeBasics && rayQuery;
     case Backend::Pipeline: return computeBasics && rayTracingPipeline;
     case Backend::Software: return computeBasics;
   }
   return false;
+}
+
+bool Context::backendEnabled(Backend backend) const {
+  return std::find(backends_.begin(), backends_.end(), backend) != backends_.end();
 }
 
 std::vector<Backend> DeviceCapabilities::supportedBackends() const {
@@ -334,7 +348,7 @@ Context::Context(const ContextOptions& options) {
     if (!capabilities_.supports(Backend::Software))
       throw UserError(capabilities_.name +
                       " lacks what ptbench needs at the least (Vulkan 1.3 with buffer device address, "
-                      "scalar block layout and synchronization2); choose another with --device");
+                      "scalar block layout, descriptor indexing and synchronization2); choose another with --device");
     bool needRayQuery = false;
     bool needPipeline = false;
     for (Backend backend : options.backends) {
@@ -343,6 +357,8 @@ Context::Context(const ContextOptions& options) {
       needPipeline |= backend == Backend::Pipeline;
     }
     const bool needAccelerationStructure = needRayQuery || needPipeline;
+    accelerationStructures_ = needAccelerationStructure;
+    backends_ = options.backends;
 
     std::vector<const char*> extensions;
     if (needAccelerationStructure) {
@@ -358,9 +374,10 @@ Context::Context(const ContextOptions& options) {
     enable.vulkan12.bufferDeviceAddress = VK_TRUE;
     enable.vulkan12.scalarBlockLayout = VK_TRUE;
     enable.vulkan12.hostQueryReset = VK_TRUE;
-    enable.vulkan12.runtimeDescriptorArray = capabilities_.descriptorIndexing;
-    enable.vulkan12.descriptorBindingPartiallyBound = capabilities_.descriptorIndexing;
-    enable.vulkan12.shaderSampledImageArrayNonUniformIndexing = capabilities_.descriptorIndexing;
+    enable.vulkan12.runtimeDescriptorArray = VK_TRUE;
+    enable.vulkan12.descriptorBindingPartiallyBound = VK_TRUE;
+    enable.vulkan12.descriptorBindingVariableDescriptorCount = VK_TRUE;
+    enable.vulkan12.shaderSampledImageArrayNonUniformIndexing = VK_TRUE;
     enable.vulkan13.synchronization2 = VK_TRUE;
     enable.vulkan13.maintenance4 = VK_TRUE;
     enable.accelerationStructure.accelerationStructure = needAccelerationStructure;

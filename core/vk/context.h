@@ -39,6 +39,7 @@ struct DeviceCapabilities {
   bool invocationReorderNv = false;
   bool invocationReorderExt = false;
 
+  uint32_t accelerationScratchAlignment = 256;
   VkPhysicalDeviceRayTracingPipelinePropertiesKHR rayTracingProperties{
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_PROPERTIES_KHR};
 
@@ -71,6 +72,9 @@ class Context {
   VkDevice device() const { return device_; }
   VkQueue queue() const { return queue_; }
   const DeviceCapabilities& capabilities() const { return capabilities_; }
+  // Whether the device was created with acceleration structures (a hardware backend asked).
+  bool accelerationStructuresEnabled() const { return accelerationStructures_; }
+  bool backendEnabled(Backend backend) const;
   // Whether command buffers can carry debug labels (VK_EXT_debug_utils), for capture tools.
   bool debugLabels() const { return debugLabels_; }
   bool validationEnabled() const { return messenger_ != VK_NULL_HANDLE; }
@@ -99,6 +103,8 @@ class Context {
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
   uint32_t validationMessages_ = 0;
   bool debugLabels_ = false;
+  bool accelerationStructures_ = false;
+  std::vector<Backend> backends_;
 };
 
 // Every physical device with its capabilities, without creating a logical device.

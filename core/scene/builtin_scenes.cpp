@@ -1,0 +1,231 @@
+#include "core/scene/builtin_scenes.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include "core/errors.h"
+#include "core/scene/gltf_loader.h"
+
+namespace ptbench {
+namespace {
+
+constexpr std::string_view builtinPrefix = "builtin:";
+constexpr float pi = 3.14159265358979f;
+
+gpu::Material lambertian(gpu::vec3 albedo) {
+  gpu::Material m = defaultMaterial();
+  m.baseColorFactor = {albedo.x, albedo.y, albedo.z, 1};
+  m.metallicFactor = 0;
+  m.roughnessFactor = 1;
+  // KHR_materials_specular with factor 0: no specular lobe, a pure Lambertian surface.
+  m.specularFactor = 0;
+  m.doubleSided = 1;
+  return m;
+}
+
+// A planar quad (corners in order) as two triangles, normal from the winding.
+Primitive quad(const std::array<Vec3, 4>& corners, uint32_t material) {
+  const Vec3 n = normalize(cross(corners[1] - corners[0], corners[2] - corners[0]));
+  Primitive p{.material = material};
+  for (const Vec3& c : corners) p.vertices.push_back({.position = {c.x, c.y, c.z}, .normal = {n.x, n.y, n.z}});
+  p.indices = {0, 1, 2, 0, 2, 3};
+  return p;
+}
+
+// The Cornell box as measured at graphics.cornell.edu (millimetres, scaled to metres).
+SceneData cornell() {
+  SceneBuilder builder("builtin:cornell");
+  const uint32_t white = builder.addMaterial(lambertian({0.725f, 0.71f, 0.68f}));
+  const uint32_t red = builder.addMaterial(lambertian({0.63f, 0.065f, 0.05f}));
+  const uint32_t green = builder.addMaterial(lambertian({0.14f, 0.45f, 0.091f}));
+  gpu::Material lightMaterial = lambertian({0.78f, 0.78f, 0.78f});
+  lightMaterial.emissiveFactor = {17, 12, 4};
+  const uint32_t light = builder.addMaterial(lightMaterial);
+
+  using Q = std::array<Vec3, 4>;
+  std::vector<Primitive> primitives = {
+      quad(Q{{{552.8f, 0, 0}, {0, 0, 0}, {0, 0, 559.2f}, {549.6f, 0, 559.2f}}}, white),                          // floor
+      quad(Q{{{556, 548.8f, 0}, {556, 548.8f, 559.2f}, {0, 548.8f, 559.2f}, {0, 548.8f, 0}}}, white),            // ceiling
+      quad(Q{{{549.6f, 0, 559.2f}, {0, 0, 559.2f}, {0, 548.8f, 559.2f}, {556, 548.8f, 559.2f}}}, white),         // back
+      quad(Q{{{0, 0, 559.2f}, {0, 0, 0}, {0, 548.8f, 0}, {0, 548.8f, 559.2f}}}, green),                          // right
+      quad(Q{{{552.8f, 0, 0}, {549.6f, 0, 559.2f}, {556, 548.8f, 559.2f}, {556, 548.8f, 0}}}, red),              // left
+      // The light, just under the ceiling so that the two never share a plane.
+      quad(Q{{{343, 548.7f, 227}, {343, 548.7f, 332}, {213, 548.7f, 332}, {213, 548.7f, 227}}}, light),
+  };
+  const std::array<Q, 5> shortBlock = {{
+      {{{130, 165, 65}, {82, 165, 225}, {240, 165, 272}, {290, 165, 114}}},
+      {{{290, 0, 114}, {290, 165, 114}, {240, 165, 272}, {240, 0, 272}}},
+      {{{130, 0, 65}, {130, 165, 65}, {290, 165, 114}, {290, 0, 114}}},
+      {{{82, 0, 225}, {82, 165, 225}, {130, 165, 65}, {130, 0, 65}}},
+      {{{240, 0, 272}, {240, 165, 272}, {82, 165, 225}, {82, 0, 225}}},
+  }};
+  const std::array<Q, 5> tallBlock = {{
+      {{{423, 330, 247}, {265, 330, 296}, {314, 330, 456}, {472, 330, 406}}},
+      {{{423, 0, 247}, {423, 330, 247}, {472, 330, 406}, {472, 0, 406}}},
+      {{{472, 0, 406}, {472, 330, 406}, {314, 330, 456}, {314, 0, 456}}},
+      {{{314, 0, 456}, {314, 330, 456}, {265, 330, 296}, {265, 0, 296}}},
+      {{{265, 0, 296}, {265, 330, 296}, {423, 330, 247}, {423, 0, 247}}},
+  }};
+  for (const auto& face : shortBlock) primitives.push_back(quad(face, white));
+  for (const auto& face : tallBlock) primitives.push_back(quad(face, white));
+  const uint32_t mesh = builder.addMesh(primitives);
+  const float metres = 0.001f;
+  builder.addInstance(mesh, Mat4::scale({metres, metres, metres}));
+  // The measured camera: 35 mm focal length over a 25 mm film, looking in through the open side.
+  builder.setCamera({.position = Vec3{278, 273, -800} * metres,
+                     .target = Vec3{278, 273, 0} * metres,
+                     .up = {0, 1, 0},
+                     .yfovDegrees = 2 * std::atan(12.5f / 35.0f) * 180 / pi},
+                    1);
+  return builder.finish();
+}
+
+SceneData furnace(const std::string& material) {
+  SceneBuilder builder("builtin:furnace" + (material == "diffuse" ? "" : "?material=" + material));
+  gpu::Material m = lambertian({1, 1, 1});
+  if (material == "mirror") {
+    m.metallicFactor = 1;
+    m.roughnessFactor = 0;
+    m.specularFactor = 1;
+  }
+  const uint32_t sphereMaterial = builder.addMaterial(m);
+  std::vector<Primitive> primitives = {uvSphere(64, sphereMaterial)};
+  builder.addInstance(builder.addMesh(primitives), Mat4{});
+  builder.setCamera({.position = {0, 0, 4}, .target = {0, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 35}, 1);
+  return builder.finish();
+}
+
+// A grid of n spheres, each with a material of its own, lit by a quad light above.
+SceneData spheres(uint32_t count, uint32_t subdivisions, const std::string& spec) {
+  SceneBuilder builder(spec);
+  std::vector<uint32_t> materials;
+  for (uint32_t i = 0; i < count; ++i) {
+    gpu::Material m = defaultMaterial();
+    const float hue = float(i) * 0.618034f;
+    m.baseColorFactor = {0.5f + 0.5f * std::cos(2 * pi * hue), 0.5f + 0.5f * std::cos(2 * pi * (hue + 0.333f)),
+                         0.5f + 0.5f * std::cos(2 * pi * (hue + 0.667f)), 1};
+    m.metallicFactor = float(i % 2);
+    m.roughnessFactor = 0.05f + 0.9f * float((i * 7) % 11) / 10.0f;
+    materials.push_back(builder.addMaterial(m));
+  }
+  gpu::Material lightMaterial = lambertian({0, 0, 0});
+  lightMaterial.emissiveFactor = {10, 10, 10};
+  const uint32_t light = builder.addMaterial(lightMaterial);
+
+  std::vector<Primitive> sphere = {uvSphere(subdivisions, materials[0])};
+  const uint32_t sphereMesh = builder.addMesh(sphere);
+  const auto side = uint32_t(std::ceil(std::sqrt(double(count))));
+  const float spacing = 2.5f;
+  const float extent = spacing * float(side);
+  for (uint32_t i = 0; i < count; ++i) {
+    const Vec3 at{(float(i % side) - 0.5f * float(side - 1)) * spacing, 0, (float(i / side) - 0.5f * float(side - 1)) * spacing};
+    builder.addInstance(sphereMesh, Mat4::translation(at), materials[i]);
+  }
+  const float h = 4 + 0.25f * extent;
+  using Q = std::array<Vec3, 4>;
+  std::vector<Primitive> lightQuad = {
+      quad(Q{{{-0.25f * extent, h, -0.25f * extent}, {0.25f * extent, h, -0.25f * extent},
+              {0.25f * extent, h, 0.25f * extent}, {-0.25f * extent, h, 0.25f * extent}}},
+           light)};
+  builder.addInstance(builder.addMesh(lightQuad), Mat4{});
+  builder.setCamera({.position = {0, 0.6f * extent + 2, 0.9f * extent + 2}, .target = {0, 0, 0}, .up = {0, 1, 0},
+                     .yfovDegrees = 45},
+                    1);
+  return builder.finish();
+}
+
+std::map<std::string, std::string> parseQuery(const std::string& spec, std::string& name) {
+  std::map<std::string, std::string> parameters;
+  const size_t question = spec.find('?');
+  name = spec.substr(builtinPrefix.size(), question == std::string::npos ? std::string::npos : question - builtinPrefix.size());
+  if (question == std::string::npos) return parameters;
+  std::string_view rest = std::string_view(spec).substr(question + 1);
+  while (!rest.empty()) {
+    const size_t amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    const size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) throw UserError(spec + ": '" + std::string(pair) + "' is not key=value");
+    parameters[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
+    rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
+  }
+  return parameters;
+}
+
+uint32_t integerParameter(const std::string& spec, const std::map<std::string, std::string>& parameters,
+                          const std::string& key, uint32_t fallback, uint32_t lowest, uint32_t highest) {
+  const auto found = parameters.find(key);
+  if (found == parameters.end()) return fallback;
+  uint32_t value = 0;
+  const auto [end, error] = std::from_chars(found->second.data(), found->second.data() + found->second.size(), value);
+  if (error != std::errc{} || end != found->second.data() + found->second.size() || value < lowest || value > highest)
+    throw UserError(spec + ": " + key + " must be an integer from " + std::to_string(lowest) + " to " + std::to_string(highest));
+  return value;
+}
+
+void refuseUnknown(const std::string& spec, const std::map<std::string, std::string>& parameters,
+                   std::initializer_list<std::string> known) {
+  for (const auto& [key, value] : parameters)
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      throw UserError(spec + ": unknown parameter '" + key + "'");
+}
+
+}  // namespace
+
+Primitive uvSphere(uint32_t subdivisions, uint32_t material) {
+  Primitive p{.material = material};
+  const uint32_t rings = std::max(subdivisions, 2u), segments = 2 * rings;
+  for (uint32_t r = 0; r <= rings; ++r) {
+    const float theta = pi * float(r) / float(rings);
+    for (uint32_t s = 0; s <= segments; ++s) {
+      const float phi = 2 * pi * float(s) / float(segments);
+      const Vec3 n{std::sin(theta) * std::cos(phi), std::cos(theta), -std::sin(theta) * std::sin(phi)};
+      const Vec3 t{-std::sin(phi), 0, -std::cos(phi)};
+      p.vertices.push_back({.position = {n.x, n.y, n.z},
+                            .normal = {n.x, n.y, n.z},
+                            .uv0 = {float(s) / float(segments), float(r) / float(rings)},
+                            .tangent = {t.x, t.y, t.z, 1}});
+    }
+  }
+  for (uint32_t r = 0; r < rings; ++r)
+    for (uint32_t s = 0; s < segments; ++s) {
+      const uint32_t a = r * (segments + 1) + s, b = a + segments + 1;
+      // The poles' degenerate triangles are left out.
+      if (r != 0) p.indices.insert(p.indices.end(), {a, b, a + 1});
+      if (r != rings - 1) p.indices.insert(p.indices.end(), {a + 1, b, b + 1});
+    }
+  return p;
+}
+
+SceneData loadBuiltinScene(const std::string& spec) {
+  std::string name;
+  const auto parameters = parseQuery(spec, name);
+  if (name == "cornell") {
+    refuseUnknown(spec, parameters, {});
+    return cornell();
+  }
+  if (name == "furnace") {
+    refuseUnknown(spec, parameters, {"material"});
+    const auto found = parameters.find("material");
+    const std::string material = found == parameters.end() ? "diffuse" : found->second;
+    if (material != "diffuse" && material != "mirror")
+      throw UserError(spec + ": material must be diffuse or mirror");
+    return furnace(material);
+  }
+  if (name == "spheres") {
+    refuseUnknown(spec, parameters, {"n", "subdiv"});
+    return spheres(integerParameter(spec, parameters, "n", 16, 1, 1u << 20),
+                   integerParameter(spec, parameters, "subdiv", 16, 2, 2048), spec);
+  }
+  throw UserError("unknown built-in scene '" + spec +
+                  "': the built-in scenes are builtin:cornell, builtin:furnace[?material=diffuse|mirror] and "
+                  "builtin:spheres?n=N&subdiv=S");
+}
+
+SceneData loadScene(const std::string& spec) {
+  if (spec.starts_with(builtinPrefix)) return loadBuiltinScene(spec);
+  return loadGltf(spec);
+}
+
+}  // namespace ptbench

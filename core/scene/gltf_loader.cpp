@@ -1,0 +1,571 @@
+#include "core/scene/gltf_loader.h"
+
+#include <spdlog/spdlog.h>
+#include <tiny_gltf.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "core/errors.h"
+
+namespace ptbench {
+namespace {
+
+// Extensions whose data ptbench reads; any other in extensionsRequired is refused.
+const std::set<std::string> supportedExtensions = {
+    "KHR_materials_emissive_strength", "KHR_texture_transform", "KHR_materials_transmission",
+    "KHR_materials_ior",               "KHR_materials_specular", "KHR_materials_clearcoat",
+    "KHR_materials_sheen",             "KHR_materials_volume",   "KHR_lights_punctual",
+    "KHR_mesh_quantization",           "KHR_materials_unlit"};
+
+constexpr int modeTriangles = 4;
+
+class GltfReader {
+ public:
+  GltfReader(const std::filesystem::path& path, tinygltf::Model& model)
+      : path_(path), model_(model), builder_(path.string()) {}
+
+  SceneData read();
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw UserError(path_.string() + ": " + what); }
+
+  std::vector<float> readAccessor(int accessorIndex, int components, const std::string& what) const;
+  std::vector<uint32_t> readIndices(int accessorIndex) const;
+  uint32_t material(int gltfMaterial);
+  gpu::TextureRef textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions, bool srgb);
+  gpu::TextureRef textureRef(const tinygltf::Value& info, bool srgb);
+  uint32_t texture(int textureIndex, bool srgb);
+  uint32_t mesh(int gltfMesh);
+  bool primitive(const tinygltf::Primitive& source, Primitive& out);
+  void visit(int nodeIndex, const Mat4& parent, int depth);
+
+  const std::filesystem::path& path_;
+  tinygltf::Model& model_;
+  SceneBuilder builder_;
+  std::map<int, uint32_t> materials_;
+  std::map<std::pair<int, bool>, uint32_t> textures_;
+  std::map<int, uint32_t> meshes_;
+  std::optional<uint32_t> defaultMaterial_;
+  uint32_t skippedPrimitives_ = 0;
+  bool haveCamera_ = false;
+};
+
+Mat4 nodeTransform(const tinygltf::Node& node) {
+  Mat4 m;
+  if (node.matrix.size() == 16) {
+    for (int i = 0; i < 16; ++i) m.m[i] = static_cast<float>(node.matrix[i]);
+    return m;
+  }
+  if (node.translation.size() == 3)
+    m = Mat4::translation({float(node.translation[0]), float(node.translation[1]), float(node.translation[2])});
+  if (node.rotation.size() == 4)
+    m = m * Mat4::rotation(float(node.rotation[0]), float(node.rotation[1]), float(node.rotation[2]),
+                           float(node.rotation[3]));
+  if (node.scale.size() == 3) m = m * Mat4::scale({float(node.scale[0]), float(node.scale[1]), float(node.scale[2])});
+  return m;
+}
+
+double number(const tinygltf::Value& object, const char* key, double fallback) {
+  if (!object.IsObject() || !object.Has(key)) return fallback;
+  const auto& value = object.Get(key);
+  return value.IsNumber() || value.IsInt() ? value.GetNumberAsDouble() : fallback;
+}
+
+gpu::vec3 vector3(const tinygltf::Value& object, const char* key, gpu::vec3 fallback) {
+  if (!object.IsObject() || !object.Has(key)) return fallback;
+  const auto& value = object.Get(key);
+  if (!value.IsArray() || value.ArrayLen() < 3) return fallback;
+  return {float(value.Get(0).GetNumberAsDouble()), float(value.Get(1).GetNumberAsDouble()),
+          float(value.Get(2).GetNumberAsDouble())};
+}
+
+const tinygltf::Value* extension(const tinygltf::ExtensionMap& extensions, const char* name) {
+  const auto found = extensions.find(name);
+  return found == extensions.end() ? nullptr : &found->second;
+}
+
+float srgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
+
+TextureFilter filterOf(int gltfFilter, TextureFilter fallback) {
+  switch (gltfFilter) {
+    case TINYGLTF_TEXTURE_FILTER_NEAREST:
+    case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_NEAREST:
+    case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_LINEAR: return TextureFilter::Nearest;
+    case TINYGLTF_TEXTURE_FILTER_LINEAR:
+    case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_NEAREST:
+    case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR: return TextureFilter::Linear;
+    default: return fallback;
+  }
+}
+
+TextureFilter mipFilterOf(int gltfMinFilter) {
+  return gltfMinFilter == TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_NEAREST ||
+                 gltfMinFilter == TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_NEAREST
+             ? TextureFilter::Nearest
+             : TextureFilter::Linear;
+}
+
+TextureWrap wrapOf(int gltfWrap) {
+  switch (gltfWrap) {
+    case TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE: return TextureWrap::ClampToEdge;
+    case TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT: return TextureWrap::MirroredRepeat;
+    default: return TextureWrap::Repeat;
+  }
+}
+
+std::vector<float> GltfReader::readAccessor(int accessorIndex, int components, const std::string& what) const {
+  if (accessorIndex < 0 || accessorIndex >= int(model_.accessors.size()))
+    fail(what + " names accessor " + std::to_string(accessorIndex) + ", which does not exist");
+  const auto& accessor = model_.accessors[accessorIndex];
+  const std::string name = what + " (accessor " + std::to_string(accessorIndex) + ")";
+  if (accessor.sparse.isSparse) fail(name + " is sparse, which ptbench does not read");
+  const int accessorComponents = tinygltf::GetNumComponentsInType(accessor.type);
+  if (accessorComponents != components)
+    fail(name + " has " + std::to_string(accessorComponents) + " components, expected " + std::to_string(components));
+  std::vector<float> values(accessor.count * components, 0.0f);
+  if (accessor.bufferView < 0) return values;  // all zeros, as the specification says
+  if (accessor.bufferView >= int(model_.bufferViews.size())) fail(name + " names a buffer view that does not exist");
+  const auto& view = model_.bufferViews[accessor.bufferView];
+  if (view.buffer < 0 || view.buffer >= int(model_.buffers.size())) fail(name + " names a buffer that does not exist");
+  const auto& buffer = model_.buffers[view.buffer].data;
+  const int componentBytes = tinygltf::GetComponentSizeInBytes(accessor.componentType);
+  if (componentBytes <= 0) fail(name + " has an unknown component type");
+  const size_t elementBytes = size_t(componentBytes) * components;
+  const size_t stride = view.byteStride ? view.byteStride : elementBytes;
+  const size_t start = view.byteOffset + accessor.byteOffset;
+  if (accessor.count > 0) {
+    const size_t end = start + stride * (accessor.count - 1) + elementBytes;
+    if (accessor.byteOffset + stride * (accessor.count - 1) + elementBytes > view.byteLength || end > buffer.size())
+      fail(name + " reads bytes " + std::to_string(start) + ".." + std::to_string(end) + " beyond its buffer of " +
+           std::to_string(buffer.size()) + " bytes (or its view of " + std::to_string(view.byteLength) + ")");
+  }
+  for (size_t i = 0; i < accessor.count; ++i) {
+    const uint8_t* element = buffer.data() + start + i * stride;
+    for (int c = 0; c < components; ++c) {
+      const uint8_t* p = element + c * componentBytes;
+      float v = 0;
+      // Integer attributes are normalised when the accessor says so (KHR_mesh_quantization).
+      switch (accessor.componentType) {
+        case TINYGLTF_COMPONENT_TYPE_FLOAT: std::memcpy(&v, p, 4); break;
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: v = accessor.normalized ? *p / 255.0f : *p; break;
+        case TINYGLTF_COMPONENT_TYPE_BYTE: {
+          const auto s = static_cast<int8_t>(*p);
+          v = accessor.normalized ? std::fmax(s / 127.0f, -1.0f) : s;
+          break;
+        }
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+          uint16_t s;
+          std::memcpy(&s, p, 2);
+          v = accessor.normalized ? s / 65535.0f : s;
+          break;
+        }
+        case TINYGLTF_COMPONENT_TYPE_SHORT: {
+          int16_t s;
+          std::memcpy(&s, p, 2);
+          v = accessor.normalized ? std::fmax(s / 32767.0f, -1.0f) : s;
+          break;
+        }
+        default: fail(name + " has a component type ptbench cannot read as vertex data");
+      }
+      values[i * components + c] = v;
+    }
+  }
+  return values;
+}
+
+std::vector<uint32_t> GltfReader::readIndices(int accessorIndex) const {
+  const std::string name = "indices (accessor " + std::to_string(accessorIndex) + ")";
+  if (accessorIndex >= int(model_.accessors.size())) fail(name + " does not exist");
+  const auto& accessor = model_.accessors[accessorIndex];
+  if (accessor.type != TINYGLTF_TYPE_SCALAR) fail(name + " is not scalar");
+  if (accessor.bufferView < 0 || accessor.bufferView >= int(model_.bufferViews.size()))
+    fail(name + " has no valid buffer view");
+  const auto& view = model_.bufferViews[accessor.bufferView];
+  if (view.buffer < 0 || view.buffer >= int(model_.buffers.size())) fail(name + " names a buffer that does not exist");
+  const auto& buffer = model_.buffers[view.buffer].data;
+  const int bytes = tinygltf::GetComponentSizeInBytes(accessor.componentType);
+  if (bytes != 1 && bytes != 2 && bytes != 4) fail(name + " has a component type that is not an unsigned integer");
+  const size_t stride = view.byteStride ? view.byteStride : size_t(bytes);
+  const size_t start = view.byteOffset + accessor.byteOffset;
+  if (accessor.count > 0 && (accessor.byteOffset + stride * (accessor.count - 1) + bytes > view.byteLength ||
+                             start + stride * (accessor.count - 1) + bytes > buffer.size()))
+    fail(name + " reads beyond its buffer of " + std::to_string(buffer.size()) + " bytes");
+  std::vector<uint32_t> indices(accessor.count);
+  for (size_t i = 0; i < accessor.count; ++i) {
+    const uint8_t* p = buffer.data() + start + i * stride;
+    uint32_t v = 0;
+    if (bytes == 1) v = *p;
+    if (bytes == 2) {
+      uint16_t s;
+      std::memcpy(&s, p, 2);
+      v = s;
+    }
+    if (bytes == 4) std::memcpy(&v, p, 4);
+    indices[i] = v;
+  }
+  return indices;
+}
+
+uint32_t GltfReader::texture(int textureIndex, bool srgb) {
+  const auto key = std::make_pair(textureIndex, srgb);
+  if (const auto found = textures_.find(key); found != textures_.end()) return found->second;
+  if (textureIndex < 0 || textureIndex >= int(model_.textures.size()))
+    fail("a material names texture " + std::to_string(textureIndex) + ", which does not exist");
+  const auto& source = model_.textures[textureIndex];
+  if (source.source < 0 || source.source >= int(model_.images.size()))
+    fail("texture " + std::to_string(textureIndex) + " has no image ptbench can read (PNG or JPEG)");
+  const auto& image = model_.images[source.source];
+  if (image.image.empty() || image.width <= 0 || image.height <= 0)
+    fail("image " + std::to_string(source.source) + " (" + image.uri + ") could not be decoded");
+  TextureImage out;
+  out.name = image.name.empty() ? image.uri : image.name;
+  out.width = uint32_t(image.width);
+  out.height = uint32_t(image.height);
+  out.srgb = srgb;
+  const size_t pixels = size_t(out.width) * out.height;
+  const int channels = image.component;
+  const int channelBytes = image.bits == 16 ? 2 : 1;
+  if (image.image.size() < pixels * channels * channelBytes)
+    fail("image " + std::to_string(source.source) + " (" + image.uri + ") has fewer bytes than its size says");
+  out.rgba8.resize(pixels * 4);
+  double sum[3] = {0, 0, 0};
+  for (size_t i = 0; i < pixels; ++i) {
+    uint8_t texel[4] = {0, 0, 0, 255};
+    for (int c = 0; c < channels && c < 4; ++c) {
+      const size_t at = (i * channels + c) * channelBytes;
+      // 16-bit PNG: the high byte (big-endian in the file, decoded to host order by stb).
+      texel[c] = channelBytes == 2 ? uint8_t(reinterpret_cast<const uint16_t*>(image.image.data())[at / 2] >> 8)
+                                   : image.image[at];
+    }
+    if (channels <= 2) texel[2] = texel[1] = texel[0];          // grey (and alpha in the second)
+    if (channels == 2) texel[3] = image.image[(i * 2 + 1) * channelBytes];
+    std::memcpy(&out.rgba8[i * 4], texel, 4);
+    for (int c = 0; c < 3; ++c) sum[c] += srgb ? srgbToLinear(texel[c] / 255.0f) : texel[c] / 255.0f;
+  }
+  const double pixelCount = double(pixels);
+  out.averageLinearColor = {float(sum[0] / pixelCount), float(sum[1] / pixelCount), float(sum[2] / pixelCount)};
+  if (source.sampler >= 0 && source.sampler < int(model_.samplers.size())) {
+    const auto& sampler = model_.samplers[source.sampler];
+    out.sampler.magFilter = filterOf(sampler.magFilter, TextureFilter::Linear);
+    out.sampler.minFilter = filterOf(sampler.minFilter, TextureFilter::Linear);
+    out.sampler.mipFilter = mipFilterOf(sampler.minFilter);
+    out.sampler.wrapU = wrapOf(sampler.wrapS);
+    out.sampler.wrapV = wrapOf(sampler.wrapT);
+  }
+  const uint32_t index = builder_.addTexture(std::move(out));
+  textures_[key] = index;
+  return index;
+}
+
+gpu::TextureRef GltfReader::textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions,
+                                       bool srgb) {
+  gpu::TextureRef ref = noTexture();
+  if (textureIndex < 0) return ref;
+  ref.texture = int(texture(textureIndex, srgb));
+  ref.texCoord = uint32_t(std::max(texCoord, 0));
+  if (const auto* transform = extension(extensions, "KHR_texture_transform")) {
+    float offset[2] = {0, 0}, scale[2] = {1, 1};
+    if (transform->Has("offset") && transform->Get("offset").ArrayLen() == 2)
+      for (int i = 0; i < 2; ++i) offset[i] = float(transform->Get("offset").Get(i).GetNumberAsDouble());
+    if (transform->Has("scale") && transform->Get("scale").ArrayLen() == 2)
+      for (int i = 0; i < 2; ++i) scale[i] = float(transform->Get("scale").Get(i).GetNumberAsDouble());
+    const float rotation = float(number(*transform, "rotation", 0));
+    if (transform->Has("texCoord")) ref.texCoord = uint32_t(number(*transform, "texCoord", 0));
+    // The specification's translation x rotation x scale, as two rows of a 3x3 matrix.
+    const float c = std::cos(rotation), s = std::sin(rotation);
+    ref.transformRow0 = {c * scale[0], s * scale[1], offset[0]};
+    ref.transformRow1 = {-s * scale[0], c * scale[1], offset[1]};
+  }
+  return ref;
+}
+
+// A textureInfo inside a material extension, which tinygltf leaves as a JSON value.
+gpu::TextureRef GltfReader::textureRef(const tinygltf::Value& info, bool srgb) {
+  if (!info.IsObject() || !info.Has("index")) return noTexture();
+  tinygltf::ExtensionMap extensions;
+  if (info.Has("extensions") && info.Get("extensions").Has("KHR_texture_transform"))
+    extensions["KHR_texture_transform"] = info.Get("extensions").Get("KHR_texture_transform");
+  return textureRef(int(number(info, "index", -1)), int(number(info, "texCoord", 0)), extensions, srgb);
+}
+
+uint32_t GltfReader::material(int gltfMaterial) {
+  if (gltfMaterial < 0) {
+    if (!defaultMaterial_) defaultMaterial_ = builder_.addMaterial(defaultMaterial());
+    return *defaultMaterial_;
+  }
+  if (const auto found = materials_.find(gltfMaterial); found != materials_.end()) return found->second;
+  if (gltfMaterial >= int(model_.materials.size()))
+    fail("a primitive names material " + std::to_string(gltfMaterial) + ", which does not exist");
+  const auto& source = model_.materials[gltfMaterial];
+  const auto& pbr = source.pbrMetallicRoughness;
+  gpu::Material m = defaultMaterial();
+  m.baseColorFactor = {float(pbr.baseColorFactor[0]), float(pbr.baseColorFactor[1]), float(pbr.baseColorFactor[2]),
+                       float(pbr.baseColorFactor[3])};
+  m.metallicFactor = float(pbr.metallicFactor);
+  m.roughnessFactor = float(pbr.roughnessFactor);
+  m.textures[gpu::SLOT_BASE_COLOR] =
+      textureRef(pbr.baseColorTexture.index, pbr.baseColorTexture.texCoord, pbr.baseColorTexture.extensions, true);
+  m.textures[gpu::SLOT_METALLIC_ROUGHNESS] = textureRef(pbr.metallicRoughnessTexture.index,
+                                                        pbr.metallicRoughnessTexture.texCoord,
+                                                        pbr.metallicRoughnessTexture.extensions, false);
+  m.textures[gpu::SLOT_NORMAL] = textureRef(source.normalTexture.index, source.normalTexture.texCoord,
+                                            source.normalTexture.extensions, false);
+  m.normalScale = float(source.normalTexture.scale);
+  m.textures[gpu::SLOT_OCCLUSION] = textureRef(source.occlusionTexture.index, source.occlusionTexture.texCoord,
+                                               source.occlusionTexture.extensions, false);
+  m.occlusionStrength = float(source.occlusionTexture.strength);
+  m.textures[gpu::SLOT_EMISSIVE] = textureRef(source.emissiveTexture.index, source.emissiveTexture.texCoord,
+                                              source.emissiveTexture.extensions, true);
+  float emissiveStrength = 1;
+  if (const auto* strength = extension(source.extensions, "KHR_materials_emissive_strength"))
+    emissiveStrength = float(number(*strength, "emissiveStrength", 1));
+  m.emissiveFactor = {float(source.emissiveFactor[0]) * emissiveStrength,
+                      float(source.emissiveFactor[1]) * emissiveStrength,
+                      float(source.emissiveFactor[2]) * emissiveStrength};
+  m.alphaMode = source.alphaMode == "MASK" ? gpu::ALPHA_MASK : source.alphaMode == "BLEND" ? gpu::ALPHA_BLEND : gpu::ALPHA_OPAQUE;
+  m.alphaCutoff = float(source.alphaCutoff);
+  m.doubleSided = source.doubleSided ? 1u : 0u;
+
+  if (const auto* ior = extension(source.extensions, "KHR_materials_ior")) m.ior = float(number(*ior, "ior", 1.5));
+  if (const auto* specular = extension(source.extensions, "KHR_materials_specular")) {
+    m.specularFactor = float(number(*specular, "specularFactor", 1));
+    m.specularColorFactor = vector3(*specular, "specularColorFactor", {1, 1, 1});
+    if (specular->Has("specularTexture")) m.textures[gpu::SLOT_SPECULAR] = textureRef(specular->Get("specularTexture"), false);
+    if (specular->Has("specularColorTexture"))
+      m.textures[gpu::SLOT_SPECULAR_COLOR] = textureRef(specular->Get("specularColorTexture"), true);
+  }
+  if (const auto* transmission = extension(source.extensions, "KHR_materials_transmission")) {
+    m.transmissionFactor = float(number(*transmission, "transmissionFactor", 0));
+    if (transmission->Has("transmissionTexture"))
+      m.textures[gpu::SLOT_TRANSMISSION] = textureRef(transmission->Get("transmissionTexture"), false);
+  }
+  if (const auto* clearcoat = extension(source.extensions, "KHR_materials_clearcoat")) {
+    m.clearcoatFactor = float(number(*clearcoat, "clearcoatFactor", 0));
+    m.clearcoatRoughnessFactor = float(number(*clearcoat, "clearcoatRoughnessFactor", 0));
+    if (clearcoat->Has("clearcoatTexture")) m.textures[gpu::SLOT_CLEARCOAT] = textureRef(clearcoat->Get("clearcoatTexture"), false);
+    if (clearcoat->Has("clearcoatRoughnessTexture"))
+      m.textures[gpu::SLOT_CLEARCOAT_ROUGHNESS] = textureRef(clearcoat->Get("clearcoatRoughnessTexture"), false);
+    if (clearcoat->Has("clearcoatNormalTexture"))
+      m.textures[gpu::SLOT_CLEARCOAT_NORMAL] = textureRef(clearcoat->Get("clearcoatNormalTexture"), false);
+  }
+  if (const auto* sheen = extension(source.extensions, "KHR_materials_sheen")) {
+    m.sheenColorFactor = vector3(*sheen, "sheenColorFactor", {0, 0, 0});
+    m.sheenRoughnessFactor = float(number(*sheen, "sheenRoughnessFactor", 0));
+    if (sheen->Has("sheenColorTexture")) m.textures[gpu::SLOT_SHEEN_COLOR] = textureRef(sheen->Get("sheenColorTexture"), true);
+    if (sheen->Has("sheenRoughnessTexture"))
+      m.textures[gpu::SLOT_SHEEN_ROUGHNESS] = textureRef(sheen->Get("sheenRoughnessTexture"), false);
+  }
+  if (const auto* volume = extension(source.extensions, "KHR_materials_volume")) {
+    m.thicknessFactor = float(number(*volume, "thicknessFactor", 0));
+    m.attenuationColor = vector3(*volume, "attenuationColor", {1, 1, 1});
+    m.attenuationDistance = float(number(*volume, "attenuationDistance", INFINITY));
+    if (volume->Has("thicknessTexture")) m.textures[gpu::SLOT_THICKNESS] = textureRef(volume->Get("thicknessTexture"), false);
+  }
+  const uint32_t index = builder_.addMaterial(m);
+  materials_[gltfMaterial] = index;
+  return index;
+}
+
+// Per-vertex tangents from UV derivatives, accumulated over the triangles sharing a vertex.
+void generateTangents(Primitive& p) {
+  std::vector<Vec3> tangents(p.vertices.size()), bitangents(p.vertices.size());
+  for (size_t t = 0; t + 2 < p.indices.size(); t += 3) {
+    const uint32_t i[3] = {p.indices[t], p.indices[t + 1], p.indices[t + 2]};
+    const auto& v0 = p.vertices[i[0]];
+    const auto& v1 = p.vertices[i[1]];
+    const auto& v2 = p.vertices[i[2]];
+    const Vec3 e1 = Vec3{v1.position.x, v1.position.y, v1.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
+    const Vec3 e2 = Vec3{v2.position.x, v2.position.y, v2.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
+    const float du1 = v1.uv0.x - v0.uv0.x, dv1 = v1.uv0.y - v0.uv0.y;
+    const float du2 = v2.uv0.x - v0.uv0.x, dv2 = v2.uv0.y - v0.uv0.y;
+    const float det = du1 * dv2 - du2 * dv1;
+    if (std::fabs(det) < 1e-12f) continue;
+    const Vec3 tangent = (e1 * dv2 - e2 * dv1) * (1 / det);
+    const Vec3 bitangent = (e2 * du1 - e1 * du2) * (1 / det);
+    for (uint32_t k : i) {
+      tangents[k] = tangents[k] + tangent;
+      bitangents[k] = bitangents[k] + bitangent;
+    }
+  }
+  for (size_t k = 0; k < p.vertices.size(); ++k) {
+    const Vec3 n{p.vertices[k].normal.x, p.vertices[k].normal.y, p.vertices[k].normal.z};
+    Vec3 t = tangents[k] - n * dot(n, tangents[k]);
+    if (length(t) < 1e-12f) t = std::fabs(n.x) < 0.9f ? cross(n, {1, 0, 0}) : cross(n, {0, 1, 0});
+    t = normalize(t);
+    const float sign = dot(cross(n, t), bitangents[k]) < 0 ? -1.0f : 1.0f;
+    p.vertices[k].tangent = {t.x, t.y, t.z, sign};
+  }
+}
+
+bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
+  if (source.mode != -1 && source.mode != modeTriangles) return false;
+  const auto position = source.attributes.find("POSITION");
+  if (position == source.attributes.end()) fail("a triangle primitive has no POSITION attribute");
+  const auto positions = readAccessor(position->second, 3, "POSITION");
+  const size_t vertexCount = positions.size() / 3;
+  std::vector<uint32_t> indices;
+  if (source.indices >= 0) {
+    indices = readIndices(source.indices);
+  } else {
+    indices.resize(vertexCount);
+    for (uint32_t i = 0; i < vertexCount; ++i) indices[i] = i;
+  }
+  indices.resize(indices.size() / 3 * 3);
+  for (uint32_t index : indices)
+    if (index >= vertexCount)
+      fail("an index (" + std::to_string(index) + ") is beyond the primitive's " + std::to_string(vertexCount) + " vertices");
+
+  auto optional = [&](const char* attribute, int components) {
+    const auto found = source.attributes.find(attribute);
+    if (found == source.attributes.end()) return std::vector<float>{};
+    auto values = readAccessor(found->second, components, attribute);
+    if (values.size() != vertexCount * components) fail(std::string(attribute) + " has a different count than POSITION");
+    return values;
+  };
+  const auto normals = optional("NORMAL", 3);
+  const auto uv0 = optional("TEXCOORD_0", 2);
+  const auto uv1 = optional("TEXCOORD_1", 2);
+  const auto tangents = optional("TANGENT", 4);
+
+  out.material = material(source.material);
+  out.vertices.resize(vertexCount);
+  for (size_t v = 0; v < vertexCount; ++v) {
+    auto& vertex = out.vertices[v];
+    vertex.position = {positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]};
+    if (!normals.empty()) vertex.normal = {normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]};
+    if (!uv0.empty()) vertex.uv0 = {uv0[2 * v], uv0[2 * v + 1]};
+    if (!uv1.empty()) vertex.uv1 = {uv1[2 * v], uv1[2 * v + 1]};
+    if (!tangents.empty()) vertex.tangent = {tangents[4 * v], tangents[4 * v + 1], tangents[4 * v + 2], tangents[4 * v + 3]};
+  }
+  out.indices = std::move(indices);
+
+  if (normals.empty()) {
+    // Flat normals: each triangle gets vertices of its own, with the face's normal.
+    std::vector<gpu::Vertex> flat;
+    flat.reserve(out.indices.size());
+    for (size_t t = 0; t < out.indices.size(); t += 3) {
+      gpu::Vertex v[3] = {out.vertices[out.indices[t]], out.vertices[out.indices[t + 1]], out.vertices[out.indices[t + 2]]};
+      const Vec3 p0{v[0].position.x, v[0].position.y, v[0].position.z};
+      const Vec3 p1{v[1].position.x, v[1].position.y, v[1].position.z};
+      const Vec3 p2{v[2].position.x, v[2].position.y, v[2].position.z};
+      const Vec3 n = normalize(cross(p1 - p0, p2 - p0));
+      for (auto& vertex : v) {
+        vertex.normal = {n.x, n.y, n.z};
+        flat.push_back(vertex);
+      }
+    }
+    out.vertices = std::move(flat);
+    for (uint32_t i = 0; i < out.indices.size(); ++i) out.indices[i] = i;
+  }
+  const auto& material = builder_.material(out.material);
+  if (tangents.empty() && material.textures[gpu::SLOT_NORMAL].texture != gpu::NO_TEXTURE) generateTangents(out);
+  return true;
+}
+
+uint32_t GltfReader::mesh(int gltfMesh) {
+  if (const auto found = meshes_.find(gltfMesh); found != meshes_.end()) return found->second;
+  if (gltfMesh >= int(model_.meshes.size())) fail("a node names mesh " + std::to_string(gltfMesh) + ", which does not exist");
+  std::vector<Primitive> primitives;
+  for (const auto& source : model_.meshes[gltfMesh].primitives) {
+    Primitive p;
+    if (primitive(source, p))
+      primitives.push_back(std::move(p));
+    else
+      ++skippedPrimitives_;
+  }
+  const uint32_t index = builder_.addMesh(primitives);
+  meshes_[gltfMesh] = index;
+  return index;
+}
+
+void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
+  if (nodeIndex < 0 || nodeIndex >= int(model_.nodes.size()))
+    fail("the node hierarchy names node " + std::to_string(nodeIndex) + ", which does not exist");
+  if (depth > 256) fail("the node hierarchy is deeper than 256 levels (a cycle?)");
+  const auto& node = model_.nodes[nodeIndex];
+  const Mat4 world = parent * nodeTransform(node);
+  if (node.mesh >= 0) builder_.addInstance(mesh(node.mesh), world);
+  if (node.camera >= 0 && node.camera < int(model_.cameras.size()) && !haveCamera_ &&
+      model_.cameras[node.camera].type == "perspective") {
+    Camera camera;
+    camera.position = world.transformPoint({0, 0, 0});
+    camera.target = camera.position + normalize(world.transformVector({0, 0, -1}));
+    camera.up = normalize(world.transformVector({0, 1, 0}));
+    camera.yfovDegrees = float(model_.cameras[node.camera].perspective.yfov * 180.0 / 3.14159265358979);
+    builder_.setCamera(camera, uint32_t(model_.cameras.size()));
+    haveCamera_ = true;
+  }
+  if (const auto* lightRef = extension(node.extensions, "KHR_lights_punctual")) {
+    const int lightIndex = int(number(*lightRef, "light", -1));
+    if (lightIndex >= 0 && lightIndex < int(model_.lights.size())) {
+      const auto& light = model_.lights[lightIndex];
+      gpu::PunctualLight out{};
+      const Vec3 p = world.transformPoint({0, 0, 0});
+      const Vec3 d = normalize(world.transformVector({0, 0, -1}));
+      out.position = {p.x, p.y, p.z};
+      out.direction = {d.x, d.y, d.z};
+      out.type = light.type == "spot" ? gpu::LIGHT_SPOT : light.type == "directional" ? gpu::LIGHT_DIRECTIONAL : gpu::LIGHT_POINT;
+      out.range = float(light.range);
+      const float intensity = float(light.intensity);
+      const bool hasColor = light.color.size() == 3;
+      out.intensity = {intensity * (hasColor ? float(light.color[0]) : 1.0f), intensity * (hasColor ? float(light.color[1]) : 1.0f),
+                       intensity * (hasColor ? float(light.color[2]) : 1.0f)};
+      out.innerConeCos = std::cos(float(light.spot.innerConeAngle));
+      out.outerConeCos = std::cos(float(light.spot.outerConeAngle));
+      builder_.addPunctualLight(out);
+    }
+  }
+  for (int child : node.children) visit(child, world, depth + 1);
+}
+
+SceneData GltfReader::read() {
+  for (const auto& required : model_.extensionsRequired)
+    if (!supportedExtensions.count(required))
+      fail("requires the extension " + required + ", which ptbench does not support");
+  std::vector<int> roots;
+  if (!model_.scenes.empty()) {
+    const int sceneIndex = model_.defaultScene >= 0 && model_.defaultScene < int(model_.scenes.size()) ? model_.defaultScene : 0;
+    roots = model_.scenes[sceneIndex].nodes;
+  } else {
+    std::vector<bool> isChild(model_.nodes.size());
+    for (const auto& node : model_.nodes)
+      for (int child : node.children)
+        if (child >= 0 && child < int(isChild.size())) isChild[child] = true;
+    for (int i = 0; i < int(model_.nodes.size()); ++i)
+      if (!isChild[i]) roots.push_back(i);
+  }
+  for (int root : roots) visit(root, Mat4{}, 0);
+  if (skippedPrimitives_ > 0)
+    spdlog::warn("{}: skipped {} primitive(s) that are not triangle lists (points, lines, strips or fans)",
+                 path_.string(), skippedPrimitives_);
+  SceneData scene = builder_.finish();
+  if (scene.triangleCount() == 0) fail("has no triangles to render in its default scene");
+  if (!haveCamera_) scene.cameraCount = uint32_t(model_.cameras.size());
+  return scene;
+}
+
+}  // namespace
+
+SceneData loadGltf(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error))
+    throw UserError(path.string() + ": no such scene file (give a .gltf or .glb path, or builtin:cornell, "
+                    "builtin:furnace, builtin:spheres?n=N&subdiv=S)");
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string errors, warnings;
+  const bool binary = path.extension() == ".glb" || path.extension() == ".GLB";
+  const bool ok = binary ? loader.LoadBinaryFromFile(&model, &errors, &warnings, path.string())
+                         : loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
+  if (!ok || !errors.empty()) {
+    while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
+    throw UserError(path.string() + ": not a valid glTF 2.0 file: " + (errors.empty() ? "unknown error" : errors));
+  }
+  if (!warnings.empty()) spdlog::debug("{}: {}", path.string(), warnings);
+  return GltfReader(path, model).read();
+}
+
+}  // namespace ptbench

@@ -1,0 +1,70 @@
+// A scene on the device: buffers, textures, and the acceleration structures the hardware
+// backends trace (DESIGN.md: GpuScene). Built once per scene and shared by every run on it.
+#pragma once
+#include <vector>
+
+#include "core/scene/scene_data.h"
+#include "core/vk/buffer.h"
+#include "core/vk/check.h"
+#include "core/vk/image.h"
+#include "core/vk/pipeline.h"
+#include "shared/bindings.h"
+
+namespace ptbench {
+
+struct AccelerationStructureStats {
+  uint64_t blasBytes = 0;       // after compaction
+  uint64_t blasBytesBuilt = 0;  // before compaction
+  uint64_t tlasBytes = 0;
+  double blasBuildGpuMs = 0;
+  double tlasBuildGpuMs = 0;
+  double compactionGpuMs = 0;
+};
+
+class AccelerationStructure {
+ public:
+  AccelerationStructure() = default;
+  AccelerationStructure(const vk::Context& context, VkAccelerationStructureTypeKHR type, VkDeviceSize bytes);
+  VkAccelerationStructureKHR get() const { return handle_.get(); }
+  VkDeviceAddress address() const { return address_; }
+  VkDeviceSize bytes() const { return buffer_.bytes(); }
+
+ private:
+  vk::Buffer buffer_;
+  vk::DeviceHandle<VkAccelerationStructureKHR, vkDestroyAccelerationStructureKHR> handle_;
+  VkDeviceAddress address_ = 0;
+};
+
+class GpuScene {
+ public:
+  // Builds acceleration structures only when the context enabled them (a hardware backend).
+  GpuScene(const vk::Context& context, const SceneData& scene);
+
+  const gpu::SceneAddresses& addresses() const { return addresses_; }
+  VkDescriptorSetLayout descriptorSetLayout() const { return setLayout_.get(); }
+  VkDescriptorSet descriptorSet() const { return set_; }
+  bool hasAccelerationStructures() const { return tlas_.get() != VK_NULL_HANDLE; }
+  const AccelerationStructureStats& accelerationStats() const { return stats_; }
+  uint64_t bufferBytes() const;
+  uint64_t textureBytes() const;
+
+ private:
+  void uploadTextures(const vk::Context& context, const SceneData& scene);
+  void buildAccelerationStructures(const vk::Context& context, const SceneData& scene);
+  void createDescriptors(const vk::Context& context);
+
+  vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_;
+  std::vector<vk::Image> images_;
+  std::vector<vk::DeviceHandle<VkSampler, vkDestroySampler>> samplers_;
+  std::vector<uint32_t> imageSampler_;  // which sampler each image uses
+  std::vector<AccelerationStructure> blases_;
+  AccelerationStructure tlas_;
+  vk::Buffer tlasInstances_;
+  vk::DescriptorSetLayout setLayout_;
+  vk::DeviceHandle<VkDescriptorPool, vkDestroyDescriptorPool> pool_;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  gpu::SceneAddresses addresses_{};
+  AccelerationStructureStats stats_;
+};
+
+}  // namespace ptbench

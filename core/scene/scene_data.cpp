@@ -1,0 +1,188 @@
+#include "core/scene/scene_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "core/errors.h"
+
+namespace ptbench {
+namespace {
+
+float luminance(Vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
+Vec3 toVec3(gpu::vec3 v) { return {v.x, v.y, v.z}; }
+
+void storeRows(const Mat4& m, gpu::vec4 (&rows)[3]) {
+  for (int row = 0; row < 3; ++row) rows[row] = {m.at(row, 0), m.at(row, 1), m.at(row, 2), m.at(row, 3)};
+}
+
+}  // namespace
+
+gpu::TextureRef noTexture() {
+  return {.texture = gpu::NO_TEXTURE, .texCoord = 0, .transformRow0 = {1, 0, 0}, .transformRow1 = {0, 1, 0}};
+}
+
+gpu::Material defaultMaterial() {
+  gpu::Material m{};
+  m.baseColorFactor = {1, 1, 1, 1};
+  m.emissiveFactor = {0, 0, 0};
+  m.metallicFactor = 1;
+  m.roughnessFactor = 1;
+  m.normalScale = 1;
+  m.occlusionStrength = 1;
+  m.alphaCutoff = 0.5f;
+  m.alphaMode = gpu::ALPHA_OPAQUE;
+  m.doubleSided = 0;
+  m.ior = 1.5f;
+  m.specularFactor = 1;
+  m.specularColorFactor = {1, 1, 1};
+  m.attenuationColor = {1, 1, 1};
+  m.attenuationDistance = INFINITY;
+  for (auto& t : m.textures) t = noTexture();
+  return m;
+}
+
+uint64_t SceneData::triangleCount() const {
+  uint64_t count = 0;
+  for (uint32_t mesh : instanceMeshes)
+    for (uint32_t g = 0; g < meshes[mesh].geometryCount; ++g)
+      count += geometries[meshes[mesh].firstGeometry + g].triangleCount;
+  return count;
+}
+
+uint64_t SceneData::uniqueTriangleCount() const { return indices.size() / 3; }
+
+uint64_t SceneData::textureBytes() const {
+  uint64_t bytes = 0;
+  for (const auto& t : textures) bytes += t.rgba8.size();
+  return bytes;
+}
+
+Camera SceneData::defaultCamera() const {
+  if (sceneCamera) return *sceneCamera;
+  Camera camera;
+  const Vec3 center = bounds.center();
+  const float radius = std::max(0.5f * length(bounds.max - bounds.min), 1e-3f);
+  const float halfFov = 0.5f * camera.yfovDegrees * 3.14159265f / 180.0f;
+  camera.target = center;
+  camera.position = center + Vec3{0, 0, 1.1f * radius / std::sin(halfFov)};
+  return camera;
+}
+
+SceneBuilder::SceneBuilder(std::string source) { scene_.source = std::move(source); }
+
+uint32_t SceneBuilder::addMaterial(const gpu::Material& material) {
+  scene_.materials.push_back(material);
+  return static_cast<uint32_t>(scene_.materials.size() - 1);
+}
+
+uint32_t SceneBuilder::addTexture(TextureImage texture) {
+  scene_.textures.push_back(std::move(texture));
+  return static_cast<uint32_t>(scene_.textures.size() - 1);
+}
+
+uint32_t SceneBuilder::addMesh(std::span<Primitive> primitives) {
+  Mesh mesh{.firstGeometry = static_cast<uint32_t>(scene_.geometries.size()), .geometryCount = 0};
+  for (auto& primitive : primitives) {
+    if (primitive.indices.empty()) continue;
+    if (primitive.material >= scene_.materials.size())
+      throw std::logic_error("primitive material " + std::to_string(primitive.material) + " of " +
+                             std::to_string(scene_.materials.size()));
+    scene_.geometries.push_back({.firstVertex = static_cast<uint32_t>(scene_.vertices.size()),
+                                 .firstIndex = static_cast<uint32_t>(scene_.indices.size()),
+                                 .triangleCount = static_cast<uint32_t>(primitive.indices.size() / 3),
+                                 .material = primitive.material});
+    scene_.vertices.insert(scene_.vertices.end(), primitive.vertices.begin(), primitive.vertices.end());
+    scene_.indices.insert(scene_.indices.end(), primitive.indices.begin(), primitive.indices.end());
+    ++mesh.geometryCount;
+  }
+  scene_.meshes.push_back(mesh);
+  return static_cast<uint32_t>(scene_.meshes.size() - 1);
+}
+
+void SceneBuilder::addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride) {
+  if (scene_.meshes.at(mesh).geometryCount == 0) return;
+  gpu::Instance instance{};
+  storeRows(objectToWorld, instance.objectToWorld);
+  storeRows(objectToWorld.normalMatrix(), instance.normalToWorld);
+  instance.firstGeometry = scene_.meshes[mesh].firstGeometry;
+  instance.geometryCount = scene_.meshes[mesh].geometryCount;
+  instance.materialOverride = materialOverride;
+  scene_.instances.push_back(instance);
+  scene_.instanceMeshes.push_back(mesh);
+  transforms_.push_back(objectToWorld);
+}
+
+void SceneBuilder::setCamera(const Camera& camera, uint32_t cameraCount) {
+  scene_.sceneCamera = camera;
+  scene_.cameraCount = cameraCount;
+}
+
+SceneData SceneBuilder::finish() {
+  std::vector<float> powers;
+  for (uint32_t i = 0; i < scene_.instances.size(); ++i) {
+    const auto& instance = scene_.instances[i];
+    const Mat4& transform = transforms_[i];
+    for (uint32_t g = instance.firstGeometry; g < instance.firstGeometry + instance.geometryCount; ++g) {
+      const auto& geometry = scene_.geometries[g];
+      const uint32_t materialIndex =
+          instance.materialOverride != gpu::NO_MATERIAL_OVERRIDE ? instance.materialOverride : geometry.material;
+      const auto& material = scene_.materials[materialIndex];
+      Vec3 emission = toVec3(material.emissiveFactor);
+      if (const int t = material.textures[gpu::SLOT_EMISSIVE].texture; t != gpu::NO_TEXTURE) {
+        const Vec3 average = scene_.textures[t].averageLinearColor;
+        emission = {emission.x * average.x, emission.y * average.y, emission.z * average.z};
+      }
+      const float emittedLuminance = luminance(emission);
+      for (uint32_t tri = 0; tri < geometry.triangleCount; ++tri) {
+        Vec3 p[3];
+        for (int k = 0; k < 3; ++k) {
+          const uint32_t index = scene_.indices[geometry.firstIndex + 3 * tri + k];
+          const Vec3 local = toVec3(scene_.vertices[geometry.firstVertex + index].position);
+          p[k] = transform.transformPoint(local);
+          scene_.bounds.extend(p[k]);
+        }
+        if (emittedLuminance <= 0) continue;
+        const float area = 0.5f * length(cross(p[1] - p[0], p[2] - p[0]));
+        if (area <= 0) continue;
+        scene_.emissiveTriangles.push_back({.instance = i, .geometry = g, .triangle = tri, .power = emittedLuminance * area});
+        powers.push_back(emittedLuminance * area);
+      }
+    }
+  }
+  scene_.totalEmissivePower = std::accumulate(powers.begin(), powers.end(), 0.0);
+  scene_.lightAliasTable = buildAliasTable(powers);
+  return std::move(scene_);
+}
+
+std::vector<gpu::AliasEntry> buildAliasTable(std::span<const float> weights) {
+  const size_t n = weights.size();
+  std::vector<gpu::AliasEntry> table(n);
+  if (n == 0) return table;
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  std::vector<double> scaled(n);
+  std::vector<uint32_t> small, large;
+  for (size_t i = 0; i < n; ++i) {
+    scaled[i] = weights[i] * static_cast<double>(n) / total;
+    table[i] = {.probability = 1, .alias = static_cast<uint32_t>(i), .pdf = static_cast<float>(weights[i] / total)};
+    (scaled[i] < 1 ? small : large).push_back(static_cast<uint32_t>(i));
+  }
+  while (!small.empty() && !large.empty()) {
+    const uint32_t s = small.back(), l = large.back();
+    small.pop_back();
+    table[s].probability = static_cast<float>(scaled[s]);
+    table[s].alias = l;
+    scaled[l] -= 1.0 - scaled[s];
+    if (scaled[l] < 1) {
+      large.pop_back();
+      small.push_back(l);
+    }
+  }
+  // What is left is 1 up to rounding: kept with certainty.
+  for (uint32_t i : small) table[i].probability = 1;
+  for (uint32_t i : large) table[i].probability = 1;
+  return table;
+}
+
+}  // namespace ptbench

@@ -1,0 +1,114 @@
+// A scene on the CPU, as flat arrays ready for upload (DESIGN.md: SceneData).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/scene/math.h"
+#include "shared/scene.h"
+
+namespace ptbench {
+
+enum class TextureFilter { Nearest, Linear };
+enum class TextureWrap { Repeat, ClampToEdge, MirroredRepeat };
+
+struct TextureSampler {
+  TextureFilter magFilter = TextureFilter::Linear;
+  TextureFilter minFilter = TextureFilter::Linear;
+  TextureFilter mipFilter = TextureFilter::Linear;
+  TextureWrap wrapU = TextureWrap::Repeat;
+  TextureWrap wrapV = TextureWrap::Repeat;
+};
+
+struct TextureImage {
+  std::string name;
+  uint32_t width = 0;
+  uint32_t height = 0;
+  std::vector<uint8_t> rgba8;
+  bool srgb = true;  // colour data (base colour, emissive, ...) rather than data (normals, roughness)
+  TextureSampler sampler;
+  Vec3 averageLinearColor;  // for the power of textured emitters
+};
+
+struct Camera {
+  Vec3 position;
+  Vec3 target;
+  Vec3 up{0, 1, 0};
+  float yfovDegrees = 45;
+};
+
+struct Bounds {
+  Vec3 min{INFINITY, INFINITY, INFINITY};
+  Vec3 max{-INFINITY, -INFINITY, -INFINITY};
+  bool empty() const { return min.x > max.x; }
+  Vec3 center() const { return (min + max) * 0.5f; }
+  void extend(Vec3 p) {
+    min = ptbench::min(min, p);
+    max = ptbench::max(max, p);
+  }
+};
+
+struct Mesh {
+  uint32_t firstGeometry = 0;
+  uint32_t geometryCount = 0;
+};
+
+struct SceneData {
+  std::string source;  // the path or builtin: name it came from
+  std::vector<gpu::Vertex> vertices;
+  std::vector<uint32_t> indices;
+  std::vector<gpu::Geometry> geometries;
+  std::vector<Mesh> meshes;
+  std::vector<gpu::Instance> instances;
+  std::vector<uint32_t> instanceMeshes;  // the mesh of each instance: its BLAS
+  std::vector<gpu::Material> materials;
+  std::vector<TextureImage> textures;
+  std::vector<gpu::EmissiveTriangle> emissiveTriangles;
+  std::vector<gpu::AliasEntry> lightAliasTable;
+  double totalEmissivePower = 0;
+  std::vector<gpu::PunctualLight> punctualLights;
+  std::optional<Camera> sceneCamera;  // the first perspective camera of the scene
+  uint32_t cameraCount = 0;
+  Bounds bounds;  // world space, over every instance
+
+  uint64_t triangleCount() const;        // as instanced
+  uint64_t uniqueTriangleCount() const;  // as stored
+  uint64_t textureBytes() const;
+  // The scene's own camera, or one that frames the bounds from the +Z side.
+  Camera defaultCamera() const;
+};
+
+struct Primitive {
+  std::vector<gpu::Vertex> vertices;
+  std::vector<uint32_t> indices;
+  uint32_t material = 0;
+};
+
+// glTF's defaults: white, fully metallic and rough, as the specification gives them.
+gpu::Material defaultMaterial();
+gpu::TextureRef noTexture();
+
+// Assembles a SceneData from meshes and instances; finish() derives bounds and the light list.
+class SceneBuilder {
+ public:
+  explicit SceneBuilder(std::string source);
+  uint32_t addMaterial(const gpu::Material& material);
+  uint32_t addTexture(TextureImage texture);
+  uint32_t addMesh(std::span<Primitive> primitives);
+  void addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride = gpu::NO_MATERIAL_OVERRIDE);
+  void addPunctualLight(const gpu::PunctualLight& light) { scene_.punctualLights.push_back(light); }
+  void setCamera(const Camera& camera, uint32_t cameraCount);
+  const gpu::Material& material(uint32_t index) const { return scene_.materials.at(index); }
+  SceneData finish();
+
+ private:
+  SceneData scene_;
+  std::vector<Mat4> transforms_;
+};
+
+// Walker's alias table (Vose's construction) for weights that need not sum to one.
+std::vector<gpu::AliasEntry> buildAliasTable(std::span<const float> weights);
+
+}  // namespace ptbench

@@ -1,0 +1,32 @@
+// Descriptor bindings. Everything else reaches the GPU through buffer device addresses.
+#ifndef PTBENCH_BINDINGS_H
+#define PTBENCH_BINDINGS_H
+#include "shared.h"
+
+#ifdef __cplusplus
+namespace ptbench::gpu {
+#endif
+
+PTBENCH_CONST uint SCENE_SET = 0;
+PTBENCH_CONST uint BINDING_TLAS = 0;      // absent for the software backend
+PTBENCH_CONST uint BINDING_TEXTURES = 1;  // sampler2D[], as many as the scene has
+PTBENCH_CONST uint MAX_TEXTURES = 4096;
+
+// Where a scene's arrays live, as device addresses.
+struct SceneAddresses {
+  uint64_t vertices;           // Vertex[]
+  uint64_t indices;            // uint[]
+  uint64_t geometries;         // Geometry[]
+  uint64_t instances;          // Instance[]
+  uint64_t materials;          // Material[]
+  uint64_t emissiveTriangles;  // EmissiveTriangle[]
+  uint64_t lightAliasTable;    // AliasEntry[]
+  uint64_t punctualLights;     // PunctualLight[]
+  uint emissiveTriangleCount;
+  uint punctualLightCount;
+  float totalEmissivePower;
+  uint pad;
+};
+
+PTBENCH_END_NAMESPACE
+#endif

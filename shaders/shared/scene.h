@@ -1,0 +1,127 @@
+// Scene records as the GPU reads them (scalar block layout), shared by C++ and GLSL.
+#ifndef PTBENCH_SCENE_H
+#define PTBENCH_SCENE_H
+#include "shared.h"
+
+#ifdef __cplusplus
+namespace ptbench::gpu {
+#endif
+
+struct Vertex {
+  vec3 position;
+  vec3 normal;
+  vec2 uv0;
+  vec2 uv1;
+  vec4 tangent;  // xyz tangent, w bitangent sign, as glTF defines it
+};
+
+// One glTF primitive: a triangle list inside the scene's vertex and index arrays.
+struct Geometry {
+  uint firstVertex;
+  uint firstIndex;   // indices are relative to firstVertex
+  uint triangleCount;
+  uint material;
+};
+
+// One node that references a mesh. The custom index of its TLAS instance is its index here.
+struct Instance {
+  vec4 objectToWorld[3];  // rows of a 3x4 affine matrix
+  vec4 normalToWorld[3];  // rows of the inverse transpose of its 3x3 part
+  uint firstGeometry;     // a hit's geometry is firstGeometry + its geometry index in the BLAS
+  uint geometryCount;
+  uint materialOverride;  // NO_MATERIAL_OVERRIDE, or a material for every geometry (procedural scenes)
+  uint pad;
+};
+
+PTBENCH_CONST uint NO_MATERIAL_OVERRIDE = 0xffffffffu;
+PTBENCH_CONST int NO_TEXTURE = -1;
+
+// Texture slots of a material, in the order of Material::textures.
+PTBENCH_CONST uint SLOT_BASE_COLOR = 0;
+PTBENCH_CONST uint SLOT_METALLIC_ROUGHNESS = 1;
+PTBENCH_CONST uint SLOT_NORMAL = 2;
+PTBENCH_CONST uint SLOT_OCCLUSION = 3;
+PTBENCH_CONST uint SLOT_EMISSIVE = 4;
+PTBENCH_CONST uint SLOT_SPECULAR = 5;
+PTBENCH_CONST uint SLOT_SPECULAR_COLOR = 6;
+PTBENCH_CONST uint SLOT_TRANSMISSION = 7;
+PTBENCH_CONST uint SLOT_CLEARCOAT = 8;
+PTBENCH_CONST uint SLOT_CLEARCOAT_ROUGHNESS = 9;
+PTBENCH_CONST uint SLOT_CLEARCOAT_NORMAL = 10;
+PTBENCH_CONST uint SLOT_SHEEN_COLOR = 11;
+PTBENCH_CONST uint SLOT_SHEEN_ROUGHNESS = 12;
+PTBENCH_CONST uint SLOT_THICKNESS = 13;
+PTBENCH_CONST uint TEXTURE_SLOT_COUNT = 14;
+
+// A glTF textureInfo with KHR_texture_transform folded in: uv' = M * (uv, 1).
+struct TextureRef {
+  int texture;  // index into the scene's texture array, or NO_TEXTURE
+  uint texCoord;
+  vec3 transformRow0;
+  vec3 transformRow1;
+};
+
+PTBENCH_CONST uint ALPHA_OPAQUE = 0;
+PTBENCH_CONST uint ALPHA_MASK = 1;
+PTBENCH_CONST uint ALPHA_BLEND = 2;
+
+struct Material {
+  vec4 baseColorFactor;
+  vec3 emissiveFactor;  // emissiveFactor x KHR_materials_emissive_strength, not clamped
+  float metallicFactor;
+  float roughnessFactor;
+  float normalScale;
+  float occlusionStrength;
+  float alphaCutoff;
+  uint alphaMode;
+  uint doubleSided;
+  float ior;                 // KHR_materials_ior (1.5 by default)
+  float specularFactor;      // KHR_materials_specular
+  vec3 specularColorFactor;
+  float transmissionFactor;  // KHR_materials_transmission
+  float clearcoatFactor;     // KHR_materials_clearcoat
+  float clearcoatRoughnessFactor;
+  vec3 sheenColorFactor;     // KHR_materials_sheen
+  float sheenRoughnessFactor;
+  float thicknessFactor;     // KHR_materials_volume
+  vec3 attenuationColor;
+  float attenuationDistance;
+  TextureRef textures[TEXTURE_SLOT_COUNT];
+};
+
+// An emissive triangle, for next-event estimation.
+struct EmissiveTriangle {
+  uint instance;
+  uint geometry;
+  uint triangle;
+  float power;  // emitted flux / pi: luminance of emission x world area
+};
+
+// Walker's alias table over the emissive triangles, proportional to power.
+struct AliasEntry {
+  float probability;  // of keeping this entry rather than taking its alias
+  uint alias;
+  float pdf;          // of choosing this entry overall (power / total power)
+  uint pad;
+};
+
+PTBENCH_CONST uint LIGHT_POINT = 0;
+PTBENCH_CONST uint LIGHT_SPOT = 1;
+PTBENCH_CONST uint LIGHT_DIRECTIONAL = 2;
+
+// KHR_lights_punctual, in world space.
+struct PunctualLight {
+  vec3 position;
+  uint type;
+  vec3 direction;  // the direction light travels (the node's -Z)
+  float range;     // 0: infinite
+  vec3 intensity;  // colour x intensity
+  float innerConeCos;
+  float outerConeCos;
+  uint pad0;
+  uint pad1;
+  uint pad2;
+};
+
+PTBENCH_END_NAMESPACE
+#endif
