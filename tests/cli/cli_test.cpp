@@ -45,5 +45,27 @@ TEST(SelftestCommand, RunsTheKernelAndReportsItsTime) {
   EXPECT_EQ(result.output.find("validation:"), std::string::npos) << result.output;
 }
 
+TEST(SceneInfoCommand, JsonDescribesTheScene) {
+  const auto result = runPtbench("--validate scene-info --json " + std::string(PTBENCH_SOURCE_DIR) +
+                                 "/scenes/DamagedHelmet/glTF-Binary/DamagedHelmet.glb 2>/dev/null");
+  ASSERT_EQ(result.exitCode, 0) << result.output;
+  const auto json = nlohmann::json::parse(result.output);
+  EXPECT_EQ(json["triangles"], 15452);
+  EXPECT_EQ(json["materials"], 1);
+  EXPECT_EQ(json["textures"], 5);
+  EXPECT_EQ(json["cameras"], 0);
+  EXPECT_GT(json["emissive_triangles"].get<int>(), 0);
+  EXPECT_EQ(json["bounds"]["min"].size(), 3u);
+  EXPECT_EQ(json["bounds"]["max"].size(), 3u);
+  EXPECT_GT(json["blas_bytes"].get<uint64_t>(), 0u);
+  EXPECT_GT(json["blas_build_gpu_ms"].get<double>(), 0.0);
+}
+
+TEST(SceneInfoCommand, MissingSceneFailsWithItsName) {
+  const auto result = runPtbench("scene-info /nonexistent/scene.glb");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.output.find("/nonexistent/scene.glb: no such scene file"), std::string::npos) << result.output;
+}
+
 }  // namespace
 }  // namespace ptbench::test

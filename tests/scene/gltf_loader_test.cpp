@@ -1,0 +1,292 @@
+#include <gtest/gtest.h>
+#include <tiny_gltf.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.h"
+#include "core/scene/builtin_scenes.h"
+#include "core/scene/gltf_loader.h"
+
+namespace ptbench::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The triangle count of a glTF's default scene, computed straight from its accessors: the
+// oracle the loader's instanced count is checked against.
+uint64_t trianglesFromAccessors(const fs::path& path) {
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string errors, warnings;
+  const bool ok = path.extension() == ".glb" ? loader.LoadBinaryFromFile(&model, &errors, &warnings, path.string())
+                                             : loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
+  EXPECT_TRUE(ok) << errors;
+  uint64_t triangles = 0;
+  std::function<void(int)> visit = [&](int node) {
+    if (model.nodes[node].mesh >= 0)
+      for (const auto& p : model.meshes[model.nodes[node].mesh].primitives) {
+        if (p.mode != -1 && p.mode != TINYGLTF_MODE_TRIANGLES) continue;
+        const int accessor = p.indices >= 0 ? p.indices : p.attributes.at("POSITION");
+        triangles += model.accessors[accessor].count / 3;
+      }
+    for (int child : model.nodes[node].children) visit(child);
+  };
+  for (int root : model.scenes[std::max(model.defaultScene, 0)].nodes) visit(root);
+  return triangles;
+}
+
+class ShippedScene : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedScene, LoadsWithEveryInstancedTriangle) {
+  const fs::path path = fs::path(PTBENCH_SOURCE_DIR) / "scenes" / GetParam();
+  const SceneData scene = loadGltf(path);
+  EXPECT_EQ(scene.triangleCount(), trianglesFromAccessors(path));
+  EXPECT_GT(scene.triangleCount(), 0u);
+  EXPECT_FALSE(scene.bounds.empty());
+  for (const auto& g : scene.geometries) EXPECT_LT(g.material, scene.materials.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene,
+                         ::testing::Values("CornellBox_bevy/CornellBox.glb", "CornellBox_nvpro/cornellBox.gltf",
+                                           "DamagedHelmet/glTF-Binary/DamagedHelmet.glb", "FlightHelmet/FlightHelmet.gltf",
+                                           "MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb",
+                                           "ClearCoatTest/glTF-Binary/ClearCoatTest.glb",
+                                           "TransmissionTest/glTF-Binary/TransmissionTest.glb",
+                                           "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
+                                           "ToyCar/glTF/ToyCar.gltf"));
+
+TEST(ShippedScenes, MaterialsAndLightsAreRead) {
+  const fs::path scenes = fs::path(PTBENCH_SOURCE_DIR) / "scenes";
+  const SceneData helmet = loadGltf(scenes / "DamagedHelmet/glTF-Binary/DamagedHelmet.glb");
+  ASSERT_EQ(helmet.materials.size(), 1u);
+  const auto& m = helmet.materials[0];
+  for (uint32_t slot : {gpu::SLOT_BASE_COLOR, gpu::SLOT_METALLIC_ROUGHNESS, gpu::SLOT_NORMAL, gpu::SLOT_OCCLUSION, gpu::SLOT_EMISSIVE})
+    EXPECT_NE(m.textures[slot].texture, gpu::NO_TEXTURE) << "slot " << slot;
+  EXPECT_TRUE(helmet.textures[m.textures[gpu::SLOT_BASE_COLOR].texture].srgb);
+  EXPECT_FALSE(helmet.textures[m.textures[gpu::SLOT_NORMAL].texture].srgb);
+  EXPECT_GT(helmet.textures[0].width, 0u);
+
+  // emissiveFactor 1 x KHR_materials_emissive_strength 100, unclamped.
+  const SceneData cornell = loadGltf(scenes / "CornellBox_bevy/CornellBox.glb");
+  float brightest = 0;
+  for (const auto& material : cornell.materials) brightest = std::max(brightest, material.emissiveFactor.x);
+  EXPECT_FLOAT_EQ(brightest, 100.0f);
+  EXPECT_EQ(cornell.emissiveTriangles.size(), 2u);
+
+  // emissiveFactor 10 outside glTF's usual 0..1, and a camera.
+  const SceneData nvpro = loadGltf(scenes / "CornellBox_nvpro/cornellBox.gltf");
+  float nvproBrightest = 0;
+  for (const auto& material : nvpro.materials) nvproBrightest = std::max(nvproBrightest, material.emissiveFactor.x);
+  EXPECT_FLOAT_EQ(nvproBrightest, 10.0f);
+  EXPECT_TRUE(nvpro.sceneCamera.has_value());
+
+  const SceneData car = loadGltf(scenes / "ToyCar/glTF/ToyCar.gltf");
+  bool clearcoat = false, sheen = false, transmission = false, transformed = false;
+  for (const auto& material : car.materials) {
+    clearcoat |= material.clearcoatFactor > 0;
+    sheen |= material.sheenColorFactor.x > 0 || material.sheenColorFactor.y > 0;
+    transmission |= material.transmissionFactor > 0;
+    for (const auto& t : material.textures)
+      transformed |= t.texture != gpu::NO_TEXTURE && (t.transformRow0.x != 1 || t.transformRow0.z != 0 || t.transformRow1.z != 0);
+  }
+  EXPECT_TRUE(clearcoat);
+  EXPECT_TRUE(sheen);
+  EXPECT_TRUE(transmission);
+  EXPECT_TRUE(transformed) << "ToyCar uses KHR_texture_transform";
+  EXPECT_EQ(car.cameraCount, 8u);
+}
+
+TEST(AliasTable, ProbabilitiesReproduceTheWeights) {
+  const std::vector<float> weights = {1, 2, 3, 10, 0.5f};
+  const auto table = buildAliasTable(weights);
+  std::vector<double> reproduced(weights.size(), 0.0);
+  for (size_t i = 0; i < table.size(); ++i) {
+    reproduced[i] += table[i].probability / double(table.size());
+    reproduced[table[i].alias] += (1 - table[i].probability) / double(table.size());
+  }
+  for (size_t i = 0; i < weights.size(); ++i) {
+    EXPECT_NEAR(reproduced[i], weights[i] / 16.5, 1e-6) << i;
+    EXPECT_NEAR(table[i].pdf, weights[i] / 16.5, 1e-6) << i;
+  }
+}
+
+// Small glTF files written by the tests, each broken in one way.
+class GltfFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("ptbench-gltf-" + std::to_string(::getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+    // One triangle: positions (36 bytes) then three uint16 indices (6 bytes).
+    const float positions[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const uint16_t indices[3] = {0, 1, 2};
+    std::ofstream bin(dir / "triangle.bin", std::ios::binary);
+    bin.write(reinterpret_cast<const char*>(positions), sizeof positions);
+    bin.write(reinterpret_cast<const char*>(indices), sizeof indices);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  static nlohmann::json triangleGltf() {
+    return nlohmann::json::parse(R"({
+      "asset": {"version": "2.0"},
+      "scene": 0,
+      "scenes": [{"nodes": [0]}],
+      "nodes": [{"mesh": 0}],
+      "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+      "buffers": [{"uri": "triangle.bin", "byteLength": 42}],
+      "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36},
+                      {"buffer": 0, "byteOffset": 36, "byteLength": 6}],
+      "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                     "min": [0, 0, 0], "max": [1, 1, 0]},
+                    {"bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR"}]
+    })");
+  }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  }
+
+  std::string loadError(const fs::path& path) {
+    try {
+      loadGltf(path);
+    } catch (const UserError& error) {
+      return error.what();
+    }
+    ADD_FAILURE() << "loading " << path << " did not fail";
+    return {};
+  }
+
+  fs::path dir;
+};
+
+TEST_F(GltfFiles, TheValidTriangleLoads) {
+  const SceneData scene = loadGltf(write("ok.gltf", triangleGltf().dump()));
+  EXPECT_EQ(scene.triangleCount(), 1u);
+  // No normals in the file: a flat one is made, facing +Z for this winding.
+  EXPECT_FLOAT_EQ(scene.vertices[0].normal.z, 1.0f);
+}
+
+TEST_F(GltfFiles, MissingFileIsNamed) {
+  const std::string message = loadError(dir / "absent.gltf");
+  EXPECT_NE(message.find("absent.gltf"), std::string::npos) << message;
+  EXPECT_NE(message.find("no such scene file"), std::string::npos) << message;
+}
+
+TEST_F(GltfFiles, MalformedJsonIsRefused) {
+  const auto path = write("broken.gltf", R"({"asset": {"version": "2.0"}, "nodes": [)");
+  const std::string message = loadError(path);
+  EXPECT_NE(message.find("broken.gltf"), std::string::npos) << message;
+  EXPECT_NE(message.find("not a valid glTF"), std::string::npos) << message;
+}
+
+TEST_F(GltfFiles, MissingBinIsNamed) {
+  auto gltf = triangleGltf();
+  gltf["buffers"][0]["uri"] = "nowhere.bin";
+  const std::string message = loadError(write("nobin.gltf", gltf.dump()));
+  EXPECT_NE(message.find("nowhere.bin"), std::string::npos) << message;
+}
+
+TEST_F(GltfFiles, MissingImageIsNamed) {
+  auto gltf = triangleGltf();
+  gltf["images"] = {{{"uri", "missing_texture.png"}}};
+  gltf["textures"] = {{{"source", 0}}};
+  gltf["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  const std::string message = loadError(write("noimage.gltf", gltf.dump()));
+  EXPECT_NE(message.find("missing_texture.png"), std::string::npos) << message;
+}
+
+TEST_F(GltfFiles, AccessorOutOfRangeIsRefused) {
+  auto gltf = triangleGltf();
+  gltf["accessors"][0]["count"] = 300;
+  gltf["accessors"][0]["max"] = {1, 1, 0};
+  const std::string message = loadError(write("range.gltf", gltf.dump()));
+  EXPECT_NE(message.find("range.gltf"), std::string::npos) << message;
+  EXPECT_NE(message.find("beyond"), std::string::npos) << message;
+}
+
+TEST_F(GltfFiles, IndexOutOfRangeIsRefused) {
+  const uint16_t badIndices[3] = {0, 1, 7};
+  std::fstream bin(dir / "triangle.bin", std::ios::binary | std::ios::in | std::ios::out);
+  bin.seekp(36);
+  bin.write(reinterpret_cast<const char*>(badIndices), sizeof badIndices);
+  bin.close();
+  const std::string message = loadError(write("index.gltf", triangleGltf().dump()));
+  EXPECT_NE(message.find("beyond the primitive's 3 vertices"), std::string::npos) << message;
+}
+
+TEST_F(GltfFiles, UnsupportedRequiredExtensionIsNamed) {
+  auto gltf = triangleGltf();
+  gltf["extensionsUsed"] = {"KHR_draco_mesh_compression"};
+  gltf["extensionsRequired"] = {"KHR_draco_mesh_compression"};
+  const std::string message = loadError(write("draco.gltf", gltf.dump()));
+  EXPECT_NE(message.find("KHR_draco_mesh_compression"), std::string::npos) << message;
+}
+
+TEST_F(GltfFiles, SceneWithoutTrianglesIsRefused) {
+  auto gltf = triangleGltf();
+  gltf["meshes"][0]["primitives"][0]["mode"] = 1;  // lines
+  const std::string message = loadError(write("lines.gltf", gltf.dump()));
+  EXPECT_NE(message.find("no triangles"), std::string::npos) << message;
+}
+
+TEST_F(GltfFiles, NestedNodesGiveWorldBounds) {
+  auto gltf = triangleGltf();
+  // root: translate (10,0,0) and scale 2; child: rotate 90 degrees about Z, then the mesh;
+  // a matrix node beside it moves a second instance up by 5.
+  gltf["scenes"][0]["nodes"] = {0, 2};
+  const double s = std::sqrt(0.5);
+  gltf["nodes"] = {
+      {{"translation", {10, 0, 0}}, {"scale", {2, 2, 2}}, {"children", {1}}},
+      {{"rotation", {0, 0, s, s}}, {"mesh", 0}},
+      {{"matrix", {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 5, 0, 1}}, {"mesh", 0}},
+  };
+  const SceneData scene = loadGltf(write("nested.gltf", gltf.dump()));
+  ASSERT_EQ(scene.instances.size(), 2u);
+  EXPECT_EQ(scene.meshes.size(), 1u) << "a mesh used twice is instanced, not copied";
+  EXPECT_EQ(scene.triangleCount(), 2u);
+  EXPECT_EQ(scene.uniqueTriangleCount(), 1u);
+  // First instance: (0,0,0),(1,0,0),(0,1,0) rotated to (0,0,0),(0,1,0),(-1,0,0), x2, +10 in x.
+  // Second: the triangle moved up by 5. Together: x in [8, 10] and [0, 1]; y in [0, 6].
+  EXPECT_NEAR(scene.bounds.min.x, 0, 1e-5);
+  EXPECT_NEAR(scene.bounds.max.x, 10, 1e-5);
+  EXPECT_NEAR(scene.bounds.min.y, 0, 1e-5);
+  EXPECT_NEAR(scene.bounds.max.y, 6, 1e-5);
+  EXPECT_NEAR(scene.bounds.min.z, 0, 1e-5);
+  EXPECT_NEAR(scene.bounds.max.z, 0, 1e-5);
+}
+
+TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
+  const SceneData cornell = loadScene("builtin:cornell");
+  EXPECT_EQ(cornell.triangleCount(), 32u);
+  EXPECT_EQ(cornell.emissiveTriangles.size(), 2u);
+  EXPECT_TRUE(cornell.sceneCamera.has_value());
+
+  const SceneData furnace = loadScene("builtin:furnace");
+  ASSERT_EQ(furnace.materials.size(), 1u);
+  EXPECT_EQ(furnace.materials[0].specularFactor, 0.0f);
+  EXPECT_EQ(furnace.materials[0].metallicFactor, 0.0f);
+  EXPECT_EQ(furnace.emissiveTriangles.size(), 0u);
+  EXPECT_NEAR(furnace.bounds.max.x, 1, 1e-5);
+
+  const SceneData spheres = loadScene("builtin:spheres?n=9&subdiv=8");
+  EXPECT_EQ(spheres.instances.size(), 10u);  // nine spheres and the light
+  EXPECT_GE(spheres.materials.size(), 10u);
+  EXPECT_EQ(spheres.triangleCount(), 9 * (spheres.uniqueTriangleCount() - 2) + 2);
+}
+
+TEST(BuiltinScenes, BadSpecsAreRefused) {
+  EXPECT_THROW(loadScene("builtin:teapot"), UserError);
+  EXPECT_THROW(loadScene("builtin:spheres?n=0"), UserError);
+  EXPECT_THROW(loadScene("builtin:spheres?n=ten"), UserError);
+  EXPECT_THROW(loadScene("builtin:spheres?count=3"), UserError);
+  EXPECT_THROW(loadScene("builtin:furnace?material=glass"), UserError);
+}
+
+}  // namespace
+}  // namespace ptbench::test
