@@ -27,7 +27,9 @@ class GpuTest : public ::testing::Test {
 
 struct CommandResult {
   int exitCode;
-  std::string output;  // stdout and stderr together
+  std::string out;  // stdout
+  std::string err;  // stderr
+  std::string all() const { return out + err; }
 };
 
 // Runs the built ptbench with the given arguments (a shell fragment), after an optional

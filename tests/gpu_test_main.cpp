@@ -3,21 +3,28 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
 
 #include "gpu_test.h"
 
 namespace ptbench::test {
 
 CommandResult runPtbench(const std::string& arguments, const std::string& environment) {
-  const std::string command = "env " + environment + " " + PTBENCH_EXECUTABLE + " " + arguments + " 2>&1";
+  const std::string errFile = ::testing::TempDir() + "ptbench-stderr-" + std::to_string(::getpid());
+  const std::string command = "env " + environment + " " + PTBENCH_EXECUTABLE + " " + arguments + " 2>" + errFile;
   FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string output;
+  if (!pipe) return {-1, "", "popen failed"};
+  std::string out;
   std::array<char, 4096> chunk{};
   size_t read = 0;
-  while ((read = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) output.append(chunk.data(), read);
+  while ((read = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) out.append(chunk.data(), read);
   const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  std::ifstream errStream(errFile);
+  std::string err((std::istreambuf_iterator<char>(errStream)), std::istreambuf_iterator<char>());
+  std::remove(errFile.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, err};
 }
 
 }  // namespace ptbench::test

@@ -7,9 +7,9 @@ namespace ptbench::test {
 namespace {
 
 TEST(DevicesCommand, JsonListsLavapipeWithItsBackends) {
-  const auto result = runPtbench("devices --json 2>/dev/null");
-  ASSERT_EQ(result.exitCode, 0) << result.output;
-  const auto json = nlohmann::json::parse(result.output);
+  const auto result = runPtbench("devices --json");
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  const auto json = nlohmann::json::parse(result.out);
   ASSERT_TRUE(json["devices"].is_array());
   ASSERT_FALSE(json["devices"].empty());
   const auto& device = json["devices"][0];
@@ -27,29 +27,29 @@ TEST(DevicesCommand, UnknownDeviceFailsAndListsDevices) {
   // devices lists every device; a subcommand that opens one must refuse a bad --device.
   const auto result = runPtbench("--device nonexistent-gpu selftest");
   EXPECT_NE(result.exitCode, 0);
-  EXPECT_NE(result.output.find("--device nonexistent-gpu matches no Vulkan device"), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("llvmpipe"), std::string::npos) << result.output;
+  EXPECT_NE(result.all().find("--device nonexistent-gpu matches no Vulkan device"), std::string::npos) << result.all();
+  EXPECT_NE(result.all().find("llvmpipe"), std::string::npos) << result.all();
 }
 
 TEST(DevicesCommand, NoVulkanDriverNamesThePackage) {
   // An ICD list naming no driver is what a machine without mesa-vulkan-drivers looks like.
   const auto result = runPtbench("devices", "VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json");
   EXPECT_NE(result.exitCode, 0);
-  EXPECT_NE(result.output.find("mesa-vulkan-drivers"), std::string::npos) << result.output;
+  EXPECT_NE(result.all().find("mesa-vulkan-drivers"), std::string::npos) << result.all();
 }
 
 TEST(SelftestCommand, RunsTheKernelAndReportsItsTime) {
   const auto result = runPtbench("--validate selftest");
-  EXPECT_EQ(result.exitCode, 0) << result.output;
-  EXPECT_NE(result.output.find("selftest: ok"), std::string::npos) << result.output;
-  EXPECT_EQ(result.output.find("validation:"), std::string::npos) << result.output;
+  EXPECT_EQ(result.exitCode, 0) << result.all();
+  EXPECT_NE(result.all().find("selftest: ok"), std::string::npos) << result.all();
+  EXPECT_EQ(result.all().find("validation:"), std::string::npos) << result.all();
 }
 
 TEST(SceneInfoCommand, JsonDescribesTheScene) {
   const auto result = runPtbench("--validate scene-info --json " + std::string(PTBENCH_SOURCE_DIR) +
-                                 "/scenes/DamagedHelmet/glTF-Binary/DamagedHelmet.glb 2>/dev/null");
-  ASSERT_EQ(result.exitCode, 0) << result.output;
-  const auto json = nlohmann::json::parse(result.output);
+                                 "/scenes/DamagedHelmet/glTF-Binary/DamagedHelmet.glb");
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  const auto json = nlohmann::json::parse(result.out);
   EXPECT_EQ(json["triangles"], 15452);
   EXPECT_EQ(json["materials"], 1);
   EXPECT_EQ(json["textures"], 5);
@@ -64,7 +64,7 @@ TEST(SceneInfoCommand, JsonDescribesTheScene) {
 TEST(SceneInfoCommand, MissingSceneFailsWithItsName) {
   const auto result = runPtbench("scene-info /nonexistent/scene.glb");
   EXPECT_EQ(result.exitCode, 1);
-  EXPECT_NE(result.output.find("/nonexistent/scene.glb: no such scene file"), std::string::npos) << result.output;
+  EXPECT_NE(result.all().find("/nonexistent/scene.glb: no such scene file"), std::string::npos) << result.all();
 }
 
 }  // namespace
