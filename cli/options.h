@@ -14,5 +14,6 @@ struct GlobalOptions {
 void addDevicesCommand(CLI::App& app, const GlobalOptions& global);
 void addSelftestCommand(CLI::App& app, const GlobalOptions& global);
 void addSceneInfoCommand(CLI::App& app, const GlobalOptions& global);
+void addRenderCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace ptbench::cli

@@ -21,11 +21,9 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
 
   // Acceleration structures are built when the device has a hardware backend to use them.
   std::vector<Backend> hardware;
-  {
-    vk::Context probe(vk::ContextOptions{.deviceSelector = global.device});
-    for (Backend b : {Backend::RayQuery, Backend::Pipeline})
-      if (probe.capabilities().supports(b)) hardware.push_back(b);
-  }
+  const auto device = vk::selectDevice(global.device);
+  for (Backend b : {Backend::RayQuery, Backend::Pipeline})
+    if (device.supports(b)) hardware.push_back(b);
   vk::Context context(vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = hardware});
   const GpuScene gpuScene(context, scene);
   const auto& as = gpuScene.accelerationStats();

@@ -72,6 +72,7 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene) {
   emissiveTriangles_ = upload(context, scene.emissiveTriangles);
   aliasTable_ = upload(context, scene.lightAliasTable);
   punctualLights_ = upload(context, scene.punctualLights);
+  emissiveBases_ = upload(context, scene.emissiveBases);
   addresses_ = {.vertices = vertices_.address(),
                 .indices = indices_.address(),
                 .geometries = geometries_.address(),
@@ -80,6 +81,7 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene) {
                 .emissiveTriangles = emissiveTriangles_.address(),
                 .lightAliasTable = aliasTable_.address(),
                 .punctualLights = punctualLights_.address(),
+                .emissiveBases = emissiveBases_.address(),
                 .emissiveTriangleCount = uint32_t(scene.emissiveTriangles.size()),
                 .punctualLightCount = uint32_t(scene.punctualLights.size()),
                 .totalEmissivePower = float(scene.totalEmissivePower)};
@@ -382,7 +384,7 @@ void GpuScene::createDescriptors(const vk::Context& context) {
 uint64_t GpuScene::bufferBytes() const {
   uint64_t bytes = 0;
   for (const auto* b : {&vertices_, &indices_, &geometries_, &instances_, &materials_, &emissiveTriangles_, &aliasTable_,
-                        &punctualLights_})
+                        &punctualLights_, &emissiveBases_})
     bytes += b->bytes();
   return bytes;
 }

@@ -53,7 +53,8 @@ class GpuScene {
   void buildAccelerationStructures(const vk::Context& context, const SceneData& scene);
   void createDescriptors(const vk::Context& context);
 
-  vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_;
+  vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_,
+      emissiveBases_;
   std::vector<vk::Image> images_;
   std::vector<vk::DeviceHandle<VkSampler, vkDestroySampler>> samplers_;
   std::vector<uint32_t> imageSampler_;  // which sampler each image uses

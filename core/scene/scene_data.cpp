@@ -122,7 +122,8 @@ void SceneBuilder::setCamera(const Camera& camera, uint32_t cameraCount) {
 SceneData SceneBuilder::finish() {
   std::vector<float> powers;
   for (uint32_t i = 0; i < scene_.instances.size(); ++i) {
-    const auto& instance = scene_.instances[i];
+    auto& instance = scene_.instances[i];
+    instance.emissiveBasesOffset = uint32_t(scene_.emissiveBases.size());
     const Mat4& transform = transforms_[i];
     for (uint32_t g = instance.firstGeometry; g < instance.firstGeometry + instance.geometryCount; ++g) {
       const auto& geometry = scene_.geometries[g];
@@ -135,6 +136,9 @@ SceneData SceneBuilder::finish() {
         emission = {emission.x * average.x, emission.y * average.y, emission.z * average.z};
       }
       const float emittedLuminance = luminance(emission);
+      // An emissive geometry lists every triangle, degenerate ones with power 0, so that a
+      // hit finds its light-list entry by adding its primitive index to the base.
+      scene_.emissiveBases.push_back(emittedLuminance > 0 ? uint32_t(scene_.emissiveTriangles.size()) : gpu::NOT_EMISSIVE);
       for (uint32_t tri = 0; tri < geometry.triangleCount; ++tri) {
         Vec3 p[3];
         for (int k = 0; k < 3; ++k) {
@@ -145,7 +149,6 @@ SceneData SceneBuilder::finish() {
         }
         if (emittedLuminance <= 0) continue;
         const float area = 0.5f * length(cross(p[1] - p[0], p[2] - p[0]));
-        if (area <= 0) continue;
         scene_.emissiveTriangles.push_back({.instance = i, .geometry = g, .triangle = tri, .power = emittedLuminance * area});
         powers.push_back(emittedLuminance * area);
       }
@@ -161,6 +164,7 @@ std::vector<gpu::AliasEntry> buildAliasTable(std::span<const float> weights) {
   std::vector<gpu::AliasEntry> table(n);
   if (n == 0) return table;
   const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  if (total <= 0) return table;  // every pdf 0: nothing to sample
   std::vector<double> scaled(n);
   std::vector<uint32_t> small, large;
   for (size_t i = 0; i < n; ++i) {

@@ -67,6 +67,7 @@ struct SceneData {
   std::vector<TextureImage> textures;
   std::vector<gpu::EmissiveTriangle> emissiveTriangles;
   std::vector<gpu::AliasEntry> lightAliasTable;
+  std::vector<uint32_t> emissiveBases;  // see gpu::Instance::emissiveBasesOffset
   double totalEmissivePower = 0;
   std::vector<gpu::PunctualLight> punctualLights;
   std::optional<Camera> sceneCamera;  // the first perspective camera of the scene

@@ -180,9 +180,6 @@ const DeviceCapabilities& chooseDevice(const std::vector<DeviceCapabilities>& de
     const auto best = std::min_element(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
       return typePreference(a.type) < typePreference(b.type);
     });
-    if (best->type == VK_PHYSICAL_DEVICE_TYPE_CPU)
-      spdlog::warn("using {}, a CPU implementation of Vulkan: its timings are of software, not of a GPU",
-                   best->name);
     return *best;
   }
   const bool isIndex = std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c); });
@@ -322,6 +319,21 @@ std::vector<DeviceCapabilities> listDevices() {
   return devices;
 }
 
+DeviceCapabilities selectDevice(const std::string& selector) { return chooseDevice(listDevices(), selector); }
+
+Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested) {
+  if (requested == "auto") {
+    for (Backend backend : {Backend::RayQuery, Backend::Pipeline})
+      if (device.supports(backend)) return backend;
+    throw UserError(device.name + " has neither ray queries nor ray-tracing pipelines, which --backend auto needs");
+  }
+  const auto backend = parseBackend(requested);
+  if (!backend)
+    throw UserError("unknown backend '" + std::string(requested) + "': use auto, rayquery, pipeline or software");
+  if (!device.supports(*backend)) throw UserError(missingBackendMessage(device, *backend));
+  return *backend;
+}
+
 Context::Context(const ContextOptions& options) {
   instance_ = createInstance(options.validation);
   debugLabels_ = hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
@@ -343,6 +355,9 @@ Context::Context(const ContextOptions& options) {
     for (uint32_t i = 0; i < handles.size(); ++i) devices.push_back(probe(handles[i], i));
     capabilities_ = chooseDevice(devices, options.deviceSelector);
     physicalDevice_ = handles[capabilities_.index];
+    if (capabilities_.type == VK_PHYSICAL_DEVICE_TYPE_CPU)
+      spdlog::warn("using {}, a CPU implementation of Vulkan: its timings are of software, not of a GPU",
+                   capabilities_.name);
     vkGetPhysicalDeviceMemoryProperties(physicalDevice_, &memoryProperties_);
 
     if (!capabilities_.supports(Backend::Software))

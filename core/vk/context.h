@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/backend.h"
@@ -109,5 +110,12 @@ class Context {
 
 // Every physical device with its capabilities, without creating a logical device.
 std::vector<DeviceCapabilities> listDevices();
+
+// The device a Context with this selector would choose, without creating it.
+DeviceCapabilities selectDevice(const std::string& selector);
+
+// "auto" (ray queries where the device has them, else the ray-tracing pipeline) or a backend
+// name; a UserError when the device lacks it, naming the backends it has.
+Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested);
 
 }  // namespace ptbench::vk

@@ -22,6 +22,7 @@ struct SceneAddresses {
   uint64_t emissiveTriangles;  // EmissiveTriangle[]
   uint64_t lightAliasTable;    // AliasEntry[]
   uint64_t punctualLights;     // PunctualLight[]
+  uint64_t emissiveBases;      // uint[], see Instance::emissiveBasesOffset
   uint emissiveTriangleCount;
   uint punctualLightCount;
   float totalEmissivePower;

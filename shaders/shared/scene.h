@@ -30,8 +30,12 @@ struct Instance {
   uint firstGeometry;     // a hit's geometry is firstGeometry + its geometry index in the BLAS
   uint geometryCount;
   uint materialOverride;  // NO_MATERIAL_OVERRIDE, or a material for every geometry (procedural scenes)
-  uint pad;
+  // emissiveBases[emissiveBasesOffset + g] is the light-list index of triangle 0 of the
+  // instance's geometry g, or NOT_EMISSIVE; its triangles follow in order.
+  uint emissiveBasesOffset;
 };
+
+PTBENCH_CONST uint NOT_EMISSIVE = 0xffffffffu;
 
 PTBENCH_CONST uint NO_MATERIAL_OVERRIDE = 0xffffffffu;
 PTBENCH_CONST int NO_TEXTURE = -1;

@@ -1,0 +1,118 @@
+// `ptbench render`: one image of one scene with one integrator and backend, timed.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "cli/options.h"
+#include "core/errors.h"
+#include "core/integrators/megakernel.h"
+#include "core/scene/builtin_scenes.h"
+
+namespace ptbench::cli {
+namespace {
+
+struct RenderOptions {
+  std::string scene;
+  std::string integrator = "megakernel";
+  std::string backend = "auto";
+  std::string sampler = "halton";
+  RenderSettings settings;
+  std::vector<float> environment;
+  std::vector<float> cameraPosition, cameraTarget, cameraUp;
+  float fov = 0;
+  float exposure = 0;
+  std::vector<std::string> outputs;
+};
+
+Vec3 toVec3(const std::vector<float>& v) { return {v[0], v[1], v[2]}; }
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n == 0 ? 0 : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+void render(const GlobalOptions& global, RenderOptions options) {
+  const auto integrator = parseIntegrator(options.integrator);
+  if (!integrator) throw UserError("unknown integrator '" + options.integrator + "': use megakernel or megakernel-regen");
+  for (const auto& out : options.outputs)
+    if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
+  options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
+
+  const SceneData scene = loadScene(options.scene);
+  RenderSettings& settings = options.settings;
+  settings.camera = scene.defaultCamera();
+  if (!options.cameraPosition.empty()) settings.camera.position = toVec3(options.cameraPosition);
+  if (!options.cameraTarget.empty()) settings.camera.target = toVec3(options.cameraTarget);
+  if (!options.cameraUp.empty()) settings.camera.up = toVec3(options.cameraUp);
+  if (options.fov > 0) settings.camera.yfovDegrees = options.fov;
+  if (!options.environment.empty()) settings.environment = toVec3(options.environment);
+
+  const Backend backend = vk::resolveBackend(vk::selectDevice(global.device), options.backend);
+  vk::Context context(vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = {backend}});
+  const GpuScene gpuScene(context, scene);
+  MegakernelIntegrator renderer(context, gpuScene, backend, *integrator == IntegratorKind::MegakernelRegen);
+  const FrameResult frame = renderer.render(settings);
+
+  std::vector<double> launchMs;
+  for (const auto& stage : frame.stages) launchMs.push_back(stage.gpuNs * 1e-6);
+  const double seconds = frame.gpuMs * 1e-3;
+  const uint64_t rays = frame.work.extensionRays + frame.work.shadowRays;
+  std::cout << fmt::format("{} | {} | {} | {}x{} | {} spp | max depth {} | {}\n", options.scene, options.integrator,
+                           backendName(backend), settings.width, settings.height, settings.samplesPerPixel,
+                           settings.maxDepth, context.capabilities().name);
+  std::cout << fmt::format("  {:<12} {:10.3f} ms GPU over {} launch(es), median {:.3f} ms\n", stageName(Stage::TraceShade),
+                           frame.gpuMs, launchMs.size(), median(launchMs));
+  std::cout << fmt::format("  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipeline created in {:.1f} ms\n",
+                           "frame", frame.gpuMs, frame.hostMs, renderer.pipelineCreateMs());
+  std::cout << fmt::format("  {:<12} {:.3f} Mpaths/s, {:.3f} Mrays/s ({} extension + {} shadow), {:.3f} Msegments/s\n",
+                           "throughput", double(frame.work.paths) / seconds * 1e-6, double(rays) / seconds * 1e-6,
+                           frame.work.extensionRays, frame.work.shadowRays,
+                           double(frame.work.pathSegments) / seconds * 1e-6);
+  for (const auto& out : options.outputs) {
+    writeImage(out, frame.image, options.exposure);
+    std::cout << "  wrote " << out << "\n";
+  }
+  if (context.validationMessageCount() > 0)
+    throw UserError(std::to_string(context.validationMessageCount()) + " validation message(s); see above");
+}
+
+}  // namespace
+
+void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
+  auto* command = app.add_subcommand("render", "Render one image of a scene and time it");
+  auto options = std::make_shared<RenderOptions>();
+  command->add_option("--scene", options->scene, "a .gltf/.glb path or builtin:cornell|furnace|spheres?n=N&subdiv=S")
+      ->required();
+  command->add_option("--integrator", options->integrator, "megakernel or megakernel-regen")->capture_default_str();
+  command->add_option("--backend", options->backend, "auto, rayquery or pipeline (auto: rayquery where supported)")
+      ->capture_default_str();
+  command->add_option("--width", options->settings.width, "image width")->capture_default_str()->check(CLI::Range(1u, 16384u));
+  command->add_option("--height", options->settings.height, "image height")->capture_default_str()->check(CLI::Range(1u, 16384u));
+  command->add_option("--spp", options->settings.samplesPerPixel, "samples per pixel")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
+  command->add_option("--max-depth", options->settings.maxDepth, "most segments a path may have (1: emitters only)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  command->add_option("--rr-depth", options->settings.rrDepth, "Russian roulette from this segment on")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  command->add_option("--seed", options->settings.seed, "seed of the sample stream")->capture_default_str();
+  command->add_option("--sampler", options->sampler, "halton (with Cranley-Patterson rotation) or pcg")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"halton", "pcg"}));
+  command->add_option("--env", options->environment, "constant environment radiance R,G,B")->delimiter(',')->expected(3);
+  command->add_option("--camera-position", options->cameraPosition, "x,y,z")->delimiter(',')->expected(3);
+  command->add_option("--camera-target", options->cameraTarget, "x,y,z")->delimiter(',')->expected(3);
+  command->add_option("--camera-up", options->cameraUp, "x,y,z")->delimiter(',')->expected(3);
+  command->add_option("--fov", options->fov, "vertical field of view in degrees")->check(CLI::Range(0.1f, 179.0f));
+  command->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
+      ->capture_default_str();
+  command->add_option("--out", options->outputs, "image files: .png (tonemapped sRGB), .exr or .pfm (linear)");
+  command->callback([&global, options] { render(global, *options); });
+}
+
+}  // namespace ptbench::cli

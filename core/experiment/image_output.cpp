@@ -1,0 +1,87 @@
+#include "core/experiment/image_output.h"
+
+#include <stb_image_write.h>
+#include <tinyexr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "core/errors.h"
+#include "core/experiment/atomic_file.h"
+
+namespace ptbench {
+namespace {
+
+float acesFilmic(float x) {
+  const float a = 2.51f, b = 0.03f, c = 2.43f, d = 0.59f, e = 0.14f;
+  return std::clamp((x * (a * x + b)) / (x * (c * x + d) + e), 0.0f, 1.0f);
+}
+
+float srgbEncode(float linear) {
+  return linear <= 0.0031308f ? 12.92f * linear : 1.055f * std::pow(linear, 1.0f / 2.4f) - 0.055f;
+}
+
+std::string lowercaseExtension(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return extension;
+}
+
+}  // namespace
+
+void writePng(const std::filesystem::path& path, const LinearImage& image, float exposure) {
+  const float scale = std::exp2(exposure);
+  std::vector<uint8_t> pixels(image.rgb.size());
+  for (size_t i = 0; i < image.rgb.size(); ++i) {
+    const float value = std::isfinite(image.rgb[i]) ? std::max(image.rgb[i], 0.0f) : 0.0f;
+    pixels[i] = uint8_t(std::lround(255.0f * srgbEncode(acesFilmic(value * scale))));
+  }
+  std::string encoded;
+  const auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+  };
+  if (!stbi_write_png_to_func(append, &encoded, int(image.width), int(image.height), 3, pixels.data(), int(image.width * 3)))
+    throw UserError("cannot encode " + path.string() + " as PNG");
+  writeFileAtomically(path, encoded);
+}
+
+void writeExr(const std::filesystem::path& path, const LinearImage& image) {
+  writeAtomically(path, [&](const std::filesystem::path& temporary) {
+    const char* error = nullptr;
+    if (SaveEXR(image.rgb.data(), int(image.width), int(image.height), 3, 0, temporary.c_str(), &error) < 0) {
+      const std::string message = error ? error : "unknown tinyexr error";
+      if (error) FreeEXRErrorMessage(error);
+      throw std::runtime_error(message);
+    }
+  });
+}
+
+void writePfm(const std::filesystem::path& path, const LinearImage& image) {
+  // "PF" is colour; a negative scale says little-endian; rows run bottom to top.
+  std::string data = "PF\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n-1.0\n";
+  const size_t header = data.size();
+  const size_t rowFloats = size_t(image.width) * 3;
+  data.resize(header + image.rgb.size() * sizeof(float));
+  for (uint32_t row = 0; row < image.height; ++row) {
+    const float* source = image.rgb.data() + size_t(image.height - 1 - row) * rowFloats;
+    std::memcpy(data.data() + header + row * rowFloats * sizeof(float), source, rowFloats * sizeof(float));
+  }
+  writeFileAtomically(path, data);
+}
+
+bool isImageExtension(const std::filesystem::path& path) {
+  const std::string extension = lowercaseExtension(path);
+  return extension == ".png" || extension == ".exr" || extension == ".pfm";
+}
+
+void writeImage(const std::filesystem::path& path, const LinearImage& image, float exposure) {
+  const std::string extension = lowercaseExtension(path);
+  if (extension == ".png") return writePng(path, image, exposure);
+  if (extension == ".exr") return writeExr(path, image);
+  if (extension == ".pfm") return writePfm(path, image);
+  throw UserError(path.string() + ": unknown image format; use .png, .exr or .pfm");
+}
+
+}  // namespace ptbench

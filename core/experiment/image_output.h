@@ -1,0 +1,24 @@
+// Writing rendered images: PNG (tonemapped, sRGB), EXR and PFM (linear).
+#pragma once
+#include <filesystem>
+#include <vector>
+
+namespace ptbench {
+
+// Linear radiance, rows top to bottom, RGB interleaved.
+struct LinearImage {
+  uint32_t width = 0;
+  uint32_t height = 0;
+  std::vector<float> rgb;
+};
+
+// Exposure scales radiance by 2^exposure before the tonemap (ACES filmic, Narkowicz's fit)
+// and the sRGB transfer function.
+void writePng(const std::filesystem::path& path, const LinearImage& image, float exposure);
+void writeExr(const std::filesystem::path& path, const LinearImage& image);  // 32-bit float RGB
+void writePfm(const std::filesystem::path& path, const LinearImage& image);  // little-endian, rows bottom to top
+// By extension: .png, .exr or .pfm; anything else is a UserError.
+void writeImage(const std::filesystem::path& path, const LinearImage& image, float exposure);
+bool isImageExtension(const std::filesystem::path& path);
+
+}  // namespace ptbench

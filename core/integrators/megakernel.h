@@ -1,0 +1,30 @@
+// The megakernel integrator: one launch per sample pass, each thread tracing its pixel's path
+// to the end; or, as megakernel-regen, one launch in which each thread runs all its pixel's
+// samples back to back, starting the next path where the last one ended.
+#pragma once
+#include "core/integrators/film.h"
+#include "core/integrators/kernel.h"
+#include "core/scene/gpu_scene.h"
+#include "shared/render.h"
+
+namespace ptbench {
+
+class MegakernelIntegrator {
+ public:
+  MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend, bool regenerate);
+
+  FrameResult render(const RenderSettings& settings);
+  double pipelineCreateMs() const { return kernel_.createMs(); }
+
+ private:
+  const vk::Context& context_;
+  const GpuScene& scene_;
+  bool regenerate_;
+  Kernel kernel_;
+  vk::Buffer frameParams_;
+};
+
+// Fills the frame parameters every kernel reads.
+void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film& film, const RenderSettings& settings);
+
+}  // namespace ptbench

@@ -1,0 +1,29 @@
+// Buffer references for the scene and frame, and the push constant every kernel receives.
+#ifndef PTBENCH_FRAME_GLSL
+#define PTBENCH_FRAME_GLSL
+#extension GL_EXT_scalar_block_layout : require
+#extension GL_EXT_buffer_reference2 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_nonuniform_qualifier : require
+#include "shared/render.h"
+#include "shared/scene.h"
+
+layout(buffer_reference, scalar) readonly buffer Vertices { Vertex v[]; };
+layout(buffer_reference, scalar) readonly buffer Indices { uint i[]; };
+layout(buffer_reference, scalar) readonly buffer Geometries { Geometry g[]; };
+layout(buffer_reference, scalar) readonly buffer Instances { Instance i[]; };
+layout(buffer_reference, scalar) readonly buffer Materials { Material m[]; };
+layout(buffer_reference, scalar) readonly buffer EmissiveTriangles { EmissiveTriangle t[]; };
+layout(buffer_reference, scalar) readonly buffer AliasTable { AliasEntry e[]; };
+layout(buffer_reference, scalar) readonly buffer UintArray { uint u[]; };
+layout(buffer_reference, scalar) buffer Vec4Array { vec4 v[]; };
+layout(buffer_reference, scalar) buffer CounterArray { PixelCounters c[]; };
+layout(buffer_reference, scalar) readonly buffer FrameParamsRef { FrameParams p; };
+
+layout(push_constant, scalar) uniform PushBlock { FramePush push; };
+layout(set = SCENE_SET, binding = BINDING_TEXTURES) uniform sampler2D textures[];
+
+#define FRAME (FrameParamsRef(push.params).p)
+#define SCENE (FRAME.scene)
+
+#endif

@@ -1,0 +1,98 @@
+// One path vertex at a time: the light transport both integrators share. The megakernel calls
+// these in a loop; the wavefront calls each from its own stage.
+#ifndef PTBENCH_PATH_GLSL
+#define PTBENCH_PATH_GLSL
+
+struct PathState {
+  vec3 origin;
+  vec3 direction;
+  vec3 throughput;
+  vec3 radiance;
+  uint pixel;
+  uint sampleIndex;
+  uint depth;         // segments traced so far
+  float bsdfPdf;      // of the direction just sampled, for MIS when it hits an emitter
+};
+
+// A shadow ray for next-event estimation: contribution is added if nothing blocks it.
+struct ShadowRay {
+  vec3 origin;
+  vec3 direction;
+  float tMax;
+  vec3 contribution;
+  bool requested;
+};
+
+uvec2 pixelCoordinates(uint pixel) { return uvec2(pixel % FRAME.width, pixel / FRAME.width); }
+
+PathState startPath(uint pixel, uint sampleIndex) {
+  PathState path;
+  path.pixel = pixel;
+  path.sampleIndex = sampleIndex;
+  path.depth = 0u;
+  path.throughput = vec3(1.0);
+  path.radiance = vec3(0.0);
+  path.bsdfPdf = 0.0;
+  cameraRay(pixelCoordinates(pixel), sampleStream(pixel, sampleIndex), path.origin, path.direction);
+  return path;
+}
+
+void pathEscaped(inout PathState path) {
+  path.radiance += path.throughput * FRAME.environment;
+  path.depth += 1u;
+}
+
+// Shades the vertex a traced ray found: emission (MIS-weighted against light sampling), a
+// light sample, the next direction and Russian roulette. Returns whether the path goes on.
+bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
+  shadow.requested = false;
+  path.depth += 1u;
+  ShadingPoint sp = shadingPoint(hit, path.direction);
+  vec3 wo = -path.direction;
+
+  if (maxComponent(sp.emission) > 0.0) {
+    float weight = 1.0;
+    if (path.depth > 1u) weight = powerHeuristic(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, path.origin));
+    path.radiance += path.throughput * sp.emission * weight;
+  }
+  if (path.depth >= FRAME.maxDepth) return false;
+
+  SampleStream stream = sampleStream(path.pixel, path.sampleIndex);
+  uint vertex = path.depth - 1u;
+  LightSample light;
+  if (sampleEmissiveTriangle(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
+                             sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
+      dot(light.direction, sp.geometricNormal) > 0.0) {
+    vec3 f = bsdfEvaluate(sp, wo, light.direction);
+    float cosine = dot(sp.shadingNormal, light.direction);
+    if (maxComponent(f) > 0.0 && cosine > 0.0) {
+      float weight = powerHeuristic(light.pdf, bsdfPdf(sp, wo, light.direction));
+      shadow.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
+      shadow.direction = light.direction;
+      // Stop short of the emitter so that it does not occlude itself.
+      shadow.tMax = light.distance * (1.0 - 1e-4);
+      shadow.contribution = path.throughput * f * cosine * light.radiance * weight / light.pdf;
+      shadow.requested = true;
+    }
+  }
+
+  BsdfSample bsdf;
+  if (!bsdfSample(sp, wo, sample1D(stream, bounceDimension(vertex, DIMENSION_LOBE)),
+                  sample2D(stream, bounceDimension(vertex, DIMENSION_BSDF)), bsdf))
+    return false;
+  // A direction under the geometric surface would leak through it.
+  if (dot(bsdf.direction, sp.geometricNormal) <= 0.0) return false;
+  path.throughput *= bsdf.weight;
+  path.bsdfPdf = bsdf.pdf;
+  path.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
+  path.direction = bsdf.direction;
+
+  if (path.depth >= FRAME.rrDepth) {
+    float survival = min(maxComponent(path.throughput), 1.0);
+    if (sample1D(stream, bounceDimension(vertex, DIMENSION_ROULETTE)) >= survival) return false;
+    path.throughput /= survival;
+  }
+  return maxComponent(path.throughput) > 0.0;
+}
+
+#endif

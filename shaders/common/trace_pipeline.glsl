@@ -1,0 +1,32 @@
+// traceClosest and traceAny through GL_EXT_ray_tracing, from a ray-generation shader:
+// traversal by the driver, hits reported by rt_closest_hit.rchit, alpha by rt_any_hit.rahit.
+#ifndef PTBENCH_TRACE_GLSL
+#define PTBENCH_TRACE_GLSL
+#extension GL_EXT_ray_tracing : require
+#include "shared/raytracing.h"
+
+layout(set = SCENE_SET, binding = BINDING_TLAS) uniform accelerationStructureEXT tlas;
+layout(location = PAYLOAD_HIT) rayPayloadEXT HitPayload hitPayload;
+layout(location = PAYLOAD_SHADOW) rayPayloadEXT uint shadowPayload;
+
+const float RAY_T_MAX = 1e30;
+
+bool traceClosest(vec3 origin, vec3 direction, out SurfaceHit hit) {
+  traceRayEXT(tlas, gl_RayFlagsNoneEXT, 0xff, 0, 0, MISS_CLOSEST, origin, 0.0, direction, RAY_T_MAX, int(PAYLOAD_HIT));
+  if (hitPayload.t < 0.0) return false;
+  hit.t = hitPayload.t;
+  hit.instance = hitPayload.instance;
+  hit.geometry = hitPayload.geometry;
+  hit.primitive = hitPayload.primitive;
+  hit.barycentrics = hitPayload.barycentrics;
+  return true;
+}
+
+bool traceAny(vec3 origin, vec3 direction, float tMax) {
+  shadowPayload = 1u;  // the shadow miss shader clears it
+  traceRayEXT(tlas, gl_RayFlagsTerminateOnFirstHitEXT | gl_RayFlagsSkipClosestHitShaderEXT, 0xff, 0, 0, MISS_SHADOW,
+              origin, 0.0, direction, tMax, int(PAYLOAD_SHADOW));
+  return shadowPayload != 0u;
+}
+
+#endif

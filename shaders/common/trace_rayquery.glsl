@@ -1,0 +1,44 @@
+// traceClosest and traceAny through GL_EXT_ray_query, inline in a compute shader.
+#ifndef PTBENCH_TRACE_GLSL
+#define PTBENCH_TRACE_GLSL
+#extension GL_EXT_ray_query : require
+
+layout(set = SCENE_SET, binding = BINDING_TLAS) uniform accelerationStructureEXT tlas;
+
+const float RAY_T_MAX = 1e30;
+
+// Runs the traversal, asking the alpha test about every non-opaque candidate.
+void traverse(rayQueryEXT query) {
+  while (rayQueryProceedEXT(query)) {
+    if (rayQueryGetIntersectionTypeEXT(query, false) == gl_RayQueryCandidateIntersectionTriangleEXT &&
+        alphaTestPasses(rayQueryGetIntersectionInstanceCustomIndexEXT(query, false),
+                        rayQueryGetIntersectionGeometryIndexEXT(query, false),
+                        rayQueryGetIntersectionPrimitiveIndexEXT(query, false),
+                        rayQueryGetIntersectionBarycentricsEXT(query, false), rayQueryGetWorldRayOriginEXT(query),
+                        rayQueryGetWorldRayDirectionEXT(query)))
+      rayQueryConfirmIntersectionEXT(query);
+  }
+}
+
+bool traceClosest(vec3 origin, vec3 direction, out SurfaceHit hit) {
+  rayQueryEXT query;
+  rayQueryInitializeEXT(query, tlas, gl_RayFlagsNoneEXT, 0xff, origin, 0.0, direction, RAY_T_MAX);
+  traverse(query);
+  if (rayQueryGetIntersectionTypeEXT(query, true) == gl_RayQueryCommittedIntersectionNoneEXT) return false;
+  hit.t = rayQueryGetIntersectionTEXT(query, true);
+  hit.instance = rayQueryGetIntersectionInstanceCustomIndexEXT(query, true);
+  hit.geometry = rayQueryGetIntersectionGeometryIndexEXT(query, true);
+  hit.primitive = rayQueryGetIntersectionPrimitiveIndexEXT(query, true);
+  hit.barycentrics = rayQueryGetIntersectionBarycentricsEXT(query, true);
+  return true;
+}
+
+// Whether anything blocks the segment from origin to origin + tMax * direction.
+bool traceAny(vec3 origin, vec3 direction, float tMax) {
+  rayQueryEXT query;
+  rayQueryInitializeEXT(query, tlas, gl_RayFlagsTerminateOnFirstHitEXT, 0xff, origin, 0.0, direction, tMax);
+  traverse(query);
+  return rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT;
+}
+
+#endif

@@ -1,0 +1,57 @@
+// The megakernel: one thread carries a path from the camera to its end (Laine et al. 2013's
+// baseline). With MEGAKERNEL_REGEN, a thread whose path ended starts its pixel's next sample
+// in the same loop, until the pixel's budget is spent.
+#include "common/frame.glsl"
+#include "common/sampling.glsl"
+#include "common/camera.glsl"
+#include "common/surface.glsl"
+#include "common/trace.glsl"
+#include "common/bsdf.glsl"
+#include "common/lights.glsl"
+#include "common/path.glsl"
+#include "common/film.glsl"
+
+// Traces one segment of the path and shades what it found; returns whether the path goes on.
+bool advancePath(inout PathState path, inout PixelCounters counters) {
+  counters.extensionRays += 1u;
+  counters.pathSegments += 1u;
+  SurfaceHit hit;
+  if (!traceClosest(path.origin, path.direction, hit)) {
+    pathEscaped(path);
+    return false;
+  }
+  ShadowRay shadow;
+  bool alive = pathHit(path, hit, shadow);
+  if (shadow.requested) {
+    counters.shadowRays += 1u;
+    if (!traceAny(shadow.origin, shadow.direction, shadow.tMax)) path.radiance += shadow.contribution;
+  }
+  return alive;
+}
+
+void megakernel(uvec2 pixel) {
+  if (pixel.x >= FRAME.width || pixel.y >= FRAME.height) return;
+  uint pixelIndex = pixel.y * FRAME.width + pixel.x;
+  PixelCounters counters = CounterArray(FRAME.counters).c[pixelIndex];
+  FilmSample film = filmSample();
+#ifdef MEGAKERNEL_REGEN
+  uint started = 1u;
+  PathState path = startPath(pixelIndex, push.sampleIndex);
+  while (true) {
+    if (advancePath(path, counters)) continue;
+    filmAdd(film, path.radiance);
+    if (started == FRAME.samplesPerPixel) break;
+    path = startPath(pixelIndex, push.sampleIndex + started);
+    started += 1u;
+  }
+  counters.paths += started;
+#else
+  PathState path = startPath(pixelIndex, push.sampleIndex);
+  while (advancePath(path, counters)) {
+  }
+  filmAdd(film, path.radiance);
+  counters.paths += 1u;
+#endif
+  filmCommit(film, pixelIndex);
+  CounterArray(FRAME.counters).c[pixelIndex] = counters;
+}

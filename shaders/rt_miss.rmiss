@@ -1,0 +1,9 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_ray_tracing : require
+#extension GL_EXT_scalar_block_layout : require
+#include "shared/raytracing.h"
+
+layout(location = PAYLOAD_HIT) rayPayloadInEXT HitPayload hitPayload;
+
+void main() { hitPayload.t = -1.0; }
