@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "gpu_test.h"
 
 namespace ptbench::test {
@@ -65,6 +67,33 @@ TEST(SceneInfoCommand, MissingSceneFailsWithItsName) {
   const auto result = runPtbench("scene-info /nonexistent/scene.glb");
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.all().find("/nonexistent/scene.glb: no such scene file"), std::string::npos) << result.all();
+}
+
+TEST(RenderCommand, WritesEveryRequestedImageAndReportsThroughput) {
+  const std::string dir = ::testing::TempDir();
+  const auto result = runPtbench("--validate render --scene builtin:cornell --backend pipeline --width 16 --height 16 "
+                                 "--spp 2 --out " + dir + "r.png " + dir + "r.exr " + dir + "r.pfm");
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  EXPECT_NE(result.out.find("trace_shade"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("Mrays/s"), std::string::npos) << result.out;
+  for (const char* name : {"r.png", "r.exr", "r.pfm"}) {
+    std::ifstream file(dir + name, std::ios::binary | std::ios::ate);
+    EXPECT_GT(file.tellg(), 0) << name;
+  }
+  std::ifstream pfm(dir + "r.pfm", std::ios::binary | std::ios::ate);
+  EXPECT_EQ(pfm.tellg(), std::streamoff(std::string("PF\n16 16\n-1.0\n").size() + 16 * 16 * 3 * 4));
+}
+
+TEST(RenderCommand, RefusesBadArgumentsBeforeRendering) {
+  const auto badFormat = runPtbench("render --scene builtin:cornell --out image.bmp");
+  EXPECT_EQ(badFormat.exitCode, 1);
+  EXPECT_NE(badFormat.err.find("image.bmp: unknown image format"), std::string::npos) << badFormat.err;
+  const auto badIntegrator = runPtbench("render --scene builtin:cornell --integrator wavefront-ish");
+  EXPECT_EQ(badIntegrator.exitCode, 1);
+  EXPECT_NE(badIntegrator.err.find("unknown integrator 'wavefront-ish'"), std::string::npos) << badIntegrator.err;
+  const auto badBackend = runPtbench("render --scene builtin:cornell --backend optix");
+  EXPECT_EQ(badBackend.exitCode, 1);
+  EXPECT_NE(badBackend.err.find("unknown backend 'optix'"), std::string::npos) << badBackend.err;
 }
 
 }  // namespace
