@@ -7,7 +7,7 @@
 
 #include "cli/options.h"
 #include "core/errors.h"
-#include "core/integrators/megakernel.h"
+#include "core/integrators/create.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench::cli {
@@ -53,8 +53,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
   const Backend backend = vk::resolveBackend(vk::selectDevice(global.device), options.backend);
   vk::Context context(vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = {backend}});
   const GpuScene gpuScene(context, scene);
-  MegakernelIntegrator renderer(context, gpuScene, backend, *integrator == IntegratorKind::MegakernelRegen);
-  const FrameResult frame = renderer.render(settings);
+  const auto renderer = createIntegrator(*integrator, context, gpuScene, backend);
+  const FrameResult frame = renderer->render(settings);
 
   std::vector<double> launchMs;
   for (const auto& stage : frame.stages) launchMs.push_back(stage.gpuNs * 1e-6);
@@ -66,7 +66,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
   std::cout << fmt::format("  {:<12} {:10.3f} ms GPU over {} launch(es), median {:.3f} ms\n", stageName(Stage::TraceShade),
                            frame.gpuMs, launchMs.size(), median(launchMs));
   std::cout << fmt::format("  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipeline created in {:.1f} ms\n",
-                           "frame", frame.gpuMs, frame.hostMs, renderer.pipelineCreateMs());
+                           "frame", frame.gpuMs, frame.hostMs, renderer->pipelineCreateMs());
   std::cout << fmt::format("  {:<12} {:.3f} Mpaths/s, {:.3f} Mrays/s ({} extension + {} shadow), {:.3f} Msegments/s\n",
                            "throughput", double(frame.work.paths) / seconds * 1e-6, double(rays) / seconds * 1e-6,
                            frame.work.extensionRays, frame.work.shadowRays,

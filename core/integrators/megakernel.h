@@ -2,6 +2,7 @@
 // to the end; or, as megakernel-regen, one launch in which each thread runs all its pixel's
 // samples back to back, starting the next path where the last one ended.
 #pragma once
+#include "core/integrators/create.h"
 #include "core/integrators/film.h"
 #include "core/integrators/kernel.h"
 #include "core/scene/gpu_scene.h"
@@ -9,12 +10,12 @@
 
 namespace ptbench {
 
-class MegakernelIntegrator {
+class MegakernelIntegrator final : public Integrator {
  public:
   MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend, bool regenerate);
 
-  FrameResult render(const RenderSettings& settings);
-  double pipelineCreateMs() const { return kernel_.createMs(); }
+  FrameResult render(const RenderSettings& settings) override;
+  double pipelineCreateMs() const override { return kernel_.createMs(); }
 
  private:
   const vk::Context& context_;

@@ -1,0 +1,18 @@
+#include "core/integrators/create.h"
+
+#include <stdexcept>
+
+#include "core/integrators/megakernel.h"
+
+namespace ptbench {
+
+std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Context& context, const GpuScene& scene,
+                                             Backend backend) {
+  switch (kind) {
+    case IntegratorKind::Megakernel: return std::make_unique<MegakernelIntegrator>(context, scene, backend, false);
+    case IntegratorKind::MegakernelRegen: return std::make_unique<MegakernelIntegrator>(context, scene, backend, true);
+  }
+  throw std::logic_error("unknown integrator kind");
+}
+
+}  // namespace ptbench
