@@ -26,10 +26,13 @@ int main(int argc, char** argv) {
   app.parse_complete_callback([&] {
     if (global.verbose) spdlog::set_level(spdlog::level::debug);
   });
+  cli::addRunCommand(app, global);
+  cli::addValidateCommand(app, global);
+  cli::addCompareCommand(app, global);
+  cli::addRenderCommand(app, global);
   cli::addDevicesCommand(app, global);
   cli::addSelftestCommand(app, global);
   cli::addSceneInfoCommand(app, global);
-  cli::addRenderCommand(app, global);
 
   try {
     app.parse(argc, argv);

@@ -15,5 +15,8 @@ void addDevicesCommand(CLI::App& app, const GlobalOptions& global);
 void addSelftestCommand(CLI::App& app, const GlobalOptions& global);
 void addSceneInfoCommand(CLI::App& app, const GlobalOptions& global);
 void addRenderCommand(CLI::App& app, const GlobalOptions& global);
+void addRunCommand(CLI::App& app, const GlobalOptions& global);
+void addValidateCommand(CLI::App& app, const GlobalOptions& global);
+void addCompareCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace ptbench::cli

@@ -198,33 +198,47 @@ Primitive uvSphere(uint32_t subdivisions, uint32_t material) {
   return p;
 }
 
-SceneData loadBuiltinScene(const std::string& spec) {
+BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
   std::string name;
   const auto parameters = parseQuery(spec, name);
+  BuiltinSceneRequest request{.spec = spec};
   if (name == "cornell") {
     refuseUnknown(spec, parameters, {});
-    return cornell();
-  }
-  if (name == "furnace") {
+    request.kind = BuiltinSceneRequest::Cornell;
+  } else if (name == "furnace") {
     refuseUnknown(spec, parameters, {"material"});
     const auto found = parameters.find("material");
-    const std::string material = found == parameters.end() ? "diffuse" : found->second;
-    if (material != "diffuse" && material != "mirror")
+    request.kind = BuiltinSceneRequest::Furnace;
+    request.material = found == parameters.end() ? "diffuse" : found->second;
+    if (request.material != "diffuse" && request.material != "mirror")
       throw UserError(spec + ": material must be diffuse or mirror");
-    return furnace(material);
-  }
-  if (name == "spheres") {
+  } else if (name == "spheres") {
     refuseUnknown(spec, parameters, {"n", "subdiv"});
-    return spheres(integerParameter(spec, parameters, "n", 16, 1, 1u << 20),
-                   integerParameter(spec, parameters, "subdiv", 16, 2, 2048), spec);
+    request.kind = BuiltinSceneRequest::Spheres;
+    request.count = integerParameter(spec, parameters, "n", 16, 1, 1u << 20);
+    request.subdivisions = integerParameter(spec, parameters, "subdiv", 16, 2, 2048);
+  } else {
+    throw UserError("unknown built-in scene '" + spec +
+                    "': the built-in scenes are builtin:cornell, builtin:furnace[?material=diffuse|mirror] and "
+                    "builtin:spheres?n=N&subdiv=S");
   }
-  throw UserError("unknown built-in scene '" + spec +
-                  "': the built-in scenes are builtin:cornell, builtin:furnace[?material=diffuse|mirror] and "
-                  "builtin:spheres?n=N&subdiv=S");
+  return request;
 }
 
+SceneData loadBuiltinScene(const std::string& spec) {
+  const BuiltinSceneRequest request = parseBuiltinScene(spec);
+  switch (request.kind) {
+    case BuiltinSceneRequest::Cornell: return cornell();
+    case BuiltinSceneRequest::Furnace: return furnace(request.material);
+    case BuiltinSceneRequest::Spheres: return spheres(request.count, request.subdivisions, spec);
+  }
+  throw std::logic_error("unknown built-in scene kind");
+}
+
+bool isBuiltinScene(const std::string& spec) { return spec.starts_with(builtinPrefix); }
+
 SceneData loadScene(const std::string& spec) {
-  if (spec.starts_with(builtinPrefix)) return loadBuiltinScene(spec);
+  if (isBuiltinScene(spec)) return loadBuiltinScene(spec);
   return loadGltf(spec);
 }
 

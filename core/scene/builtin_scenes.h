@@ -6,6 +6,17 @@
 namespace ptbench {
 
 // builtin:cornell, builtin:furnace[?material=diffuse|mirror], builtin:spheres?n=N&subdiv=S
+struct BuiltinSceneRequest {
+  enum Kind { Cornell, Furnace, Spheres } kind = Cornell;
+  std::string spec;
+  std::string material;  // furnace: diffuse or mirror
+  uint32_t count = 0;    // spheres
+  uint32_t subdivisions = 0;
+};
+
+bool isBuiltinScene(const std::string& spec);
+// Checks a builtin: spec without building the scene; UserError when it is not one.
+BuiltinSceneRequest parseBuiltinScene(const std::string& spec);
 SceneData loadBuiltinScene(const std::string& spec);
 
 // A scene by its spec: a builtin: name or a .gltf/.glb path.

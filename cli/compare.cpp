@@ -1,0 +1,49 @@
+// `ptbench compare BASE NEW`: ratios per run and stage; exit 0, 1 (regression) or 2 (undecided).
+#include <fstream>
+#include <iostream>
+
+#include "cli/options.h"
+#include "core/errors.h"
+#include "core/experiment/compare.h"
+
+namespace ptbench::cli {
+namespace {
+
+nlohmann::json readReport(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(path + ": cannot read the report", compareExitUndecided);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw UserError(path + ": not valid JSON: " + error.what(), compareExitUndecided);
+  }
+}
+
+}  // namespace
+
+void addCompareCommand(CLI::App& app, const GlobalOptions&) {
+  auto* command = app.add_subcommand("compare", "Compare two reports; exit 1 on a regression beyond the threshold");
+  struct Options {
+    std::string base, next, threshold = "5%", metric = "median";
+  };
+  auto options = std::make_shared<Options>();
+  command->add_option("base", options->base, "baseline report.json")->required();
+  command->add_option("new", options->next, "new report.json")->required();
+  command->add_option("--threshold", options->threshold, "slowdown that counts as a regression (5% or 0.05)")
+      ->capture_default_str();
+  command->add_option("--metric", options->metric, "median, mean or min of the frame GPU time")->capture_default_str();
+  command->callback([options] {
+    CompareOptions compareOptions{.metric = options->metric};
+    try {
+      compareOptions.threshold = parseThreshold(options->threshold);
+      const auto result = compareReports(readReport(options->base), readReport(options->next), compareOptions);
+      std::cout << result.table;
+      if (result.exitCode != 0) throw CLI::RuntimeError(result.exitCode);
+    } catch (const UserError& error) {
+      // Input a comparison cannot judge is "undecided", never "passed".
+      throw UserError(error.what(), compareExitUndecided);
+    }
+  });
+}
+
+}  // namespace ptbench::cli

@@ -1,0 +1,95 @@
+#include "core/experiment/compare.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "core/errors.h"
+#include "core/experiment/report.h"
+
+namespace ptbench {
+namespace {
+
+using nlohmann::json;
+
+const json* findStage(const json& run, const std::string& name) {
+  if (!run.contains("stages")) return nullptr;
+  for (const auto& stage : run["stages"])
+    if (stage.at("name") == name) return &stage;
+  return nullptr;
+}
+
+}  // namespace
+
+double parseThreshold(const std::string& text) {
+  try {
+    size_t used = 0;
+    double value = std::stod(text, &used);
+    if (used < text.size() && text.substr(used) == "%") value /= 100.0;
+    else if (used != text.size()) throw std::invalid_argument(text);
+    if (value <= 0 || value >= 10) throw std::invalid_argument(text);
+    return value;
+  } catch (const std::logic_error&) {
+    throw UserError("--threshold " + text + ": expected a positive fraction or percentage, such as 0.05 or 5%");
+  }
+}
+
+CompareResult compareReports(const json& base, const json& next, const CompareOptions& options) {
+  for (const json* report : {&base, &next})
+    if (!report->is_object() || report->value("schema_version", 0) != reportSchemaVersion || !report->contains("runs"))
+      throw UserError("not a ptbench report of schema version " + std::to_string(reportSchemaVersion));
+  if (options.metric != "median" && options.metric != "mean" && options.metric != "min")
+    throw UserError("--metric " + options.metric + ": use median, mean or min");
+
+  std::map<std::string, const json*> baseRuns, nextRuns;
+  for (const auto& run : base["runs"]) baseRuns[runKey(run)] = &run;
+  for (const auto& run : next["runs"]) nextRuns[runKey(run)] = &run;
+
+  CompareResult result;
+  bool regression = false, undecided = false;
+  result.table += fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "verdict", "stage", "base ms", "new ms", "ratio", "run");
+  auto line = [&](const std::string& verdict, const std::string& stage, double b, double n, const std::string& key) {
+    result.table += fmt::format("{:<9} {:<9} {:>12.4f} {:>12.4f} {:>8.3f}  {}\n", verdict, stage, b, n, b > 0 ? n / b : 0.0, key);
+  };
+  for (const auto& [key, baseRun] : baseRuns) {
+    const auto found = nextRuns.find(key);
+    if (found == nextRuns.end() || (*baseRun)["status"] != "ok" || (*found->second)["status"] != "ok") {
+      undecided = true;
+      result.table += fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "missing", "frame",
+                                  (*baseRun)["status"] == "ok" ? "" : "error",
+                                  found == nextRuns.end() ? "absent" : (*found->second)["status"] == "ok" ? "" : "error", "", key);
+      continue;
+    }
+    const json& nextRun = *found->second;
+    const double b = (*baseRun)["frame_gpu_ms"][options.metric];
+    const double n = nextRun["frame_gpu_ms"][options.metric];
+    const double noise = std::max((*baseRun)["frame_gpu_ms"].value("cv", 0.0), nextRun["frame_gpu_ms"].value("cv", 0.0));
+    std::string verdict = "ok";
+    if (noise > options.threshold) {
+      verdict = "noisy";
+      undecided = true;
+    } else if (n > b * (1 + options.threshold)) {
+      verdict = "REGRESSED";
+      regression = true;
+    } else if (n < b * (1 - options.threshold)) {
+      verdict = "faster";
+    }
+    line(verdict, "frame", b, n, key);
+    for (const auto& stage : (*baseRun)["stages"]) {
+      const json* other = findStage(nextRun, stage["name"]);
+      if (other) line("", stage["name"], stage["gpu_ms"][options.metric], (*other)["gpu_ms"][options.metric], key);
+    }
+  }
+  for (const auto& [key, nextRun] : nextRuns)
+    if (!baseRuns.count(key)) {
+      undecided = true;
+      result.table += fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "missing", "frame", "absent", "", "", key);
+    }
+  result.exitCode = regression ? compareExitRegression : undecided ? compareExitUndecided : compareExitOk;
+  result.table += regression  ? fmt::format("regression: a run is more than {:.1f}% slower\n", options.threshold * 100)
+                  : undecided ? std::string("undecided: runs are missing on one side or too noisy to judge\n")
+                              : fmt::format("ok: no run is more than {:.1f}% slower\n", options.threshold * 100);
+  return result;
+}
+
+}  // namespace ptbench

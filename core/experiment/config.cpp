@@ -1,0 +1,356 @@
+#include "core/experiment/config.h"
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/scene/builtin_scenes.h"
+
+namespace ptbench {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::set<std::string> topLevelKeys = {
+    "$schema", "schema_version", "name",      "description", "output", "device",   "scenes",
+    "integrators", "backends",   "width",     "height",      "spp",    "max_depth", "rr_depth",
+    "seed",     "sampler",       "exposure",  "images",      "options", "warmup",  "repeats",
+    "min_samples", "max_noise",  "timeout"};
+
+// Collects every problem in a config before any is reported.
+class Validator {
+ public:
+  explicit Validator(const fs::path& file) : file_(file) {}
+
+  void error(const std::string& pointer, const std::string& message) {
+    errors_.push_back(file_.string() + ": " + (pointer.empty() ? "/" : pointer) + ": " + message);
+  }
+  bool ok() const { return errors_.empty(); }
+  [[noreturn]] void raise() const {
+    std::string message = std::to_string(errors_.size()) + " problem(s) in the config:";
+    for (const auto& e : errors_) message += "\n  " + e;
+    throw UserError(message, exitConfigInvalid);
+  }
+
+  static std::string describe(const json& value) {
+    std::string text = value.dump();
+    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  }
+
+  // An integer or a list of integers (a sweep axis), each within [lowest, highest].
+  std::vector<uint32_t> integers(const json& config, const std::string& key, uint32_t lowest, uint32_t highest,
+                                 uint32_t fallback) {
+    if (!config.contains(key)) return {fallback};
+    const json& value = config[key];
+    const std::string pointer = "/" + key;
+    auto one = [&](const json& v, const std::string& at) -> std::optional<uint32_t> {
+      if (!v.is_number_integer() || v.get<int64_t>() < lowest || v.get<int64_t>() > highest) {
+        error(at, "expected an integer from " + std::to_string(lowest) + " to " + std::to_string(highest) + ", got " +
+                      describe(v));
+        return std::nullopt;
+      }
+      return uint32_t(v.get<int64_t>());
+    };
+    std::vector<uint32_t> result;
+    if (value.is_array()) {
+      if (value.empty()) error(pointer, "expected a non-empty list");
+      for (size_t i = 0; i < value.size(); ++i)
+        if (auto v = one(value[i], pointer + "/" + std::to_string(i))) result.push_back(*v);
+    } else if (auto v = one(value, pointer)) {
+      result.push_back(*v);
+    }
+    return result;
+  }
+
+  // A string or list of strings, each one of `accepted` (or any, when accepted is empty).
+  std::vector<std::string> strings(const json& config, const std::string& key, const std::vector<std::string>& accepted,
+                                   std::vector<std::string> fallback) {
+    if (!config.contains(key)) return fallback;
+    const json& value = config[key];
+    const std::string pointer = "/" + key;
+    std::string acceptedText;
+    for (const auto& a : accepted) acceptedText += (acceptedText.empty() ? "" : ", ") + a;
+    std::vector<std::string> result;
+    auto one = [&](const json& v, const std::string& at) {
+      if (!v.is_string()) return error(at, "expected one of " + acceptedText + ", got " + describe(v));
+      if (std::find(accepted.begin(), accepted.end(), v.get<std::string>()) == accepted.end())
+        return error(at, "unknown value " + describe(v) + "; accepted: " + acceptedText);
+      result.push_back(v.get<std::string>());
+    };
+    if (value.is_array()) {
+      if (value.empty()) error(pointer, "expected a non-empty list");
+      for (size_t i = 0; i < value.size(); ++i) one(value[i], pointer + "/" + std::to_string(i));
+    } else {
+      one(value, pointer);
+    }
+    return result;
+  }
+
+  std::optional<Vec3> vec3(const json& value, const std::string& pointer) {
+    if (!value.is_array() || value.size() != 3 || !std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_number(); })) {
+      error(pointer, "expected three numbers [x, y, z], got " + describe(value));
+      return std::nullopt;
+    }
+    return Vec3{value[0].get<float>(), value[1].get<float>(), value[2].get<float>()};
+  }
+
+  void unknownKeys(const json& object, const std::set<std::string>& known, const std::string& pointer) {
+    for (const auto& [key, value] : object.items())
+      if (!known.count(key)) {
+        std::string list;
+        for (const auto& k : known)
+          if (k[0] != '$') list += (list.empty() ? "" : ", ") + k;
+        error(pointer + "/" + key, "unknown key; accepted here: " + list);
+      }
+  }
+
+ private:
+  fs::path file_;
+  std::vector<std::string> errors_;
+};
+
+// A path relative to the config file's folder, else to the current folder.
+std::optional<fs::path> resolvePath(const fs::path& configFile, const std::string& path) {
+  const fs::path candidate(path);
+  if (candidate.is_absolute()) return fs::exists(candidate) ? std::optional(candidate) : std::nullopt;
+  const fs::path besideConfig = configFile.parent_path() / candidate;
+  if (fs::exists(besideConfig)) return besideConfig;
+  if (fs::exists(candidate)) return candidate;
+  return std::nullopt;
+}
+
+void applyOverride(json& config, const std::string& assignment) {
+  const size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0)
+    throw UserError("--set " + assignment + ": expected key=value (value as JSON, or a bare string)", exitConfigInvalid);
+  const std::string key = assignment.substr(0, equals);
+  const std::string text = assignment.substr(equals + 1);
+  json value = json::parse(text, nullptr, false);
+  if (value.is_discarded()) value = text;
+  json* target = &config;
+  std::stringstream parts(key);
+  std::string part;
+  std::vector<std::string> path;
+  while (std::getline(parts, part, '.')) path.push_back(part);
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    if (!(*target)[path[i]].is_object()) (*target)[path[i]] = json::object();
+    target = &(*target)[path[i]];
+  }
+  (*target)[path.back()] = value;
+}
+
+void readScenes(Validator& v, const json& config, const fs::path& file, ExperimentConfig& out) {
+  if (!config.contains("scenes")) return v.error("/scenes", "required: a list of scene paths or objects");
+  json scenes = config["scenes"];
+  if (!scenes.is_array()) scenes = json::array({scenes});
+  if (scenes.empty()) v.error("/scenes", "expected at least one scene");
+  for (size_t i = 0; i < scenes.size(); ++i) {
+    const std::string pointer = "/scenes/" + std::to_string(i);
+    const json& entry = scenes[i];
+    SceneEntry scene;
+    json path;
+    if (entry.is_string()) {
+      path = entry;
+    } else if (entry.is_object()) {
+      v.unknownKeys(entry, {"path", "camera", "env"}, pointer);
+      if (!entry.contains("path")) v.error(pointer + "/path", "required: the scene's path or builtin: name");
+      path = entry.value("path", json());
+      if (entry.contains("env")) scene.environment = v.vec3(entry["env"], pointer + "/env");
+      if (entry.contains("camera")) {
+        const json& camera = entry["camera"];
+        const std::string at = pointer + "/camera";
+        if (!camera.is_object()) {
+          v.error(at, "expected an object with position, target, up, fov");
+        } else {
+          v.unknownKeys(camera, {"position", "target", "up", "fov"}, at);
+          if (camera.contains("position")) scene.cameraPosition = v.vec3(camera["position"], at + "/position");
+          if (camera.contains("target")) scene.cameraTarget = v.vec3(camera["target"], at + "/target");
+          if (camera.contains("up")) scene.cameraUp = v.vec3(camera["up"], at + "/up");
+          if (camera.contains("fov")) {
+            if (!camera["fov"].is_number() || camera["fov"].get<double>() <= 0 || camera["fov"].get<double>() >= 180)
+              v.error(at + "/fov", "expected a vertical field of view in degrees, between 0 and 180");
+            else
+              scene.fovDegrees = camera["fov"].get<float>();
+          }
+        }
+      }
+    } else {
+      v.error(pointer, "expected a scene path, builtin: name or {\"path\": ...}, got " + Validator::describe(entry));
+      continue;
+    }
+    if (!path.is_string()) {
+      if (!path.is_null()) v.error(pointer + "/path", "expected a string");
+      continue;
+    }
+    scene.spec = path.get<std::string>();
+    if (isBuiltinScene(scene.spec)) {
+      try {
+        parseBuiltinScene(scene.spec);
+        scene.load = scene.spec;
+      } catch (const UserError& error) {
+        v.error(pointer, error.what());
+      }
+    } else if (const auto resolved = resolvePath(file, scene.spec)) {
+      scene.load = resolved->string();
+    } else {
+      v.error(pointer, "scene file " + scene.spec + " not found (looked beside the config and in the current folder)");
+    }
+    out.scenes.push_back(scene);
+  }
+}
+
+}  // namespace
+
+ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>& overrides) {
+  std::ifstream in(file);
+  if (!in) throw UserError(file.string() + ": cannot read the config file", exitConfigMissing);
+  json config;
+  try {
+    config = json::parse(in, nullptr, true, /*ignore_comments=*/false);
+  } catch (const json::parse_error& error) {
+    throw UserError(file.string() + ": not valid JSON: " + error.what(), exitConfigInvalid);
+  }
+  if (!config.is_object()) throw UserError(file.string() + ": expected a JSON object at the top", exitConfigInvalid);
+  for (const auto& assignment : overrides) applyOverride(config, assignment);
+
+  Validator v(file);
+  ExperimentConfig out;
+  out.file = file;
+  v.unknownKeys(config, topLevelKeys, "");
+  if (!config.contains("schema_version"))
+    v.error("/schema_version", "required: 1");
+  else if (config["schema_version"] != 1)
+    v.error("/schema_version", "this ptbench reads schema version 1, got " + Validator::describe(config["schema_version"]));
+  if (!config.contains("name") || !config["name"].is_string() ||
+      !std::regex_match(config["name"].get<std::string>(), std::regex("[A-Za-z0-9_.-]{1,64}")))
+    v.error("/name", "required: 1 to 64 letters, digits, '_', '.' or '-' (it names the results folder)");
+  else
+    out.name = config["name"];
+  out.output = "results";
+  if (config.contains("output")) {
+    if (!config["output"].is_string() || config["output"].get<std::string>().empty())
+      v.error("/output", "expected a folder path");
+    else
+      out.output = config["output"].get<std::string>();
+  }
+  if (config.contains("device")) {
+    if (config["device"].is_string())
+      out.device = config["device"];
+    else if (config["device"].is_number_unsigned())
+      out.device = std::to_string(config["device"].get<uint32_t>());
+    else
+      v.error("/device", "expected a device index or part of its name");
+  }
+  readScenes(v, config, file, out);
+
+  std::vector<std::string> integratorNames;
+  for (IntegratorKind kind : allIntegrators) integratorNames.emplace_back(integratorName(kind));
+  for (const auto& name : v.strings(config, "integrators", integratorNames, {"megakernel"}))
+    out.integrators.push_back(*parseIntegrator(name));
+  out.backends = v.strings(config, "backends", {"auto", "all", "rayquery", "pipeline", "software"}, {"auto"});
+  out.widths = v.integers(config, "width", 1, 16384, 640);
+  out.heights = v.integers(config, "height", 1, 16384, 480);
+  out.spps = v.integers(config, "spp", 1, 1u << 20, 16);
+  out.maxDepths = v.integers(config, "max_depth", 1, 1024, 8);
+  out.rrDepths = v.integers(config, "rr_depth", 1, 1024, 3);
+  out.seeds = v.integers(config, "seed", 0, 0xffffffffu, 0);
+  for (const auto& name : v.strings(config, "sampler", {"halton", "pcg"}, {"halton"}))
+    out.samplers.push_back(name == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton);
+  if (config.contains("exposure")) {
+    if (!config["exposure"].is_number()) v.error("/exposure", "expected a number of stops");
+    else out.exposure = config["exposure"].get<float>();
+  }
+  if (config.contains("images")) {
+    if (!config["images"].is_boolean()) v.error("/images", "expected true or false");
+    else out.images = config["images"];
+  }
+  if (config.contains("options")) {
+    const json& options = config["options"];
+    if (!options.is_object()) {
+      v.error("/options", "expected an object keyed by integrator name");
+    } else {
+      for (const auto& [integrator, values] : options.items()) {
+        const std::string pointer = "/options/" + integrator;
+        if (!parseIntegrator(integrator))
+          v.error(pointer, "not an integrator; options are keyed by integrator name");
+        else if (!values.is_object() || !values.empty())
+          v.error(pointer, integrator + " has no options");
+      }
+    }
+  }
+  out.warmup = v.integers(config, "warmup", 0, 1000, 1).front();
+  if (config.contains("repeats")) {
+    out.repetition.repeats = v.integers(config, "repeats", 1, 100000, 1).front();
+    for (const char* key : {"min_samples", "max_noise", "timeout"})
+      if (config.contains(key)) v.error(std::string("/") + key, "give either repeats or min_samples/max_noise/timeout");
+  }
+  if (config.contains("min_samples")) out.repetition.minSamples = v.integers(config, "min_samples", 1, 100000, 5).front();
+  if (config.contains("max_noise")) {
+    if (!config["max_noise"].is_number() || config["max_noise"].get<double>() <= 0 || config["max_noise"].get<double>() > 1)
+      v.error("/max_noise", "expected the largest acceptable coefficient of variation, in (0, 1], e.g. 0.02");
+    else
+      out.repetition.maxNoise = config["max_noise"];
+  }
+  if (config.contains("timeout")) {
+    if (!config["timeout"].is_number() || config["timeout"].get<double>() <= 0)
+      v.error("/timeout", "expected seconds per run, more than 0");
+    else
+      out.repetition.timeoutSeconds = config["timeout"];
+  }
+  if (!v.ok()) v.raise();
+
+  // The resolved config: what was asked, with every default made explicit.
+  out.resolved = config;
+  auto fill = [&](const char* key, json value) {
+    if (!out.resolved.contains(key)) out.resolved[key] = std::move(value);
+  };
+  fill("output", out.output.string());
+  fill("integrators", json::array({"megakernel"}));
+  fill("backends", json::array({"auto"}));
+  fill("width", 640);
+  fill("height", 480);
+  fill("spp", 16);
+  fill("max_depth", 8);
+  fill("rr_depth", 3);
+  fill("seed", 0);
+  fill("sampler", "halton");
+  fill("exposure", 0);
+  fill("images", true);
+  fill("warmup", 1);
+  if (!out.repetition.repeats) {
+    fill("min_samples", out.repetition.minSamples);
+    fill("max_noise", out.repetition.maxNoise);
+    fill("timeout", out.repetition.timeoutSeconds);
+  }
+  return out;
+}
+
+std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
+  std::vector<RunSpec> runs;
+  for (size_t scene = 0; scene < config.scenes.size(); ++scene)
+    for (IntegratorKind integrator : config.integrators)
+      for (const auto& backend : config.backends)
+        for (uint32_t width : config.widths)
+          for (uint32_t height : config.heights)
+            for (uint32_t spp : config.spps)
+              for (uint32_t maxDepth : config.maxDepths)
+                for (uint32_t rrDepth : config.rrDepths)
+                  for (uint32_t seed : config.seeds)
+                    for (SamplerKind sampler : config.samplers) {
+                      RenderSettings settings;
+                      settings.width = width;
+                      settings.height = height;
+                      settings.samplesPerPixel = spp;
+                      settings.maxDepth = maxDepth;
+                      settings.rrDepth = rrDepth;
+                      settings.seed = seed;
+                      settings.sampler = sampler;
+                      runs.push_back({scene, integrator, backend, settings});
+                    }
+  return runs;
+}
+
+}  // namespace ptbench

@@ -1,0 +1,67 @@
+// Experiment configs: parsing, validation (every error in one pass) and sweep expansion.
+// The format is documented in docs/config.md and configs/schema.json.
+#pragma once
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/integrators/integrator.h"
+
+namespace ptbench {
+
+// Exit codes of the sysexits convention, as the README documents them.
+constexpr int exitConfigInvalid = 65;  // EX_DATAERR: the config is wrong
+constexpr int exitConfigMissing = 66;  // EX_NOINPUT: the config file cannot be read
+
+struct SceneEntry {
+  std::string spec;  // as written: a path or builtin:...
+  std::string load;  // what loadScene takes: the resolved path, or the builtin spec
+  std::optional<Vec3> cameraPosition, cameraTarget, cameraUp;
+  std::optional<float> fovDegrees;
+  std::optional<Vec3> environment;
+};
+
+struct Repetition {
+  std::optional<uint32_t> repeats;  // fixed count; otherwise until min_samples and max_noise, or timeout
+  uint32_t minSamples = 5;
+  double maxNoise = 0.02;  // coefficient of variation of the frame time
+  double timeoutSeconds = 30;
+};
+
+struct ExperimentConfig {
+  std::filesystem::path file;
+  nlohmann::json resolved;  // after --set, with every default filled in
+  std::string name;
+  std::filesystem::path output;
+  std::string device;
+  std::vector<SceneEntry> scenes;
+  std::vector<IntegratorKind> integrators;
+  std::vector<std::string> backends;  // auto, all, rayquery, pipeline or software
+  std::vector<uint32_t> widths, heights, spps, maxDepths, rrDepths, seeds;
+  std::vector<SamplerKind> samplers;
+  float exposure = 0;
+  bool images = true;
+  uint32_t warmup = 1;
+  Repetition repetition;
+};
+
+// One point of the sweep. The backend is as configured ("auto" and "all" are resolved
+// against the device by the runner).
+struct RunSpec {
+  size_t scene;  // index into ExperimentConfig::scenes
+  IntegratorKind integrator;
+  std::string backend;
+  RenderSettings settings;  // camera and environment filled in by the runner
+};
+
+// Reads and validates a config; --set overrides ("key=value", value as JSON or a bare
+// string; dotted keys reach into objects) apply first. Throws UserError with every problem
+// found, each naming the file and the JSON pointer.
+ExperimentConfig loadConfig(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+
+// The cartesian product of every list-valued parameter, scenes outermost.
+std::vector<RunSpec> expandSweep(const ExperimentConfig& config);
+
+}  // namespace ptbench

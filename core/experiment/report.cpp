@@ -1,0 +1,168 @@
+#include "core/experiment/report.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/experiment/atomic_file.h"
+#include "core/experiment/device_json.h"
+#include "core/experiment/statistics.h"
+#include "core/version.h"
+
+namespace ptbench {
+namespace {
+
+using nlohmann::json;
+
+std::string samplerName(SamplerKind kind) { return kind == SamplerKind::Pcg ? "pcg" : "halton"; }
+
+json hostJson() {
+  char hostname[256] = {};
+  gethostname(hostname, sizeof hostname - 1);
+  utsname system{};
+  uname(&system);
+  std::string os = std::string(system.sysname) + " " + system.release;
+  std::ifstream release("/etc/os-release");
+  for (std::string line; std::getline(release, line);)
+    if (line.rfind("PRETTY_NAME=", 0) == 0) os = line.substr(13, line.size() - 14) + " (" + os + ")";
+  return {{"hostname", hostname}, {"os", os}, {"machine", system.machine}, {"cpus", sysconf(_SC_NPROCESSORS_ONLN)}};
+}
+
+json runJson(const RunRecord& run) {
+  const RenderSettings& s = run.spec.settings;
+  json out = {
+      {"id", run.id},
+      {"status", run.ok() ? "ok" : "error"},
+      {"parameters",
+       {{"scene", run.scene},
+        {"integrator", integratorName(run.spec.integrator)},
+        {"backend", run.backend},
+        {"width", s.width},
+        {"height", s.height},
+        {"spp", s.samplesPerPixel},
+        {"max_depth", s.maxDepth},
+        {"rr_depth", s.rrDepth},
+        {"seed", s.seed},
+        {"sampler", samplerName(s.sampler)}}},
+  };
+  if (!run.ok()) {
+    out["error"] = run.error;
+    return out;
+  }
+  const Summary frame = summarize(run.frameGpuMs);
+  const double seconds = frame.median * 1e-3;
+  const uint64_t rays = run.work.extensionRays + run.work.shadowRays;
+  out["warmup_frames"] = run.warmupFrames;
+  out["frames"] = run.frameGpuMs.size();
+  out["frame_gpu_ms"] = toJson(frame);
+  out["frame_host_ms"] = toJson(summarize(run.frameHostMs));
+  out["frame_gpu_ms_samples"] = run.frameGpuMs;
+  json stages = json::array();
+  for (const auto& [stage, values] : run.stageGpuMs)
+    stages.push_back({{"name", stageName(stage)},
+                      {"launches_per_frame", run.launchesPerFrame.at(stage)},
+                      {"gpu_ms", toJson(summarize(values))}});
+  out["stages"] = stages;
+  out["work_per_frame"] = {{"paths", run.work.paths},
+                           {"extension_rays", run.work.extensionRays},
+                           {"shadow_rays", run.work.shadowRays},
+                           {"path_segments", run.work.pathSegments}};
+  out["throughput"] = {{"paths_per_s", seconds > 0 ? double(run.work.paths) / seconds : 0},
+                       {"rays_per_s", seconds > 0 ? double(rays) / seconds : 0},
+                       {"segments_per_s", seconds > 0 ? double(run.work.pathSegments) / seconds : 0}};
+  out["pipeline_create_ms"] = run.pipelineCreateMs;
+  out["scene_load_ms"] = run.sceneLoadMs;
+  out["memory_bytes"] = {{"scene_buffers", run.sceneBufferBytes},
+                         {"scene_textures", run.sceneTextureBytes},
+                         {"acceleration_structures", run.accelerationStructureBytes},
+                         {"film", run.filmBytes}};
+  if (!run.png.empty()) out["images"] = {{"png", run.png}, {"exr", run.exr}};
+  return out;
+}
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string number(const json& value) {
+  if (value.is_null()) return "";
+  std::ostringstream out;
+  out.precision(9);
+  if (value.is_number_float()) out << value.get<double>();
+  else out << value.dump();
+  return out.str();
+}
+
+}  // namespace
+
+json reportJson(const ExperimentResult& result) {
+  json runs = json::array();
+  for (const auto& run : result.runs) runs.push_back(runJson(run));
+  return {
+      {"schema_version", reportSchemaVersion},
+      {"tool",
+       {{"name", "ptbench"},
+        {"version", std::string(version)},
+        {"git_revision", std::string(gitRevision)},
+        {"git_dirty", gitDirty},
+        {"build_type", std::string(buildType)}}},
+      {"date", result.startedUtc},
+      {"host", hostJson()},
+      {"device", deviceJson(result.device)},
+      {"validation", result.validation},
+      {"validation_messages", result.validationMessages},
+      {"config_file", result.config.file.string()},
+      {"config", result.config.resolved},
+      {"runs", runs},
+  };
+}
+
+std::string reportCsv(const json& report) {
+  std::string csv =
+      "run_id,status,scene,integrator,backend,width,height,spp,max_depth,rr_depth,seed,sampler,stage,"
+      "launches_per_frame,frames,gpu_ms_median,gpu_ms_mean,gpu_ms_min,gpu_ms_max,gpu_ms_stddev,gpu_ms_cv,"
+      "paths_per_s,rays_per_s,segments_per_s,error\n";
+  for (const auto& run : report["runs"]) {
+    const auto& p = run["parameters"];
+    const std::string prefix = csvField(run["id"]) + "," + csvField(run["status"]) + "," + csvField(p["scene"]) + "," +
+                               csvField(p["integrator"]) + "," + csvField(p["backend"]) + "," + number(p["width"]) +
+                               "," + number(p["height"]) + "," + number(p["spp"]) + "," + number(p["max_depth"]) + "," +
+                               number(p["rr_depth"]) + "," + number(p["seed"]) + "," + csvField(p["sampler"]) + ",";
+    if (run["status"] != "ok") {
+      csv += prefix + ",,,,,,,,,,,,," + csvField(run["error"]) + "\n";
+      continue;
+    }
+    const auto& t = run["throughput"];
+    const std::string rates = number(t["paths_per_s"]) + "," + number(t["rays_per_s"]) + "," + number(t["segments_per_s"]);
+    auto row = [&](const std::string& stage, const json& launches, const json& s) {
+      csv += prefix + stage + "," + number(launches) + "," + number(run["frames"]) + "," + number(s["median"]) + "," +
+             number(s["mean"]) + "," + number(s["min"]) + "," + number(s["max"]) + "," + number(s["stddev"]) + "," +
+             number(s["cv"]) + "," + rates + ",\n";
+    };
+    row("frame", json(), run["frame_gpu_ms"]);
+    for (const auto& stage : run["stages"]) row(stage["name"], stage["launches_per_frame"], stage["gpu_ms"]);
+  }
+  return csv;
+}
+
+void writeReport(const ExperimentResult& result, const json& report) {
+  writeFileAtomically(result.folder / "config.json", result.config.resolved.dump(2) + "\n");
+  writeFileAtomically(result.folder / "report.csv", reportCsv(report));
+  // The JSON last: its presence says the folder is complete.
+  writeFileAtomically(result.folder / "report.json", report.dump(2) + "\n");
+}
+
+std::string runKey(const json& run) {
+  const auto& p = run.at("parameters");
+  std::string key;
+  for (const char* name : {"scene", "integrator", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler"})
+    key += (key.empty() ? "" : " ") + std::string(name) + "=" + (p.at(name).is_string() ? p.at(name).get<std::string>() : p.at(name).dump());
+  return key;
+}
+
+}  // namespace ptbench

@@ -1,0 +1,215 @@
+#include "core/experiment/runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <ctime>
+#include <set>
+
+#include "core/errors.h"
+#include "core/experiment/image_output.h"
+#include "core/experiment/statistics.h"
+#include "core/integrators/create.h"
+#include "core/scene/builtin_scenes.h"
+#include "core/vk/check.h"
+#include "shared/render.h"
+
+namespace ptbench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The backends a configured name stands for on this device; empty with a reason when none.
+std::vector<std::string> resolveBackends(const vk::DeviceCapabilities& device, const std::string& configured,
+                                         std::string& reason) {
+  if (configured == "all") {
+    std::vector<std::string> hardware;
+    for (Backend b : {Backend::RayQuery, Backend::Pipeline})
+      if (device.supports(b)) hardware.emplace_back(backendName(b));
+    if (hardware.empty()) reason = device.name + " supports no hardware ray-tracing backend";
+    return hardware;
+  }
+  if (configured == "software") {
+    reason = "the software backend is not implemented yet";
+    return {};
+  }
+  try {
+    return {std::string(backendName(resolveBackend(device, configured)))};
+  } catch (const UserError& error) {
+    reason = error.what();
+    return {};
+  }
+}
+
+Camera cameraFor(const SceneEntry& entry, const SceneData& scene) {
+  Camera camera = scene.defaultCamera();
+  if (entry.cameraPosition) camera.position = *entry.cameraPosition;
+  if (entry.cameraTarget) camera.target = *entry.cameraTarget;
+  if (entry.cameraUp) camera.up = *entry.cameraUp;
+  if (entry.fovDegrees) camera.yfovDegrees = *entry.fovDegrees;
+  return camera;
+}
+
+bool enoughFrames(const Repetition& repetition, const std::vector<double>& frames, Clock::time_point start) {
+  if (repetition.repeats) return frames.size() >= *repetition.repeats;
+  if (millisecondsSince(start) >= repetition.timeoutSeconds * 1000.0) return true;
+  return frames.size() >= repetition.minSamples && summarize(frames).cv <= repetition.maxNoise;
+}
+
+fs::path createResultsFolder(const fs::path& root, const std::string& name, const std::string& stamp) {
+  const fs::path parent = root / name;
+  fs::create_directories(parent);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const fs::path folder = parent / (attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt + 1));
+    // create_directory is false when the folder already exists: never reuse one.
+    if (fs::create_directory(folder)) return folder;
+  }
+  throw UserError("cannot create a new results folder under " + parent.string());
+}
+
+void measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings, const ExperimentConfig& config,
+             const fs::path& folder) {
+  record.pipelineCreateMs = integrator.pipelineCreateMs();
+  for (uint32_t i = 0; i < config.warmup; ++i) integrator.render(settings);
+  record.warmupFrames = config.warmup;
+  const auto start = Clock::now();
+  FrameResult last;
+  do {
+    last = integrator.render(settings);
+    record.frameGpuMs.push_back(last.gpuMs);
+    record.frameHostMs.push_back(last.hostMs);
+    std::map<Stage, double> perStage;
+    std::map<Stage, uint32_t> launches;
+    for (const auto& stage : last.stages) {
+      perStage[stage.stage] += stage.gpuNs * 1e-6;
+      launches[stage.stage] += 1;
+    }
+    for (const auto& [stage, ms] : perStage) {
+      auto found = std::find_if(record.stageGpuMs.begin(), record.stageGpuMs.end(),
+                                [&](const auto& entry) { return entry.first == stage; });
+      if (found == record.stageGpuMs.end()) found = record.stageGpuMs.insert(record.stageGpuMs.end(), {stage, {}});
+      found->second.push_back(ms);
+    }
+    record.launchesPerFrame = launches;
+  } while (!enoughFrames(config.repetition, record.frameGpuMs, start));
+  record.work = last.work;
+  record.filmBytes = uint64_t(settings.width) * settings.height * (2 * sizeof(gpu::vec4) + sizeof(gpu::PixelCounters));
+  if (config.images) {
+    record.png = record.id + ".png";
+    record.exr = record.id + ".exr";
+    writePng(folder / record.png, last.image, config.exposure);
+    writeExr(folder / record.exr, last.image);
+  }
+}
+
+}  // namespace
+
+std::string utcStamp(std::chrono::system_clock::time_point time) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(time);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
+  return text;
+}
+
+std::string isoUtc(std::chrono::system_clock::time_point time) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(time);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptions& options) {
+  ExperimentResult result;
+  result.config = config;
+  result.validation = options.validate;
+  const auto now = std::chrono::system_clock::now();
+  result.startedUtc = isoUtc(now);
+  const std::string deviceSelector = options.device.empty() ? config.device : options.device;
+  result.device = vk::selectDevice(deviceSelector);
+
+  // Every run, its backend resolved against the device; unresolvable ones are error records.
+  std::set<Backend> needed;
+  for (const RunSpec& spec : expandSweep(config)) {
+    std::string reason;
+    const auto backends = resolveBackends(result.device, spec.backend, reason);
+    auto add = [&](const std::string& backend, const std::string& error) {
+      RunRecord record;
+      record.id = "r" + std::string(3 - std::min<size_t>(3, std::to_string(result.runs.size()).size()), '0') +
+                  std::to_string(result.runs.size());
+      record.spec = spec;
+      record.scene = config.scenes[spec.scene].spec;
+      record.backend = backend;
+      record.error = error;
+      result.runs.push_back(record);
+    };
+    if (backends.empty()) add(spec.backend, reason);
+    for (const auto& backend : backends) {
+      add(backend, "");
+      needed.insert(*parseBackend(backend));
+    }
+  }
+
+  const fs::path root = options.outputRoot.empty() ? config.output : options.outputRoot;
+  result.folder = createResultsFolder(root, config.name, utcStamp(now));
+  vk::Context context(vk::ContextOptions{.validation = options.validate,
+                                         .deviceSelector = deviceSelector,
+                                         .backends = std::vector<Backend>(needed.begin(), needed.end())});
+
+  const size_t total = result.runs.size();
+  for (size_t sceneIndex = 0; sceneIndex < config.scenes.size(); ++sceneIndex) {
+    std::vector<RunRecord*> sceneRuns;
+    for (auto& record : result.runs)
+      if (record.spec.scene == sceneIndex && record.ok()) sceneRuns.push_back(&record);
+    if (sceneRuns.empty()) continue;
+    const SceneEntry& entry = config.scenes[sceneIndex];
+    std::unique_ptr<SceneData> scene;
+    std::unique_ptr<GpuScene> gpuScene;
+    const auto loadStart = Clock::now();
+    try {
+      scene = std::make_unique<SceneData>(loadScene(entry.load));
+      gpuScene = std::make_unique<GpuScene>(context, *scene);
+    } catch (const std::exception& error) {
+      for (RunRecord* record : sceneRuns) record->error = error.what();
+      continue;
+    }
+    const double loadMs = millisecondsSince(loadStart);
+    for (RunRecord* record : sceneRuns) {
+      const size_t index = size_t(record - result.runs.data());
+      if (options.progress) options.progress(index, total, *record, false);
+      record->sceneLoadMs = loadMs;
+      record->sceneBufferBytes = gpuScene->bufferBytes();
+      record->sceneTextureBytes = gpuScene->textureBytes();
+      record->accelerationStructureBytes =
+          gpuScene->accelerationStats().blasBytes + gpuScene->accelerationStats().tlasBytes;
+      RenderSettings settings = record->spec.settings;
+      settings.camera = cameraFor(entry, *scene);
+      if (entry.environment) settings.environment = *entry.environment;
+      try {
+        const auto integrator = createIntegrator(record->spec.integrator, context, *gpuScene, *parseBackend(record->backend));
+        measure(*record, *integrator, settings, config, result.folder);
+      } catch (const vk::VulkanError& error) {
+        record->error = error.what();
+      } catch (const UserError& error) {
+        record->error = error.what();
+      }
+      if (options.progress) options.progress(index, total, *record, true);
+    }
+  }
+  for (const auto& record : result.runs)
+    if (!record.ok()) spdlog::error("run {} ({}, {}, {}) failed: {}", record.id, record.scene,
+                                    integratorName(record.spec.integrator), record.backend, record.error);
+  result.validationMessages = context.validationMessageCount();
+  if (result.validationMessages > 0)
+    spdlog::error("{} validation message(s) during the experiment", context.validationMessageCount());
+  return result;
+}
+
+}  // namespace ptbench

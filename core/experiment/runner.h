@@ -1,0 +1,63 @@
+// Runs an experiment: each scene loaded and uploaded once, pipelines created outside the timed
+// frames, warm-up frames dropped, repeats until the repetition policy is met. A run that fails
+// becomes an error record and the sweep goes on.
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/experiment/config.h"
+#include "core/vk/context.h"
+
+namespace ptbench {
+
+struct RunRecord {
+  std::string id;  // r000, r001, ... in sweep order
+  RunSpec spec;
+  std::string scene;    // as written in the config
+  std::string backend;  // resolved (rayquery, pipeline, ...), or as configured when resolving failed
+  std::string error;    // empty when the run succeeded
+  uint32_t warmupFrames = 0;
+  std::vector<double> frameGpuMs;   // every measured frame
+  std::vector<double> frameHostMs;  // submit to fence, beside the GPU time
+  std::vector<std::pair<Stage, std::vector<double>>> stageGpuMs;  // per stage: each frame's total
+  std::map<Stage, uint32_t> launchesPerFrame;
+  WorkCounts work;  // per frame (identical every frame: the sample stream is fixed)
+  double pipelineCreateMs = 0;
+  double sceneLoadMs = 0;
+  uint64_t sceneBufferBytes = 0, sceneTextureBytes = 0, accelerationStructureBytes = 0, filmBytes = 0;
+  std::string png, exr;  // file names inside the results folder
+
+  bool ok() const { return error.empty(); }
+};
+
+struct ExperimentResult {
+  ExperimentConfig config;
+  vk::DeviceCapabilities device;
+  bool validation = false;
+  uint32_t validationMessages = 0;
+  std::string startedUtc;  // ISO 8601
+  std::filesystem::path folder;
+  std::vector<RunRecord> runs;
+};
+
+struct RunnerOptions {
+  std::string device;  // --device; overrides the config's device
+  bool validate = false;
+  std::filesystem::path outputRoot;  // --out; overrides the config's output folder
+  // Called before each run (index, count, record) and after it; for progress display.
+  std::function<void(size_t, size_t, const RunRecord&, bool finished)> progress;
+};
+
+// Creates results/<name>/<UTC stamp>/ (never reusing an existing folder), runs every point of
+// the sweep, writes images as it goes, and returns the records; the caller writes the report.
+ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptions& options);
+
+// The folder name for a run started at `time`: 20261122T031500Z.
+std::string utcStamp(std::chrono::system_clock::time_point time);
+std::string isoUtc(std::chrono::system_clock::time_point time);
+
+}  // namespace ptbench
