@@ -36,7 +36,9 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
     CompareOptions compareOptions{.metric = options->metric};
     try {
       compareOptions.threshold = parseThreshold(options->threshold);
-      const auto result = compareReports(readReport(options->base), readReport(options->next), compareOptions);
+      const auto base = readReport(options->base);
+      const auto next = readReport(options->next);
+      const auto result = compareReports(base, next, compareOptions);
       std::cout << result.table;
       if (result.exitCode != 0) throw CLI::RuntimeError(result.exitCode);
     } catch (const UserError& error) {

@@ -34,6 +34,7 @@ struct CommandResult {
 
 // Runs the built ptbench with the given arguments (a shell fragment), after an optional
 // environment prefix such as "VK_DRIVER_FILES=/x.json".
-CommandResult runPtbench(const std::string& arguments, const std::string& environment = "");
+CommandResult runPtbench(const std::string& arguments, const std::string& environment = "",
+                         const std::string& workingDirectory = ".");
 
 }  // namespace ptbench::test

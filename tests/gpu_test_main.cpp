@@ -11,9 +11,10 @@
 
 namespace ptbench::test {
 
-CommandResult runPtbench(const std::string& arguments, const std::string& environment) {
+CommandResult runPtbench(const std::string& arguments, const std::string& environment,
+                         const std::string& workingDirectory) {
   const std::string errFile = ::testing::TempDir() + "ptbench-stderr-" + std::to_string(::getpid());
-  const std::string command = "env " + environment + " " + PTBENCH_EXECUTABLE + " " + arguments + " 2>" + errFile;
+  const std::string command = "cd '" + workingDirectory + "' && env " + environment + " " + PTBENCH_EXECUTABLE + " " + arguments + " 2>" + errFile;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {-1, "", "popen failed"};
   std::string out;

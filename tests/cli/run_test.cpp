@@ -1,0 +1,124 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "gpu_test.h"
+
+namespace ptbench::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path freshFolder(const std::string& name) {
+  const fs::path folder = fs::temp_directory_path() / ("ptbench-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  return folder;
+}
+
+// The only results folder under root/name.
+fs::path resultsFolder(const fs::path& root, const std::string& name) {
+  std::vector<fs::path> folders;
+  for (const auto& entry : fs::directory_iterator(root / name)) folders.push_back(entry.path());
+  EXPECT_EQ(folders.size(), 1u);
+  return folders.empty() ? fs::path() : folders.front();
+}
+
+json readJson(const fs::path& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+// The CI config, in full, with the validation layers on: every run succeeds, the report and
+// every image exist, and the layers said nothing.
+TEST(RunCommand, CiConfigRunsCleanWithValidation) {
+  const fs::path out = freshFolder("ci-run");
+  const auto result = runPtbench("--validate run " + std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json --out " + out.string());
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  EXPECT_EQ(result.err.find("validation:"), std::string::npos) << result.err;
+  const fs::path folder = resultsFolder(out, "ci");
+  const json report = readJson(folder / "report.json");
+  EXPECT_EQ(report["validation"], true);
+  EXPECT_EQ(report["validation_messages"], 0);
+  EXPECT_EQ(report["device"]["backends"]["rayquery"], true);
+  // 3 scenes x 2 integrators x 2 hardware backends x 2 spp values.
+  ASSERT_EQ(report["runs"].size(), 24u);
+  for (const auto& run : report["runs"]) {
+    EXPECT_EQ(run["status"], "ok") << run.dump();
+    EXPECT_EQ(run["frames"], 2);
+    EXPECT_EQ(run["warmup_frames"], 1);
+    EXPECT_GT(run["frame_gpu_ms"]["median"].get<double>(), 0.0);
+    EXPECT_GT(run["throughput"]["rays_per_s"].get<double>(), 0.0);
+    for (const char* format : {"png", "exr"}) EXPECT_TRUE(fs::exists(folder / run["images"][format].get<std::string>()));
+  }
+  EXPECT_TRUE(fs::exists(folder / "report.csv"));
+  EXPECT_TRUE(fs::exists(folder / "config.json"));
+  EXPECT_NE(result.out.find("relative to the megakernel"), std::string::npos) << result.out;
+
+  // The same report compared with itself passes the gate.
+  const auto same = runPtbench("compare " + (folder / "report.json").string() + " " + (folder / "report.json").string() +
+                               " --threshold 50%");
+  EXPECT_EQ(same.exitCode, 0) << same.all();
+  fs::remove_all(out);
+}
+
+TEST(RunCommand, RelativeScenePathsResolveFromTheCurrentFolderAndJsonGoesToStdout) {
+  const fs::path out = freshFolder("quick-run");
+  const auto result = runPtbench("run configs/cornell-quick.json --quiet --set width=16 --set height=16 --set repeats=1 "
+                                 "--set spp=[1,2] --json - --out " + out.string(),
+                                 "", PTBENCH_SOURCE_DIR);
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  const json report = json::parse(result.out);
+  ASSERT_EQ(report["runs"].size(), 8u);
+  EXPECT_EQ(report["config"]["width"], 16);
+  EXPECT_EQ(report["runs"][0]["parameters"]["scene"], "scenes/CornellBox_bevy/CornellBox.glb");
+  // A second run never reuses the first one's folder.
+  const auto again = runPtbench("run configs/cornell-quick.json --quiet --set width=8 --set height=8 --set repeats=1 "
+                                "--set spp=1 --out " + out.string(), "", PTBENCH_SOURCE_DIR);
+  ASSERT_EQ(again.exitCode, 0) << again.all();
+  size_t folders = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(out / "cornell-quick")) ++folders;
+  EXPECT_EQ(folders, 2u);
+  fs::remove_all(out);
+}
+
+TEST(RunCommand, UnsupportedBackendBecomesAnErrorRowAndTheExitCodeSaysSo) {
+  const fs::path out = freshFolder("software-run");
+  const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
+                                 "/configs/ci.json --quiet --set 'backends=[\"pipeline\",\"software\"]' --set spp=1 "
+                                 "--set 'scenes=[\"builtin:cornell\"]' --set repeats=1 --out " + out.string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  const json report = readJson(resultsFolder(out, "ci") / "report.json");
+  size_t failed = 0, succeeded = 0;
+  for (const auto& run : report["runs"]) (run["status"] == "ok" ? succeeded : failed)++;
+  EXPECT_EQ(succeeded, 2u);
+  EXPECT_EQ(failed, 2u);
+  EXPECT_NE(report["runs"][1]["error"].get<std::string>().find("software backend is not implemented"), std::string::npos);
+  fs::remove_all(out);
+}
+
+TEST(ValidateCommand, ExitCode65WithEveryProblem) {
+  const fs::path dir = freshFolder("validate");
+  std::ofstream(dir / "bad.json") << R"({"schema_version": 1, "name": "x", "scenes": ["missing.glb"], "spp": -1})";
+  const auto result = runPtbench("validate " + (dir / "bad.json").string());
+  EXPECT_EQ(result.exitCode, 65);
+  EXPECT_NE(result.err.find("bad.json: /scenes/0: scene file missing.glb not found"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("bad.json: /spp: expected an integer"), std::string::npos) << result.err;
+  const auto run = runPtbench("run " + (dir / "bad.json").string());
+  EXPECT_EQ(run.exitCode, 65) << "run validates before any GPU work";
+  const auto good = runPtbench("validate configs/default.json configs/ci.json", "", PTBENCH_SOURCE_DIR);
+  EXPECT_EQ(good.exitCode, 0) << good.all();
+  fs::remove_all(dir);
+}
+
+TEST(CompareCommand, UnreadableReportIsUndecided) {
+  const auto result = runPtbench("compare /nonexistent/a.json /nonexistent/b.json");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("/nonexistent/a.json: cannot read the report"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace ptbench::test

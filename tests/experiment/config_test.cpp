@@ -1,0 +1,160 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.h"
+#include "core/experiment/config.h"
+
+namespace ptbench::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("ptbench-config-" + std::to_string(::getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir / "scenes");
+    std::ofstream(dir / "scenes" / "box.glb") << "not read by validation";
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  fs::path write(const std::string& text) {
+    const fs::path path = dir / "experiment.json";
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // The UserError a config raises: its message and exit code.
+  std::pair<std::string, int> failure(const std::string& text, const std::vector<std::string>& overrides = {}) {
+    try {
+      loadConfig(write(text), overrides);
+    } catch (const UserError& error) {
+      return {error.what(), error.exitCode()};
+    }
+    ADD_FAILURE() << "config was accepted: " << text;
+    return {"", 0};
+  }
+
+  static std::string minimal(const std::string& extra = "") {
+    return R"({"schema_version": 1, "name": "t", "scenes": ["builtin:cornell"])" + extra + "}";
+  }
+
+  fs::path dir;
+};
+
+TEST_F(ConfigTest, TheIssueExampleExpandsToEightRuns) {
+  const auto config = loadConfig(write(R"({"schema_version": 1, "name": "cornell-quick",
+     "scenes": ["scenes/box.glb", {"path": "builtin:furnace", "env": [1, 1, 1]}],
+     "integrators": ["megakernel", "megakernel-regen"], "backends": ["auto"],
+     "width": 128, "height": 128, "spp": [4, 16], "max_depth": 8, "seed": 1,
+     "warmup": 1, "repeats": 3})"));
+  const auto runs = expandSweep(config);
+  ASSERT_EQ(runs.size(), 8u);
+  EXPECT_EQ(config.scenes[0].load, (dir / "scenes/box.glb").string()) << "resolved beside the config";
+  EXPECT_EQ(runs[0].scene, 0u);
+  EXPECT_EQ(runs[0].settings.samplesPerPixel, 4u);
+  EXPECT_EQ(runs[1].settings.samplesPerPixel, 16u);
+  EXPECT_EQ(runs[2].integrator, IntegratorKind::MegakernelRegen);
+  EXPECT_EQ(runs[4].scene, 1u);
+  EXPECT_EQ(*config.repetition.repeats, 3u);
+  ASSERT_TRUE(config.scenes[1].environment.has_value());
+  EXPECT_EQ(config.scenes[1].environment->x, 1.0f);
+  EXPECT_EQ(config.resolved["sampler"], "halton") << "defaults are made explicit in the resolved config";
+}
+
+TEST_F(ConfigTest, SweepIsTheCartesianProductOfEveryList) {
+  const auto config = loadConfig(write(minimal(R"(, "width": [64, 128], "height": 32, "spp": [1, 2, 3],
+      "max_depth": [2, 4], "seed": [0, 1], "sampler": ["halton", "pcg"])")));
+  EXPECT_EQ(expandSweep(config).size(), 2u * 3 * 2 * 2 * 2);
+}
+
+TEST_F(ConfigTest, SetOverridesKeysBeforeValidation) {
+  const auto config = loadConfig(write(minimal()), {"spp=[1,2]", "name=renamed", "integrators=megakernel-regen"});
+  EXPECT_EQ(config.spps, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(config.name, "renamed");
+  EXPECT_EQ(config.integrators, std::vector<IntegratorKind>{IntegratorKind::MegakernelRegen});
+  const auto [message, code] = failure(minimal(), {"spp"});
+  EXPECT_EQ(code, exitConfigInvalid);
+  EXPECT_NE(message.find("--set spp: expected key=value"), std::string::npos) << message;
+}
+
+struct BadCase {
+  const char* what;
+  std::string config;
+  std::string pointer;
+  std::string expected;
+};
+
+TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
+  const std::vector<BadCase> cases = {
+      {"unknown key", minimal(R"(, "sppp": 4)"), "/sppp", "unknown key"},
+      {"wrong type", minimal(R"(, "width": "wide")"), "/width", "expected an integer from 1 to 16384"},
+      {"out of range", minimal(R"(, "spp": [4, 0])"), "/spp/1", "expected an integer from 1"},
+      {"negative", minimal(R"(, "max_depth": -2)"), "/max_depth", "expected an integer"},
+      {"unknown integrator", minimal(R"(, "integrators": ["megakernal"])"), "/integrators/0", "accepted: megakernel, megakernel-regen"},
+      {"unknown backend", minimal(R"(, "backends": "optix")"), "/backends", "accepted: auto, all, rayquery, pipeline, software"},
+      {"missing scene file", R"({"schema_version": 1, "name": "t", "scenes": ["nowhere.glb"]})", "/scenes/0",
+       "scene file nowhere.glb not found"},
+      {"bad builtin", R"({"schema_version": 1, "name": "t", "scenes": ["builtin:teapot"]})", "/scenes/0",
+       "unknown built-in scene"},
+      {"unknown scene key", R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "lights": 2}]})",
+       "/scenes/0/lights", "unknown key"},
+      {"bad env", R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "env": [1, 1]}]})",
+       "/scenes/0/env", "expected three numbers"},
+      {"schema version", R"({"schema_version": 2, "name": "t", "scenes": ["builtin:cornell"]})", "/schema_version",
+       "schema version 1"},
+      {"missing name", R"({"schema_version": 1, "scenes": ["builtin:cornell"]})", "/name", "required"},
+      {"missing scenes", R"({"schema_version": 1, "name": "t"})", "/scenes", "required"},
+      {"noise out of range", minimal(R"(, "max_noise": 5)"), "/max_noise", "coefficient of variation"},
+      {"repeats and noise", minimal(R"(, "repeats": 3, "max_noise": 0.1)"), "/max_noise", "either repeats or"},
+      {"options of a non-integrator", minimal(R"(, "options": {"pathtracer": {}})"), "/options/pathtracer", "not an integrator"},
+      {"options an integrator lacks", minimal(R"(, "options": {"megakernel": {"tile": 16}})"), "/options/megakernel",
+       "megakernel has no options"},
+  };
+  for (const auto& c : cases) {
+    const auto [message, code] = failure(c.config);
+    EXPECT_EQ(code, exitConfigInvalid) << c.what;
+    EXPECT_NE(message.find((dir / "experiment.json").string() + ": " + c.pointer + ": "), std::string::npos)
+        << c.what << ": " << message;
+    EXPECT_NE(message.find(c.expected), std::string::npos) << c.what << ": " << message;
+  }
+}
+
+TEST_F(ConfigTest, AllErrorsAreReportedInOnePass) {
+  const auto [message, code] = failure(R"({"schema_version": 1, "name": "t", "scenes": ["gone.gltf"], "spp": 0,
+      "integrators": ["x"], "colour": true})");
+  EXPECT_EQ(code, exitConfigInvalid);
+  EXPECT_NE(message.find("4 problem(s)"), std::string::npos) << message;
+  for (const char* pointer : {"/scenes/0", "/spp", "/integrators/0", "/colour"})
+    EXPECT_NE(message.find(pointer), std::string::npos) << pointer << " in " << message;
+}
+
+TEST_F(ConfigTest, MalformedJsonAndMissingFile) {
+  const auto [message, code] = failure(R"({"schema_version": 1, "name": )");
+  EXPECT_EQ(code, exitConfigInvalid);
+  EXPECT_NE(message.find("not valid JSON"), std::string::npos) << message;
+  try {
+    loadConfig(dir / "absent.json");
+    FAIL();
+  } catch (const UserError& error) {
+    EXPECT_EQ(error.exitCode(), exitConfigMissing);
+    EXPECT_NE(std::string(error.what()).find("absent.json"), std::string::npos);
+  }
+}
+
+TEST(ShippedConfigs, AllValidate) {
+  for (const auto& entry : fs::directory_iterator(fs::path(PTBENCH_SOURCE_DIR) / "configs")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
+    // Paths in shipped configs resolve beside the config or from the repository root.
+    const auto cwd = fs::current_path();
+    fs::current_path(PTBENCH_SOURCE_DIR);
+    EXPECT_NO_THROW(loadConfig(entry.path())) << entry.path();
+    fs::current_path(cwd);
+  }
+}
+
+}  // namespace
+}  // namespace ptbench::test

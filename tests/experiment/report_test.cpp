@@ -1,0 +1,150 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.h"
+#include "core/experiment/compare.h"
+#include "core/experiment/report.h"
+#include "core/experiment/statistics.h"
+
+namespace ptbench::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+TEST(Statistics, SummarizesKnownValues) {
+  const std::vector<double> values = {4, 1, 3, 2, 10};
+  const Summary s = summarize(values);
+  EXPECT_EQ(s.count, 5u);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.mean, 4);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 10);
+  EXPECT_NEAR(s.stddev, std::sqrt(12.5), 1e-12);
+  EXPECT_NEAR(s.cv, std::sqrt(12.5) / 4, 1e-12);
+  EXPECT_DOUBLE_EQ(summarize(std::vector<double>{1, 3}).median, 2);
+}
+
+// A result as the runner would produce it, without a GPU.
+ExperimentResult syntheticResult(const fs::path& folder) {
+  ExperimentResult result;
+  result.config.name = "synthetic";
+  result.config.file = "configs/synthetic.json";
+  result.config.resolved = {{"schema_version", 1}, {"name", "synthetic"}};
+  result.config.scenes = {{.spec = "builtin:cornell", .load = "builtin:cornell"}};
+  result.device.name = "Test GPU";
+  result.device.apiVersion = VK_API_VERSION_1_3;
+  result.startedUtc = "2026-11-22T00:00:00Z";
+  result.folder = folder;
+  RunRecord ok;
+  ok.id = "r000";
+  ok.scene = "builtin:cornell";
+  ok.backend = "pipeline";
+  ok.spec.integrator = IntegratorKind::Megakernel;
+  ok.spec.settings.width = 64;
+  ok.spec.settings.height = 32;
+  ok.frameGpuMs = {10, 11, 12};
+  ok.frameHostMs = {12, 13, 14};
+  ok.stageGpuMs = {{Stage::TraceShade, {10, 11, 12}}};
+  ok.launchesPerFrame = {{Stage::TraceShade, 16}};
+  ok.work = {.extensionRays = 2000, .shadowRays = 1000, .pathSegments = 2000, .paths = 1000};
+  ok.png = "r000.png";
+  ok.exr = "r000.exr";
+  RunRecord failed = ok;
+  failed.id = "r001";
+  failed.backend = "rayquery";
+  failed.error = "backend rayquery is not supported by Test GPU";
+  result.runs = {ok, failed};
+  return result;
+}
+
+TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
+  const fs::path folder = fs::temp_directory_path() / ("ptbench-report-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const ExperimentResult result = syntheticResult(folder);
+  writeReport(result, reportJson(result));
+
+  std::ifstream in(folder / "report.json");
+  const json report = json::parse(in);
+  EXPECT_EQ(report["schema_version"], 1);
+  for (const char* key : {"version", "git_revision", "build_type"}) EXPECT_TRUE(report["tool"][key].is_string()) << key;
+  EXPECT_TRUE(report["tool"]["git_dirty"].is_boolean());
+  EXPECT_TRUE(report["date"].is_string());
+  EXPECT_TRUE(report["host"]["os"].is_string());
+  EXPECT_EQ(report["device"]["name"], "Test GPU");
+  EXPECT_TRUE(report["device"]["backends"].is_object());
+  EXPECT_TRUE(report["validation"].is_boolean());
+  EXPECT_EQ(report["config"]["name"], "synthetic");
+  ASSERT_EQ(report["runs"].size(), 2u);
+  const json& ok = report["runs"][0];
+  EXPECT_EQ(ok["status"], "ok");
+  EXPECT_EQ(ok["parameters"]["integrator"], "megakernel");
+  EXPECT_EQ(ok["parameters"]["width"], 64);
+  EXPECT_DOUBLE_EQ(ok["frame_gpu_ms"]["median"].get<double>(), 11);
+  EXPECT_TRUE(ok["frame_gpu_ms"]["cv"].is_number());
+  EXPECT_EQ(ok["frame_gpu_ms_samples"].size(), 3u);
+  EXPECT_EQ(ok["stages"][0]["name"], "trace_shade");
+  EXPECT_EQ(ok["stages"][0]["launches_per_frame"], 16);
+  EXPECT_NEAR(ok["throughput"]["rays_per_s"].get<double>(), 3000 / 0.011, 1e-6);
+  EXPECT_TRUE(ok["memory_bytes"]["film"].is_number_unsigned());
+  EXPECT_EQ(ok["images"]["png"], "r000.png");
+  const json& failed = report["runs"][1];
+  EXPECT_EQ(failed["status"], "error");
+  EXPECT_EQ(failed["error"], "backend rayquery is not supported by Test GPU");
+
+  std::ifstream csvFile(folder / "report.csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(csvFile, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << "header, frame and trace_shade rows of the good run, one row of the failed";
+  EXPECT_EQ(lines[0].rfind("run_id,status,scene,integrator,backend,width,height,spp", 0), 0u);
+  EXPECT_NE(lines[0].find("gpu_ms_median"), std::string::npos);
+  EXPECT_NE(lines[2].find(",trace_shade,16,3,11,"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("not supported"), std::string::npos) << lines[3];
+  EXPECT_TRUE(fs::exists(folder / "config.json"));
+  for (const auto& entry : fs::directory_iterator(folder))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << "no temporary file left behind";
+  fs::remove_all(folder);
+}
+
+json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) {
+  json report = {{"schema_version", 1}, {"runs", json::array()}};
+  for (const auto& [integrator, median, cv] : runs)
+    report["runs"].push_back({{"status", "ok"},
+                              {"parameters",
+                               {{"scene", "builtin:cornell"}, {"integrator", integrator}, {"backend", "pipeline"},
+                                {"width", 64}, {"height", 64}, {"spp", 4}, {"max_depth", 8}, {"rr_depth", 3},
+                                {"seed", 1}, {"sampler", "halton"}}},
+                              {"frame_gpu_ms", {{"median", median}, {"mean", median}, {"min", median}, {"cv", cv}}},
+                              {"stages", json::array({{{"name", "trace_shade"}, {"gpu_ms", {{"median", median}}}}})}});
+  return report;
+}
+
+TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.01}, {"megakernel-regen", 8.0, 0.01}});
+  EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.3, 0.01}, {"megakernel-regen", 7.0, 0.01}}), {}).exitCode,
+            compareExitOk);
+  const auto slower = compareReports(base, syntheticReport({{"megakernel", 10.6, 0.01}, {"megakernel-regen", 8.0, 0.01}}), {});
+  EXPECT_EQ(slower.exitCode, compareExitRegression);
+  EXPECT_NE(slower.table.find("REGRESSED"), std::string::npos) << slower.table;
+  EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.0, 0.01}}), {}).exitCode, compareExitUndecided);
+  EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.0, 0.20}, {"megakernel-regen", 8.0, 0.01}}), {}).exitCode,
+            compareExitUndecided);
+  // A looser threshold lets the 6% slowdown pass.
+  EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.6, 0.01}, {"megakernel-regen", 8.0, 0.01}}),
+                           {.threshold = 0.10})
+                .exitCode,
+            compareExitOk);
+}
+
+TEST(Compare, ThresholdParsesPercentAndFraction) {
+  EXPECT_DOUBLE_EQ(parseThreshold("5%"), 0.05);
+  EXPECT_DOUBLE_EQ(parseThreshold("0.1"), 0.1);
+  EXPECT_THROW(parseThreshold("five"), UserError);
+  EXPECT_THROW(parseThreshold("-3%"), UserError);
+  EXPECT_THROW(compareReports(json::object(), json::object(), {}), UserError);
+}
+
+}  // namespace
+}  // namespace ptbench::test
