@@ -204,6 +204,8 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
 
 }  // namespace
 
+const std::set<std::string>& configKeys() { return topLevelKeys; }
+
 ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>& overrides) {
   std::ifstream in(file);
   if (!in) throw UserError(file.string() + ": cannot read the config file", exitConfigMissing);

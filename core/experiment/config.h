@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct RunSpec {
   std::string backend;
   RenderSettings settings;  // camera and environment filled in by the runner
 };
+
+// The keys a config may have at its top level (configs/schema.json lists the same).
+const std::set<std::string>& configKeys();
 
 // Reads and validates a config; --set overrides ("key=value", value as JSON or a bare
 // string; dotted keys reach into objects) apply first. Throws UserError with every problem

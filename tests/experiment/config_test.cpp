@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/errors.h"
 #include "core/experiment/config.h"
@@ -154,6 +156,16 @@ TEST(ShippedConfigs, AllValidate) {
     EXPECT_NO_THROW(loadConfig(entry.path())) << entry.path();
     fs::current_path(cwd);
   }
+}
+
+TEST(ShippedConfigs, SchemaListsExactlyTheKeysTheValidatorTakes) {
+  std::ifstream in(fs::path(PTBENCH_SOURCE_DIR) / "configs" / "schema.json");
+  const auto schema = nlohmann::json::parse(in);
+  std::set<std::string> schemaKeys;
+  for (const auto& [key, value] : schema["properties"].items()) schemaKeys.insert(key);
+  EXPECT_EQ(schemaKeys, configKeys());
+  std::set<std::string> required(schema["required"].begin(), schema["required"].end());
+  EXPECT_EQ(required, (std::set<std::string>{"schema_version", "name", "scenes"}));
 }
 
 }  // namespace
