@@ -108,23 +108,21 @@ void measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
 
 }  // namespace
 
-std::string utcStamp(std::chrono::system_clock::time_point time) {
+namespace {
+
+std::string formatUtc(std::chrono::system_clock::time_point time, const char* format) {
   const std::time_t t = std::chrono::system_clock::to_time_t(time);
   std::tm utc{};
   gmtime_r(&t, &utc);
   char text[32];
-  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
+  std::strftime(text, sizeof text, format, &utc);
   return text;
 }
 
-std::string isoUtc(std::chrono::system_clock::time_point time) {
-  const std::time_t t = std::chrono::system_clock::to_time_t(time);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
+}  // namespace
+
+std::string utcStamp(std::chrono::system_clock::time_point time) { return formatUtc(time, "%Y%m%dT%H%M%SZ"); }
+std::string isoUtc(std::chrono::system_clock::time_point time) { return formatUtc(time, "%Y-%m-%dT%H:%M:%SZ"); }
 
 ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptions& options) {
   ExperimentResult result;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/vk/barrier.h"
 #include "shared/render.h"
 
 namespace ptbench {
@@ -17,19 +18,6 @@ static_assert(sizeof(gpu::Material) == 124 + gpu::TEXTURE_SLOT_COUNT * sizeof(gp
 static_assert(sizeof(gpu::TextureRef) == 32);
 static_assert(sizeof(gpu::Vertex) == 56);
 static_assert(sizeof(gpu::Instance) == 112);
-
-void memoryBarrier(VkCommandBuffer commands, VkPipelineStageFlags2 source, VkAccessFlags2 sourceAccess,
-                   VkPipelineStageFlags2 destination, VkAccessFlags2 destinationAccess) {
-  const VkMemoryBarrier2 barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                                 .srcStageMask = source,
-                                 .srcAccessMask = sourceAccess,
-                                 .dstStageMask = destination,
-                                 .dstAccessMask = destinationAccess};
-  const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-                                    .memoryBarrierCount = 1,
-                                    .pMemoryBarriers = &barrier};
-  vkCmdPipelineBarrier2(commands, &dependency);
-}
 
 gpu::vec3 toGpu(Vec3 v) { return {v.x, v.y, v.z}; }
 
@@ -83,14 +71,14 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
   context_.submitAndWait([&](VkCommandBuffer commands) {
     timer.begin(commands);
     film.recordClear(commands);
-    memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kernelStage,
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kernelStage,
                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     for (uint32_t launch = 0; launch < launches; ++launch) {
       const gpu::FramePush push{.params = frameParams_.address(), .sampleIndex = launch};
       timer.time(commands, Stage::TraceShade,
                  [&] { kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height); });
       // Each pass adds to the film the previous one wrote.
-      memoryBarrier(commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+      vk::memoryBarrier(commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                     kernelStage | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
                     VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                         VK_ACCESS_2_TRANSFER_READ_BIT);

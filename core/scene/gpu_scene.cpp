@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/errors.h"
+#include "core/vk/barrier.h"
 #include "core/vk/timestamps.h"
 
 namespace ptbench {
@@ -26,18 +27,12 @@ VkSamplerAddressMode vkWrap(TextureWrap w) {
   }
 }
 
-void accelerationBarrier(VkCommandBuffer commands, VkAccessFlags2 dstAccess) {
-  const VkMemoryBarrier2 barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                                 .srcStageMask = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR |
-                                                 VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_COPY_BIT_KHR,
-                                 .srcAccessMask = VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
-                                 .dstStageMask = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR |
-                                                 VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_COPY_BIT_KHR,
-                                 .dstAccessMask = dstAccess};
-  const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-                                    .memoryBarrierCount = 1,
-                                    .pMemoryBarriers = &barrier};
-  vkCmdPipelineBarrier2(commands, &dependency);
+// Builds and copies of acceleration structures must land before the next reads them.
+void accelerationBarrier(VkCommandBuffer commands) {
+  constexpr VkPipelineStageFlags2 stages =
+      VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR | VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_COPY_BIT_KHR;
+  vk::memoryBarrier(commands, stages, VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR, stages,
+                    VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
 }
 
 template <typename T>
@@ -210,7 +205,7 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
       vkCmdBuildAccelerationStructuresKHR(commands, uint32_t(builds.size()), builds.data(), ranges.data());
     });
     // The compacted size can only be queried once the build has written the structure.
-    accelerationBarrier(commands, VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
+    accelerationBarrier(commands);
     std::vector<VkAccelerationStructureKHR> handles;
     for (const auto& blas : built) handles.push_back(blas.get());
     vkCmdWriteAccelerationStructuresPropertiesKHR(commands, uint32_t(handles.size()), handles.data(),
@@ -288,7 +283,7 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
       }
     });
     // The TLAS build reads the compacted BLASes through their addresses.
-    accelerationBarrier(commands, VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
+    accelerationBarrier(commands);
     timer.time(commands, Stage::BuildTlas, [&] {
       const VkAccelerationStructureBuildRangeInfoKHR range{.primitiveCount = instanceCount};
       const VkAccelerationStructureBuildRangeInfoKHR* ranges = &range;

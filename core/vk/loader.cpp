@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "core/errors.h"
 
 #define PTBENCH_VK_DEFINE(name) PFN_##name name = nullptr;
@@ -16,12 +19,15 @@ PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
 
 void loadGlobalFunctions() {
   if (getInstanceProcAddr) return;
+  // PTBENCH_VULKAN_LIBRARY names another loader (a build of one's own, or a test's absent one).
+  const char* override = std::getenv("PTBENCH_VULKAN_LIBRARY");
+  const std::string name = override && *override ? override : "libvulkan.so.1";
   // The library stays open for the life of the process: function pointers into it are global.
-  void* library = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+  void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
-    throw UserError(
-        "cannot open the Vulkan loader (libvulkan.so.1): install it (Debian/Ubuntu: "
-        "apt-get install libvulkan1 mesa-vulkan-drivers, or run scripts/setup.sh)");
+    throw UserError("cannot open the Vulkan loader (" + name +
+                    "): install it (Debian/Ubuntu: apt-get install libvulkan1 mesa-vulkan-drivers, or run "
+                    "scripts/setup.sh)");
   }
   getInstanceProcAddr =
       reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library, "vkGetInstanceProcAddr"));

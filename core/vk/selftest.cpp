@@ -1,28 +1,12 @@
 #include "core/vk/selftest.h"
 
+#include "core/vk/barrier.h"
 #include "core/vk/buffer.h"
 #include "core/vk/pipeline.h"
 #include "core/vk/timestamps.h"
 #include "shared/selftest.h"
 
 namespace ptbench::vk {
-namespace {
-
-void memoryBarrier(VkCommandBuffer commands, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
-                   VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
-  const VkMemoryBarrier2 barrier{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-                                 .srcStageMask = srcStage,
-                                 .srcAccessMask = srcAccess,
-                                 .dstStageMask = dstStage,
-                                 .dstAccessMask = dstAccess};
-  const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-                                    .memoryBarrierCount = 1,
-                                    .pMemoryBarriers = &barrier};
-  vkCmdPipelineBarrier2(commands, &dependency);
-}
-
-}  // namespace
-
 SelftestResult runSelftestKernel(const Context& context, uint32_t count, uint32_t multiplier) {
   Buffer output(context, VkDeviceSize{count} * sizeof(uint32_t),
                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,

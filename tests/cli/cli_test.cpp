@@ -40,6 +40,13 @@ TEST(DevicesCommand, NoVulkanDriverNamesThePackage) {
   EXPECT_NE(result.all().find("mesa-vulkan-drivers"), std::string::npos) << result.all();
 }
 
+TEST(DevicesCommand, NoVulkanLoaderNamesThePackage) {
+  const auto result = runPtbench("devices", "PTBENCH_VULKAN_LIBRARY=/nonexistent/libvulkan.so.1");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("cannot open the Vulkan loader (/nonexistent/libvulkan.so.1)"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("apt-get install libvulkan1"), std::string::npos) << result.err;
+}
+
 TEST(SelftestCommand, RunsTheKernelAndReportsItsTime) {
   const auto result = runPtbench("--validate selftest");
   EXPECT_EQ(result.exitCode, 0) << result.all();

@@ -58,10 +58,6 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
   EXPECT_TRUE(fs::exists(folder / "config.json"));
   EXPECT_NE(result.out.find("relative to the megakernel"), std::string::npos) << result.out;
 
-  // The same report compared with itself passes the gate.
-  const auto same = runPtbench("compare " + (folder / "report.json").string() + " " + (folder / "report.json").string() +
-                               " --threshold 50%");
-  EXPECT_EQ(same.exitCode, 0) << same.all();
   fs::remove_all(out);
 }
 
@@ -111,6 +107,32 @@ TEST(ValidateCommand, ExitCode65WithEveryProblem) {
   EXPECT_EQ(run.exitCode, 65) << "run validates before any GPU work";
   const auto good = runPtbench("validate configs/default.json configs/ci.json", "", PTBENCH_SOURCE_DIR);
   EXPECT_EQ(good.exitCode, 0) << good.all();
+  fs::remove_all(dir);
+}
+
+json gateReport(double medianMs, double cv) {
+  json run = {{"status", "ok"},
+              {"parameters", {{"scene", "builtin:cornell"}, {"integrator", "megakernel"}, {"backend", "pipeline"},
+                              {"width", 8}, {"height", 8}, {"spp", 1}, {"max_depth", 8}, {"rr_depth", 3}, {"seed", 0},
+                              {"sampler", "halton"}}},
+              {"frame_gpu_ms", {{"median", medianMs}, {"mean", medianMs}, {"min", medianMs}, {"cv", cv}}},
+              {"stages", json::array()}};
+  return {{"schema_version", 1}, {"runs", json::array({run})}};
+}
+
+TEST(CompareCommand, ExitCodesFromTheCommandLine) {
+  const fs::path dir = freshFolder("compare");
+  std::ofstream(dir / "base.json") << gateReport(10, 0.01);
+  std::ofstream(dir / "same.json") << gateReport(10.2, 0.01);
+  std::ofstream(dir / "slow.json") << gateReport(12, 0.01);
+  std::ofstream(dir / "noisy.json") << gateReport(10, 0.3);
+  const std::string base = (dir / "base.json").string() + " ";
+  EXPECT_EQ(runPtbench("compare " + base + (dir / "same.json").string()).exitCode, 0);
+  const auto slow = runPtbench("compare " + base + (dir / "slow.json").string());
+  EXPECT_EQ(slow.exitCode, 1);
+  EXPECT_NE(slow.out.find("REGRESSED"), std::string::npos) << slow.out;
+  EXPECT_EQ(runPtbench("compare " + base + (dir / "slow.json").string() + " --threshold 25%").exitCode, 0);
+  EXPECT_EQ(runPtbench("compare " + base + (dir / "noisy.json").string()).exitCode, 2);
   fs::remove_all(dir);
 }
 
