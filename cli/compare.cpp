@@ -1,10 +1,11 @@
 // `ptbench compare BASE NEW`: ratios per run and stage; exit 0, 1 (regression) or 2 (undecided).
+#include "core/experiment/compare.h"
+
 #include <fstream>
 #include <iostream>
 
 #include "cli/options.h"
 #include "core/errors.h"
-#include "core/experiment/compare.h"
 
 namespace ptbench::cli {
 namespace {

@@ -10,7 +10,9 @@
 namespace ptbench::cli {
 namespace {
 
-std::string yesNo(bool value) { return value ? "yes" : "no"; }
+std::string yesNo(bool value) {
+  return value ? "yes" : "no";
+}
 
 void printDevices(bool asJson) {
   const auto devices = vk::listDevices();
@@ -24,8 +26,8 @@ void printDevices(bool asJson) {
     std::cout << fmt::format("{}: {} ({}), Vulkan {}, driver {} {}\n", d.index, d.name, d.typeName(),
                              d.apiVersionString(), d.driverName, d.driverInfo);
     std::cout << fmt::format("   memory {:.1f} GiB, subgroup {}, timestamps {} bits at {} ns\n",
-                             static_cast<double>(d.deviceLocalBytes) / (1u << 30), d.subgroupSize,
-                             d.timestampValidBits, d.timestampPeriodNs);
+                             static_cast<double>(d.deviceLocalBytes) / (1u << 30), d.subgroupSize, d.timestampValidBits,
+                             d.timestampPeriodNs);
     std::cout << fmt::format("   backends: rayquery {}, pipeline {}, software {}; SER {}\n",
                              yesNo(d.supports(Backend::RayQuery)), yesNo(d.supports(Backend::Pipeline)),
                              yesNo(d.supports(Backend::Software)), yesNo(d.invocationReorder()));

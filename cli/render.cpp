@@ -26,7 +26,9 @@ struct RenderOptions {
   std::vector<std::string> outputs;
 };
 
-Vec3 toVec3(const std::vector<float>& v) { return {v[0], v[1], v[2]}; }
+Vec3 toVec3(const std::vector<float>& v) {
+  return {v[0], v[1], v[2]};
+}
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -36,7 +38,8 @@ double median(std::vector<double> values) {
 
 void render(const GlobalOptions& global, RenderOptions options) {
   const auto integrator = parseIntegrator(options.integrator);
-  if (!integrator) throw UserError("unknown integrator '" + options.integrator + "': use megakernel or megakernel-regen");
+  if (!integrator)
+    throw UserError("unknown integrator '" + options.integrator + "': use megakernel or megakernel-regen");
   for (const auto& out : options.outputs)
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
@@ -51,7 +54,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (!options.environment.empty()) settings.environment = toVec3(options.environment);
 
   const Backend backend = vk::resolveBackend(vk::selectDevice(global.device), options.backend);
-  vk::Context context(vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = {backend}});
+  vk::Context context(
+      vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = {backend}});
   const GpuScene gpuScene(context, scene);
   const auto renderer = createIntegrator(*integrator, context, gpuScene, backend);
   const FrameResult frame = renderer->render(settings);
@@ -63,10 +67,11 @@ void render(const GlobalOptions& global, RenderOptions options) {
   std::cout << fmt::format("{} | {} | {} | {}x{} | {} spp | max depth {} | {}\n", options.scene, options.integrator,
                            backendName(backend), settings.width, settings.height, settings.samplesPerPixel,
                            settings.maxDepth, context.capabilities().name);
-  std::cout << fmt::format("  {:<12} {:10.3f} ms GPU over {} launch(es), median {:.3f} ms\n", stageName(Stage::TraceShade),
-                           frame.gpuMs, launchMs.size(), median(launchMs));
-  std::cout << fmt::format("  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipeline created in {:.1f} ms\n",
-                           "frame", frame.gpuMs, frame.hostMs, renderer->pipelineCreateMs());
+  std::cout << fmt::format("  {:<12} {:10.3f} ms GPU over {} launch(es), median {:.3f} ms\n",
+                           stageName(Stage::TraceShade), frame.gpuMs, launchMs.size(), median(launchMs));
+  std::cout << fmt::format(
+      "  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipeline created in {:.1f} ms\n", "frame",
+      frame.gpuMs, frame.hostMs, renderer->pipelineCreateMs());
   std::cout << fmt::format("  {:<12} {:.3f} Mpaths/s, {:.3f} Mrays/s ({} extension + {} shadow), {:.3f} Msegments/s\n",
                            "throughput", double(frame.work.paths) / seconds * 1e-6, double(rays) / seconds * 1e-6,
                            frame.work.extensionRays, frame.work.shadowRays,
@@ -89,8 +94,12 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--integrator", options->integrator, "megakernel or megakernel-regen")->capture_default_str();
   command->add_option("--backend", options->backend, "auto, rayquery or pipeline (auto: rayquery where supported)")
       ->capture_default_str();
-  command->add_option("--width", options->settings.width, "image width")->capture_default_str()->check(CLI::Range(1u, 16384u));
-  command->add_option("--height", options->settings.height, "image height")->capture_default_str()->check(CLI::Range(1u, 16384u));
+  command->add_option("--width", options->settings.width, "image width")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 16384u));
+  command->add_option("--height", options->settings.height, "image height")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 16384u));
   command->add_option("--spp", options->settings.samplesPerPixel, "samples per pixel")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 20));
@@ -104,12 +113,15 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--sampler", options->sampler, "halton (with Cranley-Patterson rotation) or pcg")
       ->capture_default_str()
       ->check(CLI::IsMember({"halton", "pcg"}));
-  command->add_option("--env", options->environment, "constant environment radiance R,G,B")->delimiter(',')->expected(3);
+  command->add_option("--env", options->environment, "constant environment radiance R,G,B")
+      ->delimiter(',')
+      ->expected(3);
   command->add_option("--camera-position", options->cameraPosition, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--camera-target", options->cameraTarget, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--camera-up", options->cameraUp, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--fov", options->fov, "vertical field of view in degrees")->check(CLI::Range(0.1f, 179.0f));
-  command->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
+  command
+      ->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
       ->capture_default_str();
   command->add_option("--out", options->outputs, "image files: .png (tonemapped sRGB), .exr or .pfm (linear)");
   command->callback([&global, options] { render(global, *options); });

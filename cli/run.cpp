@@ -61,8 +61,8 @@ class Progress {
     ++done_;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     const double eta = elapsed / double(done_) * double(total - index - 1);
-    const std::string outcome = run.ok() ? fmt::format("{:.3f} ms/frame GPU ({} frames)", summarize(run.frameGpuMs).median,
-                                                       run.frameGpuMs.size())
+    const std::string outcome = run.ok() ? fmt::format("{:.3f} ms/frame GPU ({} frames)",
+                                                       summarize(run.frameGpuMs).median, run.frameGpuMs.size())
                                          : "FAILED: " + run.error;
     if (terminal_)
       std::cerr << fmt::format("\r\033[K{} {}  {}  ETA {:.0f} s\n", position, runLabel(run), outcome, eta);
@@ -130,10 +130,11 @@ int run(const GlobalOptions& global, const RunOptions& options) {
   const ExperimentConfig config = loadConfig(configPath, options.overrides);
   Progress progress(options.quiet);
   const ExperimentResult result = runExperiment(
-      config, RunnerOptions{.device = global.device,
-                            .validate = global.validate,
-                            .outputRoot = options.out,
-                            .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); }});
+      config,
+      RunnerOptions{.device = global.device,
+                    .validate = global.validate,
+                    .outputRoot = options.out,
+                    .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); }});
   const json report = reportJson(result);
   writeReport(result, report);
   if (options.json == "-") {
@@ -154,7 +155,8 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
   auto* command = app.add_subcommand("run", "Run an experiment config (default: configs/default.json)");
   auto options = std::make_shared<RunOptions>();
   command->add_option("config", options->config, "experiment config (JSON; see docs/config.md)");
-  command->add_option("--out", options->out, "put results/<name>/<stamp>/ under this folder instead of the config's output");
+  command->add_option("--out", options->out,
+                      "put results/<name>/<stamp>/ under this folder instead of the config's output");
   command->add_option("--set", options->overrides, "override a config key: key=value (value as JSON), repeatable");
   command->add_flag("--quiet", options->quiet, "no progress output");
   command->add_option("--json", options->json, "also write the report to this file; - for stdout");

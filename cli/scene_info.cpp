@@ -1,9 +1,9 @@
 // `ptbench scene-info SCENE`: what a scene holds, and what it costs on the chosen device.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/options.h"
 #include "core/scene/builtin_scenes.h"
@@ -12,7 +12,9 @@
 namespace ptbench::cli {
 namespace {
 
-nlohmann::json vec3Json(Vec3 v) { return {v.x, v.y, v.z}; }
+nlohmann::json vec3Json(Vec3 v) {
+  return {v.x, v.y, v.z};
+}
 
 void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool asJson) {
   const auto loadStart = std::chrono::steady_clock::now();
@@ -24,7 +26,8 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
   const auto device = vk::selectDevice(global.device);
   for (Backend b : {Backend::RayQuery, Backend::Pipeline})
     if (device.supports(b)) hardware.push_back(b);
-  vk::Context context(vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = hardware});
+  vk::Context context(
+      vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = hardware});
   const GpuScene gpuScene(context, scene);
   const auto& as = gpuScene.accelerationStats();
   const Camera camera = scene.defaultCamera();
@@ -47,11 +50,12 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
       {"emissive_power", scene.totalEmissivePower},
       {"punctual_lights", scene.punctualLights.size()},
       {"cameras", scene.cameraCount},
-      {"camera", {{"from_scene", scene.sceneCamera.has_value()},
-                  {"position", vec3Json(camera.position)},
-                  {"target", vec3Json(camera.target)},
-                  {"up", vec3Json(camera.up)},
-                  {"yfov_degrees", camera.yfovDegrees}}},
+      {"camera",
+       {{"from_scene", scene.sceneCamera.has_value()},
+        {"position", vec3Json(camera.position)},
+        {"target", vec3Json(camera.target)},
+        {"up", vec3Json(camera.up)},
+        {"yfov_degrees", camera.yfovDegrees}}},
       {"bounds", {{"min", vec3Json(scene.bounds.min)}, {"max", vec3Json(scene.bounds.max)}}},
       {"load_ms", loadMs},
       {"acceleration_structures", gpuScene.hasAccelerationStructures()},
@@ -70,18 +74,20 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
   }
   std::cout << fmt::format("{} on {}\n", spec, context.capabilities().name);
   std::cout << fmt::format("  triangles {} ({} unique), meshes {}, instances {}, materials {}\n", scene.triangleCount(),
-                           scene.uniqueTriangleCount(), scene.meshes.size(), scene.instances.size(), scene.materials.size());
+                           scene.uniqueTriangleCount(), scene.meshes.size(), scene.instances.size(),
+                           scene.materials.size());
   std::cout << fmt::format("  textures {} ({:.1f} MiB), emissive triangles {}, punctual lights {}, cameras {}\n",
-                           scene.textures.size(), double(scene.textureBytes()) / (1 << 20), scene.emissiveTriangles.size(),
-                           scene.punctualLights.size(), scene.cameraCount);
+                           scene.textures.size(), double(scene.textureBytes()) / (1 << 20),
+                           scene.emissiveTriangles.size(), scene.punctualLights.size(), scene.cameraCount);
   std::cout << fmt::format("  bounds ({:.3g}, {:.3g}, {:.3g}) to ({:.3g}, {:.3g}, {:.3g}); loaded in {:.1f} ms\n",
                            scene.bounds.min.x, scene.bounds.min.y, scene.bounds.min.z, scene.bounds.max.x,
                            scene.bounds.max.y, scene.bounds.max.z, loadMs);
   if (gpuScene.hasAccelerationStructures())
-    std::cout << fmt::format("  BLAS {:.2f} MiB (compacted from {:.2f}), TLAS {:.3f} MiB; GPU build {:.3f} ms BLAS + "
-                             "{:.3f} ms compaction + {:.3f} ms TLAS\n",
-                             double(as.blasBytes) / (1 << 20), double(as.blasBytesBuilt) / (1 << 20),
-                             double(as.tlasBytes) / (1 << 20), as.blasBuildGpuMs, as.compactionGpuMs, as.tlasBuildGpuMs);
+    std::cout << fmt::format(
+        "  BLAS {:.2f} MiB (compacted from {:.2f}), TLAS {:.3f} MiB; GPU build {:.3f} ms BLAS + "
+        "{:.3f} ms compaction + {:.3f} ms TLAS\n",
+        double(as.blasBytes) / (1 << 20), double(as.blasBytesBuilt) / (1 << 20), double(as.tlasBytes) / (1 << 20),
+        as.blasBuildGpuMs, as.compactionGpuMs, as.tlasBuildGpuMs);
 }
 
 }  // namespace
@@ -90,7 +96,9 @@ void addSceneInfoCommand(CLI::App& app, const GlobalOptions& global) {
   auto* command = app.add_subcommand("scene-info", "Load a scene, upload it and build its acceleration structures");
   auto spec = std::make_shared<std::string>();
   auto asJson = std::make_shared<bool>(false);
-  command->add_option("scene", *spec, "a .gltf/.glb path, or builtin:cornell, builtin:furnace, builtin:spheres?n=N&subdiv=S")
+  command
+      ->add_option("scene", *spec,
+                   "a .gltf/.glb path, or builtin:cornell, builtin:furnace, builtin:spheres?n=N&subdiv=S")
       ->required();
   command->add_flag("--json", *asJson, "Print JSON");
   command->callback([&global, spec, asJson] { printSceneInfo(global, *spec, *asJson); });

@@ -1,10 +1,11 @@
 // `ptbench selftest`: opens the chosen device, runs one timed compute kernel and checks it.
+#include "core/vk/selftest.h"
+
 #include <fmt/format.h>
 
 #include <iostream>
 
 #include "cli/options.h"
-#include "core/vk/selftest.h"
 
 namespace ptbench::cli {
 namespace {

@@ -8,14 +8,16 @@ namespace ptbench {
 
 enum class Backend { RayQuery, Pipeline, Software };
 
-inline constexpr std::array<Backend, 3> allBackends = {Backend::RayQuery, Backend::Pipeline,
-                                                       Backend::Software};
+inline constexpr std::array<Backend, 3> allBackends = {Backend::RayQuery, Backend::Pipeline, Backend::Software};
 
 constexpr std::string_view backendName(Backend backend) {
   switch (backend) {
-    case Backend::RayQuery: return "rayquery";
-    case Backend::Pipeline: return "pipeline";
-    case Backend::Software: return "software";
+    case Backend::RayQuery:
+      return "rayquery";
+    case Backend::Pipeline:
+      return "pipeline";
+    case Backend::Software:
+      return "software";
   }
   return "?";
 }

@@ -9,8 +9,7 @@ namespace ptbench {
 // flag and what would be accepted. The CLI prints it and exits non-zero, without a trace.
 class UserError : public std::runtime_error {
  public:
-  explicit UserError(const std::string& message, int exitCode = 1)
-      : std::runtime_error(message), exitCode_(exitCode) {}
+  explicit UserError(const std::string& message, int exitCode = 1) : std::runtime_error(message), exitCode_(exitCode) {}
   int exitCode() const { return exitCode_; }
 
  private:
@@ -18,12 +17,11 @@ class UserError : public std::runtime_error {
 };
 
 // A broken invariant: prints both values.
-#define PTBENCH_CHECK_EQ(a, b)                                                              \
-  do {                                                                                     \
-    if (!((a) == (b)))                                                                     \
-      throw std::logic_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + \
-                             #a " == " #b " failed: " + std::to_string(a) + " vs " +      \
-                             std::to_string(b));                                           \
+#define PTBENCH_CHECK_EQ(a, b)                                                                           \
+  do {                                                                                                   \
+    if (!((a) == (b)))                                                                                   \
+      throw std::logic_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " +             \
+                             #a " == " #b " failed: " + std::to_string(a) + " vs " + std::to_string(b)); \
   } while (0)
 
 }  // namespace ptbench

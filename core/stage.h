@@ -15,11 +15,16 @@ enum class Stage {
 
 constexpr std::string_view stageName(Stage stage) {
   switch (stage) {
-    case Stage::Selftest: return "selftest";
-    case Stage::TraceShade: return "trace_shade";
-    case Stage::BuildBlas: return "build_blas";
-    case Stage::CompactBlas: return "compact_blas";
-    case Stage::BuildTlas: return "build_tlas";
+    case Stage::Selftest:
+      return "selftest";
+    case Stage::TraceShade:
+      return "trace_shade";
+    case Stage::BuildBlas:
+      return "build_blas";
+    case Stage::CompactBlas:
+      return "compact_blas";
+    case Stage::BuildTlas:
+      return "build_tlas";
   }
   return "?";
 }

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
 
 #include "gpu_test.h"
 
@@ -14,7 +14,8 @@ namespace ptbench::test {
 CommandResult runPtbench(const std::string& arguments, const std::string& environment,
                          const std::string& workingDirectory) {
   const std::string errFile = ::testing::TempDir() + "ptbench-stderr-" + std::to_string(::getpid());
-  const std::string command = "cd '" + workingDirectory + "' && env " + environment + " " + PTBENCH_EXECUTABLE + " " + arguments + " 2>" + errFile;
+  const std::string command = "cd '" + workingDirectory + "' && env " + environment + " " + PTBENCH_EXECUTABLE + " " +
+                              arguments + " 2>" + errFile;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {-1, "", "popen failed"};
   std::string out;

@@ -8,7 +8,8 @@
 
 namespace ptbench {
 
-void writeAtomically(const std::filesystem::path& path, const std::function<void(const std::filesystem::path&)>& write) {
+void writeAtomically(const std::filesystem::path& path,
+                     const std::function<void(const std::filesystem::path&)>& write) {
   // A hidden name beside the target, so that the rename stays within one file system.
   std::string name = path.filename().string();
   name.insert(0, 1, '.');

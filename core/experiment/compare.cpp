@@ -25,8 +25,10 @@ double parseThreshold(const std::string& text) {
   try {
     size_t used = 0;
     double value = std::stod(text, &used);
-    if (used < text.size() && text.substr(used) == "%") value /= 100.0;
-    else if (used != text.size()) throw std::invalid_argument(text);
+    if (used < text.size() && text.substr(used) == "%")
+      value /= 100.0;
+    else if (used != text.size())
+      throw std::invalid_argument(text);
     if (value <= 0 || value >= 10) throw std::invalid_argument(text);
     return value;
   } catch (const std::logic_error&) {
@@ -47,9 +49,11 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
 
   CompareResult result;
   bool regression = false, undecided = false;
-  result.table += fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "verdict", "stage", "base ms", "new ms", "ratio", "run");
+  result.table +=
+      fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "verdict", "stage", "base ms", "new ms", "ratio", "run");
   auto line = [&](const std::string& verdict, const std::string& stage, double b, double n, const std::string& key) {
-    result.table += fmt::format("{:<9} {:<9} {:>12.4f} {:>12.4f} {:>8.3f}  {}\n", verdict, stage, b, n, b > 0 ? n / b : 0.0, key);
+    result.table +=
+        fmt::format("{:<9} {:<9} {:>12.4f} {:>12.4f} {:>8.3f}  {}\n", verdict, stage, b, n, b > 0 ? n / b : 0.0, key);
   };
   for (const auto& [key, baseRun] : baseRuns) {
     const auto found = nextRuns.find(key);
@@ -57,13 +61,17 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
       undecided = true;
       result.table += fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "missing", "frame",
                                   (*baseRun)["status"] == "ok" ? "" : "error",
-                                  found == nextRuns.end() ? "absent" : (*found->second)["status"] == "ok" ? "" : "error", "", key);
+                                  found == nextRuns.end()              ? "absent"
+                                  : (*found->second)["status"] == "ok" ? ""
+                                                                       : "error",
+                                  "", key);
       continue;
     }
     const json& nextRun = *found->second;
     const double b = (*baseRun)["frame_gpu_ms"][options.metric];
     const double n = nextRun["frame_gpu_ms"][options.metric];
-    const double noise = std::max((*baseRun)["frame_gpu_ms"].value("cv", 0.0), nextRun["frame_gpu_ms"].value("cv", 0.0));
+    const double noise =
+        std::max((*baseRun)["frame_gpu_ms"].value("cv", 0.0), nextRun["frame_gpu_ms"].value("cv", 0.0));
     std::string verdict = "ok";
     if (noise > options.threshold) {
       verdict = "noisy";

@@ -15,10 +15,9 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::set<std::string> topLevelKeys = {
-    "$schema", "schema_version", "name",      "description", "output", "device",   "scenes",
-    "integrators", "backends",   "width",     "height",      "spp",    "max_depth", "rr_depth",
-    "seed",     "sampler",       "exposure",  "images",      "options", "warmup",  "repeats",
-    "min_samples", "max_noise",  "timeout"};
+    "$schema",  "schema_version", "name",    "description", "output",    "device",      "scenes",    "integrators",
+    "backends", "width",          "height",  "spp",         "max_depth", "rr_depth",    "seed",      "sampler",
+    "exposure", "images",         "options", "warmup",      "repeats",   "min_samples", "max_noise", "timeout"};
 
 // Collects every problem in a config before any is reported.
 class Validator {
@@ -90,7 +89,8 @@ class Validator {
   }
 
   std::optional<Vec3> vec3(const json& value, const std::string& pointer) {
-    if (!value.is_array() || value.size() != 3 || !std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_number(); })) {
+    if (!value.is_array() || value.size() != 3 ||
+        !std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_number(); })) {
       error(pointer, "expected three numbers [x, y, z], got " + describe(value));
       return std::nullopt;
     }
@@ -125,7 +125,8 @@ std::optional<fs::path> resolvePath(const fs::path& configFile, const std::strin
 void applyOverride(json& config, const std::string& assignment) {
   const size_t equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0)
-    throw UserError("--set " + assignment + ": expected key=value (value as JSON, or a bare string)", exitConfigInvalid);
+    throw UserError("--set " + assignment + ": expected key=value (value as JSON, or a bare string)",
+                    exitConfigInvalid);
   const std::string key = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
   json value = json::parse(text, nullptr, false);
@@ -204,7 +205,9 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
 
 }  // namespace
 
-const std::set<std::string>& configKeys() { return topLevelKeys; }
+const std::set<std::string>& configKeys() {
+  return topLevelKeys;
+}
 
 ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>& overrides) {
   std::ifstream in(file);
@@ -225,7 +228,8 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   if (!config.contains("schema_version"))
     v.error("/schema_version", "required: 1");
   else if (config["schema_version"] != 1)
-    v.error("/schema_version", "this ptbench reads schema version 1, got " + Validator::describe(config["schema_version"]));
+    v.error("/schema_version",
+            "this ptbench reads schema version 1, got " + Validator::describe(config["schema_version"]));
   if (!config.contains("name") || !config["name"].is_string() ||
       !std::regex_match(config["name"].get<std::string>(), std::regex("[A-Za-z0-9_.-]{1,64}")))
     v.error("/name", "required: 1 to 64 letters, digits, '_', '.' or '-' (it names the results folder)");
@@ -262,12 +266,16 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   for (const auto& name : v.strings(config, "sampler", {"halton", "pcg"}, {"halton"}))
     out.samplers.push_back(name == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton);
   if (config.contains("exposure")) {
-    if (!config["exposure"].is_number()) v.error("/exposure", "expected a number of stops");
-    else out.exposure = config["exposure"].get<float>();
+    if (!config["exposure"].is_number())
+      v.error("/exposure", "expected a number of stops");
+    else
+      out.exposure = config["exposure"].get<float>();
   }
   if (config.contains("images")) {
-    if (!config["images"].is_boolean()) v.error("/images", "expected true or false");
-    else out.images = config["images"];
+    if (!config["images"].is_boolean())
+      v.error("/images", "expected true or false");
+    else
+      out.images = config["images"];
   }
   if (config.contains("options")) {
     const json& options = config["options"];
@@ -289,9 +297,11 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
     for (const char* key : {"min_samples", "max_noise", "timeout"})
       if (config.contains(key)) v.error(std::string("/") + key, "give either repeats or min_samples/max_noise/timeout");
   }
-  if (config.contains("min_samples")) out.repetition.minSamples = v.integers(config, "min_samples", 1, 100000, 5).front();
+  if (config.contains("min_samples"))
+    out.repetition.minSamples = v.integers(config, "min_samples", 1, 100000, 5).front();
   if (config.contains("max_noise")) {
-    if (!config["max_noise"].is_number() || config["max_noise"].get<double>() <= 0 || config["max_noise"].get<double>() > 1)
+    if (!config["max_noise"].is_number() || config["max_noise"].get<double>() <= 0 ||
+        config["max_noise"].get<double>() > 1)
       v.error("/max_noise", "expected the largest acceptable coefficient of variation, in (0, 1], e.g. 0.02");
     else
       out.repetition.maxNoise = config["max_noise"];

@@ -25,7 +25,8 @@ float srgbEncode(float linear) {
 
 std::string lowercaseExtension(const std::filesystem::path& path) {
   std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
   return extension;
 }
 
@@ -42,7 +43,8 @@ void writePng(const std::filesystem::path& path, const LinearImage& image, float
   const auto append = [](void* context, void* data, int size) {
     static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
   };
-  if (!stbi_write_png_to_func(append, &encoded, int(image.width), int(image.height), 3, pixels.data(), int(image.width * 3)))
+  if (!stbi_write_png_to_func(append, &encoded, int(image.width), int(image.height), 3, pixels.data(),
+                              int(image.width * 3)))
     throw UserError("cannot encode " + path.string() + " as PNG");
   writeFileAtomically(path, encoded);
 }

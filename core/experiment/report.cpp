@@ -16,7 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string samplerName(SamplerKind kind) { return kind == SamplerKind::Pcg ? "pcg" : "halton"; }
+std::string samplerName(SamplerKind kind) {
+  return kind == SamplerKind::Pcg ? "pcg" : "halton";
+}
 
 json hostJson() {
   char hostname[256] = {};
@@ -93,8 +95,10 @@ std::string number(const json& value) {
   if (value.is_null()) return "";
   std::ostringstream out;
   out.precision(9);
-  if (value.is_number_float()) out << value.get<double>();
-  else out << value.dump();
+  if (value.is_number_float())
+    out << value.get<double>();
+  else
+    out << value.dump();
   return out.str();
 }
 
@@ -138,7 +142,8 @@ std::string reportCsv(const json& report) {
       continue;
     }
     const auto& t = run["throughput"];
-    const std::string rates = number(t["paths_per_s"]) + "," + number(t["rays_per_s"]) + "," + number(t["segments_per_s"]);
+    const std::string rates =
+        number(t["paths_per_s"]) + "," + number(t["rays_per_s"]) + "," + number(t["segments_per_s"]);
     auto row = [&](const std::string& stage, const json& launches, const json& s) {
       csv += prefix + stage + "," + number(launches) + "," + number(run["frames"]) + "," + number(s["median"]) + "," +
              number(s["mean"]) + "," + number(s["min"]) + "," + number(s["max"]) + "," + number(s["stddev"]) + "," +
@@ -160,8 +165,10 @@ void writeReport(const ExperimentResult& result, const json& report) {
 std::string runKey(const json& run) {
   const auto& p = run.at("parameters");
   std::string key;
-  for (const char* name : {"scene", "integrator", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler"})
-    key += (key.empty() ? "" : " ") + std::string(name) + "=" + (p.at(name).is_string() ? p.at(name).get<std::string>() : p.at(name).dump());
+  for (const char* name :
+       {"scene", "integrator", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler"})
+    key += (key.empty() ? "" : " ") + std::string(name) + "=" +
+           (p.at(name).is_string() ? p.at(name).get<std::string>() : p.at(name).dump());
   return key;
 }
 

@@ -121,8 +121,12 @@ std::string formatUtc(std::chrono::system_clock::time_point time, const char* fo
 
 }  // namespace
 
-std::string utcStamp(std::chrono::system_clock::time_point time) { return formatUtc(time, "%Y%m%dT%H%M%SZ"); }
-std::string isoUtc(std::chrono::system_clock::time_point time) { return formatUtc(time, "%Y-%m-%dT%H:%M:%SZ"); }
+std::string utcStamp(std::chrono::system_clock::time_point time) {
+  return formatUtc(time, "%Y%m%dT%H%M%SZ");
+}
+std::string isoUtc(std::chrono::system_clock::time_point time) {
+  return formatUtc(time, "%Y-%m-%dT%H:%M:%SZ");
+}
 
 ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptions& options) {
   ExperimentResult result;
@@ -191,7 +195,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       settings.camera = cameraFor(entry, *scene);
       if (entry.environment) settings.environment = *entry.environment;
       try {
-        const auto integrator = createIntegrator(record->spec.integrator, context, *gpuScene, *parseBackend(record->backend));
+        const auto integrator =
+            createIntegrator(record->spec.integrator, context, *gpuScene, *parseBackend(record->backend));
         measure(*record, *integrator, settings, config, result.folder);
       } catch (const vk::VulkanError& error) {
         record->error = error.what();
@@ -202,8 +207,9 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     }
   }
   for (const auto& record : result.runs)
-    if (!record.ok()) spdlog::error("run {} ({}, {}, {}) failed: {}", record.id, record.scene,
-                                    integratorName(record.spec.integrator), record.backend, record.error);
+    if (!record.ok())
+      spdlog::error("run {} ({}, {}, {}) failed: {}", record.id, record.scene, integratorName(record.spec.integrator),
+                    record.backend, record.error);
   result.validationMessages = context.validationMessageCount();
   if (result.validationMessages > 0)
     spdlog::error("{} validation message(s) during the experiment", context.validationMessageCount());

@@ -21,8 +21,8 @@ struct RunRecord {
   std::string backend;  // resolved (rayquery, pipeline, ...), or as configured when resolving failed
   std::string error;    // empty when the run succeeded
   uint32_t warmupFrames = 0;
-  std::vector<double> frameGpuMs;   // every measured frame
-  std::vector<double> frameHostMs;  // submit to fence, beside the GPU time
+  std::vector<double> frameGpuMs;                                 // every measured frame
+  std::vector<double> frameHostMs;                                // submit to fence, beside the GPU time
   std::vector<std::pair<Stage, std::vector<double>>> stageGpuMs;  // per stage: each frame's total
   std::map<Stage, uint32_t> launchesPerFrame;
   WorkCounts work;  // per frame (identical every frame: the sample stream is fixed)

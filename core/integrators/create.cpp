@@ -9,8 +9,10 @@ namespace ptbench {
 std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Context& context, const GpuScene& scene,
                                              Backend backend) {
   switch (kind) {
-    case IntegratorKind::Megakernel: return std::make_unique<MegakernelIntegrator>(context, scene, backend, false);
-    case IntegratorKind::MegakernelRegen: return std::make_unique<MegakernelIntegrator>(context, scene, backend, true);
+    case IntegratorKind::Megakernel:
+      return std::make_unique<MegakernelIntegrator>(context, scene, backend, false);
+    case IntegratorKind::MegakernelRegen:
+      return std::make_unique<MegakernelIntegrator>(context, scene, backend, true);
   }
   throw std::logic_error("unknown integrator kind");
 }

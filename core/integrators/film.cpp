@@ -15,7 +15,8 @@ Film::Film(const vk::Context& context, uint32_t width, uint32_t height)
       height_(height),
       radianceSum_(context, VkDeviceSize{width} * height * sizeof(gpu::vec4), filmUsage, vk::MemoryUse::DeviceOnly),
       radianceSquaredSum_(context, radianceSum_.bytes(), filmUsage, vk::MemoryUse::DeviceOnly),
-      counters_(context, VkDeviceSize{width} * height * sizeof(gpu::PixelCounters), filmUsage, vk::MemoryUse::DeviceOnly),
+      counters_(context, VkDeviceSize{width} * height * sizeof(gpu::PixelCounters), filmUsage,
+                vk::MemoryUse::DeviceOnly),
       radianceSumHost_(context, radianceSum_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback),
       radianceSquaredSumHost_(context, radianceSum_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback),
       countersHost_(context, counters_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback) {}

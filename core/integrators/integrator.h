@@ -19,8 +19,10 @@ inline constexpr std::array<IntegratorKind, 2> allIntegrators = {IntegratorKind:
 
 constexpr std::string_view integratorName(IntegratorKind kind) {
   switch (kind) {
-    case IntegratorKind::Megakernel: return "megakernel";
-    case IntegratorKind::MegakernelRegen: return "megakernel-regen";
+    case IntegratorKind::Megakernel:
+      return "megakernel";
+    case IntegratorKind::MegakernelRegen:
+      return "megakernel-regen";
   }
   return "?";
 }

@@ -12,7 +12,9 @@
 namespace ptbench {
 namespace {
 
-VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) { return (value + alignment - 1) / alignment * alignment; }
+VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
 
 }  // namespace
 
@@ -105,15 +107,16 @@ void Kernel::createRayTracingPipeline(const vk::Context& context, const std::str
   const VkDeviceSize tableBytes = hitOffset + recordStride;
 
   std::vector<uint8_t> handles(groups.size() * handleSize);
-  VK_CHECK(vkGetRayTracingShaderGroupHandlesKHR(device, pipeline, 0, uint32_t(groups.size()), handles.size(), handles.data()));
+  VK_CHECK(vkGetRayTracingShaderGroupHandlesKHR(device, pipeline, 0, uint32_t(groups.size()), handles.size(),
+                                                handles.data()));
   std::vector<uint8_t> table(tableBytes, 0);
   std::memcpy(&table[raygenOffset], &handles[0 * handleSize], handleSize);
   std::memcpy(&table[missOffset], &handles[1 * handleSize], handleSize);
   std::memcpy(&table[missOffset + recordStride], &handles[2 * handleSize], handleSize);
   std::memcpy(&table[hitOffset], &handles[3 * handleSize], handleSize);
   // The base alignment applies to device addresses, so the buffer gets slack to align within.
-  shaderBindingTable_ = vk::Buffer(context, tableBytes + base, VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR,
-                                   vk::MemoryUse::Upload);
+  shaderBindingTable_ =
+      vk::Buffer(context, tableBytes + base, VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR, vk::MemoryUse::Upload);
   const VkDeviceAddress tableAddress = alignUp(shaderBindingTable_.address(), base);
   std::memcpy(static_cast<uint8_t*>(shaderBindingTable_.mapped()) + (tableAddress - shaderBindingTable_.address()),
               table.data(), table.size());

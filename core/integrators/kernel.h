@@ -18,7 +18,8 @@ class Kernel {
   Kernel(const vk::Context& context, std::string_view name, Backend backend, VkDescriptorSetLayout sceneLayout,
          uint32_t pushBytes);
 
-  void launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t width, uint32_t height) const;
+  void launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t width,
+              uint32_t height) const;
 
   // The pipeline stage a barrier names for this kernel's memory accesses.
   VkPipelineStageFlags2 pipelineStage() const;

@@ -19,11 +19,14 @@ static_assert(sizeof(gpu::TextureRef) == 32);
 static_assert(sizeof(gpu::Vertex) == 56);
 static_assert(sizeof(gpu::Instance) == 112);
 
-gpu::vec3 toGpu(Vec3 v) { return {v.x, v.y, v.z}; }
+gpu::vec3 toGpu(Vec3 v) {
+  return {v.x, v.y, v.z};
+}
 
 }  // namespace
 
-void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film& film, const RenderSettings& settings) {
+void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film& film,
+                     const RenderSettings& settings) {
   const Camera& camera = settings.camera;
   const Vec3 forward = normalize(camera.target - camera.position);
   Vec3 right = cross(forward, camera.up);
@@ -72,16 +75,15 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
     timer.begin(commands);
     film.recordClear(commands);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kernelStage,
-                  VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     for (uint32_t launch = 0; launch < launches; ++launch) {
       const gpu::FramePush push{.params = frameParams_.address(), .sampleIndex = launch};
       timer.time(commands, Stage::TraceShade,
                  [&] { kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height); });
       // Each pass adds to the film the previous one wrote.
-      vk::memoryBarrier(commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                    kernelStage | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
-                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                        VK_ACCESS_2_TRANSFER_READ_BIT);
+      vk::memoryBarrier(
+          commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kernelStage | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+          VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
     }
     film.recordReadback(commands);
   });

@@ -46,11 +46,11 @@ SceneData cornell() {
 
   using Q = std::array<Vec3, 4>;
   std::vector<Primitive> primitives = {
-      quad(Q{{{552.8f, 0, 0}, {0, 0, 0}, {0, 0, 559.2f}, {549.6f, 0, 559.2f}}}, white),                          // floor
-      quad(Q{{{556, 548.8f, 0}, {556, 548.8f, 559.2f}, {0, 548.8f, 559.2f}, {0, 548.8f, 0}}}, white),            // ceiling
-      quad(Q{{{549.6f, 0, 559.2f}, {0, 0, 559.2f}, {0, 548.8f, 559.2f}, {556, 548.8f, 559.2f}}}, white),         // back
-      quad(Q{{{0, 0, 559.2f}, {0, 0, 0}, {0, 548.8f, 0}, {0, 548.8f, 559.2f}}}, green),                          // right
-      quad(Q{{{552.8f, 0, 0}, {549.6f, 0, 559.2f}, {556, 548.8f, 559.2f}, {556, 548.8f, 0}}}, red),              // left
+      quad(Q{{{552.8f, 0, 0}, {0, 0, 0}, {0, 0, 559.2f}, {549.6f, 0, 559.2f}}}, white),                   // floor
+      quad(Q{{{556, 548.8f, 0}, {556, 548.8f, 559.2f}, {0, 548.8f, 559.2f}, {0, 548.8f, 0}}}, white),     // ceiling
+      quad(Q{{{549.6f, 0, 559.2f}, {0, 0, 559.2f}, {0, 548.8f, 559.2f}, {556, 548.8f, 559.2f}}}, white),  // back
+      quad(Q{{{0, 0, 559.2f}, {0, 0, 0}, {0, 548.8f, 0}, {0, 548.8f, 559.2f}}}, green),                   // right
+      quad(Q{{{552.8f, 0, 0}, {549.6f, 0, 559.2f}, {556, 548.8f, 559.2f}, {556, 548.8f, 0}}}, red),       // left
       // The light, just under the ceiling so that the two never share a plane.
       quad(Q{{{343, 548.7f, 227}, {343, 548.7f, 332}, {213, 548.7f, 332}, {213, 548.7f, 227}}}, light),
   };
@@ -120,26 +120,29 @@ SceneData spheres(uint32_t count, uint32_t subdivisions, const std::string& spec
   const float spacing = 2.5f;
   const float extent = spacing * float(side);
   for (uint32_t i = 0; i < count; ++i) {
-    const Vec3 at{(float(i % side) - 0.5f * float(side - 1)) * spacing, 0, (float(i / side) - 0.5f * float(side - 1)) * spacing};
+    const Vec3 at{(float(i % side) - 0.5f * float(side - 1)) * spacing, 0,
+                  (float(i / side) - 0.5f * float(side - 1)) * spacing};
     builder.addInstance(sphereMesh, Mat4::translation(at), materials[i]);
   }
   const float h = 4 + 0.25f * extent;
   using Q = std::array<Vec3, 4>;
-  std::vector<Primitive> lightQuad = {
-      quad(Q{{{-0.25f * extent, h, -0.25f * extent}, {0.25f * extent, h, -0.25f * extent},
-              {0.25f * extent, h, 0.25f * extent}, {-0.25f * extent, h, 0.25f * extent}}},
-           light)};
+  std::vector<Primitive> lightQuad = {quad(Q{{{-0.25f * extent, h, -0.25f * extent},
+                                              {0.25f * extent, h, -0.25f * extent},
+                                              {0.25f * extent, h, 0.25f * extent},
+                                              {-0.25f * extent, h, 0.25f * extent}}},
+                                           light)};
   builder.addInstance(builder.addMesh(lightQuad), Mat4{});
-  builder.setCamera({.position = {0, 0.6f * extent + 2, 0.9f * extent + 2}, .target = {0, 0, 0}, .up = {0, 1, 0},
-                     .yfovDegrees = 45},
-                    1);
+  builder.setCamera(
+      {.position = {0, 0.6f * extent + 2, 0.9f * extent + 2}, .target = {0, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 45},
+      1);
   return builder.finish();
 }
 
 std::map<std::string, std::string> parseQuery(const std::string& spec, std::string& name) {
   std::map<std::string, std::string> parameters;
   const size_t question = spec.find('?');
-  name = spec.substr(builtinPrefix.size(), question == std::string::npos ? std::string::npos : question - builtinPrefix.size());
+  name = spec.substr(builtinPrefix.size(),
+                     question == std::string::npos ? std::string::npos : question - builtinPrefix.size());
   if (question == std::string::npos) return parameters;
   std::string_view rest = std::string_view(spec).substr(question + 1);
   while (!rest.empty()) {
@@ -160,7 +163,8 @@ uint32_t integerParameter(const std::string& spec, const std::map<std::string, s
   uint32_t value = 0;
   const auto [end, error] = std::from_chars(found->second.data(), found->second.data() + found->second.size(), value);
   if (error != std::errc{} || end != found->second.data() + found->second.size() || value < lowest || value > highest)
-    throw UserError(spec + ": " + key + " must be an integer from " + std::to_string(lowest) + " to " + std::to_string(highest));
+    throw UserError(spec + ": " + key + " must be an integer from " + std::to_string(lowest) + " to " +
+                    std::to_string(highest));
   return value;
 }
 
@@ -228,14 +232,19 @@ BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
 SceneData loadBuiltinScene(const std::string& spec) {
   const BuiltinSceneRequest request = parseBuiltinScene(spec);
   switch (request.kind) {
-    case BuiltinSceneRequest::Cornell: return cornell();
-    case BuiltinSceneRequest::Furnace: return furnace(request.material);
-    case BuiltinSceneRequest::Spheres: return spheres(request.count, request.subdivisions, spec);
+    case BuiltinSceneRequest::Cornell:
+      return cornell();
+    case BuiltinSceneRequest::Furnace:
+      return furnace(request.material);
+    case BuiltinSceneRequest::Spheres:
+      return spheres(request.count, request.subdivisions, spec);
   }
   throw std::logic_error("unknown built-in scene kind");
 }
 
-bool isBuiltinScene(const std::string& spec) { return spec.starts_with(builtinPrefix); }
+bool isBuiltinScene(const std::string& spec) {
+  return spec.starts_with(builtinPrefix);
+}
 
 SceneData loadScene(const std::string& spec) {
   if (isBuiltinScene(spec)) return loadBuiltinScene(spec);

@@ -14,11 +14,17 @@ namespace ptbench {
 namespace {
 
 // Extensions whose data ptbench reads; any other in extensionsRequired is refused.
-const std::set<std::string> supportedExtensions = {
-    "KHR_materials_emissive_strength", "KHR_texture_transform", "KHR_materials_transmission",
-    "KHR_materials_ior",               "KHR_materials_specular", "KHR_materials_clearcoat",
-    "KHR_materials_sheen",             "KHR_materials_volume",   "KHR_lights_punctual",
-    "KHR_mesh_quantization",           "KHR_materials_unlit"};
+const std::set<std::string> supportedExtensions = {"KHR_materials_emissive_strength",
+                                                   "KHR_texture_transform",
+                                                   "KHR_materials_transmission",
+                                                   "KHR_materials_ior",
+                                                   "KHR_materials_specular",
+                                                   "KHR_materials_clearcoat",
+                                                   "KHR_materials_sheen",
+                                                   "KHR_materials_volume",
+                                                   "KHR_lights_punctual",
+                                                   "KHR_mesh_quantization",
+                                                   "KHR_materials_unlit"};
 
 constexpr int modeTriangles = 4;
 
@@ -87,17 +93,22 @@ const tinygltf::Value* extension(const tinygltf::ExtensionMap& extensions, const
   return found == extensions.end() ? nullptr : &found->second;
 }
 
-float srgbToLinear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
+float srgbToLinear(float c) {
+  return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
+}
 
 TextureFilter filterOf(int gltfFilter, TextureFilter fallback) {
   switch (gltfFilter) {
     case TINYGLTF_TEXTURE_FILTER_NEAREST:
     case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_NEAREST:
-    case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_LINEAR: return TextureFilter::Nearest;
+    case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_LINEAR:
+      return TextureFilter::Nearest;
     case TINYGLTF_TEXTURE_FILTER_LINEAR:
     case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_NEAREST:
-    case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR: return TextureFilter::Linear;
-    default: return fallback;
+    case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR:
+      return TextureFilter::Linear;
+    default:
+      return fallback;
   }
 }
 
@@ -110,9 +121,12 @@ TextureFilter mipFilterOf(int gltfMinFilter) {
 
 TextureWrap wrapOf(int gltfWrap) {
   switch (gltfWrap) {
-    case TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE: return TextureWrap::ClampToEdge;
-    case TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT: return TextureWrap::MirroredRepeat;
-    default: return TextureWrap::Repeat;
+    case TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE:
+      return TextureWrap::ClampToEdge;
+    case TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT:
+      return TextureWrap::MirroredRepeat;
+    default:
+      return TextureWrap::Repeat;
   }
 }
 
@@ -149,8 +163,12 @@ std::vector<float> GltfReader::readAccessor(int accessorIndex, int components, c
       float v = 0;
       // Integer attributes are normalised when the accessor says so (KHR_mesh_quantization).
       switch (accessor.componentType) {
-        case TINYGLTF_COMPONENT_TYPE_FLOAT: std::memcpy(&v, p, 4); break;
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: v = accessor.normalized ? *p / 255.0f : *p; break;
+        case TINYGLTF_COMPONENT_TYPE_FLOAT:
+          std::memcpy(&v, p, 4);
+          break;
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+          v = accessor.normalized ? *p / 255.0f : *p;
+          break;
         case TINYGLTF_COMPONENT_TYPE_BYTE: {
           const auto s = static_cast<int8_t>(*p);
           v = accessor.normalized ? std::fmax(s / 127.0f, -1.0f) : s;
@@ -168,7 +186,8 @@ std::vector<float> GltfReader::readAccessor(int accessorIndex, int components, c
           v = accessor.normalized ? std::fmax(s / 32767.0f, -1.0f) : s;
           break;
         }
-        default: fail(name + " has a component type ptbench cannot read as vertex data");
+        default:
+          fail(name + " has a component type ptbench cannot read as vertex data");
       }
       values[i * components + c] = v;
     }
@@ -240,7 +259,7 @@ uint32_t GltfReader::texture(int textureIndex, bool srgb) {
       texel[c] = channelBytes == 2 ? uint8_t(reinterpret_cast<const uint16_t*>(image.image.data())[at / 2] >> 8)
                                    : image.image[at];
     }
-    if (channels <= 2) texel[2] = texel[1] = texel[0];          // grey (and alpha in the second)
+    if (channels <= 2) texel[2] = texel[1] = texel[0];  // grey (and alpha in the second)
     if (channels == 2) texel[3] = image.image[(i * 2 + 1) * channelBytes];
     std::memcpy(&out.rgba8[i * 4], texel, 4);
     for (int c = 0; c < 3; ++c) sum[c] += srgb ? srgbToLinear(texel[c] / 255.0f) : texel[c] / 255.0f;
@@ -308,11 +327,11 @@ uint32_t GltfReader::material(int gltfMaterial) {
   m.roughnessFactor = float(pbr.roughnessFactor);
   m.textures[gpu::SLOT_BASE_COLOR] =
       textureRef(pbr.baseColorTexture.index, pbr.baseColorTexture.texCoord, pbr.baseColorTexture.extensions, true);
-  m.textures[gpu::SLOT_METALLIC_ROUGHNESS] = textureRef(pbr.metallicRoughnessTexture.index,
-                                                        pbr.metallicRoughnessTexture.texCoord,
-                                                        pbr.metallicRoughnessTexture.extensions, false);
-  m.textures[gpu::SLOT_NORMAL] = textureRef(source.normalTexture.index, source.normalTexture.texCoord,
-                                            source.normalTexture.extensions, false);
+  m.textures[gpu::SLOT_METALLIC_ROUGHNESS] =
+      textureRef(pbr.metallicRoughnessTexture.index, pbr.metallicRoughnessTexture.texCoord,
+                 pbr.metallicRoughnessTexture.extensions, false);
+  m.textures[gpu::SLOT_NORMAL] =
+      textureRef(source.normalTexture.index, source.normalTexture.texCoord, source.normalTexture.extensions, false);
   m.normalScale = float(source.normalTexture.scale);
   m.textures[gpu::SLOT_OCCLUSION] = textureRef(source.occlusionTexture.index, source.occlusionTexture.texCoord,
                                                source.occlusionTexture.extensions, false);
@@ -325,7 +344,9 @@ uint32_t GltfReader::material(int gltfMaterial) {
   m.emissiveFactor = {float(source.emissiveFactor[0]) * emissiveStrength,
                       float(source.emissiveFactor[1]) * emissiveStrength,
                       float(source.emissiveFactor[2]) * emissiveStrength};
-  m.alphaMode = source.alphaMode == "MASK" ? gpu::ALPHA_MASK : source.alphaMode == "BLEND" ? gpu::ALPHA_BLEND : gpu::ALPHA_OPAQUE;
+  m.alphaMode = source.alphaMode == "MASK"    ? gpu::ALPHA_MASK
+                : source.alphaMode == "BLEND" ? gpu::ALPHA_BLEND
+                                              : gpu::ALPHA_OPAQUE;
   m.alphaCutoff = float(source.alphaCutoff);
   m.doubleSided = source.doubleSided ? 1u : 0u;
 
@@ -333,7 +354,8 @@ uint32_t GltfReader::material(int gltfMaterial) {
   if (const auto* specular = extension(source.extensions, "KHR_materials_specular")) {
     m.specularFactor = float(number(*specular, "specularFactor", 1));
     m.specularColorFactor = vector3(*specular, "specularColorFactor", {1, 1, 1});
-    if (specular->Has("specularTexture")) m.textures[gpu::SLOT_SPECULAR] = textureRef(specular->Get("specularTexture"), false);
+    if (specular->Has("specularTexture"))
+      m.textures[gpu::SLOT_SPECULAR] = textureRef(specular->Get("specularTexture"), false);
     if (specular->Has("specularColorTexture"))
       m.textures[gpu::SLOT_SPECULAR_COLOR] = textureRef(specular->Get("specularColorTexture"), true);
   }
@@ -345,7 +367,8 @@ uint32_t GltfReader::material(int gltfMaterial) {
   if (const auto* clearcoat = extension(source.extensions, "KHR_materials_clearcoat")) {
     m.clearcoatFactor = float(number(*clearcoat, "clearcoatFactor", 0));
     m.clearcoatRoughnessFactor = float(number(*clearcoat, "clearcoatRoughnessFactor", 0));
-    if (clearcoat->Has("clearcoatTexture")) m.textures[gpu::SLOT_CLEARCOAT] = textureRef(clearcoat->Get("clearcoatTexture"), false);
+    if (clearcoat->Has("clearcoatTexture"))
+      m.textures[gpu::SLOT_CLEARCOAT] = textureRef(clearcoat->Get("clearcoatTexture"), false);
     if (clearcoat->Has("clearcoatRoughnessTexture"))
       m.textures[gpu::SLOT_CLEARCOAT_ROUGHNESS] = textureRef(clearcoat->Get("clearcoatRoughnessTexture"), false);
     if (clearcoat->Has("clearcoatNormalTexture"))
@@ -354,7 +377,8 @@ uint32_t GltfReader::material(int gltfMaterial) {
   if (const auto* sheen = extension(source.extensions, "KHR_materials_sheen")) {
     m.sheenColorFactor = vector3(*sheen, "sheenColorFactor", {0, 0, 0});
     m.sheenRoughnessFactor = float(number(*sheen, "sheenRoughnessFactor", 0));
-    if (sheen->Has("sheenColorTexture")) m.textures[gpu::SLOT_SHEEN_COLOR] = textureRef(sheen->Get("sheenColorTexture"), true);
+    if (sheen->Has("sheenColorTexture"))
+      m.textures[gpu::SLOT_SHEEN_COLOR] = textureRef(sheen->Get("sheenColorTexture"), true);
     if (sheen->Has("sheenRoughnessTexture"))
       m.textures[gpu::SLOT_SHEEN_ROUGHNESS] = textureRef(sheen->Get("sheenRoughnessTexture"), false);
   }
@@ -362,7 +386,8 @@ uint32_t GltfReader::material(int gltfMaterial) {
     m.thicknessFactor = float(number(*volume, "thicknessFactor", 0));
     m.attenuationColor = vector3(*volume, "attenuationColor", {1, 1, 1});
     m.attenuationDistance = float(number(*volume, "attenuationDistance", INFINITY));
-    if (volume->Has("thicknessTexture")) m.textures[gpu::SLOT_THICKNESS] = textureRef(volume->Get("thicknessTexture"), false);
+    if (volume->Has("thicknessTexture"))
+      m.textures[gpu::SLOT_THICKNESS] = textureRef(volume->Get("thicknessTexture"), false);
   }
   const uint32_t index = builder_.addMaterial(m);
   materials_[gltfMaterial] = index;
@@ -377,8 +402,10 @@ void generateTangents(Primitive& p) {
     const auto& v0 = p.vertices[i[0]];
     const auto& v1 = p.vertices[i[1]];
     const auto& v2 = p.vertices[i[2]];
-    const Vec3 e1 = Vec3{v1.position.x, v1.position.y, v1.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
-    const Vec3 e2 = Vec3{v2.position.x, v2.position.y, v2.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
+    const Vec3 e1 =
+        Vec3{v1.position.x, v1.position.y, v1.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
+    const Vec3 e2 =
+        Vec3{v2.position.x, v2.position.y, v2.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
     const float du1 = v1.uv0.x - v0.uv0.x, dv1 = v1.uv0.y - v0.uv0.y;
     const float du2 = v2.uv0.x - v0.uv0.x, dv2 = v2.uv0.y - v0.uv0.y;
     const float det = du1 * dv2 - du2 * dv1;
@@ -416,13 +443,15 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
   indices.resize(indices.size() / 3 * 3);
   for (uint32_t index : indices)
     if (index >= vertexCount)
-      fail("an index (" + std::to_string(index) + ") is beyond the primitive's " + std::to_string(vertexCount) + " vertices");
+      fail("an index (" + std::to_string(index) + ") is beyond the primitive's " + std::to_string(vertexCount) +
+           " vertices");
 
   auto optional = [&](const char* attribute, int components) {
     const auto found = source.attributes.find(attribute);
     if (found == source.attributes.end()) return std::vector<float>{};
     auto values = readAccessor(found->second, components, attribute);
-    if (values.size() != vertexCount * components) fail(std::string(attribute) + " has a different count than POSITION");
+    if (values.size() != vertexCount * components)
+      fail(std::string(attribute) + " has a different count than POSITION");
     return values;
   };
   const auto normals = optional("NORMAL", 3);
@@ -438,7 +467,8 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
     if (!normals.empty()) vertex.normal = {normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]};
     if (!uv0.empty()) vertex.uv0 = {uv0[2 * v], uv0[2 * v + 1]};
     if (!uv1.empty()) vertex.uv1 = {uv1[2 * v], uv1[2 * v + 1]};
-    if (!tangents.empty()) vertex.tangent = {tangents[4 * v], tangents[4 * v + 1], tangents[4 * v + 2], tangents[4 * v + 3]};
+    if (!tangents.empty())
+      vertex.tangent = {tangents[4 * v], tangents[4 * v + 1], tangents[4 * v + 2], tangents[4 * v + 3]};
   }
   out.indices = std::move(indices);
 
@@ -447,7 +477,8 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
     std::vector<gpu::Vertex> flat;
     flat.reserve(out.indices.size());
     for (size_t t = 0; t < out.indices.size(); t += 3) {
-      gpu::Vertex v[3] = {out.vertices[out.indices[t]], out.vertices[out.indices[t + 1]], out.vertices[out.indices[t + 2]]};
+      gpu::Vertex v[3] = {out.vertices[out.indices[t]], out.vertices[out.indices[t + 1]],
+                          out.vertices[out.indices[t + 2]]};
       const Vec3 p0{v[0].position.x, v[0].position.y, v[0].position.z};
       const Vec3 p1{v[1].position.x, v[1].position.y, v[1].position.z};
       const Vec3 p2{v[2].position.x, v[2].position.y, v[2].position.z};
@@ -467,7 +498,8 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
 
 uint32_t GltfReader::mesh(int gltfMesh) {
   if (const auto found = meshes_.find(gltfMesh); found != meshes_.end()) return found->second;
-  if (gltfMesh >= int(model_.meshes.size())) fail("a node names mesh " + std::to_string(gltfMesh) + ", which does not exist");
+  if (gltfMesh >= int(model_.meshes.size()))
+    fail("a node names mesh " + std::to_string(gltfMesh) + ", which does not exist");
   std::vector<Primitive> primitives;
   for (const auto& source : model_.meshes[gltfMesh].primitives) {
     Primitive p;
@@ -507,11 +539,14 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
       const Vec3 d = normalize(world.transformVector({0, 0, -1}));
       out.position = {p.x, p.y, p.z};
       out.direction = {d.x, d.y, d.z};
-      out.type = light.type == "spot" ? gpu::LIGHT_SPOT : light.type == "directional" ? gpu::LIGHT_DIRECTIONAL : gpu::LIGHT_POINT;
+      out.type = light.type == "spot"          ? gpu::LIGHT_SPOT
+                 : light.type == "directional" ? gpu::LIGHT_DIRECTIONAL
+                                               : gpu::LIGHT_POINT;
       out.range = float(light.range);
       const float intensity = float(light.intensity);
       const bool hasColor = light.color.size() == 3;
-      out.intensity = {intensity * (hasColor ? float(light.color[0]) : 1.0f), intensity * (hasColor ? float(light.color[1]) : 1.0f),
+      out.intensity = {intensity * (hasColor ? float(light.color[0]) : 1.0f),
+                       intensity * (hasColor ? float(light.color[1]) : 1.0f),
                        intensity * (hasColor ? float(light.color[2]) : 1.0f)};
       out.innerConeCos = std::cos(float(light.spot.innerConeAngle));
       out.outerConeCos = std::cos(float(light.spot.outerConeAngle));
@@ -527,7 +562,8 @@ SceneData GltfReader::read() {
       fail("requires the extension " + required + ", which ptbench does not support");
   std::vector<int> roots;
   if (!model_.scenes.empty()) {
-    const int sceneIndex = model_.defaultScene >= 0 && model_.defaultScene < int(model_.scenes.size()) ? model_.defaultScene : 0;
+    const int sceneIndex =
+        model_.defaultScene >= 0 && model_.defaultScene < int(model_.scenes.size()) ? model_.defaultScene : 0;
     roots = model_.scenes[sceneIndex].nodes;
   } else {
     std::vector<bool> isChild(model_.nodes.size());
@@ -552,7 +588,8 @@ SceneData GltfReader::read() {
 SceneData loadGltf(const std::filesystem::path& path) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error))
-    throw UserError(path.string() + ": no such scene file (give a .gltf or .glb path, or builtin:cornell, "
+    throw UserError(path.string() +
+                    ": no such scene file (give a .gltf or .glb path, or builtin:cornell, "
                     "builtin:furnace, builtin:spheres?n=N&subdiv=S)");
   tinygltf::TinyGLTF loader;
   tinygltf::Model model;

@@ -18,19 +18,24 @@ VkDeviceAddress alignUp(VkDeviceAddress value, VkDeviceAddress alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-VkFilter vkFilter(TextureFilter f) { return f == TextureFilter::Nearest ? VK_FILTER_NEAREST : VK_FILTER_LINEAR; }
+VkFilter vkFilter(TextureFilter f) {
+  return f == TextureFilter::Nearest ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
+}
 VkSamplerAddressMode vkWrap(TextureWrap w) {
   switch (w) {
-    case TextureWrap::ClampToEdge: return VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-    case TextureWrap::MirroredRepeat: return VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT;
-    default: return VK_SAMPLER_ADDRESS_MODE_REPEAT;
+    case TextureWrap::ClampToEdge:
+      return VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    case TextureWrap::MirroredRepeat:
+      return VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT;
+    default:
+      return VK_SAMPLER_ADDRESS_MODE_REPEAT;
   }
 }
 
 // Builds and copies of acceleration structures must land before the next reads them.
 void accelerationBarrier(VkCommandBuffer commands) {
-  constexpr VkPipelineStageFlags2 stages =
-      VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR | VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_COPY_BIT_KHR;
+  constexpr VkPipelineStageFlags2 stages = VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_BUILD_BIT_KHR |
+                                           VK_PIPELINE_STAGE_2_ACCELERATION_STRUCTURE_COPY_BIT_KHR;
   vk::memoryBarrier(commands, stages, VK_ACCESS_2_ACCELERATION_STRUCTURE_WRITE_BIT_KHR, stages,
                     VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
 }
@@ -87,8 +92,8 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene) {
 
 void GpuScene::uploadTextures(const vk::Context& context, const SceneData& scene) {
   if (scene.textures.size() > gpu::MAX_TEXTURES)
-    throw UserError(scene.source + ": has " + std::to_string(scene.textures.size()) + " textures; ptbench takes at most " +
-                    std::to_string(gpu::MAX_TEXTURES));
+    throw UserError(scene.source + ": has " + std::to_string(scene.textures.size()) +
+                    " textures; ptbench takes at most " + std::to_string(gpu::MAX_TEXTURES));
   std::map<std::tuple<int, int, int, int, int>, uint32_t> samplerIndex;
   for (const auto& texture : scene.textures) {
     const VkFormat format = texture.srgb ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM;
@@ -100,8 +105,9 @@ void GpuScene::uploadTextures(const vk::Context& context, const SceneData& scene
       const VkSamplerCreateInfo info{.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
                                      .magFilter = vkFilter(s.magFilter),
                                      .minFilter = vkFilter(s.minFilter),
-                                     .mipmapMode = s.mipFilter == TextureFilter::Nearest ? VK_SAMPLER_MIPMAP_MODE_NEAREST
-                                                                                         : VK_SAMPLER_MIPMAP_MODE_LINEAR,
+                                     .mipmapMode = s.mipFilter == TextureFilter::Nearest
+                                                       ? VK_SAMPLER_MIPMAP_MODE_NEAREST
+                                                       : VK_SAMPLER_MIPMAP_MODE_LINEAR,
                                      .addressModeU = vkWrap(s.wrapU),
                                      .addressModeV = vkWrap(s.wrapV),
                                      .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT,
@@ -125,11 +131,12 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
     std::vector<VkAccelerationStructureGeometryKHR> geometries;
     std::vector<VkAccelerationStructureBuildRangeInfoKHR> ranges;
     std::vector<uint32_t> triangleCounts;
-    VkAccelerationStructureBuildSizesInfoKHR sizes{.sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_SIZES_INFO_KHR};
+    VkAccelerationStructureBuildSizesInfoKHR sizes{.sType =
+                                                       VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_SIZES_INFO_KHR};
   };
   std::vector<BlasInput> inputs(scene.meshes.size());
-  const VkBuildAccelerationStructureFlagsKHR blasFlags =
-      VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR | VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR;
+  const VkBuildAccelerationStructureFlagsKHR blasFlags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR |
+                                                         VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR;
   VkDeviceSize scratchBytes = 0;
   std::vector<VkDeviceSize> scratchOffsets;
   for (size_t m = 0; m < scene.meshes.size(); ++m) {
@@ -146,7 +153,8 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
       info.geometry.triangles = {
           .sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_TRIANGLES_DATA_KHR,
           .vertexFormat = VK_FORMAT_R32G32B32_SFLOAT,
-          .vertexData = {.deviceAddress = vertices_.address() + VkDeviceAddress{geometry.firstVertex} * sizeof(gpu::Vertex)},
+          .vertexData = {.deviceAddress =
+                             vertices_.address() + VkDeviceAddress{geometry.firstVertex} * sizeof(gpu::Vertex)},
           .vertexStride = sizeof(gpu::Vertex),
           .maxVertex = vertexCount - 1,
           .indexType = VK_INDEX_TYPE_UINT32,
@@ -173,7 +181,8 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
   std::vector<AccelerationStructure> built;
   for (const auto& input : inputs)
     built.emplace_back(context, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR, input.sizes.accelerationStructureSize);
-  vk::Buffer scratch(context, scratchBytes + scratchAlignment, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceOnly);
+  vk::Buffer scratch(context, scratchBytes + scratchAlignment, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                     vk::MemoryUse::DeviceOnly);
   const VkDeviceAddress scratchBase = alignUp(scratch.address(), scratchAlignment);
 
   const VkQueryPoolCreateInfo queryInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -209,13 +218,15 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
     std::vector<VkAccelerationStructureKHR> handles;
     for (const auto& blas : built) handles.push_back(blas.get());
     vkCmdWriteAccelerationStructuresPropertiesKHR(commands, uint32_t(handles.size()), handles.data(),
-                                                  VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR, compactedPool, 0);
+                                                  VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR,
+                                                  compactedPool, 0);
   });
   stats_.blasBuildGpuMs = timer.read().at(0).gpuNs * 1e-6;
 
   std::vector<VkDeviceSize> compactedSizes(inputs.size());
-  VK_CHECK(vkGetQueryPoolResults(device, compactedPool, 0, uint32_t(inputs.size()), compactedSizes.size() * sizeof(VkDeviceSize),
-                                 compactedSizes.data(), sizeof(VkDeviceSize), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  VK_CHECK(vkGetQueryPoolResults(device, compactedPool, 0, uint32_t(inputs.size()),
+                                 compactedSizes.size() * sizeof(VkDeviceSize), compactedSizes.data(),
+                                 sizeof(VkDeviceSize), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   for (size_t m = 0; m < inputs.size(); ++m) {
     blases_.emplace_back(context, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR, compactedSizes[m]);
     stats_.blasBytesBuilt += built[m].bytes();
@@ -247,7 +258,8 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
     instance.accelerationStructureReference = blases_[scene.instanceMeshes[i]].address();
     instances.push_back(instance);
   }
-  tlasInstances_ = vk::uploadBuffer(context, std::span<const VkAccelerationStructureInstanceKHR>(instances), buildInputUsage);
+  tlasInstances_ =
+      vk::uploadBuffer(context, std::span<const VkAccelerationStructureInstanceKHR>(instances), buildInputUsage);
   VkAccelerationStructureGeometryKHR tlasGeometry{.sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR,
                                                   .geometryType = VK_GEOMETRY_TYPE_INSTANCES_KHR};
   tlasGeometry.geometry.instances = {.sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_INSTANCES_DATA_KHR,
@@ -261,10 +273,12 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
       .geometryCount = 1,
       .pGeometries = &tlasGeometry};
   const uint32_t instanceCount = uint32_t(instances.size());
-  VkAccelerationStructureBuildSizesInfoKHR tlasSizes{.sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_SIZES_INFO_KHR};
+  VkAccelerationStructureBuildSizesInfoKHR tlasSizes{.sType =
+                                                         VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_SIZES_INFO_KHR};
   vkGetAccelerationStructureBuildSizesKHR(device, VK_ACCELERATION_STRUCTURE_BUILD_TYPE_DEVICE_KHR, &tlasBuild,
                                           &instanceCount, &tlasSizes);
-  tlas_ = AccelerationStructure(context, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR, tlasSizes.accelerationStructureSize);
+  tlas_ =
+      AccelerationStructure(context, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR, tlasSizes.accelerationStructureSize);
   stats_.tlasBytes = tlasSizes.accelerationStructureSize;
   vk::Buffer tlasScratch(context, tlasSizes.buildScratchSize + scratchAlignment, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          vk::MemoryUse::DeviceOnly);
@@ -378,8 +392,8 @@ void GpuScene::createDescriptors(const vk::Context& context) {
 
 uint64_t GpuScene::bufferBytes() const {
   uint64_t bytes = 0;
-  for (const auto* b : {&vertices_, &indices_, &geometries_, &instances_, &materials_, &emissiveTriangles_, &aliasTable_,
-                        &punctualLights_, &emissiveBases_})
+  for (const auto* b : {&vertices_, &indices_, &geometries_, &instances_, &materials_, &emissiveTriangles_,
+                        &aliasTable_, &punctualLights_, &emissiveBases_})
     bytes += b->bytes();
   return bytes;
 }

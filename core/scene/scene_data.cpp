@@ -10,8 +10,12 @@
 namespace ptbench {
 namespace {
 
-float luminance(Vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
-Vec3 toVec3(gpu::vec3 v) { return {v.x, v.y, v.z}; }
+float luminance(Vec3 c) {
+  return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
+}
+Vec3 toVec3(gpu::vec3 v) {
+  return {v.x, v.y, v.z};
+}
 
 void storeRows(const Mat4& m, gpu::vec4 (&rows)[3]) {
   for (int row = 0; row < 3; ++row) rows[row] = {m.at(row, 0), m.at(row, 1), m.at(row, 2), m.at(row, 3)};
@@ -51,7 +55,9 @@ uint64_t SceneData::triangleCount() const {
   return count;
 }
 
-uint64_t SceneData::uniqueTriangleCount() const { return indices.size() / 3; }
+uint64_t SceneData::uniqueTriangleCount() const {
+  return indices.size() / 3;
+}
 
 uint64_t SceneData::textureBytes() const {
   uint64_t bytes = 0;
@@ -70,7 +76,9 @@ Camera SceneData::defaultCamera() const {
   return camera;
 }
 
-SceneBuilder::SceneBuilder(std::string source) { scene_.source = std::move(source); }
+SceneBuilder::SceneBuilder(std::string source) {
+  scene_.source = std::move(source);
+}
 
 uint32_t SceneBuilder::addMaterial(const gpu::Material& material) {
   scene_.materials.push_back(material);
@@ -138,7 +146,8 @@ SceneData SceneBuilder::finish() {
       const float emittedLuminance = luminance(emission);
       // An emissive geometry lists every triangle, degenerate ones with power 0, so that a
       // hit finds its light-list entry by adding its primitive index to the base.
-      scene_.emissiveBases.push_back(emittedLuminance > 0 ? uint32_t(scene_.emissiveTriangles.size()) : gpu::NOT_EMISSIVE);
+      scene_.emissiveBases.push_back(emittedLuminance > 0 ? uint32_t(scene_.emissiveTriangles.size())
+                                                          : gpu::NOT_EMISSIVE);
       for (uint32_t tri = 0; tri < geometry.triangleCount; ++tri) {
         Vec3 p[3];
         for (int k = 0; k < 3; ++k) {
@@ -149,7 +158,8 @@ SceneData SceneBuilder::finish() {
         }
         if (emittedLuminance <= 0) continue;
         const float area = 0.5f * length(cross(p[1] - p[0], p[2] - p[0]));
-        scene_.emissiveTriangles.push_back({.instance = i, .geometry = g, .triangle = tri, .power = emittedLuminance * area});
+        scene_.emissiveTriangles.push_back(
+            {.instance = i, .geometry = g, .triangle = tri, .power = emittedLuminance * area});
         powers.push_back(emittedLuminance * area);
       }
     }

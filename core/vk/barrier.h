@@ -11,9 +11,8 @@ inline void memoryBarrier(VkCommandBuffer commands, VkPipelineStageFlags2 source
                                  .srcAccessMask = sourceAccess,
                                  .dstStageMask = destinationStage,
                                  .dstAccessMask = destinationAccess};
-  const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-                                    .memoryBarrierCount = 1,
-                                    .pMemoryBarriers = &barrier};
+  const VkDependencyInfo dependency{
+      .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &barrier};
   vkCmdPipelineBarrier2(commands, &dependency);
 }
 

@@ -29,7 +29,8 @@ Buffer::Buffer(const Context& context, VkDeviceSize bytes, VkBufferUsageFlags us
       memoryType = context.findMemoryType(requirements.memoryTypeBits, properties);
     } catch (const std::runtime_error&) {
       // Cached host memory is a speed-up for readback, not a need.
-      memoryType = context.findMemoryType(requirements.memoryTypeBits, properties & ~VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+      memoryType =
+          context.findMemoryType(requirements.memoryTypeBits, properties & ~VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
     }
     const VkMemoryAllocateFlagsInfo flags{.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
                                           .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
@@ -49,7 +50,9 @@ Buffer::Buffer(const Context& context, VkDeviceSize bytes, VkBufferUsageFlags us
   }
 }
 
-Buffer::Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+Buffer::Buffer(Buffer&& other) noexcept {
+  *this = std::move(other);
+}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
@@ -64,7 +67,9 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
   return *this;
 }
 
-Buffer::~Buffer() { release(); }
+Buffer::~Buffer() {
+  release();
+}
 
 void Buffer::release() {
   if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);

@@ -13,8 +13,7 @@ const char* resultName(VkResult result);
 class VulkanError : public std::runtime_error {
  public:
   VulkanError(VkResult result, const std::string& call, const char* file, int line)
-      : std::runtime_error(call + " failed with " + resultName(result) + " at " + file + ":" +
-                           std::to_string(line)),
+      : std::runtime_error(call + " failed with " + resultName(result) + " at " + file + ":" + std::to_string(line)),
         result_(result) {}
   VkResult result() const { return result_; }
 
@@ -22,11 +21,10 @@ class VulkanError : public std::runtime_error {
   VkResult result_;
 };
 
-#define VK_CHECK(call)                                                             \
-  do {                                                                             \
-    VkResult vkCheckResult_ = (call);                                              \
-    if (vkCheckResult_ != VK_SUCCESS)                                              \
-      throw ::ptbench::vk::VulkanError(vkCheckResult_, #call, __FILE__, __LINE__); \
+#define VK_CHECK(call)                                                                                             \
+  do {                                                                                                             \
+    VkResult vkCheckResult_ = (call);                                                                              \
+    if (vkCheckResult_ != VK_SUCCESS) throw ::ptbench::vk::VulkanError(vkCheckResult_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // Move-only owner of a handle created from a VkDevice; destroyFn is the matching vkDestroy*.

@@ -19,9 +19,8 @@ constexpr const char* noDriverMessage =
     "mesa-vulkan-drivers for lavapipe on the CPU, or your GPU vendor's driver)";
 
 bool hasExtension(const std::vector<VkExtensionProperties>& extensions, const char* name) {
-  return std::any_of(extensions.begin(), extensions.end(), [&](const VkExtensionProperties& e) {
-    return std::strcmp(e.extensionName, name) == 0;
-  });
+  return std::any_of(extensions.begin(), extensions.end(),
+                     [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
 }
 
 std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice device) {
@@ -120,13 +119,11 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
                               features.vulkan12.shaderSampledImageArrayNonUniformIndexing;
     caps.synchronization2 = features.vulkan13.synchronization2;
   }
-  caps.accelerationStructure =
-      caps.accelerationStructure && features.accelerationStructure.accelerationStructure;
+  caps.accelerationStructure = caps.accelerationStructure && features.accelerationStructure.accelerationStructure;
   caps.rayQuery = caps.accelerationStructure && rayQueryExtension && features.rayQuery.rayQuery;
-  caps.rayTracingPipeline = caps.accelerationStructure && pipelineExtension &&
-                            features.rayTracingPipeline.rayTracingPipeline;
-  caps.rayTracingIndirect =
-      caps.rayTracingPipeline && features.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect;
+  caps.rayTracingPipeline =
+      caps.accelerationStructure && pipelineExtension && features.rayTracingPipeline.rayTracingPipeline;
+  caps.rayTracingIndirect = caps.rayTracingPipeline && features.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect;
 
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(device, &memory);
@@ -158,23 +155,26 @@ std::string lowercase(std::string text) {
 
 int typePreference(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
 std::string deviceList(const std::vector<DeviceCapabilities>& devices) {
   std::string list;
-  for (const auto& d : devices)
-    list += "\n  " + std::to_string(d.index) + ": " + d.name + " (" + d.typeName() + ")";
+  for (const auto& d : devices) list += "\n  " + std::to_string(d.index) + ": " + d.name + " (" + d.typeName() + ")";
   return list;
 }
 
-const DeviceCapabilities& chooseDevice(const std::vector<DeviceCapabilities>& devices,
-                                       const std::string& selector) {
+const DeviceCapabilities& chooseDevice(const std::vector<DeviceCapabilities>& devices, const std::string& selector) {
   if (devices.empty()) throw UserError(noDriverMessage);
   if (selector.empty()) {
     const auto best = std::min_element(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
@@ -229,13 +229,11 @@ VkInstance createInstance(bool validation) {
 
   std::vector<const char*> layers;
   std::vector<const char*> extensions;
-  if (hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
-    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  if (hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   if (validation) {
     if (!hasValidationLayer())
       throw UserError("--validate needs the Khronos validation layer: apt-get install vulkan-validationlayers");
-    if (extensions.empty())
-      throw UserError("--validate needs VK_EXT_debug_utils, which this Vulkan loader lacks");
+    if (extensions.empty()) throw UserError("--validate needs VK_EXT_debug_utils, which this Vulkan loader lacks");
     layers.push_back(validationLayerName);
   }
   const VkApplicationInfo application{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -259,7 +257,8 @@ VkInstance createInstance(bool validation) {
 
 std::string missingBackendMessage(const DeviceCapabilities& caps, Backend backend) {
   std::string supported;
-  for (Backend b : caps.supportedBackends()) supported += std::string(supported.empty() ? "" : ", ") + std::string(backendName(b));
+  for (Backend b : caps.supportedBackends())
+    supported += std::string(supported.empty() ? "" : ", ") + std::string(backendName(b));
   return "backend " + std::string(backendName(backend)) + " is not supported by " + caps.name +
          "; it supports: " + (supported.empty() ? "none" : supported) +
          " (see `ptbench devices`, or choose another with --device)";
@@ -271,9 +270,12 @@ bool DeviceCapabilities::supports(Backend backend) const {
   const bool computeBasics = apiVersion >= VK_API_VERSION_1_3 && bufferDeviceAddress && scalarBlockLayout &&
                              synchronization2 && descriptorIndexing;
   switch (backend) {
-    case Backend::RayQuery: return computeBasics && rayQuery;
-    case Backend::Pipeline: return computeBasics && rayTracingPipeline;
-    case Backend::Software: return computeBasics;
+    case Backend::RayQuery:
+      return computeBasics && rayQuery;
+    case Backend::Pipeline:
+      return computeBasics && rayTracingPipeline;
+    case Backend::Software:
+      return computeBasics;
   }
   return false;
 }
@@ -291,11 +293,16 @@ std::vector<Backend> DeviceCapabilities::supportedBackends() const {
 
 std::string DeviceCapabilities::typeName() const {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    default:
+      return "other";
   }
 }
 
@@ -319,7 +326,9 @@ std::vector<DeviceCapabilities> listDevices() {
   return devices;
 }
 
-DeviceCapabilities selectDevice(const std::string& selector) { return chooseDevice(listDevices(), selector); }
+DeviceCapabilities selectDevice(const std::string& selector) {
+  return chooseDevice(listDevices(), selector);
+}
 
 Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested) {
   if (requested == "auto") {
@@ -424,7 +433,9 @@ Context::Context(const ContextOptions& options) {
   }
 }
 
-Context::~Context() { release(); }
+Context::~Context() {
+  release();
+}
 
 void Context::release() {
   if (device_) {
@@ -476,9 +487,8 @@ void Context::submitAndWait(const std::function<void(VkCommandBuffer)>& record) 
     VK_CHECK(vkCreateFence(device_, &fenceInfo, nullptr, &fence));
     const VkCommandBufferSubmitInfo commandInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
                                                 .commandBuffer = commands};
-    const VkSubmitInfo2 submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
-                               .commandBufferInfoCount = 1,
-                               .pCommandBufferInfos = &commandInfo};
+    const VkSubmitInfo2 submit{
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &commandInfo};
     VK_CHECK(vkQueueSubmit2(queue_, 1, &submit, fence));
     VK_CHECK(vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX));
   } catch (...) {
@@ -495,8 +505,8 @@ uint32_t Context::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags proper
     if ((typeBits & (1u << type)) && (memoryProperties_.memoryTypes[type].propertyFlags & properties) == properties)
       return type;
   }
-  throw std::runtime_error("no Vulkan memory type with properties " + std::to_string(properties) +
-                           " among types " + std::to_string(typeBits));
+  throw std::runtime_error("no Vulkan memory type with properties " + std::to_string(properties) + " among types " +
+                           std::to_string(typeBits));
 }
 
 }  // namespace ptbench::vk

@@ -91,8 +91,7 @@ class Context {
   void release();
   static VkBool32 VKAPI_PTR onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                            VkDebugUtilsMessageTypeFlagsEXT types,
-                                           const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                           void* self);
+                                           const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;

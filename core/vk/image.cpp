@@ -12,8 +12,8 @@ namespace ptbench::vk {
 namespace {
 
 void transition(VkCommandBuffer commands, VkImage image, uint32_t baseMip, uint32_t mipCount, VkImageLayout from,
-                VkImageLayout to, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
-                VkAccessFlags2 dstAccess) {
+                VkImageLayout to, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
+                VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
   const VkImageMemoryBarrier2 barrier{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
                                       .srcStageMask = srcStage,
                                       .srcAccessMask = srcAccess,
@@ -25,9 +25,8 @@ void transition(VkCommandBuffer commands, VkImage image, uint32_t baseMip, uint3
                                       .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                                       .image = image,
                                       .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, baseMip, mipCount, 0, 1}};
-  const VkDependencyInfo dependency{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-                                    .imageMemoryBarrierCount = 1,
-                                    .pImageMemoryBarriers = &barrier};
+  const VkDependencyInfo dependency{
+      .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1, .pImageMemoryBarriers = &barrier};
   vkCmdPipelineBarrier2(commands, &dependency);
 }
 
@@ -36,18 +35,18 @@ void transition(VkCommandBuffer commands, VkImage image, uint32_t baseMip, uint3
 Image::Image(const Context& context, uint32_t width, uint32_t height, VkFormat format, std::span<const uint8_t> rgba8)
     : device_(context.device()) {
   mipLevels_ = std::bit_width(std::max(width, height));
-  const VkImageCreateInfo info{.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-                               .imageType = VK_IMAGE_TYPE_2D,
-                               .format = format,
-                               .extent = {width, height, 1},
-                               .mipLevels = mipLevels_,
-                               .arrayLayers = 1,
-                               .samples = VK_SAMPLE_COUNT_1_BIT,
-                               .tiling = VK_IMAGE_TILING_OPTIMAL,
-                               .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                        VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-                               .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+  const VkImageCreateInfo info{
+      .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+      .imageType = VK_IMAGE_TYPE_2D,
+      .format = format,
+      .extent = {width, height, 1},
+      .mipLevels = mipLevels_,
+      .arrayLayers = 1,
+      .samples = VK_SAMPLE_COUNT_1_BIT,
+      .tiling = VK_IMAGE_TILING_OPTIMAL,
+      .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+      .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
   VK_CHECK(vkCreateImage(device_, &info, nullptr, &image_));
   try {
     VkMemoryRequirements requirements{};
@@ -106,7 +105,9 @@ Image::Image(const Context& context, uint32_t width, uint32_t height, VkFormat f
   }
 }
 
-Image::Image(Image&& other) noexcept { *this = std::move(other); }
+Image::Image(Image&& other) noexcept {
+  *this = std::move(other);
+}
 
 Image& Image::operator=(Image&& other) noexcept {
   if (this != &other) {
@@ -121,7 +122,9 @@ Image& Image::operator=(Image&& other) noexcept {
   return *this;
 }
 
-Image::~Image() { release(); }
+Image::~Image() {
+  release();
+}
 
 void Image::release() {
   if (view_) vkDestroyImageView(device_, view_, nullptr);

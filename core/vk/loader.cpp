@@ -1,11 +1,10 @@
-#include "core/vk/vulkan.h"
-
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <string>
 
 #include "core/errors.h"
+#include "core/vk/vulkan.h"
 
 #define PTBENCH_VK_DEFINE(name) PFN_##name name = nullptr;
 PTBENCH_VK_GLOBAL_FUNCTIONS(PTBENCH_VK_DEFINE)
@@ -29,20 +28,17 @@ void loadGlobalFunctions() {
                     "): install it (Debian/Ubuntu: apt-get install libvulkan1 mesa-vulkan-drivers, or run "
                     "scripts/setup.sh)");
   }
-  getInstanceProcAddr =
-      reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library, "vkGetInstanceProcAddr"));
+  getInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library, "vkGetInstanceProcAddr"));
   if (!getInstanceProcAddr) {
     throw UserError("libvulkan.so.1 has no vkGetInstanceProcAddr: reinstall libvulkan1");
   }
-#define PTBENCH_VK_LOAD(name) \
-  name = reinterpret_cast<PFN_##name>(getInstanceProcAddr(nullptr, #name));
+#define PTBENCH_VK_LOAD(name) name = reinterpret_cast<PFN_##name>(getInstanceProcAddr(nullptr, #name));
   PTBENCH_VK_GLOBAL_FUNCTIONS(PTBENCH_VK_LOAD)
 #undef PTBENCH_VK_LOAD
 }
 
 void loadInstanceFunctions(VkInstance instance) {
-#define PTBENCH_VK_LOAD(name) \
-  name = reinterpret_cast<PFN_##name>(getInstanceProcAddr(instance, #name));
+#define PTBENCH_VK_LOAD(name) name = reinterpret_cast<PFN_##name>(getInstanceProcAddr(instance, #name));
   PTBENCH_VK_INSTANCE_FUNCTIONS(PTBENCH_VK_LOAD)
 #undef PTBENCH_VK_LOAD
 }

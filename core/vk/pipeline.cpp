@@ -31,18 +31,16 @@ PipelineLayout createPipelineLayout(const Context& context, uint32_t pushConstan
   return {context.device(), layout};
 }
 
-ComputePipeline createComputePipeline(const Context& context, std::string_view shaderName,
-                                      uint32_t pushConstantBytes,
+ComputePipeline createComputePipeline(const Context& context, std::string_view shaderName, uint32_t pushConstantBytes,
                                       std::span<const VkDescriptorSetLayout> setLayouts) {
   ComputePipeline result{.layout = createPipelineLayout(context, pushConstantBytes, setLayouts)};
   const ShaderModule module = createShaderModule(context, shaderName);
-  const VkComputePipelineCreateInfo info{
-      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                .module = module.get(),
-                .pName = "main"},
-      .layout = result.layout.get()};
+  const VkComputePipelineCreateInfo info{.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                                         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                                                   .module = module.get(),
+                                                   .pName = "main"},
+                                         .layout = result.layout.get()};
   VkPipeline pipeline = VK_NULL_HANDLE;
   VK_CHECK(vkCreateComputePipelines(context.device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
   result.pipeline = {context.device(), pipeline};

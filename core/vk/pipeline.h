@@ -31,8 +31,7 @@ struct ComputePipeline {
   PipelineHandle pipeline;
 };
 
-ComputePipeline createComputePipeline(const Context& context, std::string_view shaderName,
-                                      uint32_t pushConstantBytes,
+ComputePipeline createComputePipeline(const Context& context, std::string_view shaderName, uint32_t pushConstantBytes,
                                       std::span<const VkDescriptorSetLayout> setLayouts = {});
 
 }  // namespace ptbench::vk

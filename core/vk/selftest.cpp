@@ -8,9 +8,10 @@
 
 namespace ptbench::vk {
 SelftestResult runSelftestKernel(const Context& context, uint32_t count, uint32_t multiplier) {
-  Buffer output(context, VkDeviceSize{count} * sizeof(uint32_t),
-                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                MemoryUse::DeviceOnly);
+  Buffer output(
+      context, VkDeviceSize{count} * sizeof(uint32_t),
+      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      MemoryUse::DeviceOnly);
   Buffer readback(context, output.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::Readback);
   const auto pipeline = createComputePipeline(context, "selftest_fill", sizeof(gpu::SelftestPush));
   StageTimer timer(context, 1);

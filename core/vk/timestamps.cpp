@@ -6,10 +6,10 @@
 
 namespace ptbench::vk {
 
-StageTimer::StageTimer(const Context& context, uint32_t stageCapacity)
-    : context_(context), capacity_(stageCapacity) {
+StageTimer::StageTimer(const Context& context, uint32_t stageCapacity) : context_(context), capacity_(stageCapacity) {
   if (context.capabilities().timestampValidBits == 0)
-    throw UserError(context.capabilities().name + " cannot write timestamps on its compute queue, so ptbench cannot time it");
+    throw UserError(context.capabilities().name +
+                    " cannot write timestamps on its compute queue, so ptbench cannot time it");
   const VkQueryPoolCreateInfo info{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                    .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                    .queryCount = 2 * stageCapacity};
@@ -30,7 +30,8 @@ void StageTimer::time(VkCommandBuffer commands, Stage stage, const std::function
   recorded_.push_back(stage);
   const std::string label(stageName(stage));
   if (context_.debugLabels()) {
-    const VkDebugUtilsLabelEXT debugLabel{.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = label.c_str()};
+    const VkDebugUtilsLabelEXT debugLabel{.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT,
+                                          .pLabelName = label.c_str()};
     vkCmdBeginDebugUtilsLabelEXT(commands, &debugLabel);
   }
   // ALL_COMMANDS on both ends: the first timestamp waits for earlier work to finish, the

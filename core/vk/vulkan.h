@@ -10,9 +10,9 @@
 // Every entry point ptbench calls. Global: needs no instance. Instance: everything else,
 // resolved through vkGetInstanceProcAddr, whose device-level results dispatch on the device
 // handle they are given (the loader's trampolines), so one table serves every device.
-#define PTBENCH_VK_GLOBAL_FUNCTIONS(X) \
-  X(vkCreateInstance)                  \
-  X(vkEnumerateInstanceVersion)        \
+#define PTBENCH_VK_GLOBAL_FUNCTIONS(X)  \
+  X(vkCreateInstance)                   \
+  X(vkEnumerateInstanceVersion)         \
   X(vkEnumerateInstanceLayerProperties) \
   X(vkEnumerateInstanceExtensionProperties)
 

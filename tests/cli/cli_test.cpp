@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "gpu_test.h"
 
@@ -43,7 +43,8 @@ TEST(DevicesCommand, NoVulkanDriverNamesThePackage) {
 TEST(DevicesCommand, NoVulkanLoaderNamesThePackage) {
   const auto result = runPtbench("devices", "PTBENCH_VULKAN_LIBRARY=/nonexistent/libvulkan.so.1");
   EXPECT_EQ(result.exitCode, 1);
-  EXPECT_NE(result.err.find("cannot open the Vulkan loader (/nonexistent/libvulkan.so.1)"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("cannot open the Vulkan loader (/nonexistent/libvulkan.so.1)"), std::string::npos)
+      << result.err;
   EXPECT_NE(result.err.find("apt-get install libvulkan1"), std::string::npos) << result.err;
 }
 
@@ -78,8 +79,10 @@ TEST(SceneInfoCommand, MissingSceneFailsWithItsName) {
 
 TEST(RenderCommand, WritesEveryRequestedImageAndReportsThroughput) {
   const std::string dir = ::testing::TempDir();
-  const auto result = runPtbench("--validate render --scene builtin:cornell --backend pipeline --width 16 --height 16 "
-                                 "--spp 2 --out " + dir + "r.png " + dir + "r.exr " + dir + "r.pfm");
+  const auto result = runPtbench(
+      "--validate render --scene builtin:cornell --backend pipeline --width 16 --height 16 "
+      "--spp 2 --out " +
+      dir + "r.png " + dir + "r.exr " + dir + "r.pfm");
   ASSERT_EQ(result.exitCode, 0) << result.all();
   EXPECT_NE(result.out.find("trace_shade"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("Mrays/s"), std::string::npos) << result.out;

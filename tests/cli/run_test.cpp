@@ -36,7 +36,8 @@ json readJson(const fs::path& path) {
 // every image exist, and the layers said nothing.
 TEST(RunCommand, CiConfigRunsCleanWithValidation) {
   const fs::path out = freshFolder("ci-run");
-  const auto result = runPtbench("--validate run " + std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json --out " + out.string());
+  const auto result =
+      runPtbench("--validate run " + std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json --out " + out.string());
   ASSERT_EQ(result.exitCode, 0) << result.all();
   EXPECT_EQ(result.err.find("validation:"), std::string::npos) << result.err;
   const fs::path folder = resultsFolder(out, "ci");
@@ -52,7 +53,8 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
     EXPECT_EQ(run["warmup_frames"], 1);
     EXPECT_GT(run["frame_gpu_ms"]["median"].get<double>(), 0.0);
     EXPECT_GT(run["throughput"]["rays_per_s"].get<double>(), 0.0);
-    for (const char* format : {"png", "exr"}) EXPECT_TRUE(fs::exists(folder / run["images"][format].get<std::string>()));
+    for (const char* format : {"png", "exr"})
+      EXPECT_TRUE(fs::exists(folder / run["images"][format].get<std::string>()));
   }
   EXPECT_TRUE(fs::exists(folder / "report.csv"));
   EXPECT_TRUE(fs::exists(folder / "config.json"));
@@ -63,17 +65,22 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
 
 TEST(RunCommand, RelativeScenePathsResolveFromTheCurrentFolderAndJsonGoesToStdout) {
   const fs::path out = freshFolder("quick-run");
-  const auto result = runPtbench("run configs/cornell-quick.json --quiet --set width=16 --set height=16 --set repeats=1 "
-                                 "--set spp=[1,2] --json - --out " + out.string(),
-                                 "", PTBENCH_SOURCE_DIR);
+  const auto result = runPtbench(
+      "run configs/cornell-quick.json --quiet --set width=16 --set height=16 --set repeats=1 "
+      "--set spp=[1,2] --json - --out " +
+          out.string(),
+      "", PTBENCH_SOURCE_DIR);
   ASSERT_EQ(result.exitCode, 0) << result.all();
   const json report = json::parse(result.out);
   ASSERT_EQ(report["runs"].size(), 8u);
   EXPECT_EQ(report["config"]["width"], 16);
   EXPECT_EQ(report["runs"][0]["parameters"]["scene"], "scenes/CornellBox_bevy/CornellBox.glb");
   // A second run never reuses the first one's folder.
-  const auto again = runPtbench("run configs/cornell-quick.json --quiet --set width=8 --set height=8 --set repeats=1 "
-                                "--set spp=1 --out " + out.string(), "", PTBENCH_SOURCE_DIR);
+  const auto again = runPtbench(
+      "run configs/cornell-quick.json --quiet --set width=8 --set height=8 --set repeats=1 "
+      "--set spp=1 --out " +
+          out.string(),
+      "", PTBENCH_SOURCE_DIR);
   ASSERT_EQ(again.exitCode, 0) << again.all();
   size_t folders = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(out / "cornell-quick")) ++folders;
@@ -85,14 +92,16 @@ TEST(RunCommand, UnsupportedBackendBecomesAnErrorRowAndTheExitCodeSaysSo) {
   const fs::path out = freshFolder("software-run");
   const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
                                  "/configs/ci.json --quiet --set 'backends=[\"pipeline\",\"software\"]' --set spp=1 "
-                                 "--set 'scenes=[\"builtin:cornell\"]' --set repeats=1 --out " + out.string());
+                                 "--set 'scenes=[\"builtin:cornell\"]' --set repeats=1 --out " +
+                                 out.string());
   EXPECT_EQ(result.exitCode, 1) << result.all();
   const json report = readJson(resultsFolder(out, "ci") / "report.json");
   size_t failed = 0, succeeded = 0;
   for (const auto& run : report["runs"]) (run["status"] == "ok" ? succeeded : failed)++;
   EXPECT_EQ(succeeded, 2u);
   EXPECT_EQ(failed, 2u);
-  EXPECT_NE(report["runs"][1]["error"].get<std::string>().find("software backend is not implemented"), std::string::npos);
+  EXPECT_NE(report["runs"][1]["error"].get<std::string>().find("software backend is not implemented"),
+            std::string::npos);
   fs::remove_all(out);
 }
 
@@ -112,9 +121,17 @@ TEST(ValidateCommand, ExitCode65WithEveryProblem) {
 
 json gateReport(double medianMs, double cv) {
   json run = {{"status", "ok"},
-              {"parameters", {{"scene", "builtin:cornell"}, {"integrator", "megakernel"}, {"backend", "pipeline"},
-                              {"width", 8}, {"height", 8}, {"spp", 1}, {"max_depth", 8}, {"rr_depth", 3}, {"seed", 0},
-                              {"sampler", "halton"}}},
+              {"parameters",
+               {{"scene", "builtin:cornell"},
+                {"integrator", "megakernel"},
+                {"backend", "pipeline"},
+                {"width", 8},
+                {"height", 8},
+                {"spp", 1},
+                {"max_depth", 8},
+                {"rr_depth", 3},
+                {"seed", 0},
+                {"sampler", "halton"}}},
               {"frame_gpu_ms", {{"median", medianMs}, {"mean", medianMs}, {"min", medianMs}, {"cv", cv}}},
               {"stages", json::array()}};
   return {{"schema_version", 1}, {"runs", json::array({run})}};

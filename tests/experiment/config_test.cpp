@@ -1,3 +1,5 @@
+#include "core/experiment/config.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -6,7 +8,6 @@
 #include <set>
 
 #include "core/errors.h"
-#include "core/experiment/config.h"
 
 namespace ptbench::test {
 namespace {
@@ -96,13 +97,16 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
       {"wrong type", minimal(R"(, "width": "wide")"), "/width", "expected an integer from 1 to 16384"},
       {"out of range", minimal(R"(, "spp": [4, 0])"), "/spp/1", "expected an integer from 1"},
       {"negative", minimal(R"(, "max_depth": -2)"), "/max_depth", "expected an integer"},
-      {"unknown integrator", minimal(R"(, "integrators": ["megakernal"])"), "/integrators/0", "accepted: megakernel, megakernel-regen"},
-      {"unknown backend", minimal(R"(, "backends": "optix")"), "/backends", "accepted: auto, all, rayquery, pipeline, software"},
+      {"unknown integrator", minimal(R"(, "integrators": ["megakernal"])"), "/integrators/0",
+       "accepted: megakernel, megakernel-regen"},
+      {"unknown backend", minimal(R"(, "backends": "optix")"), "/backends",
+       "accepted: auto, all, rayquery, pipeline, software"},
       {"missing scene file", R"({"schema_version": 1, "name": "t", "scenes": ["nowhere.glb"]})", "/scenes/0",
        "scene file nowhere.glb not found"},
       {"bad builtin", R"({"schema_version": 1, "name": "t", "scenes": ["builtin:teapot"]})", "/scenes/0",
        "unknown built-in scene"},
-      {"unknown scene key", R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "lights": 2}]})",
+      {"unknown scene key",
+       R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "lights": 2}]})",
        "/scenes/0/lights", "unknown key"},
       {"bad env", R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "env": [1, 1]}]})",
        "/scenes/0/env", "expected three numbers"},
@@ -112,7 +116,8 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
       {"missing scenes", R"({"schema_version": 1, "name": "t"})", "/scenes", "required"},
       {"noise out of range", minimal(R"(, "max_noise": 5)"), "/max_noise", "coefficient of variation"},
       {"repeats and noise", minimal(R"(, "repeats": 3, "max_noise": 0.1)"), "/max_noise", "either repeats or"},
-      {"options of a non-integrator", minimal(R"(, "options": {"pathtracer": {}})"), "/options/pathtracer", "not an integrator"},
+      {"options of a non-integrator", minimal(R"(, "options": {"pathtracer": {}})"), "/options/pathtracer",
+       "not an integrator"},
       {"options an integrator lacks", minimal(R"(, "options": {"megakernel": {"tile": 16}})"), "/options/megakernel",
        "megakernel has no options"},
   };

@@ -1,3 +1,5 @@
+#include "core/experiment/report.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -5,7 +7,6 @@
 
 #include "core/errors.h"
 #include "core/experiment/compare.h"
-#include "core/experiment/report.h"
 #include "core/experiment/statistics.h"
 
 namespace ptbench::test {
@@ -113,9 +114,16 @@ json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) 
   for (const auto& [integrator, median, cv] : runs)
     report["runs"].push_back({{"status", "ok"},
                               {"parameters",
-                               {{"scene", "builtin:cornell"}, {"integrator", integrator}, {"backend", "pipeline"},
-                                {"width", 64}, {"height", 64}, {"spp", 4}, {"max_depth", 8}, {"rr_depth", 3},
-                                {"seed", 1}, {"sampler", "halton"}}},
+                               {{"scene", "builtin:cornell"},
+                                {"integrator", integrator},
+                                {"backend", "pipeline"},
+                                {"width", 64},
+                                {"height", 64},
+                                {"spp", 4},
+                                {"max_depth", 8},
+                                {"rr_depth", 3},
+                                {"seed", 1},
+                                {"sampler", "halton"}}},
                               {"frame_gpu_ms", {{"median", median}, {"mean", median}, {"min", median}, {"cv", cv}}},
                               {"stages", json::array({{{"name", "trace_shade"}, {"gpu_ms", {{"median", median}}}}})}});
   return report;
@@ -123,14 +131,17 @@ json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) 
 
 TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
   const json base = syntheticReport({{"megakernel", 10.0, 0.01}, {"megakernel-regen", 8.0, 0.01}});
-  EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.3, 0.01}, {"megakernel-regen", 7.0, 0.01}}), {}).exitCode,
-            compareExitOk);
-  const auto slower = compareReports(base, syntheticReport({{"megakernel", 10.6, 0.01}, {"megakernel-regen", 8.0, 0.01}}), {});
+  EXPECT_EQ(
+      compareReports(base, syntheticReport({{"megakernel", 10.3, 0.01}, {"megakernel-regen", 7.0, 0.01}}), {}).exitCode,
+      compareExitOk);
+  const auto slower =
+      compareReports(base, syntheticReport({{"megakernel", 10.6, 0.01}, {"megakernel-regen", 8.0, 0.01}}), {});
   EXPECT_EQ(slower.exitCode, compareExitRegression);
   EXPECT_NE(slower.table.find("REGRESSED"), std::string::npos) << slower.table;
   EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.0, 0.01}}), {}).exitCode, compareExitUndecided);
-  EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.0, 0.20}, {"megakernel-regen", 8.0, 0.01}}), {}).exitCode,
-            compareExitUndecided);
+  EXPECT_EQ(
+      compareReports(base, syntheticReport({{"megakernel", 10.0, 0.20}, {"megakernel-regen", 8.0, 0.01}}), {}).exitCode,
+      compareExitUndecided);
   // A looser threshold lets the 6% slowdown pass.
   EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.6, 0.01}, {"megakernel-regen", 8.0, 0.01}}),
                            {.threshold = 0.10})

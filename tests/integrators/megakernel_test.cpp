@@ -1,3 +1,5 @@
+#include "core/integrators/megakernel.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -5,7 +7,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/integrators/megakernel.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gltf_loader.h"
 #include "gpu_test.h"
@@ -14,7 +15,6 @@ namespace ptbench::test {
 namespace {
 
 namespace fs = std::filesystem;
-
 
 class MegakernelTest : public GpuTest {
  protected:

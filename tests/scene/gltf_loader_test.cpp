@@ -1,3 +1,5 @@
+#include "core/scene/gltf_loader.h"
+
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
@@ -9,7 +11,6 @@
 
 #include "core/errors.h"
 #include "core/scene/builtin_scenes.h"
-#include "core/scene/gltf_loader.h"
 
 namespace ptbench::test {
 namespace {
@@ -52,7 +53,8 @@ TEST_P(ShippedScene, LoadsWithEveryInstancedTriangle) {
 
 INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene,
                          ::testing::Values("CornellBox_bevy/CornellBox.glb", "CornellBox_nvpro/cornellBox.gltf",
-                                           "DamagedHelmet/glTF-Binary/DamagedHelmet.glb", "FlightHelmet/FlightHelmet.gltf",
+                                           "DamagedHelmet/glTF-Binary/DamagedHelmet.glb",
+                                           "FlightHelmet/FlightHelmet.gltf",
                                            "MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb",
                                            "ClearCoatTest/glTF-Binary/ClearCoatTest.glb",
                                            "TransmissionTest/glTF-Binary/TransmissionTest.glb",
@@ -64,7 +66,8 @@ TEST(ShippedScenes, MaterialsAndLightsAreRead) {
   const SceneData helmet = loadGltf(scenes / "DamagedHelmet/glTF-Binary/DamagedHelmet.glb");
   ASSERT_EQ(helmet.materials.size(), 1u);
   const auto& m = helmet.materials[0];
-  for (uint32_t slot : {gpu::SLOT_BASE_COLOR, gpu::SLOT_METALLIC_ROUGHNESS, gpu::SLOT_NORMAL, gpu::SLOT_OCCLUSION, gpu::SLOT_EMISSIVE})
+  for (uint32_t slot :
+       {gpu::SLOT_BASE_COLOR, gpu::SLOT_METALLIC_ROUGHNESS, gpu::SLOT_NORMAL, gpu::SLOT_OCCLUSION, gpu::SLOT_EMISSIVE})
     EXPECT_NE(m.textures[slot].texture, gpu::NO_TEXTURE) << "slot " << slot;
   EXPECT_TRUE(helmet.textures[m.textures[gpu::SLOT_BASE_COLOR].texture].srgb);
   EXPECT_FALSE(helmet.textures[m.textures[gpu::SLOT_NORMAL].texture].srgb);
@@ -91,7 +94,8 @@ TEST(ShippedScenes, MaterialsAndLightsAreRead) {
     sheen |= material.sheenColorFactor.x > 0 || material.sheenColorFactor.y > 0;
     transmission |= material.transmissionFactor > 0;
     for (const auto& t : material.textures)
-      transformed |= t.texture != gpu::NO_TEXTURE && (t.transformRow0.x != 1 || t.transformRow0.z != 0 || t.transformRow1.z != 0);
+      transformed |=
+          t.texture != gpu::NO_TEXTURE && (t.transformRow0.x != 1 || t.transformRow0.z != 0 || t.transformRow1.z != 0);
   }
   EXPECT_TRUE(clearcoat);
   EXPECT_TRUE(sheen);

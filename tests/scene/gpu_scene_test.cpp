@@ -1,7 +1,8 @@
+#include "core/scene/gpu_scene.h"
+
 #include <gtest/gtest.h>
 
 #include "core/scene/builtin_scenes.h"
-#include "core/scene/gpu_scene.h"
 #include "gpu_test.h"
 
 namespace ptbench::test {
@@ -11,7 +12,8 @@ class GpuSceneTest : public GpuTest {};
 
 TEST_F(GpuSceneTest, AccelerationStructuresBuildOnLavapipe) {
   context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline});
-  for (const std::string& spec : std::vector<std::string>{"builtin:cornell", std::string(PTBENCH_SOURCE_DIR) + "/scenes/FlightHelmet/FlightHelmet.gltf"}) {
+  for (const std::string& spec : std::vector<std::string>{
+           "builtin:cornell", std::string(PTBENCH_SOURCE_DIR) + "/scenes/FlightHelmet/FlightHelmet.gltf"}) {
     const SceneData scene = loadScene(spec);
     const GpuScene gpuScene(*context, scene);
     ASSERT_TRUE(gpuScene.hasAccelerationStructures()) << spec;

@@ -1,7 +1,8 @@
+#include "core/vk/timestamps.h"
+
 #include <gtest/gtest.h>
 
 #include "core/vk/selftest.h"
-#include "core/vk/timestamps.h"
 #include "gpu_test.h"
 
 namespace ptbench::test {
