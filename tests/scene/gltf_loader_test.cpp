@@ -265,6 +265,39 @@ TEST_F(GltfFiles, NestedNodesGiveWorldBounds) {
   EXPECT_NEAR(scene.bounds.max.z, 0, 1e-5);
 }
 
+TEST_F(GltfFiles, PunctualLightsAreLoadedInWorldSpace) {
+  auto gltf = triangleGltf();
+  gltf["extensionsUsed"] = {"KHR_lights_punctual"};
+  gltf["extensions"]["KHR_lights_punctual"]["lights"] = {
+      {{"type", "point"}, {"color", {1, 0.5, 0.25}}, {"intensity", 4}, {"range", 10}},
+      {{"type", "spot"}, {"intensity", 2}, {"spot", {{"innerConeAngle", 0.25}, {"outerConeAngle", 0.5}}}},
+      {{"type", "directional"}, {"intensity", 3}},
+  };
+  gltf["scenes"][0]["nodes"] = {0, 1, 2, 3};
+  const double s = std::sqrt(0.5);
+  gltf["nodes"].push_back({{"translation", {1, 2, 3}}, {"extensions", {{"KHR_lights_punctual", {{"light", 0}}}}}});
+  gltf["nodes"].push_back({{"translation", {0, 5, 0}}, {"extensions", {{"KHR_lights_punctual", {{"light", 1}}}}}});
+  // Rotated -90 degrees about X: the light's -Z points straight down.
+  gltf["nodes"].push_back({{"rotation", {-s, 0, 0, s}}, {"extensions", {{"KHR_lights_punctual", {{"light", 2}}}}}});
+  const SceneData scene = loadGltf(write("lights.gltf", gltf.dump()));
+  ASSERT_EQ(scene.punctualLights.size(), 3u);
+  const auto& point = scene.punctualLights[0];
+  EXPECT_EQ(point.type, gpu::LIGHT_POINT);
+  EXPECT_FLOAT_EQ(point.position.x, 1);
+  EXPECT_FLOAT_EQ(point.position.z, 3);
+  EXPECT_FLOAT_EQ(point.intensity.y, 2);
+  EXPECT_FLOAT_EQ(point.range, 10);
+  const auto& spot = scene.punctualLights[1];
+  EXPECT_EQ(spot.type, gpu::LIGHT_SPOT);
+  EXPECT_FLOAT_EQ(spot.position.y, 5);
+  EXPECT_NEAR(spot.innerConeCos, std::cos(0.25), 1e-6);
+  EXPECT_NEAR(spot.outerConeCos, std::cos(0.5), 1e-6);
+  const auto& sun = scene.punctualLights[2];
+  EXPECT_EQ(sun.type, gpu::LIGHT_DIRECTIONAL);
+  EXPECT_NEAR(sun.direction.y, -1, 1e-6);
+  EXPECT_FLOAT_EQ(sun.intensity.x, 3);
+}
+
 TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
   const SceneData cornell = loadScene("builtin:cornell");
   EXPECT_EQ(cornell.triangleCount(), 32u);
