@@ -64,7 +64,10 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
       frameParams_(context, sizeof(gpu::FrameParams), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::Upload) {}
 
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
-  Film film(context_, settings.width, settings.height);
+  // Repeated frames of one size reuse the film; it is cleared inside every frame.
+  if (!film_ || film_->width() != settings.width || film_->height() != settings.height)
+    film_.emplace(context_, settings.width, settings.height);
+  const Film& film = *film_;
   fillFrameParams(*static_cast<gpu::FrameParams*>(frameParams_.mapped()), scene_, film, settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;
   vk::StageTimer timer(context_, launches);

@@ -2,6 +2,8 @@
 // to the end; or, as megakernel-regen, one launch in which each thread runs all its pixel's
 // samples back to back, starting the next path where the last one ended.
 #pragma once
+#include <optional>
+
 #include "core/integrators/create.h"
 #include "core/integrators/film.h"
 #include "core/integrators/kernel.h"
@@ -23,6 +25,7 @@ class MegakernelIntegrator final : public Integrator {
   bool regenerate_;
   Kernel kernel_;
   vk::Buffer frameParams_;
+  std::optional<Film> film_;
 };
 
 // Fills the frame parameters every kernel reads.

@@ -13,11 +13,20 @@ const char* resultName(VkResult result);
 class VulkanError : public std::runtime_error {
  public:
   VulkanError(VkResult result, const std::string& call, const char* file, int line)
-      : std::runtime_error(call + " failed with " + resultName(result) + " at " + file + ":" + std::to_string(line)),
+      : std::runtime_error(call + " failed with " + resultName(result) + " at " + file + ":" + std::to_string(line) +
+                           hint(result)),
         result_(result) {}
   VkResult result() const { return result_; }
 
  private:
+  // What a user can do about the failures that depend on the input rather than on ptbench.
+  static std::string hint(VkResult result) {
+    if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
+      return " (out of memory: use a smaller resolution or scene, or a device with more memory)";
+    if (result == VK_ERROR_DEVICE_LOST) return " (the device was lost: a driver reset or a kernel that ran too long)";
+    return "";
+  }
+
   VkResult result_;
 };
 

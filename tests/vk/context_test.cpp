@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
+#include "core/vk/buffer.h"
+#include "core/vk/check.h"
 #include "gpu_test.h"
 
 namespace ptbench::test {
@@ -50,6 +52,18 @@ TEST(ContextErrors, SelectsByIndexAndByNameSubstring) {
   EXPECT_EQ(byIndex.capabilities().index, 0u);
   vk::Context byName(vk::ContextOptions{.deviceSelector = "LLVMPIPE"});
   EXPECT_NE(byName.capabilities().name.find("llvmpipe"), std::string::npos);
+}
+
+// No validation here: the point is the driver's refusal, which the layer would flag first.
+TEST(ContextErrors, OutOfMemoryIsAVulkanErrorThatSaysWhatToDo) {
+  vk::Context context(vk::ContextOptions{});
+  try {
+    vk::Buffer impossible(context, VkDeviceSize{1} << 52, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceOnly);
+    FAIL() << "a 4 PiB buffer was allocated";
+  } catch (const vk::VulkanError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("out of memory: use a smaller resolution or scene"), std::string::npos) << message;
+  }
 }
 
 }  // namespace
