@@ -63,6 +63,45 @@ TEST_F(MegakernelTest, MirrorFurnaceIsOneEverywhere) {
     expectFurnace(render(scene, furnaceSettings(scene), backend), "mirror, " + std::string(backendName(backend)));
 }
 
+// Inside a closed sphere whose wall emits Le and reflects diffusely with albedo a, every
+// path of D segments gathers Le (1 + a + ... + a^(D-1)): emission, next-event estimation,
+// BSDF sampling and their MIS weights must add up to exactly that.
+TEST_F(MegakernelTest, InsideAnEmissiveSphereRadianceIsTheGeometricSeries) {
+  SceneBuilder builder("emissive sphere");
+  gpu::Material wall = defaultMaterial();
+  wall.baseColorFactor = {0.5f, 0.5f, 0.5f, 1};
+  wall.metallicFactor = 0;
+  wall.specularFactor = 0;
+  wall.doubleSided = 1;
+  wall.emissiveFactor = {1, 1, 1};
+  const uint32_t material = builder.addMaterial(wall);
+  std::vector<Primitive> sphere = {uvSphere(24, material)};
+  builder.addInstance(builder.addMesh(sphere), Mat4::scale({2, 2, 2}));
+  const SceneData scene = builder.finish();
+  RenderSettings settings;
+  settings.width = 16;
+  settings.height = 16;
+  settings.samplesPerPixel = 64;
+  settings.maxDepth = 6;
+  settings.rrDepth = 6;  // no roulette: the series is cut at exactly six segments
+  settings.camera = {.position = {0.3f, -0.2f, 0.1f}, .target = {1, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 60};
+  const double expected = (1 - std::pow(0.5, 6)) / (1 - 0.5);
+  for (Backend backend : {Backend::RayQuery, Backend::Pipeline})
+    for (IntegratorKind integrator : {IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen}) {
+      const FrameResult frame = render(scene, settings, backend, integrator);
+      double mean = 0, variance = 0;
+      const double values = double(frame.image.rgb.size());
+      for (size_t i = 0; i < frame.image.rgb.size(); ++i) {
+        mean += frame.image.rgb[i] / values;
+        variance += frame.meanVariance.rgb[i] / (values * values);
+      }
+      const std::string what = std::string(backendName(backend)) + ", " + std::string(integratorName(integrator));
+      EXPECT_NEAR(mean, expected, std::max(5 * std::sqrt(variance), 0.002 * expected)) << what;
+      EXPECT_NEAR(mean, expected, 0.01 * expected) << what;
+      EXPECT_GT(frame.work.shadowRays, 0u) << what;
+    }
+}
+
 struct ChannelMeans {
   double mean[3] = {0, 0, 0};
   double standardError[3] = {0, 0, 0};
