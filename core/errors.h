@@ -1,4 +1,5 @@
-// The three kinds of failure (STYLE.md, rule 7) and how each is carried.
+// A user's mistake, one of the three kinds of failure (STYLE.md, rule 7); Vulkan errors are
+// vk::VulkanError (core/vk/check.h), broken invariants std::logic_error.
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -15,13 +16,5 @@ class UserError : public std::runtime_error {
  private:
   int exitCode_;
 };
-
-// A broken invariant: prints both values.
-#define PTBENCH_CHECK_EQ(a, b)                                                                           \
-  do {                                                                                                   \
-    if (!((a) == (b)))                                                                                   \
-      throw std::logic_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " +             \
-                             #a " == " #b " failed: " + std::to_string(a) + " vs " + std::to_string(b)); \
-  } while (0)
 
 }  // namespace ptbench

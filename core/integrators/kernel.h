@@ -24,7 +24,6 @@ class Kernel {
   // The pipeline stage a barrier names for this kernel's memory accesses.
   VkPipelineStageFlags2 pipelineStage() const;
   double createMs() const { return createMs_; }
-  const std::string& name() const { return name_; }
 
  private:
   void createRayTracingPipeline(const vk::Context& context, const std::string& raygen);

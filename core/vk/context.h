@@ -68,10 +68,7 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
-  VkInstance instance() const { return instance_; }
-  VkPhysicalDevice physicalDevice() const { return physicalDevice_; }
   VkDevice device() const { return device_; }
-  VkQueue queue() const { return queue_; }
   const DeviceCapabilities& capabilities() const { return capabilities_; }
   // Whether the device was created with acceleration structures (a hardware backend asked).
   bool accelerationStructuresEnabled() const { return accelerationStructures_; }

@@ -11,7 +11,6 @@ using uint = uint32_t;
 struct vec2 { float x, y; };
 struct vec3 { float x, y, z; };
 struct vec4 { float x, y, z, w; };
-struct uvec2 { uint x, y; };
 #define PTBENCH_CONST static constexpr
 #define PTBENCH_END_NAMESPACE }
 #else
