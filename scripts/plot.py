@@ -1,4 +1,5 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
+# The system Python: scripts/setup.sh installs numpy and matplotlib for it.
 """Plot a ptbench report: median frame GPU time per run, grouped by scene, one bar per
 integrator and backend, with min-max whiskers.
 

@@ -63,6 +63,30 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
   fs::remove_all(out);
 }
 
+// Every shipped config, shrunk to a few pixels, runs clean with the validation layers on; its
+// report is one scripts/plot.py can draw.
+TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
+  const fs::path out = freshFolder("shipped");
+  for (const auto& entry : fs::directory_iterator(fs::path(PTBENCH_SOURCE_DIR) / "configs")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
+    // One measured frame, whichever repetition policy the config uses.
+    const std::string oneFrame =
+        readJson(entry.path()).contains("repeats") ? " --set repeats=1" : " --set min_samples=1 --set max_noise=1";
+    const auto result = runPtbench("--validate run " + entry.path().string() +
+                                       " --quiet --set width=8 --set height=8 --set spp=1 --set warmup=0" + oneFrame +
+                                       " --out " + out.string(),
+                                   "", PTBENCH_SOURCE_DIR);
+    EXPECT_EQ(result.exitCode, 0) << entry.path() << "\n" << result.all();
+    EXPECT_EQ(result.err.find("validation:"), std::string::npos) << entry.path() << "\n" << result.err;
+  }
+  const fs::path report = resultsFolder(out, "default") / "report.json";
+  const std::string plot = "/usr/bin/python3 " + std::string(PTBENCH_SOURCE_DIR) + "/scripts/plot.py " + report.string() +
+                           " -o " + (out / "plot.png").string() + " > /dev/null";
+  EXPECT_EQ(std::system(plot.c_str()), 0);
+  EXPECT_GT(fs::file_size(out / "plot.png"), 1000u);
+  fs::remove_all(out);
+}
+
 TEST(RunCommand, RelativeScenePathsResolveFromTheCurrentFolderAndJsonGoesToStdout) {
   const fs::path out = freshFolder("quick-run");
   const auto result = runPtbench(
