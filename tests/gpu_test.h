@@ -11,8 +11,13 @@
 
 namespace ptbench::test {
 
+// The tests' answers (ray queries present, a CPU device) are lavapipe's, so they ask for it by
+// name even on a machine with a GPU.
+inline constexpr const char* testDevice = "llvmpipe";
+
 inline std::unique_ptr<vk::Context> makeValidatedContext(std::vector<Backend> backends = {}) {
-  return std::make_unique<vk::Context>(vk::ContextOptions{.validation = true, .backends = std::move(backends)});
+  return std::make_unique<vk::Context>(
+      vk::ContextOptions{.validation = true, .deviceSelector = testDevice, .backends = std::move(backends)});
 }
 
 class GpuTest : public ::testing::Test {
@@ -32,8 +37,8 @@ struct CommandResult {
   std::string all() const { return out + err; }
 };
 
-// Runs the built ptbench with the given arguments (a shell fragment), after an optional
-// environment prefix such as "VK_DRIVER_FILES=/x.json".
+// Runs the built ptbench on lavapipe (PTBENCH_DEVICE) with the given arguments (a shell
+// fragment), after an optional environment prefix such as "VK_DRIVER_FILES=/x.json".
 CommandResult runPtbench(const std::string& arguments, const std::string& environment = "",
                          const std::string& workingDirectory = ".");
 

@@ -14,7 +14,7 @@ namespace ptbench::test {
 CommandResult runPtbench(const std::string& arguments, const std::string& environment,
                          const std::string& workingDirectory) {
   const std::string errFile = ::testing::TempDir() + "ptbench-stderr-" + std::to_string(::getpid());
-  const std::string command = "cd '" + workingDirectory + "' && env " + environment + " " + PTBENCH_EXECUTABLE + " " +
+  const std::string command = "cd '" + workingDirectory + "' && env PTBENCH_DEVICE=" + testDevice + " " + environment + " " + PTBENCH_EXECUTABLE + " " +
                               arguments + " 2>" + errFile;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {-1, "", "popen failed"};

@@ -56,7 +56,7 @@ TEST(ContextErrors, SelectsByIndexAndByNameSubstring) {
 
 // No validation here: the point is the driver's refusal, which the layer would flag first.
 TEST(ContextErrors, OutOfMemoryIsAVulkanErrorThatSaysWhatToDo) {
-  vk::Context context(vk::ContextOptions{});
+  vk::Context context(vk::ContextOptions{.deviceSelector = testDevice});
   try {
     vk::Buffer impossible(context, VkDeviceSize{1} << 52, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceOnly);
     FAIL() << "a 4 PiB buffer was allocated";
