@@ -23,6 +23,7 @@ struct RenderOptions {
   std::vector<float> cameraPosition, cameraTarget, cameraUp;
   float fov = 0;
   float exposure = 0;
+  uint32_t warmup = 0;
   std::vector<std::string> outputs;
 };
 
@@ -58,6 +59,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
       vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = {backend}});
   const GpuScene gpuScene(context, scene);
   const auto renderer = createIntegrator(*integrator, context, gpuScene, backend);
+  // The first frame pays for the driver's shader compilation; warm-up frames keep it out.
+  for (uint32_t i = 0; i < options.warmup; ++i) renderer->render(settings);
   const FrameResult frame = renderer->render(settings);
 
   std::vector<double> launchMs;
@@ -122,6 +125,8 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--fov", options->fov, "vertical field of view in degrees")->check(CLI::Range(0.1f, 179.0f));
   command
       ->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
+      ->capture_default_str();
+  command->add_option("--warmup", options->warmup, "frames rendered and dropped before the timed one")
       ->capture_default_str();
   command->add_option("--out", options->outputs, "image files: .png (tonemapped sRGB), .exr or .pfm (linear)");
   command->callback([&global, options] { render(global, *options); });
