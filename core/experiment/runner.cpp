@@ -62,13 +62,18 @@ bool enoughFrames(const Repetition& repetition, const std::vector<double>& frame
 
 fs::path createResultsFolder(const fs::path& root, const std::string& name, const std::string& stamp) {
   const fs::path parent = root / name;
-  fs::create_directories(parent);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    const fs::path folder = parent / (attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt + 1));
-    // create_directory is false when the folder already exists: never reuse one.
-    if (fs::create_directory(folder)) return folder;
+  try {
+    fs::create_directories(parent);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const fs::path folder = parent / (attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt + 1));
+      // create_directory is false when the folder already exists: never reuse one.
+      if (fs::create_directory(folder)) return folder;
+    }
+  } catch (const fs::filesystem_error& error) {
+    throw UserError("cannot create the results folder under " + parent.string() + ": " + error.code().message() +
+                    " (choose another with --out)");
   }
-  throw UserError("cannot create a new results folder under " + parent.string());
+  throw UserError("cannot create a new results folder under " + parent.string() + ": 100 exist for this second");
 }
 
 void measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings, const ExperimentConfig& config,

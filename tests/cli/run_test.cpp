@@ -129,6 +129,29 @@ TEST(RunCommand, UnsupportedBackendBecomesAnErrorRowAndTheExitCodeSaysSo) {
   fs::remove_all(out);
 }
 
+TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
+  const fs::path dir = freshFolder("broken-scene");
+  std::ofstream(dir / "broken.gltf") << R"({"asset": {"version": "2.0"}, "nodes": [)";
+  std::ofstream(dir / "config.json") << R"({"schema_version": 1, "name": "broken", "scenes": ["broken.gltf", "builtin:cornell"],
+      "width": 8, "height": 8, "spp": 1, "backends": "pipeline", "warmup": 0, "repeats": 1})";
+  const auto result = runPtbench("run " + (dir / "config.json").string() + " --quiet --out " + (dir / "out").string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  const json report = readJson(resultsFolder(dir / "out", "broken") / "report.json");
+  ASSERT_EQ(report["runs"].size(), 2u);
+  EXPECT_EQ(report["runs"][0]["status"], "error");
+  EXPECT_NE(report["runs"][0]["error"].get<std::string>().find("broken.gltf: not a valid glTF 2.0 file"), std::string::npos)
+      << report["runs"][0];
+  EXPECT_EQ(report["runs"][1]["status"], "ok");
+  fs::remove_all(dir);
+}
+
+TEST(RunCommand, AnUnwritableOutputFolderIsAClearError) {
+  const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json --out /proc/ptbench-results");
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  EXPECT_NE(result.err.find("cannot create the results folder under /proc/ptbench-results/ci"), std::string::npos)
+      << result.err;
+}
+
 TEST(ValidateCommand, ExitCode65WithEveryProblem) {
   const fs::path dir = freshFolder("validate");
   std::ofstream(dir / "bad.json") << R"({"schema_version": 1, "name": "x", "scenes": ["missing.glb"], "spp": -1})";
