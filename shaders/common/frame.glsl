@@ -15,6 +15,7 @@ layout(buffer_reference, scalar) readonly buffer Instances { Instance i[]; };
 layout(buffer_reference, scalar) readonly buffer Materials { Material m[]; };
 layout(buffer_reference, scalar) readonly buffer EmissiveTriangles { EmissiveTriangle t[]; };
 layout(buffer_reference, scalar) readonly buffer AliasTable { AliasEntry e[]; };
+layout(buffer_reference, scalar) readonly buffer PunctualLights { PunctualLight l[]; };
 layout(buffer_reference, scalar) readonly buffer UintArray { uint u[]; };
 layout(buffer_reference, scalar) buffer Vec4Array { vec4 v[]; };
 layout(buffer_reference, scalar) buffer CounterArray { PixelCounters c[]; };

@@ -1,14 +1,23 @@
-// Emissive triangles for next-event estimation: chosen in proportion to power through the
-// alias table, then a point uniformly on the triangle's area.
+// Lights for next-event estimation. Emissive triangles: chosen in proportion to power
+// through the alias table, then a point uniformly on the triangle's area. KHR_lights_punctual
+// lights: chosen uniformly. When a scene has both, each kind is chosen half the time.
 #ifndef PTBENCH_LIGHTS_GLSL
 #define PTBENCH_LIGHTS_GLSL
 
 struct LightSample {
   vec3 direction;  // from the shading point to the light
   float distance;
-  vec3 radiance;
-  float pdf;  // solid angle
+  vec3 radiance;   // for a punctual light: the irradiance it delivers head-on
+  float pdf;       // solid angle; for a punctual light, the probability of choosing it
+  bool delta;      // punctual: no BSDF sample can hit it, so no MIS
 };
+
+// The probability of choosing the emissive triangles rather than the punctual lights.
+float emissiveTriangleShare() {
+  bool triangles = SCENE.emissiveTriangleCount > 0u && SCENE.totalEmissivePower > 0.0;
+  if (!triangles) return 0.0;
+  return SCENE.punctualLightCount > 0u ? 0.5 : 1.0;
+}
 
 struct EmitterPoint {
   vec3 position;
@@ -39,7 +48,6 @@ EmitterPoint emitterPoint(uint lightIndex, vec3 barycentrics, vec3 from) {
 
 bool sampleEmissiveTriangle(vec3 from, float uChoice, vec2 uPoint, out LightSample result) {
   uint count = SCENE.emissiveTriangleCount;
-  if (count == 0u || SCENE.totalEmissivePower <= 0.0) return false;
   float scaled = uChoice * float(count);
   uint index = min(uint(scaled), count - 1u);
   AliasTable table = AliasTable(SCENE.lightAliasTable);
@@ -57,7 +65,53 @@ bool sampleEmissiveTriangle(vec3 from, float uChoice, vec2 uPoint, out LightSamp
   if (cosLight <= 0.0 || maxComponent(e.radiance) <= 0.0) return false;
   result.radiance = e.radiance;
   result.pdf = table.e[index].pdf / e.area * distanceSquared / cosLight;
+  result.delta = false;
   return result.pdf > 0.0;
+}
+
+// KHR_lights_punctual, with the falloffs the extension recommends: inverse square with the
+// smooth range window, and the squared linear ramp between the spot's cone angles.
+bool samplePunctualLight(vec3 from, uint index, out LightSample result) {
+  PunctualLight light = PunctualLights(SCENE.punctualLights).l[index];
+  result.delta = true;
+  if (light.type == LIGHT_DIRECTIONAL) {
+    result.direction = -light.direction;
+    result.distance = RAY_T_MAX;
+    result.radiance = light.intensity;
+    return true;
+  }
+  vec3 d = light.position - from;
+  float distanceSquared = dot(d, d);
+  if (distanceSquared <= 0.0) return false;
+  result.distance = sqrt(distanceSquared);
+  result.direction = d / result.distance;
+  float attenuation = 1.0 / distanceSquared;
+  if (light.range > 0.0) {
+    float ratio = result.distance / light.range;
+    attenuation *= clamp(1.0 - ratio * ratio * ratio * ratio, 0.0, 1.0);
+  }
+  if (light.type == LIGHT_SPOT) {
+    float scale = 1.0 / max(0.001, light.innerConeCos - light.outerConeCos);
+    float ramp = clamp((dot(light.direction, -result.direction) - light.outerConeCos) * scale, 0.0, 1.0);
+    attenuation *= ramp * ramp;
+  }
+  result.radiance = light.intensity * attenuation;
+  return maxComponent(result.radiance) > 0.0;
+}
+
+bool sampleLight(vec3 from, float uChoice, vec2 uPoint, out LightSample result) {
+  float share = emissiveTriangleShare();
+  if (uChoice < share) {
+    if (!sampleEmissiveTriangle(from, uChoice / share, uPoint, result)) return false;
+    result.pdf *= share;
+    return true;
+  }
+  uint count = SCENE.punctualLightCount;
+  if (count == 0u) return false;
+  uint index = min(uint((uChoice - share) / (1.0 - share) * float(count)), count - 1u);
+  if (!samplePunctualLight(from, index, result)) return false;
+  result.pdf = (1.0 - share) / float(count);
+  return true;
 }
 
 // The solid-angle pdf with which sampleEmissiveTriangle would have chosen a point that a
@@ -76,7 +130,7 @@ float emissiveTrianglePdf(ShadingPoint hitPoint, uint primitive, vec3 rayOrigin)
   float distanceSquared = dot(d, d);
   float cosLight = abs(dot(hitPoint.geometricNormal, normalize(d)));
   if (area <= 0.0 || cosLight <= 0.0) return 0.0;
-  return AliasTable(SCENE.lightAliasTable).e[index].pdf / area * distanceSquared / cosLight;
+  return emissiveTriangleShare() * AliasTable(SCENE.lightAliasTable).e[index].pdf / area * distanceSquared / cosLight;
 }
 
 #endif

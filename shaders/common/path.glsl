@@ -60,17 +60,17 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   SampleStream stream = sampleStream(path.pixel, path.sampleIndex);
   uint vertex = path.depth - 1u;
   LightSample light;
-  if (sampleEmissiveTriangle(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
-                             sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
+  if (sampleLight(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
+                  sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
       dot(light.direction, sp.geometricNormal) > 0.0) {
     vec3 f = bsdfEvaluate(sp, wo, light.direction);
     float cosine = dot(sp.shadingNormal, light.direction);
     if (maxComponent(f) > 0.0 && cosine > 0.0) {
-      float weight = powerHeuristic(light.pdf, bsdfPdf(sp, wo, light.direction));
+      float weight = light.delta ? 1.0 : powerHeuristic(light.pdf, bsdfPdf(sp, wo, light.direction));
       shadow.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
       shadow.direction = light.direction;
       // Stop short of the emitter so that it does not occlude itself.
-      shadow.tMax = light.distance * (1.0 - 1e-4);
+      shadow.tMax = light.delta && light.distance >= RAY_T_MAX ? RAY_T_MAX : light.distance * (1.0 - 1e-4);
       shadow.contribution = path.throughput * f * cosine * light.radiance * weight / light.pdf;
       shadow.requested = true;
     }
