@@ -1,6 +1,7 @@
 #include "core/scene/scene_data.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -15,6 +16,49 @@ float luminance(Vec3 c) {
 }
 Vec3 toVec3(gpu::vec3 v) {
   return {v.x, v.y, v.z};
+}
+
+float srgbToLinear(uint8_t value) {
+  static const auto table = [] {
+    std::array<float, 256> t{};
+    for (int i = 0; i < 256; ++i) {
+      const float c = float(i) / 255.0f;
+      t[i] = c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
+    }
+    return t;
+  }();
+  return table[value];
+}
+
+// The mean linear colour of a texture over a triangle, from a stratified grid of points (nearest
+// texel, repeating). It only steers light sampling: a triangle whose samples all miss its
+// emission is still found by BSDF sampling, with full MIS weight.
+Vec3 meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, const gpu::Vertex& a,
+                      const gpu::Vertex& b, const gpu::Vertex& c) {
+  constexpr int grid = 4;
+  auto uvOf = [&](const gpu::Vertex& v) { return ref.texCoord == 1 ? v.uv1 : v.uv0; };
+  const gpu::vec2 uv[3] = {uvOf(a), uvOf(b), uvOf(c)};
+  Vec3 sum;
+  for (int i = 0; i < grid; ++i)
+    for (int j = 0; j < grid; ++j) {
+      float s = (float(i) + 0.5f) / grid, t = (float(j) + 0.5f) / grid;
+      if (s + t > 1) {
+        s = 1 - s;
+        t = 1 - t;
+      }
+      const float u0 = (1 - s - t) * uv[0].x + s * uv[1].x + t * uv[2].x;
+      const float v0 = (1 - s - t) * uv[0].y + s * uv[1].y + t * uv[2].y;
+      const float u = ref.transformRow0.x * u0 + ref.transformRow0.y * v0 + ref.transformRow0.z;
+      const float v = ref.transformRow1.x * u0 + ref.transformRow1.y * v0 + ref.transformRow1.z;
+      const auto x = uint32_t(float(texture.width) * (u - std::floor(u))) % texture.width;
+      const auto y = uint32_t(float(texture.height) * (v - std::floor(v))) % texture.height;
+      const uint8_t* texel = &texture.rgba8[(size_t(y) * texture.width + x) * 4];
+      for (int k = 0; k < 3; ++k) {
+        const float value = texture.srgb ? srgbToLinear(texel[k]) : float(texel[k]) / 255.0f;
+        (k == 0 ? sum.x : k == 1 ? sum.y : sum.z) += value;
+      }
+    }
+  return sum * (1.0f / float(grid * grid));
 }
 
 void storeRows(const Mat4& m, gpu::vec4 (&rows)[3]) {
@@ -138,11 +182,14 @@ SceneData SceneBuilder::finish() {
       const uint32_t materialIndex =
           instance.materialOverride != gpu::NO_MATERIAL_OVERRIDE ? instance.materialOverride : geometry.material;
       const auto& material = scene_.materials[materialIndex];
-      Vec3 emission = toVec3(material.emissiveFactor);
-      if (const int t = material.textures[gpu::SLOT_EMISSIVE].texture; t != gpu::NO_TEXTURE) {
-        const Vec3 average = scene_.textures[t].averageLinearColor;
-        emission = {emission.x * average.x, emission.y * average.y, emission.z * average.z};
-      }
+      const Vec3 factor = toVec3(material.emissiveFactor);
+      const gpu::TextureRef& emissiveTexture = material.textures[gpu::SLOT_EMISSIVE];
+      const TextureImage* texture =
+          emissiveTexture.texture != gpu::NO_TEXTURE ? &scene_.textures[emissiveTexture.texture] : nullptr;
+      Vec3 emission = factor;
+      if (texture)
+        emission = {factor.x * texture->averageLinearColor.x, factor.y * texture->averageLinearColor.y,
+                    factor.z * texture->averageLinearColor.z};
       const float emittedLuminance = luminance(emission);
       // An emissive geometry lists every triangle, degenerate ones with power 0, so that a
       // hit finds its light-list entry by adding its primitive index to the base.
@@ -158,9 +205,17 @@ SceneData SceneBuilder::finish() {
         }
         if (emittedLuminance <= 0) continue;
         const float area = 0.5f * length(cross(p[1] - p[0], p[2] - p[0]));
+        float triangleLuminance = emittedLuminance;
+        if (texture) {
+          const auto vertex = [&](int k) -> const gpu::Vertex& {
+            return scene_.vertices[geometry.firstVertex + scene_.indices[geometry.firstIndex + 3 * tri + k]];
+          };
+          const Vec3 mean = meanOverTriangle(*texture, emissiveTexture, vertex(0), vertex(1), vertex(2));
+          triangleLuminance = luminance({factor.x * mean.x, factor.y * mean.y, factor.z * mean.z});
+        }
         scene_.emissiveTriangles.push_back(
-            {.instance = i, .geometry = g, .triangle = tri, .power = emittedLuminance * area});
-        powers.push_back(emittedLuminance * area);
+            {.instance = i, .geometry = g, .triangle = tri, .power = triangleLuminance * area});
+        powers.push_back(triangleLuminance * area);
       }
     }
   }

@@ -72,6 +72,13 @@ TEST(ShippedScenes, MaterialsAndLightsAreRead) {
   EXPECT_TRUE(helmet.textures[m.textures[gpu::SLOT_BASE_COLOR].texture].srgb);
   EXPECT_FALSE(helmet.textures[m.textures[gpu::SLOT_NORMAL].texture].srgb);
   EXPECT_GT(helmet.textures[0].width, 0u);
+  // Its emissive texture is mostly black: light sampling weighs each triangle by the texture
+  // over that triangle, so most get no power, and the powers add up to about the average's.
+  ASSERT_EQ(helmet.emissiveTriangles.size(), helmet.triangleCount());
+  const auto dark = std::count_if(helmet.emissiveTriangles.begin(), helmet.emissiveTriangles.end(),
+                                  [](const gpu::EmissiveTriangle& t) { return t.power == 0; });
+  EXPECT_GT(dark, 0.5 * double(helmet.emissiveTriangles.size()));
+  EXPECT_LT(dark, helmet.emissiveTriangles.size());
 
   // emissiveFactor 1 x KHR_materials_emissive_strength 100, unclamped.
   const SceneData cornell = loadGltf(scenes / "CornellBox_bevy/CornellBox.glb");
