@@ -93,10 +93,6 @@ const tinygltf::Value* extension(const tinygltf::ExtensionMap& extensions, const
   return found == extensions.end() ? nullptr : &found->second;
 }
 
-float srgbToLinear(float c) {
-  return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
-}
-
 TextureFilter filterOf(int gltfFilter, TextureFilter fallback) {
   switch (gltfFilter) {
     case TINYGLTF_TEXTURE_FILTER_NEAREST:
@@ -262,7 +258,7 @@ uint32_t GltfReader::texture(int textureIndex, bool srgb) {
     if (channels <= 2) texel[2] = texel[1] = texel[0];  // grey (and alpha in the second)
     if (channels == 2) texel[3] = image.image[(i * 2 + 1) * channelBytes];
     std::memcpy(&out.rgba8[i * 4], texel, 4);
-    for (int c = 0; c < 3; ++c) sum[c] += srgb ? srgbToLinear(texel[c] / 255.0f) : texel[c] / 255.0f;
+    for (int c = 0; c < 3; ++c) sum[c] += texelToLinear(texel[c], srgb);
   }
   const double pixelCount = double(pixels);
   out.averageLinearColor = {float(sum[0] / pixelCount), float(sum[1] / pixelCount), float(sum[2] / pixelCount)};

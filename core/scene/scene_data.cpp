@@ -18,18 +18,6 @@ Vec3 toVec3(gpu::vec3 v) {
   return {v.x, v.y, v.z};
 }
 
-float srgbToLinear(uint8_t value) {
-  static const auto table = [] {
-    std::array<float, 256> t{};
-    for (int i = 0; i < 256; ++i) {
-      const float c = float(i) / 255.0f;
-      t[i] = c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
-    }
-    return t;
-  }();
-  return table[value];
-}
-
 // The mean linear colour of a texture over a triangle, from a stratified grid of points (nearest
 // texel, repeating). It only steers light sampling: a triangle whose samples all miss its
 // emission is still found by BSDF sampling, with full MIS weight.
@@ -54,7 +42,7 @@ Vec3 meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, c
       const auto y = uint32_t(float(texture.height) * (v - std::floor(v))) % texture.height;
       const uint8_t* texel = &texture.rgba8[(size_t(y) * texture.width + x) * 4];
       for (int k = 0; k < 3; ++k) {
-        const float value = texture.srgb ? srgbToLinear(texel[k]) : float(texel[k]) / 255.0f;
+        const float value = texelToLinear(texel[k], texture.srgb);
         (k == 0 ? sum.x : k == 1 ? sum.y : sum.z) += value;
       }
     }
@@ -66,6 +54,18 @@ void storeRows(const Mat4& m, gpu::vec4 (&rows)[3]) {
 }
 
 }  // namespace
+
+float texelToLinear(uint8_t value, bool srgb) {
+  static const auto srgbTable = [] {
+    std::array<float, 256> table{};
+    for (int i = 0; i < 256; ++i) {
+      const float c = float(i) / 255.0f;
+      table[i] = c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
+    }
+    return table;
+  }();
+  return srgb ? srgbTable[value] : float(value) / 255.0f;
+}
 
 gpu::TextureRef noTexture() {
   return {.texture = gpu::NO_TEXTURE, .texCoord = 0, .transformRow0 = {1, 0, 0}, .transformRow1 = {0, 1, 0}};

@@ -87,6 +87,9 @@ struct Primitive {
   uint32_t material = 0;
 };
 
+// An 8-bit texel channel as linear light: decoded from sRGB for colour textures.
+float texelToLinear(uint8_t value, bool srgb);
+
 // glTF's defaults: white, fully metallic and rough, as the specification gives them.
 gpu::Material defaultMaterial();
 gpu::TextureRef noTexture();
