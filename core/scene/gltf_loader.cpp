@@ -38,6 +38,12 @@ class GltfReader {
  private:
   [[noreturn]] void fail(const std::string& what) const { throw UserError(path_.string() + ": " + what); }
 
+  // Where an accessor's elements lie, checked to fit inside its buffer view and buffer.
+  struct ElementBytes {
+    const uint8_t* first;
+    size_t stride;
+  };
+  ElementBytes locate(const tinygltf::Accessor& accessor, size_t elementBytes, const std::string& name) const;
   std::vector<float> readAccessor(int accessorIndex, int components, const std::string& what) const;
   std::vector<uint32_t> readIndices(int accessorIndex) const;
   uint32_t material(int gltfMaterial);
@@ -126,6 +132,24 @@ TextureWrap wrapOf(int gltfWrap) {
   }
 }
 
+GltfReader::ElementBytes GltfReader::locate(const tinygltf::Accessor& accessor, size_t elementBytes,
+                                            const std::string& name) const {
+  if (accessor.bufferView >= int(model_.bufferViews.size())) fail(name + " names a buffer view that does not exist");
+  const auto& view = model_.bufferViews[accessor.bufferView];
+  if (view.buffer < 0 || view.buffer >= int(model_.buffers.size())) fail(name + " names a buffer that does not exist");
+  const auto& buffer = model_.buffers[view.buffer].data;
+  const size_t stride = view.byteStride ? view.byteStride : elementBytes;
+  const size_t start = view.byteOffset + accessor.byteOffset;
+  if (accessor.count > 0) {
+    const size_t span = stride * (accessor.count - 1) + elementBytes;
+    if (accessor.byteOffset + span > view.byteLength || start + span > buffer.size())
+      fail(name + " reads bytes " + std::to_string(start) + ".." + std::to_string(start + span) +
+           " beyond its buffer of " + std::to_string(buffer.size()) + " bytes (or its view of " +
+           std::to_string(view.byteLength) + ")");
+  }
+  return {buffer.data() + start, stride};
+}
+
 std::vector<float> GltfReader::readAccessor(int accessorIndex, int components, const std::string& what) const {
   if (accessorIndex < 0 || accessorIndex >= int(model_.accessors.size()))
     fail(what + " names accessor " + std::to_string(accessorIndex) + ", which does not exist");
@@ -137,23 +161,11 @@ std::vector<float> GltfReader::readAccessor(int accessorIndex, int components, c
     fail(name + " has " + std::to_string(accessorComponents) + " components, expected " + std::to_string(components));
   std::vector<float> values(accessor.count * components, 0.0f);
   if (accessor.bufferView < 0) return values;  // all zeros, as the specification says
-  if (accessor.bufferView >= int(model_.bufferViews.size())) fail(name + " names a buffer view that does not exist");
-  const auto& view = model_.bufferViews[accessor.bufferView];
-  if (view.buffer < 0 || view.buffer >= int(model_.buffers.size())) fail(name + " names a buffer that does not exist");
-  const auto& buffer = model_.buffers[view.buffer].data;
   const int componentBytes = tinygltf::GetComponentSizeInBytes(accessor.componentType);
   if (componentBytes <= 0) fail(name + " has an unknown component type");
-  const size_t elementBytes = size_t(componentBytes) * components;
-  const size_t stride = view.byteStride ? view.byteStride : elementBytes;
-  const size_t start = view.byteOffset + accessor.byteOffset;
-  if (accessor.count > 0) {
-    const size_t end = start + stride * (accessor.count - 1) + elementBytes;
-    if (accessor.byteOffset + stride * (accessor.count - 1) + elementBytes > view.byteLength || end > buffer.size())
-      fail(name + " reads bytes " + std::to_string(start) + ".." + std::to_string(end) + " beyond its buffer of " +
-           std::to_string(buffer.size()) + " bytes (or its view of " + std::to_string(view.byteLength) + ")");
-  }
+  const auto [first, stride] = locate(accessor, size_t(componentBytes) * components, name);
   for (size_t i = 0; i < accessor.count; ++i) {
-    const uint8_t* element = buffer.data() + start + i * stride;
+    const uint8_t* element = first + i * stride;
     for (int c = 0; c < components; ++c) {
       const uint8_t* p = element + c * componentBytes;
       float v = 0;
@@ -196,21 +208,13 @@ std::vector<uint32_t> GltfReader::readIndices(int accessorIndex) const {
   if (accessorIndex >= int(model_.accessors.size())) fail(name + " does not exist");
   const auto& accessor = model_.accessors[accessorIndex];
   if (accessor.type != TINYGLTF_TYPE_SCALAR) fail(name + " is not scalar");
-  if (accessor.bufferView < 0 || accessor.bufferView >= int(model_.bufferViews.size()))
-    fail(name + " has no valid buffer view");
-  const auto& view = model_.bufferViews[accessor.bufferView];
-  if (view.buffer < 0 || view.buffer >= int(model_.buffers.size())) fail(name + " names a buffer that does not exist");
-  const auto& buffer = model_.buffers[view.buffer].data;
+  if (accessor.bufferView < 0) fail(name + " has no buffer view");
   const int bytes = tinygltf::GetComponentSizeInBytes(accessor.componentType);
   if (bytes != 1 && bytes != 2 && bytes != 4) fail(name + " has a component type that is not an unsigned integer");
-  const size_t stride = view.byteStride ? view.byteStride : size_t(bytes);
-  const size_t start = view.byteOffset + accessor.byteOffset;
-  if (accessor.count > 0 && (accessor.byteOffset + stride * (accessor.count - 1) + bytes > view.byteLength ||
-                             start + stride * (accessor.count - 1) + bytes > buffer.size()))
-    fail(name + " reads beyond its buffer of " + std::to_string(buffer.size()) + " bytes");
+  const auto [first, stride] = locate(accessor, size_t(bytes), name);
   std::vector<uint32_t> indices(accessor.count);
   for (size_t i = 0; i < accessor.count; ++i) {
-    const uint8_t* p = buffer.data() + start + i * stride;
+    const uint8_t* p = first + i * stride;
     uint32_t v = 0;
     if (bytes == 1) v = *p;
     if (bytes == 2) {
