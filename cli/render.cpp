@@ -1,12 +1,12 @@
 // `ptbench render`: one image of one scene with one integrator and backend, timed.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <iostream>
-#include <sstream>
 
 #include "cli/options.h"
 #include "core/errors.h"
+#include "core/experiment/config.h"
+#include "core/experiment/statistics.h"
 #include "core/integrators/create.h"
 #include "core/scene/builtin_scenes.h"
 
@@ -31,12 +31,6 @@ Vec3 toVec3(const std::vector<float>& v) {
   return {v[0], v[1], v[2]};
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n == 0 ? 0 : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 void render(const GlobalOptions& global, RenderOptions options) {
   const auto integrator = parseIntegrator(options.integrator);
   if (!integrator)
@@ -45,13 +39,15 @@ void render(const GlobalOptions& global, RenderOptions options) {
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
 
-  const SceneData scene = loadScene(options.scene);
+  // The command line's overrides, as a config's scene entry would give them.
+  SceneEntry entry{.spec = options.scene, .load = options.scene};
+  if (!options.cameraPosition.empty()) entry.cameraPosition = toVec3(options.cameraPosition);
+  if (!options.cameraTarget.empty()) entry.cameraTarget = toVec3(options.cameraTarget);
+  if (!options.cameraUp.empty()) entry.cameraUp = toVec3(options.cameraUp);
+  if (options.fov > 0) entry.fovDegrees = options.fov;
+  const SceneData scene = loadScene(entry.load);
   RenderSettings& settings = options.settings;
-  settings.camera = scene.defaultCamera();
-  if (!options.cameraPosition.empty()) settings.camera.position = toVec3(options.cameraPosition);
-  if (!options.cameraTarget.empty()) settings.camera.target = toVec3(options.cameraTarget);
-  if (!options.cameraUp.empty()) settings.camera.up = toVec3(options.cameraUp);
-  if (options.fov > 0) settings.camera.yfovDegrees = options.fov;
+  settings.camera = cameraFor(entry, scene);
   if (!options.environment.empty()) settings.environment = toVec3(options.environment);
 
   const Backend backend = vk::resolveBackend(vk::selectDevice(global.device), options.backend);
@@ -71,7 +67,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
                            backendName(backend), settings.width, settings.height, settings.samplesPerPixel,
                            settings.maxDepth, context.capabilities().name);
   std::cout << fmt::format("  {:<12} {:10.3f} ms GPU over {} launch(es), median {:.3f} ms\n",
-                           stageName(Stage::TraceShade), frame.gpuMs, launchMs.size(), median(launchMs));
+                           stageName(Stage::TraceShade), frame.gpuMs, launchMs.size(), summarize(launchMs).median);
   std::cout << fmt::format(
       "  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipeline created in {:.1f} ms\n", "frame",
       frame.gpuMs, frame.hostMs, renderer->pipelineCreateMs());

@@ -22,12 +22,9 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
   const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
 
   // Acceleration structures are built when the device has a hardware backend to use them.
-  std::vector<Backend> hardware;
-  const auto device = vk::selectDevice(global.device);
-  for (Backend b : {Backend::RayQuery, Backend::Pipeline})
-    if (device.supports(b)) hardware.push_back(b);
-  vk::Context context(
-      vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = hardware});
+  vk::Context context(vk::ContextOptions{.validation = global.validate,
+                                         .deviceSelector = global.device,
+                                         .backends = vk::selectDevice(global.device).hardwareBackends()});
   const GpuScene gpuScene(context, scene);
   const auto& as = gpuScene.accelerationStats();
   const Camera camera = scene.defaultCamera();

@@ -205,6 +205,15 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
 
 }  // namespace
 
+Camera cameraFor(const SceneEntry& entry, const SceneData& scene) {
+  Camera camera = scene.defaultCamera();
+  if (entry.cameraPosition) camera.position = *entry.cameraPosition;
+  if (entry.cameraTarget) camera.target = *entry.cameraTarget;
+  if (entry.cameraUp) camera.up = *entry.cameraUp;
+  if (entry.fovDegrees) camera.yfovDegrees = *entry.fovDegrees;
+  return camera;
+}
+
 const std::set<std::string>& configKeys() {
   return topLevelKeys;
 }

@@ -24,6 +24,9 @@ struct SceneEntry {
   std::optional<Vec3> environment;
 };
 
+// The scene's own (or framing) camera with the entry's overrides applied.
+Camera cameraFor(const SceneEntry& entry, const SceneData& scene);
+
 struct Repetition {
   std::optional<uint32_t> repeats;  // fixed count; otherwise until min_samples and max_noise, or timeout
   uint32_t minSamples = 5;

@@ -9,9 +9,9 @@
 #include "core/experiment/image_output.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/create.h"
+#include "core/integrators/film.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/vk/check.h"
-#include "shared/render.h"
 
 namespace ptbench {
 namespace {
@@ -28,8 +28,7 @@ std::vector<std::string> resolveBackends(const vk::DeviceCapabilities& device, c
                                          std::string& reason) {
   if (configured == "all") {
     std::vector<std::string> hardware;
-    for (Backend b : {Backend::RayQuery, Backend::Pipeline})
-      if (device.supports(b)) hardware.emplace_back(backendName(b));
+    for (Backend backend : device.hardwareBackends()) hardware.emplace_back(backendName(backend));
     if (hardware.empty()) reason = device.name + " supports no hardware ray-tracing backend";
     return hardware;
   }
@@ -43,15 +42,6 @@ std::vector<std::string> resolveBackends(const vk::DeviceCapabilities& device, c
     reason = error.what();
     return {};
   }
-}
-
-Camera cameraFor(const SceneEntry& entry, const SceneData& scene) {
-  Camera camera = scene.defaultCamera();
-  if (entry.cameraPosition) camera.position = *entry.cameraPosition;
-  if (entry.cameraTarget) camera.target = *entry.cameraTarget;
-  if (entry.cameraUp) camera.up = *entry.cameraUp;
-  if (entry.fovDegrees) camera.yfovDegrees = *entry.fovDegrees;
-  return camera;
 }
 
 bool enoughFrames(const Repetition& repetition, const std::vector<double>& frames, Clock::time_point start) {
@@ -102,7 +92,7 @@ void measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
     record.launchesPerFrame = launches;
   } while (!enoughFrames(config.repetition, record.frameGpuMs, start));
   record.work = last.work;
-  record.filmBytes = uint64_t(settings.width) * settings.height * (2 * sizeof(gpu::vec4) + sizeof(gpu::PixelCounters));
+  record.filmBytes = Film::deviceBytes(settings.width, settings.height);
   if (config.images) {
     record.png = record.id + ".png";
     record.exr = record.id + ".exr";

@@ -3,12 +3,17 @@
 #pragma once
 #include "core/integrators/integrator.h"
 #include "core/vk/buffer.h"
+#include "shared/render.h"
 
 namespace ptbench {
 
 class Film {
  public:
   Film(const vk::Context& context, uint32_t width, uint32_t height);
+  // Device memory a film of this size takes (the host-visible copies match it).
+  static uint64_t deviceBytes(uint32_t width, uint32_t height) {
+    return uint64_t{width} * height * (2 * sizeof(gpu::vec4) + sizeof(gpu::PixelCounters));
+  }
 
   void recordClear(VkCommandBuffer commands) const;
   // Copies the film to host-visible memory; the caller waits for the fence, then calls read.

@@ -291,6 +291,13 @@ std::vector<Backend> DeviceCapabilities::supportedBackends() const {
   return backends;
 }
 
+std::vector<Backend> DeviceCapabilities::hardwareBackends() const {
+  std::vector<Backend> backends;
+  for (Backend backend : {Backend::RayQuery, Backend::Pipeline})
+    if (supports(backend)) backends.push_back(backend);
+  return backends;
+}
+
 std::string DeviceCapabilities::typeName() const {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -332,8 +339,8 @@ DeviceCapabilities selectDevice(const std::string& selector) {
 
 Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested) {
   if (requested == "auto") {
-    for (Backend backend : {Backend::RayQuery, Backend::Pipeline})
-      if (device.supports(backend)) return backend;
+    const auto hardware = device.hardwareBackends();
+    if (!hardware.empty()) return hardware.front();
     throw UserError(device.name + " has neither ray queries nor ray-tracing pipelines, which --backend auto needs");
   }
   const auto backend = parseBackend(requested);

@@ -46,6 +46,8 @@ struct DeviceCapabilities {
 
   bool supports(Backend backend) const;
   std::vector<Backend> supportedBackends() const;
+  // The supported backends that trace through acceleration structures, ray queries first.
+  std::vector<Backend> hardwareBackends() const;
   bool invocationReorder() const { return invocationReorderNv || invocationReorderExt; }
   std::string typeName() const;
   std::string apiVersionString() const;
