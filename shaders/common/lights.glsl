@@ -121,16 +121,12 @@ float emissiveTrianglePdf(ShadingPoint hitPoint, uint primitive, vec3 rayOrigin)
   uint base = UintArray(SCENE.emissiveBases).u[instance.emissiveBasesOffset + (hitPoint.globalGeometry - instance.firstGeometry)];
   if (base == NOT_EMISSIVE || SCENE.totalEmissivePower <= 0.0) return 0.0;
   uint index = base + primitive;
-  TriangleVertices tri = fetchTriangle(hitPoint.globalGeometry, primitive);
-  vec3 p0 = toWorldPoint(instance, tri.v0.position);
-  vec3 p1 = toWorldPoint(instance, tri.v1.position);
-  vec3 p2 = toWorldPoint(instance, tri.v2.position);
-  float area = 0.5 * length(cross(p1 - p0, p2 - p0));
   vec3 d = hitPoint.position - rayOrigin;
   float distanceSquared = dot(d, d);
   float cosLight = abs(dot(hitPoint.geometricNormal, normalize(d)));
-  if (area <= 0.0 || cosLight <= 0.0) return 0.0;
-  return emissiveTriangleShare() * AliasTable(SCENE.lightAliasTable).e[index].pdf / area * distanceSquared / cosLight;
+  if (hitPoint.area <= 0.0 || cosLight <= 0.0) return 0.0;
+  return emissiveTriangleShare() * AliasTable(SCENE.lightAliasTable).e[index].pdf / hitPoint.area * distanceSquared /
+         cosLight;
 }
 
 #endif

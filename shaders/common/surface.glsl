@@ -96,6 +96,7 @@ struct ShadingPoint {
   vec3 geometricNormal;  // facing the side the ray came from
   vec3 shadingNormal;    // normal-mapped, on the same side as geometricNormal
   bool frontFace;
+  float area;  // of the hit triangle, in world space
   vec2 uv0;
   vec2 uv1;
   uint material;
@@ -122,7 +123,9 @@ ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
   vec3 p1 = toWorldPoint(instance, tri.v1.position);
   vec3 p2 = toWorldPoint(instance, tri.v2.position);
   sp.position = barycentricMix(p0, p1, p2, w);
-  vec3 ng = normalize(cross(p1 - p0, p2 - p0));
+  vec3 edgeCross = cross(p1 - p0, p2 - p0);
+  sp.area = 0.5 * length(edgeCross);
+  vec3 ng = normalize(edgeCross);
   vec3 ns = toWorldNormal(instance, barycentricMix(tri.v0.normal, tri.v1.normal, tri.v2.normal, w));
   sp.uv0 = barycentricMix(tri.v0.uv0, tri.v1.uv0, tri.v2.uv0, w);
   sp.uv1 = barycentricMix(tri.v0.uv1, tri.v1.uv1, tri.v2.uv1, w);
