@@ -1,6 +1,8 @@
 // `ptbench render`: one image of one scene with one integrator and backend, timed.
 #include <fmt/format.h>
 
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 
 #include "cli/options.h"
@@ -8,6 +10,8 @@
 #include "core/experiment/config.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/create.h"
+#include "core/integrators/options.h"
+#include "core/integrators/profile.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench::cli {
@@ -59,22 +63,22 @@ void render(const GlobalOptions& global, RenderOptions options) {
   for (uint32_t i = 0; i < options.warmup; ++i) renderer->render(settings);
   const FrameResult frame = renderer->render(settings);
 
-  std::vector<double> launchMs;
-  for (const auto& stage : frame.stages) launchMs.push_back(stage.gpuNs * 1e-6);
   const double seconds = frame.gpuMs * 1e-3;
   const uint64_t rays = frame.work.extensionRays + frame.work.shadowRays;
   std::cout << fmt::format("{} | {} | {} | {}x{} | {} spp | max depth {} | {}\n", options.scene, options.integrator,
                            backendName(backend), settings.width, settings.height, settings.samplesPerPixel,
                            settings.maxDepth, context.capabilities().name);
-  std::cout << fmt::format("  {:<12} {:10.3f} ms GPU over {} launch(es), median {:.3f} ms\n",
-                           stageName(Stage::TraceShade), frame.gpuMs, launchMs.size(), summarize(launchMs).median);
+  if (*integrator == IntegratorKind::Wavefront) std::cout << "  options " << optionsJson(*integrator, settings).dump() << "\n";
+  std::cout << kernelProfile(frame);
   std::cout << fmt::format(
-      "  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipeline created in {:.1f} ms\n", "frame",
+      "  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipelines created in {:.1f} ms\n", "frame",
       frame.gpuMs, frame.hostMs, renderer->pipelineCreateMs());
   std::cout << fmt::format("  {:<12} {:.3f} Mpaths/s, {:.3f} Mrays/s ({} extension + {} shadow), {:.3f} Msegments/s\n",
                            "throughput", double(frame.work.paths) / seconds * 1e-6, double(rays) / seconds * 1e-6,
                            frame.work.extensionRays, frame.work.shadowRays,
                            double(frame.work.pathSegments) / seconds * 1e-6);
+  if (frame.invalidSamples > 0)
+    spdlog::warn("{} NaN or infinite sample(s) were counted as black", frame.invalidSamples);
   for (const auto& out : options.outputs) {
     writeImage(out, frame.image, options.exposure);
     std::cout << "  wrote " << out << "\n";

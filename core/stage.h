@@ -8,6 +8,14 @@ namespace ptbench {
 enum class Stage {
   Selftest,    // the self-test kernel of `ptbench devices --selftest` and the tests
   TraceShade,  // the megakernel: camera ray to path end in one thread
+  // The wavefront's stages (DESIGN.md, "Wavefront stages"), each a kernel wavefront_<name>.
+  Generate,    // camera rays for new paths
+  Extend,      // closest hit for the extension queue
+  Classify,    // hits sorted into per-material shading queues (material_queues only)
+  Shade,       // one path vertex: emission, light sample, BSDF sample, roulette
+  Shadow,      // any-hit visibility of the light samples
+  Accumulate,  // finished paths into the film
+  Prepare,     // queue counts into indirect launch records
   BuildBlas,   // scene setup, reported apart from frames
   CompactBlas,
   BuildTlas,
@@ -19,6 +27,20 @@ constexpr std::string_view stageName(Stage stage) {
       return "selftest";
     case Stage::TraceShade:
       return "trace_shade";
+    case Stage::Generate:
+      return "generate";
+    case Stage::Extend:
+      return "extend";
+    case Stage::Classify:
+      return "classify";
+    case Stage::Shade:
+      return "shade";
+    case Stage::Shadow:
+      return "shadow";
+    case Stage::Accumulate:
+      return "accumulate";
+    case Stage::Prepare:
+      return "prepare";
     case Stage::BuildBlas:
       return "build_blas";
     case Stage::CompactBlas:

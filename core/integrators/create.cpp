@@ -3,16 +3,19 @@
 #include <stdexcept>
 
 #include "core/integrators/megakernel.h"
+#include "core/integrators/wavefront.h"
 
 namespace ptbench {
 
 std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Context& context, const GpuScene& scene,
-                                             Backend backend) {
+                                             Backend backend, const WavefrontOptions& wavefront) {
   switch (kind) {
     case IntegratorKind::Megakernel:
       return std::make_unique<MegakernelIntegrator>(context, scene, backend, false);
     case IntegratorKind::MegakernelRegen:
       return std::make_unique<MegakernelIntegrator>(context, scene, backend, true);
+    case IntegratorKind::Wavefront:
+      return std::make_unique<WavefrontIntegrator>(context, scene, backend, wavefront);
   }
   throw std::logic_error("unknown integrator kind");
 }

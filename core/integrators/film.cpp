@@ -1,5 +1,10 @@
 #include "core/integrators/film.h"
 
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+#include "core/vk/barrier.h"
 #include "shared/render.h"
 
 namespace ptbench {
@@ -13,46 +18,54 @@ constexpr VkBufferUsageFlags filmUsage =
 Film::Film(const vk::Context& context, uint32_t width, uint32_t height)
     : width_(width),
       height_(height),
-      radianceSum_(context, VkDeviceSize{width} * height * sizeof(gpu::vec4), filmUsage, vk::MemoryUse::DeviceOnly),
-      radianceSquaredSum_(context, radianceSum_.bytes(), filmUsage, vk::MemoryUse::DeviceOnly),
+      pixels_(context, VkDeviceSize{width} * height * sizeof(gpu::FilmPixel), filmUsage, vk::MemoryUse::DeviceOnly),
       counters_(context, VkDeviceSize{width} * height * sizeof(gpu::PixelCounters), filmUsage,
                 vk::MemoryUse::DeviceOnly),
-      radianceSumHost_(context, radianceSum_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback),
-      radianceSquaredSumHost_(context, radianceSum_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback),
+      pixelsHost_(context, pixels_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback),
       countersHost_(context, counters_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback) {}
 
 void Film::recordClear(VkCommandBuffer commands) const {
-  for (const auto* buffer : {&radianceSum_, &radianceSquaredSum_, &counters_})
-    vkCmdFillBuffer(commands, buffer->get(), 0, VK_WHOLE_SIZE, 0);
+  for (const auto* buffer : {&pixels_, &counters_}) vkCmdFillBuffer(commands, buffer->get(), 0, VK_WHOLE_SIZE, 0);
 }
 
-void Film::recordReadback(VkCommandBuffer commands) const {
-  const VkBufferCopy sums{.size = radianceSum_.bytes()};
-  vkCmdCopyBuffer(commands, radianceSum_.get(), radianceSumHost_.get(), 1, &sums);
-  vkCmdCopyBuffer(commands, radianceSquaredSum_.get(), radianceSquaredSumHost_.get(), 1, &sums);
+void Film::recordReadback(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const {
+  vk::memoryBarrier(commands, writers, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                    VK_ACCESS_2_TRANSFER_READ_BIT);
+  const VkBufferCopy pixels{.size = pixels_.bytes()};
+  vkCmdCopyBuffer(commands, pixels_.get(), pixelsHost_.get(), 1, &pixels);
   const VkBufferCopy counts{.size = counters_.bytes()};
   vkCmdCopyBuffer(commands, counters_.get(), countersHost_.get(), 1, &counts);
+  // A fence alone does not make device writes visible to the host (the specification's
+  // memory model): the copies' writes need a barrier to HOST_READ.
+  vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 }
 
 void Film::read(FrameResult& result) const {
   const size_t pixels = size_t(width_) * height_;
-  const auto sums = radianceSumHost_.view<const gpu::vec4>();
-  const auto squares = radianceSquaredSumHost_.view<const gpu::vec4>();
+  const auto film = pixelsHost_.view<const gpu::FilmPixel>();
   const auto counters = countersHost_.view<const gpu::PixelCounters>();
   result.image = {width_, height_, std::vector<float>(pixels * 3)};
   result.meanVariance = {width_, height_, std::vector<float>(pixels * 3)};
   result.work = {};
+  result.invalidSamples = 0;
+  result.pixelSamplesMin = pixels > 0 ? std::numeric_limits<uint32_t>::max() : 0;
+  result.pixelSamplesMax = 0;
   for (size_t i = 0; i < pixels; ++i) {
-    const double n = sums[i].w;
-    const double sum[3] = {sums[i].x, sums[i].y, sums[i].z};
-    const double square[3] = {squares[i].x, squares[i].y, squares[i].z};
+    const gpu::FilmPixel& pixel = film[i];
+    const double n = pixel.sampleCount;
     for (int c = 0; c < 3; ++c) {
-      const double mean = n > 0 ? sum[c] / n : 0.0;
+      const double sum = double(pixel.radianceSum[c]) / double(gpu::FILM_FIXED_POINT_SCALE);
+      const double square = std::bit_cast<float>(pixel.radianceSquaredSumBits[c]);
+      const double mean = n > 0 ? sum / n : 0.0;
       result.image.rgb[3 * i + c] = float(mean);
       // Sample variance over n, then divided by n again: the variance of the mean.
-      const double variance = n > 1 ? std::max(0.0, (square[c] - n * mean * mean) / (n - 1)) : 0.0;
+      const double variance = n > 1 ? std::max(0.0, (square - n * mean * mean) / (n - 1)) : 0.0;
       result.meanVariance.rgb[3 * i + c] = float(n > 0 ? variance / n : 0.0);
     }
+    result.invalidSamples += pixel.invalidSamples;
+    result.pixelSamplesMin = std::min(result.pixelSamplesMin, pixel.sampleCount);
+    result.pixelSamplesMax = std::max(result.pixelSamplesMax, pixel.sampleCount);
     result.work.extensionRays += counters[i].extensionRays;
     result.work.shadowRays += counters[i].shadowRays;
     result.work.pathSegments += counters[i].pathSegments;

@@ -12,10 +12,10 @@
 
 namespace ptbench {
 
-enum class IntegratorKind { Megakernel, MegakernelRegen };
+enum class IntegratorKind { Megakernel, MegakernelRegen, Wavefront };
 
-inline constexpr std::array<IntegratorKind, 2> allIntegrators = {IntegratorKind::Megakernel,
-                                                                 IntegratorKind::MegakernelRegen};
+inline constexpr std::array<IntegratorKind, 3> allIntegrators = {
+    IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen, IntegratorKind::Wavefront};
 
 constexpr std::string_view integratorName(IntegratorKind kind) {
   switch (kind) {
@@ -23,6 +23,8 @@ constexpr std::string_view integratorName(IntegratorKind kind) {
       return "megakernel";
     case IntegratorKind::MegakernelRegen:
       return "megakernel-regen";
+    case IntegratorKind::Wavefront:
+      return "wavefront";
   }
   return "?";
 }
@@ -35,6 +37,21 @@ constexpr std::optional<IntegratorKind> parseIntegrator(std::string_view name) {
 
 enum class SamplerKind { Halton, Pcg };
 
+// How the wavefront feeds its pool of paths (DESIGN.md, "Wavefront stages").
+enum class WavefrontSchedule {
+  Depth,  // the paths of a pass start together and advance one bounce per iteration
+  Pool,   // a persistent pool: every iteration refills finished slots with the frame's next samples
+};
+
+// The wavefront's options (options.wavefront in configs, render --option key=value);
+// core/integrators/options.h parses and describes them.
+struct WavefrontOptions {
+  WavefrontSchedule schedule = WavefrontSchedule::Depth;
+  uint32_t poolSize = 0;  // paths in flight; 0: the schedule's default (options.h)
+  bool compaction = true;
+  bool materialQueues = false;
+};
+
 struct RenderSettings {
   uint32_t width = 640;
   uint32_t height = 480;
@@ -45,6 +62,7 @@ struct RenderSettings {
   SamplerKind sampler = SamplerKind::Halton;
   Vec3 environment{0, 0, 0};
   Camera camera;
+  WavefrontOptions wavefront;  // read by the wavefront only
 };
 
 // The work a frame did, counted on the GPU per pixel and summed (DESIGN.md, fairness rule 3).
@@ -55,11 +73,23 @@ struct WorkCounts {
   uint64_t paths = 0;
 };
 
+// The work of one step of the wavefront: a bounce (depth schedule, summed over passes) or an
+// iteration (pool schedule). Every live path traces one extension ray a step.
+struct StepWork {
+  uint64_t extensionRays = 0;
+  uint64_t shadowRays = 0;
+  uint64_t pathsStarted = 0;
+};
+
 struct FrameResult {
-  std::vector<vk::StageTiming> stages;  // in recording order: one per launch
-  double gpuMs = 0;                     // sum of the stages
+  std::vector<vk::StageTiming> stages;  // in recording order: one per timed scope
+  double gpuMs = 0;                     // the whole frame: first timestamp to last (DESIGN.md, "honest")
   double hostMs = 0;                    // submit to fence, for reference beside gpuMs
   WorkCounts work;
+  std::vector<StepWork> steps;  // the wavefront's work per bounce or iteration; empty for the megakernel
+  uint64_t invalidSamples = 0;  // NaN or infinite samples, counted as black
+  uint32_t pixelSamplesMin = 0, pixelSamplesMax = 0;  // samples that reached a pixel
+  uint64_t stateBytes = 0;      // the wavefront's path state and queues
   LinearImage image;         // mean radiance per pixel
   LinearImage meanVariance;  // variance of each pixel's mean, per channel
 };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/vk/barrier.h"
 #include "shared/raytracing.h"
 #include "shared/render.h"
 
@@ -16,87 +17,32 @@ VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-}  // namespace
-
-Kernel::Kernel(const vk::Context& context, std::string_view name, Backend backend, VkDescriptorSetLayout sceneLayout,
-               uint32_t pushBytes)
-    : name_(name), backend_(backend), pushBytes_(pushBytes) {
-  const auto start = std::chrono::steady_clock::now();
-  if (!context.backendEnabled(backend))
-    throw std::logic_error("kernel " + name_ + " for backend " + std::string(backendName(backend)) +
-                           " on a context created without it");
-  const std::string shader = name_ + "_" + std::string(backendName(backend));
-  switch (backend) {
-    case Backend::RayQuery: {
-      auto pipeline = vk::createComputePipeline(context, shader, pushBytes, std::span(&sceneLayout, 1));
-      layout_ = std::move(pipeline.layout);
-      pipeline_ = std::move(pipeline.pipeline);
-      break;
-    }
-    case Backend::Pipeline:
-      layout_ = vk::createPipelineLayout(context, pushBytes, std::span(&sceneLayout, 1));
-      createRayTracingPipeline(context, shader);
-      break;
-    case Backend::Software:
-      throw UserError("the software backend is not implemented yet; use rayquery or pipeline");
-  }
-  createMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+uint32_t divideRoundingUp(uint32_t value, uint32_t divisor) {
+  return (value + divisor - 1) / divisor;
 }
 
-void Kernel::createRayTracingPipeline(const vk::Context& context, const std::string& raygen) {
-  const VkDevice device = context.device();
-  const vk::ShaderModule raygenModule = vk::createShaderModule(context, raygen);
-  const vk::ShaderModule missModule = vk::createShaderModule(context, "rt_miss");
-  const vk::ShaderModule shadowMissModule = vk::createShaderModule(context, "rt_shadow_miss");
-  const vk::ShaderModule closestHitModule = vk::createShaderModule(context, "rt_closest_hit");
-  const vk::ShaderModule anyHitModule = vk::createShaderModule(context, "rt_any_hit");
-  auto stage = [](VkShaderStageFlagBits flags, VkShaderModule module) {
-    return VkPipelineShaderStageCreateInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                                           .stage = flags,
-                                           .module = module,
-                                           .pName = "main"};
-  };
-  const std::vector<VkPipelineShaderStageCreateInfo> stages = {
-      stage(VK_SHADER_STAGE_RAYGEN_BIT_KHR, raygenModule.get()),
-      stage(VK_SHADER_STAGE_MISS_BIT_KHR, missModule.get()),
-      stage(VK_SHADER_STAGE_MISS_BIT_KHR, shadowMissModule.get()),
-      stage(VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, closestHitModule.get()),
-      stage(VK_SHADER_STAGE_ANY_HIT_BIT_KHR, anyHitModule.get()),
-  };
-  auto general = [](uint32_t shader) {
-    return VkRayTracingShaderGroupCreateInfoKHR{.sType = VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR,
-                                                .type = VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR,
-                                                .generalShader = shader,
-                                                .closestHitShader = VK_SHADER_UNUSED_KHR,
-                                                .anyHitShader = VK_SHADER_UNUSED_KHR,
-                                                .intersectionShader = VK_SHADER_UNUSED_KHR};
-  };
-  // Groups in SBT order: raygen, miss (closest), miss (shadow), the one triangle hit group.
-  const std::vector<VkRayTracingShaderGroupCreateInfoKHR> groups = {
-      general(0),
-      general(1 + gpu::MISS_CLOSEST),
-      general(1 + gpu::MISS_SHADOW),
-      {.sType = VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR,
-       .type = VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR,
-       .generalShader = VK_SHADER_UNUSED_KHR,
-       .closestHitShader = 3,
-       .anyHitShader = 4,
-       .intersectionShader = VK_SHADER_UNUSED_KHR},
-  };
-  const VkRayTracingPipelineCreateInfoKHR info{.sType = VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR,
-                                               .stageCount = uint32_t(stages.size()),
-                                               .pStages = stages.data(),
-                                               .groupCount = uint32_t(groups.size()),
-                                               .pGroups = groups.data(),
-                                               // Only the ray-generation shader traces rays.
-                                               .maxPipelineRayRecursionDepth = 1,
-                                               .layout = layout_.get()};
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VK_CHECK(vkCreateRayTracingPipelinesKHR(device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
-  pipeline_ = {device, pipeline};
+// Only 65535 workgroups in X are guaranteed: larger 1-D launches fold into rows. The
+// kernels read their index through KERNEL_INDEX (common/kernel.glsl) and check it.
+constexpr uint32_t maxGroupsX = 65535;
 
-  // The shader binding table: each region starts at the base alignment; records are handles
-  // padded to the handle alignment (no shader records of our own).
+struct Specialization {
+  std::vector<VkSpecializationMapEntry> entries;
+  VkSpecializationInfo info{};
+
+  explicit Specialization(const std::vector<uint32_t>& values) {
+    for (uint32_t id = 0; id < values.size(); ++id)
+      entries.push_back({.constantID = id, .offset = id * uint32_t(sizeof(uint32_t)), .size = sizeof(uint32_t)});
+    info = {.mapEntryCount = uint32_t(entries.size()),
+            .pMapEntries = entries.data(),
+            .dataSize = values.size() * sizeof(uint32_t),
+            .pData = values.data()};
+  }
+  const VkSpecializationInfo* get() const { return entries.empty() ? nullptr : &info; }
+};
+
+ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeline pipeline, uint32_t groupCount) {
+  // Each region starts at the base alignment; records are handles padded to the handle
+  // alignment (no shader records of our own). Groups: raygen, miss (closest), miss (shadow), hit.
   const auto& properties = context.capabilities().rayTracingProperties;
   const uint32_t handleSize = properties.shaderGroupHandleSize;
   const VkDeviceSize recordStride = alignUp(handleSize, properties.shaderGroupHandleAlignment);
@@ -106,43 +52,161 @@ void Kernel::createRayTracingPipeline(const vk::Context& context, const std::str
   const VkDeviceSize hitOffset = alignUp(missOffset + 2 * recordStride, base);
   const VkDeviceSize tableBytes = hitOffset + recordStride;
 
-  std::vector<uint8_t> handles(groups.size() * handleSize);
-  VK_CHECK(vkGetRayTracingShaderGroupHandlesKHR(device, pipeline, 0, uint32_t(groups.size()), handles.size(),
+  std::vector<uint8_t> handles(size_t(groupCount) * handleSize);
+  VK_CHECK(vkGetRayTracingShaderGroupHandlesKHR(context.device(), pipeline, 0, groupCount, handles.size(),
                                                 handles.data()));
   std::vector<uint8_t> table(tableBytes, 0);
   std::memcpy(&table[raygenOffset], &handles[0 * handleSize], handleSize);
   std::memcpy(&table[missOffset], &handles[1 * handleSize], handleSize);
   std::memcpy(&table[missOffset + recordStride], &handles[2 * handleSize], handleSize);
   std::memcpy(&table[hitOffset], &handles[3 * handleSize], handleSize);
-  // The base alignment applies to device addresses, so the buffer gets slack to align within.
-  shaderBindingTable_ =
-      vk::Buffer(context, tableBytes + base, VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR, vk::MemoryUse::Upload);
-  const VkDeviceAddress tableAddress = alignUp(shaderBindingTable_.address(), base);
-  std::memcpy(static_cast<uint8_t*>(shaderBindingTable_.mapped()) + (tableAddress - shaderBindingTable_.address()),
-              table.data(), table.size());
-  raygenRegion_ = {tableAddress + raygenOffset, recordStride, recordStride};
-  missRegion_ = {tableAddress + missOffset, recordStride, 2 * recordStride};
-  hitRegion_ = {tableAddress + hitOffset, recordStride, recordStride};
+
+  // Device-local, with slack to align within: the base alignment applies to device addresses.
+  ShaderBindingTable result;
+  result.buffer = vk::Buffer(context, tableBytes + base,
+                             VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             vk::MemoryUse::DeviceOnly);
+  const VkDeviceAddress tableAddress = alignUp(result.buffer.address(), base);
+  vk::Buffer staging(context, tableBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload);
+  std::memcpy(staging.mapped(), table.data(), table.size());
+  context.submitAndWait([&](VkCommandBuffer commands) {
+    const VkBufferCopy region{.dstOffset = tableAddress - result.buffer.address(), .size = tableBytes};
+    vkCmdCopyBuffer(commands, staging.get(), result.buffer.get(), 1, &region);
+  });
+  result.raygen = {tableAddress + raygenOffset, recordStride, recordStride};
+  result.miss = {tableAddress + missOffset, recordStride, 2 * recordStride};
+  result.hit = {tableAddress + hitOffset, recordStride, recordStride};
+  return result;
+}
+
+}  // namespace
+
+Kernel::Kernel(const vk::Context& context, KernelDesc desc, Backend backend, VkDescriptorSetLayout sceneLayout)
+    : desc_(std::move(desc)) {
+  const auto start = std::chrono::steady_clock::now();
+  std::string shader = desc_.shader;
+  if (desc_.traces) {
+    if (!context.backendEnabled(backend))
+      throw std::logic_error("kernel " + shader + " for backend " + std::string(backendName(backend)) +
+                             " on a context created without it");
+    if (backend == Backend::Software)
+      throw UserError("the software backend is not implemented yet; use rayquery or pipeline");
+    shader += "_" + std::string(backendName(backend));
+    rayGeneration_ = backend == Backend::Pipeline;
+  }
+  const Specialization specialization(desc_.specialization);
+  if (!rayGeneration_) {
+    auto pipeline =
+        vk::createComputePipeline(context, shader, desc_.pushBytes, std::span(&sceneLayout, 1), specialization.get());
+    layout_ = std::move(pipeline.layout);
+    pipeline_ = std::move(pipeline.pipeline);
+  } else {
+    layout_ = vk::createPipelineLayout(context, desc_.pushBytes, std::span(&sceneLayout, 1));
+    const VkDevice device = context.device();
+    const vk::ShaderModule raygenModule = vk::createShaderModule(context, shader);
+    const vk::ShaderModule missModule = vk::createShaderModule(context, "rt_miss");
+    const vk::ShaderModule shadowMissModule = vk::createShaderModule(context, "rt_shadow_miss");
+    const vk::ShaderModule closestHitModule = vk::createShaderModule(context, "rt_closest_hit");
+    const vk::ShaderModule anyHitModule = vk::createShaderModule(context, "rt_any_hit");
+    auto stage = [](VkShaderStageFlagBits flags, VkShaderModule module, const VkSpecializationInfo* info) {
+      return VkPipelineShaderStageCreateInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                             .stage = flags,
+                                             .module = module,
+                                             .pName = "main",
+                                             .pSpecializationInfo = info};
+    };
+    const std::vector<VkPipelineShaderStageCreateInfo> stages = {
+        stage(VK_SHADER_STAGE_RAYGEN_BIT_KHR, raygenModule.get(), specialization.get()),
+        stage(VK_SHADER_STAGE_MISS_BIT_KHR, missModule.get(), nullptr),
+        stage(VK_SHADER_STAGE_MISS_BIT_KHR, shadowMissModule.get(), nullptr),
+        stage(VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, closestHitModule.get(), nullptr),
+        stage(VK_SHADER_STAGE_ANY_HIT_BIT_KHR, anyHitModule.get(), nullptr),
+    };
+    auto general = [](uint32_t shaderIndex) {
+      return VkRayTracingShaderGroupCreateInfoKHR{.sType = VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR,
+                                                  .type = VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR,
+                                                  .generalShader = shaderIndex,
+                                                  .closestHitShader = VK_SHADER_UNUSED_KHR,
+                                                  .anyHitShader = VK_SHADER_UNUSED_KHR,
+                                                  .intersectionShader = VK_SHADER_UNUSED_KHR};
+    };
+    // Groups in SBT order: raygen, miss (closest), miss (shadow), the one triangle hit group.
+    const std::vector<VkRayTracingShaderGroupCreateInfoKHR> groups = {
+        general(0),
+        general(1 + gpu::MISS_CLOSEST),
+        general(1 + gpu::MISS_SHADOW),
+        {.sType = VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR,
+         .type = VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR,
+         .generalShader = VK_SHADER_UNUSED_KHR,
+         .closestHitShader = 3,
+         .anyHitShader = 4,
+         .intersectionShader = VK_SHADER_UNUSED_KHR},
+    };
+    const VkRayTracingPipelineCreateInfoKHR info{.sType = VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR,
+                                                 .stageCount = uint32_t(stages.size()),
+                                                 .pStages = stages.data(),
+                                                 .groupCount = uint32_t(groups.size()),
+                                                 .pGroups = groups.data(),
+                                                 // Only the ray-generation shader traces rays.
+                                                 .maxPipelineRayRecursionDepth = 1,
+                                                 .layout = layout_.get()};
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateRayTracingPipelinesKHR(device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
+    pipeline_ = {device, pipeline};
+    bindingTable_ = createShaderBindingTable(context, pipeline, uint32_t(groups.size()));
+  }
+  createMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Kernel::bind(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push) const {
+  const VkPipelineBindPoint bindPoint =
+      rayGeneration_ ? VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR : VK_PIPELINE_BIND_POINT_COMPUTE;
+  vkCmdBindPipeline(commands, bindPoint, pipeline_.get());
+  vkCmdBindDescriptorSets(commands, bindPoint, layout_.get(), gpu::SCENE_SET, 1, &sceneSet, 0, nullptr);
+  vkCmdPushConstants(commands, layout_.get(), VK_SHADER_STAGE_ALL, 0, desc_.pushBytes, push);
 }
 
 void Kernel::launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t width,
                     uint32_t height) const {
-  const VkPipelineBindPoint bindPoint =
-      backend_ == Backend::Pipeline ? VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR : VK_PIPELINE_BIND_POINT_COMPUTE;
-  vkCmdBindPipeline(commands, bindPoint, pipeline_.get());
-  vkCmdBindDescriptorSets(commands, bindPoint, layout_.get(), gpu::SCENE_SET, 1, &sceneSet, 0, nullptr);
-  vkCmdPushConstants(commands, layout_.get(), VK_SHADER_STAGE_ALL, 0, pushBytes_, push);
-  if (backend_ == Backend::Pipeline) {
-    vkCmdTraceRaysKHR(commands, &raygenRegion_, &missRegion_, &hitRegion_, &callableRegion_, width, height, 1);
+  if (!desc_.tiled) throw std::logic_error("kernel " + desc_.shader + " is 1-D: launch it over a count");
+  bind(commands, sceneSet, push);
+  if (rayGeneration_) {
+    const auto& t = bindingTable_;
+    vkCmdTraceRaysKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable, width, height, 1);
   } else {
-    vkCmdDispatch(commands, (width + gpu::MEGAKERNEL_TILE - 1) / gpu::MEGAKERNEL_TILE,
-                  (height + gpu::MEGAKERNEL_TILE - 1) / gpu::MEGAKERNEL_TILE, 1);
+    vkCmdDispatch(commands, divideRoundingUp(width, gpu::MEGAKERNEL_TILE), divideRoundingUp(height, gpu::MEGAKERNEL_TILE),
+                  1);
+  }
+}
+
+void Kernel::launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t count) const {
+  if (desc_.tiled) throw std::logic_error("kernel " + desc_.shader + " is tiled: launch it over a grid");
+  if (count == 0) return;
+  bind(commands, sceneSet, push);
+  if (rayGeneration_) {
+    const uint32_t width = std::min(count, gpu::TRACE_ROW_WIDTH);
+    const auto& t = bindingTable_;
+    vkCmdTraceRaysKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable, width, divideRoundingUp(count, width), 1);
+  } else {
+    const uint32_t groups = divideRoundingUp(count, gpu::WORKGROUP_SIZE_1D);
+    const uint32_t groupsX = std::min(groups, maxGroupsX);
+    vkCmdDispatch(commands, groupsX, divideRoundingUp(groups, groupsX), 1);
+  }
+}
+
+void Kernel::launchIndirect(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, VkBuffer records,
+                            VkDeviceSize dispatchOffset, VkDeviceAddress traceRaysAddress) const {
+  bind(commands, sceneSet, push);
+  if (rayGeneration_) {
+    const auto& t = bindingTable_;
+    vkCmdTraceRaysIndirectKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable, traceRaysAddress);
+  } else {
+    vkCmdDispatchIndirect(commands, records, dispatchOffset);
   }
 }
 
 VkPipelineStageFlags2 Kernel::pipelineStage() const {
-  return backend_ == Backend::Pipeline ? VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR
-                                       : VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+  return rayGeneration_ ? VK_PIPELINE_STAGE_2_RAY_TRACING_SHADER_BIT_KHR : VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
 }
 
 }  // namespace ptbench

@@ -1,10 +1,10 @@
-// A kernel stage compiled for one trace backend: a compute pipeline (rayquery) or a
-// ray-tracing pipeline whose ray-generation shader is the kernel (pipeline). Both are launched
-// over a width x height grid with the same push constants, so integrators never see the
-// difference.
+// A kernel stage: a compute pipeline, or, where it traces rays through the `pipeline`
+// backend, a ray-tracing pipeline whose ray-generation shader is the kernel. Both take the
+// same push constants and the same launches (direct over a grid or a count, or indirect from
+// a record a GPU kernel wrote), so integrators never see the difference.
 #pragma once
 #include <string>
-#include <string_view>
+#include <vector>
 
 #include "core/backend.h"
 #include "core/vk/buffer.h"
@@ -12,29 +12,49 @@
 
 namespace ptbench {
 
+struct KernelDesc {
+  std::string shader;          // embedded shader name; a tracing kernel's gets "_<backend>"
+  bool traces = false;         // compiled per backend; a ray-generation shader on `pipeline`
+  bool tiled = false;          // 2-D launches in MEGAKERNEL_TILE squares; else 1-D in WORKGROUP_SIZE_1D
+  uint32_t pushBytes = 0;
+  std::vector<uint32_t> specialization;  // values of constant_id 0, 1, ...
+};
+
+// The shader binding table of a ray-generation shader with ptbench's miss and hit groups
+// (shared/raytracing.h), in device-local memory so that no launch reads it over the bus.
+struct ShaderBindingTable {
+  vk::Buffer buffer;
+  VkStridedDeviceAddressRegionKHR raygen{}, miss{}, hit{}, callable{};
+};
+
 class Kernel {
  public:
-  // Creates "<name>_rayquery" or "<name>_pipeline" from the embedded shaders.
-  Kernel(const vk::Context& context, std::string_view name, Backend backend, VkDescriptorSetLayout sceneLayout,
-         uint32_t pushBytes);
+  Kernel(const vk::Context& context, KernelDesc desc, Backend backend, VkDescriptorSetLayout sceneLayout);
 
+  // One invocation per pixel of a width x height grid (tiled kernels).
   void launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t width,
               uint32_t height) const;
+  // `count` invocations of a 1-D kernel, folded into two dimensions where one would exceed the
+  // guaranteed 65535 workgroups.
+  void launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t count) const;
+  // A launch whose size a kernel wrote: a VkDispatchIndirectCommand at `dispatchOffset` in
+  // `records` (compute), or a VkTraceRaysIndirectCommandKHR at `traceRaysAddress` (ray generation).
+  void launchIndirect(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, VkBuffer records,
+                      VkDeviceSize dispatchOffset, VkDeviceAddress traceRaysAddress) const;
 
   // The pipeline stage a barrier names for this kernel's memory accesses.
   VkPipelineStageFlags2 pipelineStage() const;
+  bool isRayGeneration() const { return rayGeneration_; }
   double createMs() const { return createMs_; }
 
  private:
-  void createRayTracingPipeline(const vk::Context& context, const std::string& raygen);
+  void bind(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push) const;
 
-  std::string name_;
-  Backend backend_;
-  uint32_t pushBytes_;
+  KernelDesc desc_;
+  bool rayGeneration_ = false;
   vk::PipelineLayout layout_;
   vk::PipelineHandle pipeline_;
-  vk::Buffer shaderBindingTable_;
-  VkStridedDeviceAddressRegionKHR raygenRegion_{}, missRegion_{}, hitRegion_{}, callableRegion_{};
+  ShaderBindingTable bindingTable_;
   double createMs_ = 0;
 };
 

@@ -12,7 +12,9 @@ namespace {
 
 static_assert(sizeof(gpu::SceneAddresses) == 88);
 static_assert(sizeof(gpu::CameraParams) == 64);
-static_assert(offsetof(gpu::FrameParams, radianceSum) == 152, "uint64 members must stay 8-byte aligned");
+static_assert(offsetof(gpu::FrameParams, film) == 152, "uint64 members must stay 8-byte aligned");
+static_assert(sizeof(gpu::FrameParams) == 208);
+static_assert(sizeof(gpu::FilmPixel) == 48 && offsetof(gpu::FilmPixel, radianceSquaredSumBits) == 24);
 static_assert(sizeof(gpu::FramePush) == 16);
 static_assert(sizeof(gpu::Material) == 124 + gpu::TEXTURE_SLOT_COUNT * sizeof(gpu::TextureRef));
 static_assert(sizeof(gpu::TextureRef) == 32);
@@ -41,8 +43,7 @@ void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film
                    .aspect = float(settings.width) / float(settings.height),
                    .right = toGpu(right),
                    .up = toGpu(up)};
-  params.radianceSum = film.radianceSum();
-  params.radianceSquaredSum = film.radianceSquaredSum();
+  params.film = film.pixels();
   params.counters = film.counters();
   params.environment = toGpu(settings.environment);
   params.width = settings.width;
@@ -59,41 +60,52 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
     : context_(context),
       scene_(scene),
       regenerate_(regenerate),
-      kernel_(context, regenerate ? "megakernel_regen" : "megakernel", backend, scene.descriptorSetLayout(),
-              sizeof(gpu::FramePush)),
-      frameParams_(context, sizeof(gpu::FrameParams), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::Upload) {}
+      kernel_(context,
+              {.shader = regenerate ? "megakernel_regen" : "megakernel",
+               .traces = true,
+               .tiled = true,
+               .pushBytes = sizeof(gpu::FramePush)},
+              backend, scene.descriptorSetLayout()),
+      frameParams_(context, sizeof(gpu::FrameParams),
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
 
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
   // Repeated frames of one size reuse the film; it is cleared inside every frame.
   if (!film_ || film_->width() != settings.width || film_->height() != settings.height)
     film_.emplace(context_, settings.width, settings.height);
   const Film& film = *film_;
-  fillFrameParams(*static_cast<gpu::FrameParams*>(frameParams_.mapped()), scene_, film, settings);
+  gpu::FrameParams params;
+  fillFrameParams(params, scene_, film, settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;
-  vk::StageTimer timer(context_, launches);
   const VkPipelineStageFlags2 kernelStage = kernel_.pipelineStage();
 
   const auto start = std::chrono::steady_clock::now();
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    timer.begin(commands);
+    timer_.begin(commands);
     film.recordClear(commands);
+    // The parameters live in device-local memory, so that no kernel reads them over the bus.
+    vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof params, &params);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kernelStage,
                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     for (uint32_t launch = 0; launch < launches; ++launch) {
       const gpu::FramePush push{.params = frameParams_.address(), .sampleIndex = launch};
-      timer.time(commands, Stage::TraceShade,
-                 [&] { kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height); });
+      timer_.time(commands, Stage::TraceShade,
+                  [&] { kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height); });
       // Each pass adds to the film the previous one wrote.
-      vk::memoryBarrier(
-          commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kernelStage | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
-          VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+      if (launch + 1 < launches)
+        vk::memoryBarrier(commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kernelStage,
+                          VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
-    film.recordReadback(commands);
+    // The frame ends with its last kernel: copying the film to the host is output, the same
+    // for every integrator, and would time the bus rather than the renderer.
+    timer_.end(commands);
+    film.recordReadback(commands, kernelStage);
   });
   FrameResult result;
   result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  result.stages = timer.read();
-  for (const auto& stage : result.stages) result.gpuMs += stage.gpuNs * 1e-6;
+  const vk::FrameTiming timing = timer_.read();
+  result.stages = timing.stages;
+  result.gpuMs = timing.frameNs * 1e-6;
   film.read(result);
   return result;
 }

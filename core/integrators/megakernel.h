@@ -24,7 +24,8 @@ class MegakernelIntegrator final : public Integrator {
   const GpuScene& scene_;
   bool regenerate_;
   Kernel kernel_;
-  vk::Buffer frameParams_;
+  vk::Buffer frameParams_;  // device-local, written at the start of every frame
+  vk::StageTimer timer_{context_};
   std::optional<Film> film_;
 };
 

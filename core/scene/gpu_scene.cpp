@@ -192,7 +192,7 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
   VK_CHECK(vkCreateQueryPool(device, &queryInfo, nullptr, &compactedPool));
   vk::DeviceHandle<VkQueryPool, vkDestroyQueryPool> compactedPoolOwner(device, compactedPool);
 
-  vk::StageTimer timer(context, 3);
+  vk::StageTimer timer(context);
   context.submitAndWait([&](VkCommandBuffer commands) {
     timer.begin(commands);
     vkCmdResetQueryPool(commands, compactedPool, 0, uint32_t(inputs.size()));
@@ -221,7 +221,7 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
                                                   VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR,
                                                   compactedPool, 0);
   });
-  stats_.blasBuildGpuMs = timer.read().at(0).gpuNs * 1e-6;
+  stats_.blasBuildGpuMs = timer.read().stages.at(0).gpuNs * 1e-6;
 
   std::vector<VkDeviceSize> compactedSizes(inputs.size());
   VK_CHECK(vkGetQueryPoolResults(device, compactedPool, 0, uint32_t(inputs.size()),
@@ -304,7 +304,7 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
       vkCmdBuildAccelerationStructuresKHR(commands, 1, &tlasBuild, &ranges);
     });
   });
-  const auto timings = timer.read();
+  const auto timings = timer.read().stages;
   stats_.compactionGpuMs = timings.at(0).gpuNs * 1e-6;
   stats_.tlasBuildGpuMs = timings.at(1).gpuNs * 1e-6;
   spdlog::debug("{}: BLAS {} bytes ({} before compaction), TLAS {} bytes", scene.source, stats_.blasBytes,

@@ -104,6 +104,8 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     caps.driverName = driver.driverName;
     caps.driverInfo = driver.driverInfo;
     caps.subgroupSize = vulkan11.subgroupSize;
+    caps.subgroupBallotInCompute = (vulkan11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) &&
+                                   (vulkan11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
   }
   caps.rayTracingProperties.pNext = nullptr;
 
@@ -118,6 +120,7 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
                               features.vulkan12.descriptorBindingVariableDescriptorCount &&
                               features.vulkan12.shaderSampledImageArrayNonUniformIndexing;
     caps.synchronization2 = features.vulkan13.synchronization2;
+    caps.int64Atomics = features.core.features.shaderInt64 && features.vulkan12.shaderBufferInt64Atomics;
   }
   caps.accelerationStructure = caps.accelerationStructure && features.accelerationStructure.accelerationStructure;
   caps.rayQuery = caps.accelerationStructure && rayQueryExtension && features.rayQuery.rayQuery;
@@ -268,7 +271,7 @@ std::string missingBackendMessage(const DeviceCapabilities& caps, Backend backen
 
 bool DeviceCapabilities::supports(Backend backend) const {
   const bool computeBasics = apiVersion >= VK_API_VERSION_1_3 && bufferDeviceAddress && scalarBlockLayout &&
-                             synchronization2 && descriptorIndexing;
+                             synchronization2 && descriptorIndexing && int64Atomics;
   switch (backend) {
     case Backend::RayQuery:
       return computeBasics && rayQuery;
@@ -379,7 +382,8 @@ Context::Context(const ContextOptions& options) {
     if (!capabilities_.supports(Backend::Software))
       throw UserError(capabilities_.name +
                       " lacks what ptbench needs at the least (Vulkan 1.3 with buffer device address, "
-                      "scalar block layout, descriptor indexing and synchronization2); choose another with --device");
+                      "scalar block layout, descriptor indexing, synchronization2 and 64-bit buffer atomics); "
+                      "choose another with --device");
     bool needRayQuery = false;
     bool needPipeline = false;
     for (Backend backend : options.backends) {
@@ -403,6 +407,7 @@ Context::Context(const ContextOptions& options) {
     enable.link(true, needAccelerationStructure, needRayQuery, needPipeline);
     enable.core.features.shaderInt64 = VK_TRUE;
     enable.vulkan12.bufferDeviceAddress = VK_TRUE;
+    enable.vulkan12.shaderBufferInt64Atomics = VK_TRUE;  // the film's fixed-point sums
     enable.vulkan12.scalarBlockLayout = VK_TRUE;
     enable.vulkan12.hostQueryReset = VK_TRUE;
     enable.vulkan12.runtimeDescriptorArray = VK_TRUE;

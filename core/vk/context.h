@@ -33,6 +33,8 @@ struct DeviceCapabilities {
   bool scalarBlockLayout = false;
   bool descriptorIndexing = false;
   bool synchronization2 = false;
+  bool int64Atomics = false;             // shaderInt64 and shaderBufferInt64Atomics: the film needs them
+  bool subgroupBallotInCompute = false;  // queue pushes aggregate per subgroup where this holds
   bool accelerationStructure = false;
   bool rayQuery = false;
   bool rayTracingPipeline = false;

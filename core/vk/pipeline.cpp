@@ -32,14 +32,16 @@ PipelineLayout createPipelineLayout(const Context& context, uint32_t pushConstan
 }
 
 ComputePipeline createComputePipeline(const Context& context, std::string_view shaderName, uint32_t pushConstantBytes,
-                                      std::span<const VkDescriptorSetLayout> setLayouts) {
+                                      std::span<const VkDescriptorSetLayout> setLayouts,
+                                      const VkSpecializationInfo* specialization) {
   ComputePipeline result{.layout = createPipelineLayout(context, pushConstantBytes, setLayouts)};
   const ShaderModule module = createShaderModule(context, shaderName);
   const VkComputePipelineCreateInfo info{.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                          .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                    .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                                                    .module = module.get(),
-                                                   .pName = "main"},
+                                                   .pName = "main",
+                                                   .pSpecializationInfo = specialization},
                                          .layout = result.layout.get()};
   VkPipeline pipeline = VK_NULL_HANDLE;
   VK_CHECK(vkCreateComputePipelines(context.device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));

@@ -32,6 +32,7 @@ struct ComputePipeline {
 };
 
 ComputePipeline createComputePipeline(const Context& context, std::string_view shaderName, uint32_t pushConstantBytes,
-                                      std::span<const VkDescriptorSetLayout> setLayouts = {});
+                                      std::span<const VkDescriptorSetLayout> setLayouts = {},
+                                      const VkSpecializationInfo* specialization = nullptr);
 
 }  // namespace ptbench::vk

@@ -14,7 +14,7 @@ SelftestResult runSelftestKernel(const Context& context, uint32_t count, uint32_
       MemoryUse::DeviceOnly);
   Buffer readback(context, output.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::Readback);
   const auto pipeline = createComputePipeline(context, "selftest_fill", sizeof(gpu::SelftestPush));
-  StageTimer timer(context, 1);
+  StageTimer timer(context);
 
   context.submitAndWait([&](VkCommandBuffer commands) {
     timer.begin(commands);
@@ -36,7 +36,7 @@ SelftestResult runSelftestKernel(const Context& context, uint32_t count, uint32_
   });
 
   const auto values = readback.view<const uint32_t>();
-  return {.values = {values.begin(), values.begin() + count}, .gpuNs = timer.read().at(0).gpuNs};
+  return {.values = {values.begin(), values.begin() + count}, .gpuNs = timer.read().stages.at(0).gpuNs};
 }
 
 }  // namespace ptbench::vk

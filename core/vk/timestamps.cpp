@@ -6,58 +6,95 @@
 
 namespace ptbench::vk {
 
-StageTimer::StageTimer(const Context& context, uint32_t stageCapacity) : context_(context), capacity_(stageCapacity) {
+StageTimer::StageTimer(const Context& context) : context_(context) {
   if (context.capabilities().timestampValidBits == 0)
     throw UserError(context.capabilities().name +
                     " cannot write timestamps on its compute queue, so ptbench cannot time it");
-  const VkQueryPoolCreateInfo info{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                   .queryType = VK_QUERY_TYPE_TIMESTAMP,
-                                   .queryCount = 2 * stageCapacity};
-  VkQueryPool pool = VK_NULL_HANDLE;
-  VK_CHECK(vkCreateQueryPool(context.device(), &info, nullptr, &pool));
-  pool_ = {context.device(), pool};
 }
 
 void StageTimer::begin(VkCommandBuffer commands) {
-  vkCmdResetQueryPool(commands, pool_.get(), 0, 2 * capacity_);
-  recorded_.clear();
+  queriesUsed_ = 0;
+  scopes_.clear();
+  frameEnd_.reset();
+  frameBegin_ = nextQuery(commands);
+  write(commands, *frameBegin_);
 }
 
-void StageTimer::time(VkCommandBuffer commands, Stage stage, const std::function<void()>& body) {
-  if (recorded_.size() >= capacity_)
-    throw std::logic_error("StageTimer: more stages recorded than its capacity of " + std::to_string(capacity_));
-  const auto query = static_cast<uint32_t>(2 * recorded_.size());
-  recorded_.push_back(stage);
+StageTimer::Query StageTimer::nextQuery(VkCommandBuffer commands) {
+  const Query query{queriesUsed_ / queriesPerPool, queriesUsed_ % queriesPerPool};
+  if (query.index == 0) {
+    if (query.pool == pools_.size()) {
+      const VkQueryPoolCreateInfo info{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                       .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                       .queryCount = queriesPerPool};
+      VkQueryPool pool = VK_NULL_HANDLE;
+      VK_CHECK(vkCreateQueryPool(context_.device(), &info, nullptr, &pool));
+      pools_.emplace_back(context_.device(), pool);
+    }
+    // A pool is reset where the frame first reaches it, in the command buffer that writes it.
+    vkCmdResetQueryPool(commands, pools_[query.pool].get(), 0, queriesPerPool);
+  }
+  ++queriesUsed_;
+  return query;
+}
+
+void StageTimer::write(VkCommandBuffer commands, Query query) {
+  // ALL_COMMANDS: the timestamp waits for every earlier command to finish, so a stage's time
+  // excludes what ran before it and the frame's last timestamp follows all its work.
+  vkCmdWriteTimestamp2(commands, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pools_[query.pool].get(), query.index);
+}
+
+void StageTimer::time(VkCommandBuffer commands, Stage stage, const std::function<void()>& body, uint32_t step,
+                      uint32_t launches) {
+  if (!frameBegin_) throw std::logic_error("StageTimer::time before begin");
   const std::string label(stageName(stage));
   if (context_.debugLabels()) {
     const VkDebugUtilsLabelEXT debugLabel{.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT,
                                           .pLabelName = label.c_str()};
     vkCmdBeginDebugUtilsLabelEXT(commands, &debugLabel);
   }
-  // ALL_COMMANDS on both ends: the first timestamp waits for earlier work to finish, the
-  // second for this stage's, so a stage's time excludes what ran before it.
-  vkCmdWriteTimestamp2(commands, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_.get(), query);
+  Scope scope{.timing = {.stage = stage, .step = step, .launches = launches}};
+  scope.begin = nextQuery(commands);
+  write(commands, scope.begin);
   body();
-  vkCmdWriteTimestamp2(commands, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_.get(), query + 1);
+  scope.end = nextQuery(commands);
+  write(commands, scope.end);
+  scopes_.push_back(scope);
   if (context_.debugLabels()) vkCmdEndDebugUtilsLabelEXT(commands);
 }
 
-std::vector<StageTiming> StageTimer::read() const {
-  if (recorded_.empty()) return {};
-  std::vector<uint64_t> ticks(2 * recorded_.size());
-  VK_CHECK(vkGetQueryPoolResults(context_.device(), pool_.get(), 0, static_cast<uint32_t>(ticks.size()),
-                                 ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
-                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+void StageTimer::end(VkCommandBuffer commands) {
+  frameEnd_ = nextQuery(commands);
+  write(commands, *frameEnd_);
+}
+
+FrameTiming StageTimer::read() const {
+  FrameTiming result;
+  if (!frameBegin_) return result;
+  std::vector<uint64_t> ticks(queriesUsed_);
+  for (uint32_t pool = 0; pool * queriesPerPool < queriesUsed_; ++pool) {
+    const uint32_t count = std::min(queriesPerPool, queriesUsed_ - pool * queriesPerPool);
+    VK_CHECK(vkGetQueryPoolResults(context_.device(), pools_[pool].get(), 0, count, count * sizeof(uint64_t),
+                                   &ticks[pool * queriesPerPool], sizeof(uint64_t),
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  }
   const uint32_t validBits = context_.capabilities().timestampValidBits;
   // Bits above validBits are undefined; masking the difference also survives a counter wrap.
   const uint64_t mask = validBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << validBits) - 1;
   const double periodNs = context_.capabilities().timestampPeriodNs;
-  std::vector<StageTiming> timings;
-  for (size_t i = 0; i < recorded_.size(); ++i) {
-    const uint64_t elapsed = (ticks[2 * i + 1] - ticks[2 * i]) & mask;
-    timings.push_back({recorded_[i], static_cast<double>(elapsed) * periodNs});
+  auto elapsedNs = [&](Query from, Query to) {
+    const uint64_t elapsed = (ticks[to.pool * queriesPerPool + to.index] - ticks[from.pool * queriesPerPool + from.index]) & mask;
+    return static_cast<double>(elapsed) * periodNs;
+  };
+  double stageSum = 0;
+  for (const Scope& scope : scopes_) {
+    StageTiming timing = scope.timing;
+    timing.gpuNs = elapsedNs(scope.begin, scope.end);
+    stageSum += timing.gpuNs;
+    result.stages.push_back(timing);
   }
-  return timings;
+  result.frameNs = frameEnd_ ? elapsedNs(*frameBegin_, *frameEnd_) : stageSum;
+  return result;
 }
 
 }  // namespace ptbench::vk

@@ -70,6 +70,7 @@
   X(vkCmdCopyBufferToImage)                        \
   X(vkCmdBlitImage)                                \
   X(vkCmdFillBuffer)                               \
+  X(vkCmdUpdateBuffer)                             \
   X(vkCmdBindPipeline)                             \
   X(vkCmdBindDescriptorSets)                       \
   X(vkCmdPushConstants)                            \

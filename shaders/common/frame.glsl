@@ -4,6 +4,7 @@
 #extension GL_EXT_scalar_block_layout : require
 #extension GL_EXT_buffer_reference2 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
 #extension GL_EXT_nonuniform_qualifier : require
 #include "shared/render.h"
 #include "shared/scene.h"
@@ -17,11 +18,15 @@ layout(buffer_reference, scalar) readonly buffer EmissiveTriangles { EmissiveTri
 layout(buffer_reference, scalar) readonly buffer AliasTable { AliasEntry e[]; };
 layout(buffer_reference, scalar) readonly buffer PunctualLights { PunctualLight l[]; };
 layout(buffer_reference, scalar) readonly buffer UintArray { uint u[]; };
-layout(buffer_reference, scalar) buffer Vec4Array { vec4 v[]; };
 layout(buffer_reference, scalar) buffer CounterArray { PixelCounters c[]; };
 layout(buffer_reference, scalar) readonly buffer FrameParamsRef { FrameParams p; };
 
+#ifdef WAVEFRONT
+#include "shared/wavefront.h"
+layout(push_constant, scalar) uniform PushBlock { WavefrontPush push; };
+#else
 layout(push_constant, scalar) uniform PushBlock { FramePush push; };
+#endif
 layout(set = SCENE_SET, binding = BINDING_TEXTURES) uniform sampler2D textures[];
 
 #define FRAME (FrameParamsRef(push.params).p)

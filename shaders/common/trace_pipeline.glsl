@@ -9,8 +9,6 @@ layout(set = SCENE_SET, binding = BINDING_TLAS) uniform accelerationStructureEXT
 layout(location = PAYLOAD_HIT) rayPayloadEXT HitPayload hitPayload;
 layout(location = PAYLOAD_SHADOW) rayPayloadEXT uint shadowPayload;
 
-const float RAY_T_MAX = 1e30;
-
 bool traceClosest(vec3 origin, vec3 direction, out SurfaceHit hit) {
   traceRayEXT(tlas, gl_RayFlagsNoneEXT, 0xff, 0, 0, MISS_CLOSEST, origin, 0.0, direction, RAY_T_MAX, int(PAYLOAD_HIT));
   if (hitPayload.t < 0.0) return false;

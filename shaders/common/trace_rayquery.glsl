@@ -5,8 +5,6 @@
 
 layout(set = SCENE_SET, binding = BINDING_TLAS) uniform accelerationStructureEXT tlas;
 
-const float RAY_T_MAX = 1e30;
-
 // Runs the traversal, asking the alpha test about every non-opaque candidate.
 void traverse(rayQueryEXT query) {
   while (rayQueryProceedEXT(query)) {

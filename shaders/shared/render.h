@@ -12,6 +12,15 @@ PTBENCH_CONST uint SAMPLER_PCG = 1;
 
 PTBENCH_CONST uint MEGAKERNEL_TILE = 8;  // 8x8 threads a workgroup
 
+// The far end of a ray that has none. Shading code needs it as well as the trace backends.
+PTBENCH_CONST float RAY_T_MAX = 1e30f;
+
+// Radiance sums are 64-bit fixed point in units of 1/FILM_FIXED_POINT_SCALE: integer addition
+// is exact and associative, so a pixel's sum neither drifts at high sample counts (float32
+// sums of 0.1 land 1% off after 10^6 additions) nor depends on the order in which the
+// wavefront's many paths of one pixel arrive. Resolution 6e-8; a pixel's sum may reach 1.1e12.
+PTBENCH_CONST float FILM_FIXED_POINT_SCALE = 16777216.0f;  // 2^24
+
 // Sample dimensions: two for the pixel, then DIMENSIONS_PER_BOUNCE for each path vertex.
 PTBENCH_CONST uint DIMENSION_CAMERA = 0;
 PTBENCH_CONST uint DIMENSIONS_PER_BOUNCE = 7;
@@ -32,7 +41,18 @@ struct CameraParams {
   float pad1;
 };
 
-// Per-pixel counts of the work done, summed on the host (DESIGN.md, fairness rule 3).
+// One pixel of the film. Every integrator adds to it with atomics, so any number of paths of
+// one pixel may be in flight at once.
+struct FilmPixel {
+  uint64_t radianceSum[3];          // fixed point, FILM_FIXED_POINT_SCALE
+  uint radianceSquaredSumBits[3];   // float32 bits, added by compare-and-swap: for the noise estimate only
+  uint sampleCount;
+  uint invalidSamples;              // NaN or infinite samples, counted as black
+  uint pad;
+};
+
+// Per-pixel counts of the megakernel's work, summed on the host (DESIGN.md, fairness rule 3).
+// The wavefront counts per bounce instead (wavefront.h).
 struct PixelCounters {
   uint extensionRays;
   uint shadowRays;
@@ -43,9 +63,8 @@ struct PixelCounters {
 struct FrameParams {
   SceneAddresses scene;
   CameraParams camera;
-  uint64_t radianceSum;         // vec4 per pixel: radiance (rgb), samples (a)
-  uint64_t radianceSquaredSum;  // vec4 per pixel: squared radiance (rgb)
-  uint64_t counters;            // PixelCounters per pixel
+  uint64_t film;                // FilmPixel per pixel
+  uint64_t counters;            // PixelCounters per pixel (megakernel)
   vec3 environment;             // constant environment radiance
   uint width;
   uint height;
@@ -54,8 +73,6 @@ struct FrameParams {
   uint rrDepth;   // Russian roulette from this segment on
   uint seed;
   uint samplerKind;  // SAMPLER_HALTON or SAMPLER_PCG
-  uint pad0;
-  uint pad1;
 };
 
 struct FramePush {

@@ -1,0 +1,68 @@
+#include "core/integrators/options.h"
+
+#include <algorithm>
+
+namespace ptbench {
+
+const std::vector<OptionInfo>& integratorOptions(IntegratorKind kind) {
+  static const std::vector<OptionInfo> none;
+  static const std::vector<OptionInfo> wavefront = {
+      {"schedule", "depth or pool",
+       "depth: the paths of a pass advance one bounce per iteration; pool: a persistent pool refilled as paths end"},
+      {"pool_size", "an integer from 1 to 67108864, or 0 for the default",
+       "paths in flight (default: width x height for depth, 1048576 for pool)"},
+      {"compaction", "true or false", "launch each stage over its queue (true) or over the whole pool (false)"},
+      {"material_queues", "true or false", "one shade kernel and queue per material class"},
+  };
+  return kind == IntegratorKind::Wavefront ? wavefront : none;
+}
+
+std::string applyOption(IntegratorKind kind, const std::string& key, const nlohmann::json& value,
+                        RenderSettings& settings) {
+  const auto& known = integratorOptions(kind);
+  const auto info = std::find_if(known.begin(), known.end(), [&](const OptionInfo& o) { return o.name == key; });
+  if (info == known.end()) {
+    if (known.empty()) return std::string(integratorName(kind)) + " has no options";
+    std::string names;
+    for (const auto& option : known) names += (names.empty() ? "" : ", ") + option.name;
+    return "unknown option of " + std::string(integratorName(kind)) + "; it has " + names;
+  }
+  WavefrontOptions& options = settings.wavefront;
+  const std::string expected = "expected " + info->accepted;
+  if (key == "schedule") {
+    if (value == "depth")
+      options.schedule = WavefrontSchedule::Depth;
+    else if (value == "pool")
+      options.schedule = WavefrontSchedule::Pool;
+    else
+      return expected;
+  } else if (key == "pool_size") {
+    if (!value.is_number_unsigned() || value.get<uint64_t>() > maxPoolSize) return expected;
+    options.poolSize = value.get<uint32_t>();
+  } else if (key == "compaction" || key == "material_queues") {
+    if (!value.is_boolean()) return expected;
+    (key == "compaction" ? options.compaction : options.materialQueues) = value.get<bool>();
+  }
+  return "";
+}
+
+uint32_t wavefrontPoolSize(const RenderSettings& settings) {
+  const uint64_t paths = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
+  uint64_t pool = settings.wavefront.poolSize;
+  if (pool == 0)
+    pool = settings.wavefront.schedule == WavefrontSchedule::Depth
+               ? std::min<uint64_t>(uint64_t{settings.width} * settings.height, defaultDepthPoolCap)
+               : defaultPoolSize;
+  return uint32_t(std::min(pool, paths));
+}
+
+nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings) {
+  if (kind != IntegratorKind::Wavefront) return nlohmann::json::object();
+  const WavefrontOptions& options = settings.wavefront;
+  return {{"schedule", options.schedule == WavefrontSchedule::Pool ? "pool" : "depth"},
+          {"pool_size", wavefrontPoolSize(settings)},
+          {"compaction", options.compaction},
+          {"material_queues", options.materialQueues}};
+}
+
+}  // namespace ptbench

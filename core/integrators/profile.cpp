@@ -1,0 +1,43 @@
+#include "core/integrators/profile.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace ptbench {
+
+std::string kernelProfile(const FrameResult& frame) {
+  struct Total {
+    uint32_t launches = 0;
+    double ns = 0;
+  };
+  std::vector<Stage> order;
+  std::map<Stage, Total> totals;
+  double stagesNs = 0;
+  for (const auto& timing : frame.stages) {
+    if (!totals.count(timing.stage)) order.push_back(timing.stage);
+    totals[timing.stage].launches += timing.launches;
+    totals[timing.stage].ns += timing.gpuNs;
+    stagesNs += timing.gpuNs;
+  }
+  const double frameNs = frame.gpuMs * 1e6;
+  auto share = [&](double ns) { return frameNs > 0 ? 100.0 * ns / frameNs : 0.0; };
+  std::string out = fmt::format("  {:<12} {:>9} {:>12} {:>8} {:>14}\n", "stage", "launches", "total ms", "frame",
+                                "ms per launch");
+  for (Stage stage : order) {
+    const Total& total = totals[stage];
+    out += fmt::format("  {:<12} {:>9} {:>12.3f} {:>7.1f}% {:>14.4f}\n", stageName(stage), total.launches,
+                       total.ns * 1e-6, share(total.ns), total.launches ? total.ns * 1e-6 / total.launches : 0.0);
+  }
+  out += fmt::format("  {:<12} {:>9} {:>12.3f} {:>7.1f}%   (frame - stages: barriers, gaps, waits)\n", "overhead", "",
+                     (frameNs - stagesNs) * 1e-6, share(frameNs - stagesNs));
+  if (!frame.steps.empty()) {
+    out += fmt::format("  {:<12} {:>14} {:>14} {:>14}\n", "step", "live paths", "shadow rays", "paths started");
+    for (size_t step = 0; step < frame.steps.size(); ++step)
+      out += fmt::format("  {:<12} {:>14} {:>14} {:>14}\n", step, frame.steps[step].extensionRays,
+                         frame.steps[step].shadowRays, frame.steps[step].pathsStarted);
+  }
+  return out;
+}
+
+}  // namespace ptbench

@@ -1,0 +1,12 @@
+// A frame's kernel profile as text, after pbrt-v4's: per stage its launches, total GPU time,
+// share of the frame and mean per launch, the frame's overhead, then the work per step.
+#pragma once
+#include <string>
+
+#include "core/integrators/integrator.h"
+
+namespace ptbench {
+
+std::string kernelProfile(const FrameResult& frame);
+
+}  // namespace ptbench

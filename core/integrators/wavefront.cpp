@@ -1,0 +1,324 @@
+#include "core/integrators/wavefront.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "core/errors.h"
+#include "core/integrators/megakernel.h"
+#include "core/integrators/options.h"
+#include "core/vk/barrier.h"
+
+namespace ptbench {
+namespace {
+
+static_assert(sizeof(gpu::LaunchRecord) == 32);
+static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays record follows the dispatch record");
+static_assert(sizeof(gpu::WavefrontCounters) == 64);
+static_assert(sizeof(gpu::StepCounters) == 24);
+static_assert(sizeof(gpu::HitRecord) == 24);
+static_assert(sizeof(gpu::WavefrontParams) == 152);
+static_assert(sizeof(gpu::WavefrontPush) == 32);
+
+// Where the control buffer keeps what it holds.
+constexpr VkDeviceSize paramsOffset = 0;
+constexpr VkDeviceSize countersOffset = 256;
+constexpr VkDeviceSize launchesOffset = 512;
+constexpr VkDeviceSize stepsOffset = 1024;
+// And the readback buffer.
+constexpr VkDeviceSize readbackStepsOffset = 256;
+
+// Bytes per slot of each path array, in the order the paths buffer holds them.
+constexpr VkDeviceSize vec3Bytes = 3 * sizeof(float);
+constexpr VkDeviceSize wordBytes = sizeof(uint32_t);
+
+VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+KernelDesc stageKernel(const vk::Context& context, const char* shader, bool traces, const WavefrontOptions& options,
+                       uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
+  std::vector<uint32_t> specialization(gpu::SPEC_COUNT);
+  specialization[gpu::SPEC_COMPACTION] = options.compaction;
+  specialization[gpu::SPEC_MATERIAL_QUEUES] = options.materialQueues;
+  specialization[gpu::SPEC_MATERIAL_CLASS] = materialClass;
+  specialization[gpu::SPEC_SUBGROUP_PUSH] = context.capabilities().subgroupBallotInCompute;
+  return {.shader = shader,
+          .traces = traces,
+          .pushBytes = sizeof(gpu::WavefrontPush),
+          .specialization = std::move(specialization)};
+}
+
+}  // namespace
+
+uint64_t WavefrontIntegrator::stateBytes(uint32_t poolSize) {
+  const uint64_t perSlot = 7 * vec3Bytes + 6 * wordBytes + sizeof(gpu::HitRecord) + gpu::QUEUE_COUNT * wordBytes;
+  return perSlot * poolSize;
+}
+
+WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend,
+                                         const WavefrontOptions& options)
+    : context_(context),
+      scene_(scene),
+      options_(options),
+      generate_(context, stageKernel(context, "wavefront_generate", false, options), backend,
+                scene.descriptorSetLayout()),
+      extend_(context, stageKernel(context, "wavefront_extend", true, options), backend, scene.descriptorSetLayout()),
+      shadow_(context, stageKernel(context, "wavefront_shadow", true, options), backend, scene.descriptorSetLayout()),
+      accumulate_(context, stageKernel(context, "wavefront_accumulate", false, options), backend,
+                  scene.descriptorSetLayout()),
+      prepare_(context, stageKernel(context, "wavefront_prepare", false, options), backend,
+               scene.descriptorSetLayout()),
+      frameParams_(context, sizeof(gpu::FrameParams),
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
+  if (options.materialQueues) {
+    classify_.emplace(context, stageKernel(context, "wavefront_classify", false, options), backend,
+                      scene.descriptorSetLayout());
+    for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
+      shade_.emplace_back(context, stageKernel(context, "wavefront_shade", false, options, materialClass), backend,
+                          scene.descriptorSetLayout());
+  } else {
+    shade_.emplace_back(context, stageKernel(context, "wavefront_shade", false, options), backend,
+                        scene.descriptorSetLayout());
+  }
+  shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
+  for (const Kernel* kernel : {&generate_, &extend_, &shadow_, &accumulate_, &prepare_})
+    pipelineCreateMs_ += kernel->createMs();
+  if (classify_) pipelineCreateMs_ += classify_->createMs();
+  for (const Kernel& kernel : shade_) pipelineCreateMs_ += kernel.createMs();
+}
+
+void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
+  if (state_.poolSize == poolSize && state_.stepCapacity == stepCapacity) return;
+  const uint64_t bytes = stateBytes(poolSize);
+  const uint64_t deviceBytes = context_.capabilities().deviceLocalBytes;
+  // Refused before any GPU work: some drivers (lavapipe) take the host down rather than fail.
+  if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
+    throw UserError("the wavefront's pool of " + std::to_string(poolSize) + " paths needs " +
+                    std::to_string(bytes >> 20) + " MiB of state, more than 3/4 of the device's " +
+                    std::to_string(deviceBytes >> 20) + " MiB; lower options.wavefront.pool_size");
+  state_ = {};
+  State state;
+  state.poolSize = poolSize;
+  state.stepCapacity = stepCapacity;
+  VkDeviceSize offset = 0;
+  auto array = [&](VkDeviceSize elementBytes) {
+    const VkDeviceSize at = offset;
+    offset = alignUp(offset + elementBytes * poolSize, 16);
+    return at;
+  };
+  gpu::PathArrays& paths = state.params.paths;
+  std::pair<uint64_t*, VkDeviceSize> layout[] = {
+      {&paths.rayOrigin, vec3Bytes},         {&paths.rayDirection, vec3Bytes},       {&paths.throughput, vec3Bytes},
+      {&paths.radiance, vec3Bytes},          {&paths.pixel, wordBytes},              {&paths.sampleIndex, wordBytes},
+      {&paths.depth, wordBytes},             {&paths.bsdfPdf, wordBytes},            {&paths.hit, sizeof(gpu::HitRecord)},
+      {&paths.shadowOrigin, vec3Bytes},      {&paths.shadowDirection, vec3Bytes},    {&paths.shadowTMax, wordBytes},
+      {&paths.shadowContribution, vec3Bytes}, {&paths.membership, wordBytes},
+  };
+  for (auto& [address, elementBytes] : layout) *address = array(elementBytes);
+  state.params.queues = array(gpu::QUEUE_COUNT * wordBytes);
+  state.paths = vk::Buffer(context_, offset, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           vk::MemoryUse::DeviceOnly);
+  for (auto& [address, elementBytes] : layout) *address += state.paths.address();
+  state.params.queues += state.paths.address();
+
+  const VkDeviceSize stepBytes = VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters);
+  state.control = vk::Buffer(context_, stepsOffset + stepBytes,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             vk::MemoryUse::DeviceOnly);
+  state.readback = vk::Buffer(context_, readbackStepsOffset + stepBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              vk::MemoryUse::Readback);
+  state.params.counters = state.control.address() + countersOffset;
+  state.params.launches = state.control.address() + launchesOffset;
+  state.params.steps = state.control.address() + stepsOffset;
+  state.params.poolSize = poolSize;
+  state.params.stepCapacity = stepCapacity;
+  state_ = std::move(state);
+}
+
+void WavefrontIntegrator::timed(VkCommandBuffer commands, Stage stage, uint32_t step, uint32_t launches,
+                                const std::function<void()>& body) {
+  timer_.time(commands, stage, body, step, launches);
+  // Every stage reads what the one before wrote, its launch size included. The barrier sits
+  // outside the timed scope: its cost is the frame's overhead, not a stage's.
+  vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                    shaderStages_ | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+}
+
+void WavefrontIntegrator::launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord,
+                                 uint32_t iteration, uint32_t step, uint32_t phase) {
+  const gpu::WavefrontPush push{.params = frameParams_.address(),
+                                .wavefront = state_.control.address() + paramsOffset,
+                                .iteration = iteration,
+                                .step = step,
+                                .phase = phase};
+  if (!options_.compaction) {
+    kernel.launch(commands, scene_.descriptorSet(), &push, state_.poolSize);
+    return;
+  }
+  const VkDeviceSize record = launchesOffset + VkDeviceSize{launchRecord} * sizeof(gpu::LaunchRecord);
+  kernel.launchIndirect(commands, scene_.descriptorSet(), &push, state_.control.get(), record,
+                        state_.control.address() + record + offsetof(gpu::LaunchRecord, width));
+}
+
+void WavefrontIntegrator::prepare(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase) {
+  const gpu::WavefrontPush push{.params = frameParams_.address(),
+                                .wavefront = state_.control.address() + paramsOffset,
+                                .iteration = iteration,
+                                .step = step,
+                                .phase = phase};
+  timed(commands, Stage::Prepare, step, 1, [&] { prepare_.launch(commands, scene_.descriptorSet(), &push, 1); });
+}
+
+void WavefrontIntegrator::recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
+                                          std::optional<uint32_t> generatePhase) {
+  if (generatePhase) {
+    prepare(commands, iteration, step, *generatePhase);
+    timed(commands, Stage::Generate, step, 1,
+          [&] { launch(commands, generate_, gpu::LAUNCH_GENERATE, iteration, step, *generatePhase); });
+  }
+  prepare(commands, iteration, step, gpu::PREPARE_EXTEND);
+  timed(commands, Stage::Extend, step, 1, [&] { launch(commands, extend_, gpu::LAUNCH_EXTEND, iteration, step); });
+  if (classify_) {
+    timed(commands, Stage::Classify, step, 1,
+          [&] { launch(commands, *classify_, gpu::LAUNCH_EXTEND, iteration, step); });
+    prepare(commands, iteration, step, gpu::PREPARE_SHADE);
+    // The class kernels are timed as one scope: timestamps between them would serialise them.
+    timed(commands, Stage::Shade, step, uint32_t(shade_.size()), [&] {
+      for (uint32_t materialClass = 0; materialClass < shade_.size(); ++materialClass)
+        launch(commands, shade_[materialClass], gpu::LAUNCH_SHADE_FIRST + materialClass, iteration, step);
+    });
+  } else {
+    timed(commands, Stage::Shade, step, 1,
+          [&] { launch(commands, shade_.front(), gpu::LAUNCH_EXTEND, iteration, step); });
+  }
+  prepare(commands, iteration, step, gpu::PREPARE_SHADOW);
+  timed(commands, Stage::Shadow, step, 1, [&] { launch(commands, shadow_, gpu::LAUNCH_SHADOW, iteration, step); });
+  timed(commands, Stage::Accumulate, step, 1,
+        [&] { launch(commands, accumulate_, gpu::LAUNCH_ACCUMULATE, iteration, step); });
+}
+
+void WavefrontIntegrator::recordCountersReadback(VkCommandBuffer commands, bool steps) {
+  vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                    VK_ACCESS_2_TRANSFER_READ_BIT);
+  const VkBufferCopy counters{.srcOffset = countersOffset, .dstOffset = 0, .size = sizeof(gpu::WavefrontCounters)};
+  vkCmdCopyBuffer(commands, state_.control.get(), state_.readback.get(), 1, &counters);
+  if (steps) {
+    const VkBufferCopy stepCounters{.srcOffset = stepsOffset,
+                                    .dstOffset = readbackStepsOffset,
+                                    .size = VkDeviceSize{state_.stepCapacity} * sizeof(gpu::StepCounters)};
+    vkCmdCopyBuffer(commands, state_.control.get(), state_.readback.get(), 1, &stepCounters);
+  }
+  vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+}
+
+FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
+  if (settings.wavefront.compaction != options_.compaction ||
+      settings.wavefront.materialQueues != options_.materialQueues)
+    throw std::logic_error("wavefront: compaction and material queues are fixed when the integrator is created");
+  const bool poolSchedule = settings.wavefront.schedule == WavefrontSchedule::Pool;
+  const uint32_t poolSize = wavefrontPoolSize(settings);
+  const uint64_t jobs = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
+  const uint64_t passes = (jobs + poolSize - 1) / poolSize;
+  // Over any max_depth consecutive iterations every path then in the pool ends, so the pool
+  // starts at least poolSize new paths in that many: a bound that only a defect can exceed.
+  const uint64_t maxIterations = (passes + 1) * settings.maxDepth + poolCheckInterval;
+  const uint32_t stepCapacity = poolSchedule ? uint32_t(std::min<uint64_t>(maxIterations, 65536)) : settings.maxDepth;
+  allocate(poolSize, stepCapacity);
+  if (!film_ || film_->width() != settings.width || film_->height() != settings.height)
+    film_.emplace(context_, settings.width, settings.height);
+  const Film& film = *film_;
+
+  gpu::FrameParams frameParams;
+  fillFrameParams(frameParams, scene_, film, settings);
+  gpu::WavefrontCounters counters{};
+  counters.jobsTotal = jobs;
+  auto initialize = [&](VkCommandBuffer commands) {
+    timer_.begin(commands);
+    film.recordClear(commands);
+    // Parameters and counters in device-local memory, written inside the frame.
+    vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof frameParams, &frameParams);
+    vkCmdUpdateBuffer(commands, state_.control.get(), paramsOffset, sizeof state_.params, &state_.params);
+    vkCmdUpdateBuffer(commands, state_.control.get(), countersOffset, sizeof counters, &counters);
+    vkCmdFillBuffer(commands, state_.control.get(), stepsOffset,
+                    VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters), 0);
+    if (!options_.compaction)
+      vkCmdFillBuffer(commands, state_.paths.get(), state_.params.paths.membership - state_.paths.address(),
+                      VkDeviceSize{poolSize} * wordBytes, 0);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages_,
+                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+  };
+
+  const auto start = std::chrono::steady_clock::now();
+  uint32_t iteration = 0;
+  if (!poolSchedule) {
+    // Depth-synchronous: a pass of poolSize paths starts together and runs max_depth bounces,
+    // after which every one of its paths has ended.
+    context_.submitAndWait([&](VkCommandBuffer commands) {
+      initialize(commands);
+      for (uint64_t pass = 0; pass < passes; ++pass)
+        for (uint32_t bounce = 0; bounce < settings.maxDepth; ++bounce)
+          recordIteration(commands, iteration++, bounce,
+                          bounce == 0 ? std::optional(gpu::PREPARE_GENERATE_FRESH) : std::nullopt);
+      timer_.end(commands);
+    });
+  } else {
+    // Persistent pool: every iteration refills the slots that ended with the frame's next
+    // samples. The host checks every poolCheckInterval iterations whether the pool has drained;
+    // its waits lie between the frame's first and last timestamps, so they count.
+    const auto* readCounters = static_cast<const gpu::WavefrontCounters*>(state_.readback.mapped());
+    bool drained = false;
+    while (!drained) {
+      if (iteration >= maxIterations)
+        throw std::logic_error("wavefront pool schedule did not drain within " + std::to_string(maxIterations) +
+                               " iterations");
+      context_.submitAndWait([&](VkCommandBuffer commands) {
+        if (iteration == 0) initialize(commands);
+        for (uint32_t i = 0; i < poolCheckInterval; ++i, ++iteration)
+          recordIteration(commands, iteration, std::min(iteration, stepCapacity - 1),
+                          iteration == 0 ? gpu::PREPARE_GENERATE_FRESH : gpu::PREPARE_GENERATE_REFILL);
+        timer_.end(commands);  // the last chunk's end is the frame's
+        recordCountersReadback(commands, false);
+      });
+      const uint32_t continuing = readCounters->queueCount[gpu::QUEUE_EXTENSION_0 + (iteration & 1)];
+      drained = readCounters->jobsStarted == readCounters->jobsTotal && continuing == 0;
+    }
+  }
+  FrameResult result;
+  result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  // Output, outside the frame's timestamps.
+  context_.submitAndWait([&](VkCommandBuffer commands) {
+    film.recordReadback(commands, shaderStages_);
+    recordCountersReadback(commands, true);
+  });
+  const vk::FrameTiming timing = timer_.read();
+  result.stages = timing.stages;
+  result.gpuMs = timing.frameNs * 1e-6;
+  film.read(result);
+
+  const auto* steps = reinterpret_cast<const gpu::StepCounters*>(
+      static_cast<const uint8_t*>(state_.readback.mapped()) + readbackStepsOffset);
+  const uint32_t usedSteps = poolSchedule ? std::min(iteration, stepCapacity) : settings.maxDepth;
+  result.work = {};
+  for (uint32_t step = 0; step < usedSteps; ++step) {
+    result.steps.push_back(
+        {.extensionRays = steps[step].extensionRays, .shadowRays = steps[step].shadowRays, .pathsStarted = steps[step].pathsStarted});
+    result.work.extensionRays += steps[step].extensionRays;
+    result.work.shadowRays += steps[step].shadowRays;
+    result.work.paths += steps[step].pathsStarted;
+  }
+  result.work.pathSegments = result.work.extensionRays;
+  // A pool runs up to poolCheckInterval - 1 empty iterations past its end: not steps of the frame.
+  while (poolSchedule && !result.steps.empty() && result.steps.back().extensionRays == 0 &&
+         result.steps.back().pathsStarted == 0)
+    result.steps.pop_back();
+  result.stateBytes = stateBytes(poolSize);
+  return result;
+}
+
+}  // namespace ptbench

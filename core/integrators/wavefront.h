@@ -1,0 +1,72 @@
+// The wavefront integrator (Laine, Karras & Aila 2013; pbrt-v4's WavefrontPathIntegrator):
+// paths held in device memory as structure of arrays, advanced one stage at a time by kernels
+// that read compact queues and launch indirectly, so that the CPU reads nothing inside a frame
+// (but the pool schedule's termination check). Every stage calls the light transport the
+// megakernel calls (shaders/common/); only the scheduling differs.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "core/integrators/create.h"
+#include "core/integrators/film.h"
+#include "core/integrators/kernel.h"
+#include "core/scene/gpu_scene.h"
+#include "shared/wavefront.h"
+
+namespace ptbench {
+
+class WavefrontIntegrator final : public Integrator {
+ public:
+  // Compaction and material queues pick the kernels; the schedule and pool size are read
+  // from each frame's settings.
+  WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend,
+                      const WavefrontOptions& options);
+
+  FrameResult render(const RenderSettings& settings) override;
+  double pipelineCreateMs() const override { return pipelineCreateMs_; }
+
+  // The pool schedule reads its termination counter back every this many iterations; a
+  // drained pool runs at most this many empty iterations (launches of zero size) past its end.
+  static constexpr uint32_t poolCheckInterval = 8;
+  // Device memory of the path state and queues for a pool of this size.
+  static uint64_t stateBytes(uint32_t poolSize);
+
+ private:
+  // Buffers sized for one pool size and step count, reused across frames.
+  struct State {
+    uint32_t poolSize = 0;
+    uint32_t stepCapacity = 0;
+    vk::Buffer paths;     // the path arrays and the queues
+    vk::Buffer control;   // parameters, counters, launch records, step counters
+    vk::Buffer readback;  // counters and step counters, for the host
+    gpu::WavefrontParams params{};
+  };
+  void allocate(uint32_t poolSize, uint32_t stepCapacity);
+
+  // One iteration: extend, shade (classified by material, or not), shadow, accumulate; with
+  // `generatePhase`, generate first.
+  void recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
+                       std::optional<uint32_t> generatePhase);
+  void prepare(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase);
+  // A stage's kernel over its queue (indirect) or, without compaction, over the whole pool.
+  void launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord, uint32_t iteration,
+              uint32_t step, uint32_t phase = 0);
+  void timed(VkCommandBuffer commands, Stage stage, uint32_t step, uint32_t launches,
+             const std::function<void()>& body);
+  void recordCountersReadback(VkCommandBuffer commands, bool steps);
+
+  const vk::Context& context_;
+  const GpuScene& scene_;
+  WavefrontOptions options_;
+  Kernel generate_, extend_, shadow_, accumulate_, prepare_;
+  std::optional<Kernel> classify_;
+  std::vector<Kernel> shade_;  // one, or one per material class
+  double pipelineCreateMs_ = 0;
+  VkPipelineStageFlags2 shaderStages_;
+  vk::Buffer frameParams_;  // device-local, written at the start of every frame
+  std::optional<Film> film_;
+  State state_;
+  vk::StageTimer timer_{context_};
+};
+
+}  // namespace ptbench

@@ -1,0 +1,17 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// accumulate: every path that ended this iteration adds its radiance to its pixel, as the
+// megakernel's thread does (common/film.glsl).
+#define WAVEFRONT
+#include "wavefront/state.glsl"
+
+layout(local_size_x = WORKGROUP_SIZE_1D) in;
+
+void main() {
+  uint slot;
+  if (!claimSlot(LAUNCH_ACCUMULATE, QUEUE_FINISHED, slot)) return;
+  FilmSample film = filmSample();
+  filmAdd(film, Vec3Buffer(PATHS.radiance).v[slot]);
+  filmCommit(film, UintBuffer(PATHS.pixel).u[slot]);
+  if (!COMPACTION) setMembership(slot, MEMBER_FREE, 1u << QUEUE_FINISHED);
+}

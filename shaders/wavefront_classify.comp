@@ -1,0 +1,25 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// classify (material_queues only): sorts the extension queue's hits into one shading queue
+// per material class, so that each shade kernel's threads run the same code.
+#define WAVEFRONT
+#include "wavefront/state.glsl"
+
+layout(local_size_x = WORKGROUP_SIZE_1D) in;
+
+uint materialClass(HitRecord hit) {
+  if (hit.t < 0.0) return MATERIAL_CLASS_ESCAPED;
+  Instance instance = Instances(SCENE.instances).i[hit.instance];
+  Material material = Materials(SCENE.materials).m[materialOf(instance, instance.firstGeometry + hit.geometry)];
+  bool textured = false;
+  for (uint slot = 0u; slot < TEXTURE_SLOT_COUNT; ++slot) textured = textured || material.textures[slot].texture != NO_TEXTURE;
+  bool diffuse = !textured && material.metallicFactor == 0.0 && material.alphaMode == ALPHA_OPAQUE;
+  return diffuse ? MATERIAL_CLASS_DIFFUSE : MATERIAL_CLASS_METALLIC_ROUGHNESS;
+}
+
+void main() {
+  uint slot;
+  uint queue = currentExtensionQueue();
+  if (!claimSlot(LAUNCH_EXTEND, queue, slot)) return;
+  queuePush(QUEUE_MATERIAL_FIRST + materialClass(HitBuffer(PATHS.hit).h[slot]), slot, 1u << queue);
+}

@@ -1,0 +1,35 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// generate: camera rays for new paths. A path's (pixel, sample) comes from the frame's job
+// counter, so a pool smaller than the frame still renders all of it, and a job renders the
+// same path as the megakernel's thread for that pixel and sample (DESIGN.md, fairness rule 2).
+#define WAVEFRONT
+#include "wavefront/state.glsl"
+
+layout(local_size_x = WORKGROUP_SIZE_1D) in;
+
+void main() {
+  uint index = kernelIndex();
+  bool fresh = push.phase == PREPARE_GENERATE_FRESH;
+  uint slot;
+  uint taken;  // the how-manieth job of this launch
+  if (COMPACTION) {
+    if (index >= LaunchRecords(WAVEFRONT_PARAMS.launches).r[LAUNCH_GENERATE].count) return;
+    slot = fresh ? index : queueItem(QUEUE_FINISHED, index);
+    taken = index;
+  } else {
+    if (index >= WAVEFRONT_PARAMS.poolSize) return;
+    slot = index;
+    if (fresh) {
+      taken = index;
+    } else {
+      if ((UintBuffer(PATHS.membership).u[slot] & MEMBER_FREE) == 0u) return;
+      taken = atomicAdd(COUNTERS.generateTaken, 1u);
+    }
+    if (taken >= COUNTERS.generateCount) return;
+  }
+  uint64_t job = COUNTERS.generateFirstJob + uint64_t(taken);
+  uint64_t pixels = uint64_t(FRAME.width) * uint64_t(FRAME.height);
+  storePath(slot, startPath(uint(job % pixels), uint(job / pixels)));
+  queuePush(currentExtensionQueue(), slot, MEMBER_FREE);
+}
