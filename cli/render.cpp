@@ -29,6 +29,7 @@ struct RenderOptions {
   float exposure = 0;
   uint32_t warmup = 0;
   std::vector<std::string> outputs;
+  std::vector<std::string> integratorOptions;  // key=value
 };
 
 Vec3 toVec3(const std::vector<float>& v) {
@@ -38,10 +39,21 @@ Vec3 toVec3(const std::vector<float>& v) {
 void render(const GlobalOptions& global, RenderOptions options) {
   const auto integrator = parseIntegrator(options.integrator);
   if (!integrator)
-    throw UserError("unknown integrator '" + options.integrator + "': use megakernel or megakernel-regen");
+    throw UserError("unknown integrator '" + options.integrator + "': use megakernel, megakernel-regen or wavefront");
   for (const auto& out : options.outputs)
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
+  for (const auto& assignment : options.integratorOptions) {
+    const size_t equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw UserError("--option " + assignment + ": expected key=value, such as schedule=pool");
+    const std::string key = assignment.substr(0, equals);
+    const std::string text = assignment.substr(equals + 1);
+    // The value as JSON (true, 1000), else as a bare string (pool).
+    const nlohmann::json value = nlohmann::json::accept(text) ? nlohmann::json::parse(text) : nlohmann::json(text);
+    if (const std::string problem = applyOption(*integrator, key, value, options.settings); !problem.empty())
+      throw UserError("--option " + assignment + ": " + problem);
+  }
 
   // The command line's overrides, as a config's scene entry would give them.
   SceneEntry entry{.spec = options.scene, .load = options.scene};
@@ -58,7 +70,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
   vk::Context context(
       vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = {backend}});
   const GpuScene gpuScene(context, scene);
-  const auto renderer = createIntegrator(*integrator, context, gpuScene, backend);
+  const auto renderer = createIntegrator(*integrator, context, gpuScene, backend, settings.wavefront);
   // The first frame pays for the driver's shader compilation; warm-up frames keep it out.
   for (uint32_t i = 0; i < options.warmup; ++i) renderer->render(settings);
   const FrameResult frame = renderer->render(settings);
@@ -94,7 +106,12 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<RenderOptions>();
   command->add_option("--scene", options->scene, "a .gltf/.glb path or builtin:cornell|furnace|spheres?n=N&subdiv=S")
       ->required();
-  command->add_option("--integrator", options->integrator, "megakernel or megakernel-regen")->capture_default_str();
+  command->add_option("--integrator", options->integrator, "megakernel, megakernel-regen or wavefront")
+      ->capture_default_str();
+  std::string optionHelp = "an integrator option, key=value, repeatable; wavefront:";
+  for (const auto& option : integratorOptions(IntegratorKind::Wavefront))
+    optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
+  command->add_option("--option", options->integratorOptions, optionHelp);
   command->add_option("--backend", options->backend, "auto, rayquery or pipeline (auto: rayquery where supported)")
       ->capture_default_str();
   command->add_option("--width", options->settings.width, "image width")

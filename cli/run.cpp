@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/report.h"
+#include "core/integrators/options.h"
 #include "core/experiment/statistics.h"
 
 namespace ptbench::cli {
@@ -42,8 +43,10 @@ fs::path defaultConfig() {
 
 std::string runLabel(const RunRecord& run) {
   const auto& s = run.spec.settings;
-  return fmt::format("{} | {} | {} | {}x{} | {} spp", fs::path(run.scene).filename().string(),
-                     integratorName(run.spec.integrator), run.backend, s.width, s.height, s.samplesPerPixel);
+  const std::string options = optionsText(optionsJson(run.spec.integrator, s));
+  return fmt::format("{} | {}{} | {} | {}x{} | {} spp", fs::path(run.scene).filename().string(),
+                     integratorName(run.spec.integrator), options.empty() ? "" : " [" + options + "]", run.backend,
+                     s.width, s.height, s.samplesPerPixel);
 }
 
 class Progress {
@@ -77,9 +80,19 @@ class Progress {
   size_t done_ = 0;
 };
 
+// The integrator and what sets its runs apart: "wavefront pool -compact +matq".
+std::string integratorLabel(const json& parameters) {
+  std::string label = parameters["integrator"];
+  const json& options = parameters.value("options", json::object());
+  if (options.contains("schedule")) label += " " + options["schedule"].get<std::string>();
+  if (options.value("compaction", true) == false) label += " -compact";
+  if (options.value("material_queues", false) == true) label += " +matq";
+  return label;
+}
+
 // One row per run, then each integrator's GPU time relative to the megakernel, per scene.
 std::string summaryTable(const json& report) {
-  std::string table = fmt::format("{:<5} {:<32} {:<17} {:<9} {:>9} {:>4} {:>11} {:>6} {:>10} {:>8}\n", "run", "scene",
+  std::string table = fmt::format("{:<5} {:<32} {:<28} {:<9} {:>9} {:>4} {:>11} {:>6} {:>10} {:>8}\n", "run", "scene",
                                   "integrator", "backend", "size", "spp", "GPU ms", "cv %", "Mrays/s", "vs mk");
   std::map<std::string, double> megakernelMs;  // by parameters other than the integrator
   auto peerKey = [](const json& p) {
@@ -95,9 +108,10 @@ std::string summaryTable(const json& report) {
     const auto& p = run["parameters"];
     const std::string scene = fs::path(p["scene"].get<std::string>()).filename().string();
     const std::string size = p["width"].dump() + "x" + p["height"].dump();
+    const std::string integrator = integratorLabel(p);
     if (run["status"] != "ok") {
-      table += fmt::format("{:<5} {:<32} {:<17} {:<9} {:>9} {:>4} {}\n", run["id"].get<std::string>(), scene,
-                           p["integrator"].get<std::string>(), p["backend"].get<std::string>(), size, p["spp"].dump(),
+      table += fmt::format("{:<5} {:<32} {:<28} {:<9} {:>9} {:>4} {}\n", run["id"].get<std::string>(), scene,
+                           integrator, p["backend"].get<std::string>(), size, p["spp"].dump(),
                            "  failed: " + run["error"].get<std::string>());
       continue;
     }
@@ -105,11 +119,11 @@ std::string summaryTable(const json& report) {
     std::string relative = "";
     if (const auto found = megakernelMs.find(peerKey(p)); found != megakernelMs.end() && found->second > 0) {
       relative = fmt::format("{:.3f}", ms / found->second);
-      ratios[{p["scene"], p["integrator"]}].push_back(ms / found->second);
+      ratios[{p["scene"], integrator}].push_back(ms / found->second);
     }
-    table += fmt::format("{:<5} {:<32} {:<17} {:<9} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10.2f} {:>8}\n",
-                         run["id"].get<std::string>(), scene, p["integrator"].get<std::string>(),
-                         p["backend"].get<std::string>(), size, p["spp"].dump(), ms,
+    table += fmt::format("{:<5} {:<32} {:<28} {:<9} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10.2f} {:>8}\n",
+                         run["id"].get<std::string>(), scene, integrator, p["backend"].get<std::string>(), size,
+                         p["spp"].dump(), ms,
                          100.0 * run["frame_gpu_ms"]["cv"].get<double>(),
                          run["throughput"]["rays_per_s"].get<double>() * 1e-6, relative);
   }
@@ -118,7 +132,7 @@ std::string summaryTable(const json& report) {
     for (const auto& [key, values] : ratios) {
       double logSum = 0;
       for (double r : values) logSum += std::log(r);
-      table += fmt::format("  {:<32} {:<17} {:.3f}x\n", fs::path(key.first).filename().string(), key.second,
+      table += fmt::format("  {:<32} {:<28} {:.3f}x\n", fs::path(key.first).filename().string(), key.second,
                            std::exp(logSum / double(values.size())));
     }
   }

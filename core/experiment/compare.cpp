@@ -50,16 +50,16 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
   CompareResult result;
   bool regression = false, undecided = false;
   result.table +=
-      fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "verdict", "stage", "base ms", "new ms", "ratio", "run");
+      fmt::format("{:<9} {:<14} {:>12} {:>12} {:>8}  {}\n", "verdict", "stage", "base ms", "new ms", "ratio", "run");
   auto line = [&](const std::string& verdict, const std::string& stage, double b, double n, const std::string& key) {
     result.table +=
-        fmt::format("{:<9} {:<9} {:>12.4f} {:>12.4f} {:>8.3f}  {}\n", verdict, stage, b, n, b > 0 ? n / b : 0.0, key);
+        fmt::format("{:<9} {:<14} {:>12.4f} {:>12.4f} {:>8.3f}  {}\n", verdict, stage, b, n, b > 0 ? n / b : 0.0, key);
   };
   for (const auto& [key, baseRun] : baseRuns) {
     const auto found = nextRuns.find(key);
     if (found == nextRuns.end() || (*baseRun)["status"] != "ok" || (*found->second)["status"] != "ok") {
       undecided = true;
-      result.table += fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "missing", "frame",
+      result.table += fmt::format("{:<9} {:<14} {:>12} {:>12} {:>8}  {}\n", "missing", "frame",
                                   (*baseRun)["status"] == "ok" ? "" : "error",
                                   found == nextRuns.end()              ? "absent"
                                   : (*found->second)["status"] == "ok" ? ""
@@ -83,15 +83,25 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
       verdict = "faster";
     }
     line(verdict, "frame", b, n, key);
+    if (baseRun->contains("overhead_gpu_ms") && nextRun.contains("overhead_gpu_ms"))
+      line("", "overhead", (*baseRun)["overhead_gpu_ms"][options.metric], nextRun["overhead_gpu_ms"][options.metric],
+           key);
     for (const auto& stage : (*baseRun)["stages"]) {
       const json* other = findStage(nextRun, stage["name"]);
-      if (other) line("", stage["name"], stage["gpu_ms"][options.metric], (*other)["gpu_ms"][options.metric], key);
+      if (!other) continue;
+      line("", stage["name"], stage["gpu_ms"][options.metric], (*other)["gpu_ms"][options.metric], key);
+      // Stages match by name and bounce; per-bounce figures are medians.
+      if (!stage.contains("gpu_ms_median_per_bounce") || !other->contains("gpu_ms_median_per_bounce")) continue;
+      const json& baseBounces = stage["gpu_ms_median_per_bounce"];
+      const json& nextBounces = (*other)["gpu_ms_median_per_bounce"];
+      for (size_t bounce = 0; bounce < std::min(baseBounces.size(), nextBounces.size()); ++bounce)
+        line("", stage["name"].get<std::string>() + "[" + std::to_string(bounce) + "]", baseBounces[bounce], nextBounces[bounce], key);
     }
   }
   for (const auto& [key, nextRun] : nextRuns)
     if (!baseRuns.count(key)) {
       undecided = true;
-      result.table += fmt::format("{:<9} {:<9} {:>12} {:>12} {:>8}  {}\n", "missing", "frame", "absent", "", "", key);
+      result.table += fmt::format("{:<9} {:<14} {:>12} {:>12} {:>8}  {}\n", "missing", "frame", "absent", "", "", key);
     }
   result.exitCode = regression ? compareExitRegression : undecided ? compareExitUndecided : compareExitOk;
   result.table += regression  ? fmt::format("regression: a run is more than {:.1f}% slower\n", options.threshold * 100)

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/integrators/options.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench {
@@ -293,10 +294,29 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
     } else {
       for (const auto& [integrator, values] : options.items()) {
         const std::string pointer = "/options/" + integrator;
-        if (!parseIntegrator(integrator))
+        const auto kind = parseIntegrator(integrator);
+        if (!kind) {
           v.error(pointer, "not an integrator; options are keyed by integrator name");
-        else if (!values.is_object() || !values.empty())
-          v.error(pointer, integrator + " has no options");
+          continue;
+        }
+        if (!values.is_object()) {
+          v.error(pointer, "expected an object of options");
+          continue;
+        }
+        for (const auto& [key, value] : values.items()) {
+          // A list is a sweep axis; every element must be a valid value.
+          const bool list = value.is_array();
+          if (list && value.empty()) v.error(pointer + "/" + key, "expected a value or a non-empty list of values");
+          std::vector<json> axis = list ? value.get<std::vector<json>>() : std::vector<json>{value};
+          for (size_t i = 0; i < axis.size(); ++i) {
+            RenderSettings scratch;
+            const std::string problem = applyOption(*kind, key, axis[i], scratch);
+            if (!problem.empty())
+              v.error(pointer + "/" + key + (list ? "/" + std::to_string(i) : ""),
+                      problem + ", got " + Validator::describe(axis[i]));
+          }
+          out.options[*kind].emplace_back(key, std::move(axis));
+        }
       }
     }
   }
@@ -349,6 +369,29 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   return out;
 }
 
+namespace {
+
+// Every combination of an integrator's option axes, applied to `settings`.
+std::vector<RenderSettings> withOptions(const ExperimentConfig& config, IntegratorKind integrator,
+                                        const RenderSettings& settings) {
+  std::vector<RenderSettings> result = {settings};
+  const auto found = config.options.find(integrator);
+  if (found == config.options.end()) return result;
+  for (const auto& [key, values] : found->second) {
+    std::vector<RenderSettings> expanded;
+    for (const RenderSettings& partial : result)
+      for (const json& value : values) {
+        RenderSettings next = partial;
+        applyOption(integrator, key, value, next);  // validated by loadConfig
+        expanded.push_back(next);
+      }
+    result = std::move(expanded);
+  }
+  return result;
+}
+
+}  // namespace
+
 std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
   std::vector<RunSpec> runs;
   for (size_t scene = 0; scene < config.scenes.size(); ++scene)
@@ -369,7 +412,8 @@ std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
                       settings.rrDepth = rrDepth;
                       settings.seed = seed;
                       settings.sampler = sampler;
-                      runs.push_back({scene, integrator, backend, settings});
+                      for (const RenderSettings& withOption : withOptions(config, integrator, settings))
+                        runs.push_back({scene, integrator, backend, withOption});
                     }
   return runs;
 }

@@ -2,6 +2,7 @@
 // The format is documented in docs/config.md and configs/schema.json.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -45,6 +46,8 @@ struct ExperimentConfig {
   std::vector<std::string> backends;  // auto, all, rayquery, pipeline or software
   std::vector<uint32_t> widths, heights, spps, maxDepths, rrDepths, seeds;
   std::vector<SamplerKind> samplers;
+  // options.<integrator>: each option's values, in the config's order (a list is a sweep axis).
+  std::map<IntegratorKind, std::vector<std::pair<std::string, std::vector<nlohmann::json>>>> options;
   float exposure = 0;
   bool images = true;
   uint32_t warmup = 1;

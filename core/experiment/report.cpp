@@ -9,6 +9,7 @@
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/device_json.h"
 #include "core/experiment/statistics.h"
+#include "core/integrators/options.h"
 #include "core/version.h"
 
 namespace ptbench {
@@ -47,7 +48,8 @@ json runJson(const RunRecord& run) {
         {"max_depth", s.maxDepth},
         {"rr_depth", s.rrDepth},
         {"seed", s.seed},
-        {"sampler", samplerName(s.sampler)}}},
+        {"sampler", samplerName(s.sampler)},
+        {"options", optionsJson(run.spec.integrator, s)}}},
   };
   if (!run.ok()) {
     out["error"] = run.error;
@@ -61,12 +63,32 @@ json runJson(const RunRecord& run) {
   out["frame_gpu_ms"] = toJson(frame);
   out["frame_host_ms"] = toJson(summarize(run.frameHostMs));
   out["frame_gpu_ms_samples"] = run.frameGpuMs;
+  out["overhead_gpu_ms"] = toJson(summarize(run.frameOverheadMs));
   json stages = json::array();
-  for (const auto& [stage, values] : run.stageGpuMs)
-    stages.push_back({{"name", stageName(stage)},
-                      {"launches_per_frame", run.launchesPerFrame.at(stage)},
-                      {"gpu_ms", toJson(summarize(values))}});
+  for (const auto& stage : run.stages) {
+    json entry = {{"name", stageName(stage.stage)},
+                  {"launches_per_frame", stage.launchesPerFrame},
+                  {"gpu_ms", toJson(summarize(stage.gpuMs))}};
+    // Per bounce (depth schedule) or iteration (pool): the median over frames of each.
+    if (stage.stepGpuMs.size() > 1 || run.spec.integrator == IntegratorKind::Wavefront) {
+      json perStep = json::array();
+      for (const auto& step : stage.stepGpuMs) perStep.push_back(summarize(step).median);
+      entry["gpu_ms_median_per_bounce"] = perStep;
+    }
+    stages.push_back(entry);
+  }
   out["stages"] = stages;
+  if (!run.steps.empty()) {
+    json live = json::array(), shadow = json::array(), started = json::array();
+    for (const auto& step : run.steps) {
+      live.push_back(step.extensionRays);
+      shadow.push_back(step.shadowRays);
+      started.push_back(step.pathsStarted);
+    }
+    // Every live path traces one extension ray a bounce, so live_paths is also extension rays.
+    out["work_per_bounce"] = {{"live_paths", live}, {"shadow_rays", shadow}, {"paths_started", started}};
+  }
+  out["invalid_samples"] = run.invalidSamples;
   out["work_per_frame"] = {{"paths", run.work.paths},
                            {"extension_rays", run.work.extensionRays},
                            {"shadow_rays", run.work.shadowRays},
@@ -79,7 +101,8 @@ json runJson(const RunRecord& run) {
   out["memory_bytes"] = {{"scene_buffers", run.sceneBufferBytes},
                          {"scene_textures", run.sceneTextureBytes},
                          {"acceleration_structures", run.accelerationStructureBytes},
-                         {"film", run.filmBytes}};
+                         {"film", run.filmBytes},
+                         {"wavefront_state", run.wavefrontStateBytes}};
   if (!run.png.empty()) out["images"] = {{"png", run.png}, {"exr", run.exr}};
   return out;
 }
@@ -126,31 +149,45 @@ json reportJson(const ExperimentResult& result) {
   };
 }
 
+std::string optionsText(const json& options) {
+  std::string text;
+  for (const auto& [key, value] : options.items())
+    text += (text.empty() ? "" : " ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  return text;
+}
+
 std::string reportCsv(const json& report) {
   std::string csv =
-      "run_id,status,scene,integrator,backend,width,height,spp,max_depth,rr_depth,seed,sampler,stage,"
+      "run_id,status,scene,integrator,options,backend,width,height,spp,max_depth,rr_depth,seed,sampler,stage,bounce,"
       "launches_per_frame,frames,gpu_ms_median,gpu_ms_mean,gpu_ms_min,gpu_ms_max,gpu_ms_stddev,gpu_ms_cv,"
-      "paths_per_s,rays_per_s,segments_per_s,error\n";
+      "paths_per_s,rays_per_s,segments_per_s,invalid_samples,error\n";
   for (const auto& run : report["runs"]) {
     const auto& p = run["parameters"];
     const std::string prefix = csvField(run["id"]) + "," + csvField(run["status"]) + "," + csvField(p["scene"]) + "," +
-                               csvField(p["integrator"]) + "," + csvField(p["backend"]) + "," + number(p["width"]) +
-                               "," + number(p["height"]) + "," + number(p["spp"]) + "," + number(p["max_depth"]) + "," +
-                               number(p["rr_depth"]) + "," + number(p["seed"]) + "," + csvField(p["sampler"]) + ",";
+                               csvField(p["integrator"]) + "," + csvField(optionsText(p["options"])) + "," +
+                               csvField(p["backend"]) + "," + number(p["width"]) + "," + number(p["height"]) + "," +
+                               number(p["spp"]) + "," + number(p["max_depth"]) + "," + number(p["rr_depth"]) + "," +
+                               number(p["seed"]) + "," + csvField(p["sampler"]) + ",";
     if (run["status"] != "ok") {
-      csv += prefix + ",,,,,,,,,,,,," + csvField(run["error"]) + "\n";
+      csv += prefix + ",,,,,,,,,,,,,,," + csvField(run["error"]) + "\n";
       continue;
     }
     const auto& t = run["throughput"];
-    const std::string rates =
-        number(t["paths_per_s"]) + "," + number(t["rays_per_s"]) + "," + number(t["segments_per_s"]);
-    auto row = [&](const std::string& stage, const json& launches, const json& s) {
-      csv += prefix + stage + "," + number(launches) + "," + number(run["frames"]) + "," + number(s["median"]) + "," +
-             number(s["mean"]) + "," + number(s["min"]) + "," + number(s["max"]) + "," + number(s["stddev"]) + "," +
-             number(s["cv"]) + "," + rates + ",\n";
+    const std::string rates = number(t["paths_per_s"]) + "," + number(t["rays_per_s"]) + "," +
+                              number(t["segments_per_s"]) + "," + number(run["invalid_samples"]);
+    auto row = [&](const std::string& stage, const std::string& bounce, const json& launches, const json& s) {
+      csv += prefix + stage + "," + bounce + "," + number(launches) + "," + number(run["frames"]) + "," +
+             number(s["median"]) + "," + number(s["mean"]) + "," + number(s["min"]) + "," + number(s["max"]) + "," +
+             number(s["stddev"]) + "," + number(s["cv"]) + "," + rates + ",\n";
     };
-    row("frame", json(), run["frame_gpu_ms"]);
-    for (const auto& stage : run["stages"]) row(stage["name"], stage["launches_per_frame"], stage["gpu_ms"]);
+    row("frame", "", json(), run["frame_gpu_ms"]);
+    row("overhead", "", json(), run["overhead_gpu_ms"]);
+    for (const auto& stage : run["stages"]) {
+      row(stage["name"], "", stage["launches_per_frame"], stage["gpu_ms"]);
+      if (stage.contains("gpu_ms_median_per_bounce"))
+        for (size_t b = 0; b < stage["gpu_ms_median_per_bounce"].size(); ++b)
+          row(stage["name"], std::to_string(b), json(), json{{"median", stage["gpu_ms_median_per_bounce"][b]}});
+    }
   }
   return csv;
 }
@@ -169,6 +206,8 @@ std::string runKey(const json& run) {
        {"scene", "integrator", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler"})
     key += (key.empty() ? "" : " ") + std::string(name) + "=" +
            (p.at(name).is_string() ? p.at(name).get<std::string>() : p.at(name).dump());
+  // Options make runs of one integrator distinct (a sweep over schedules, say).
+  if (p.contains("options") && !p["options"].empty()) key += " " + optionsText(p["options"]);
   return key;
 }
 

@@ -8,7 +8,9 @@
 
 namespace ptbench {
 
-constexpr int reportSchemaVersion = 1;
+// 2: frame_gpu_ms runs from the first timestamp to the last (was: the sum of the stages);
+// overhead, per-bounce times and work, options, invalid samples.
+constexpr int reportSchemaVersion = 2;
 
 nlohmann::json reportJson(const ExperimentResult& result);
 std::string reportCsv(const nlohmann::json& report);
@@ -17,5 +19,7 @@ void writeReport(const ExperimentResult& result, const nlohmann::json& report);
 
 // The parameters that identify a run across reports (compare matches on them).
 std::string runKey(const nlohmann::json& run);
+// A run's options as "key=value key=value", for CSV cells and labels.
+std::string optionsText(const nlohmann::json& options);
 
 }  // namespace ptbench

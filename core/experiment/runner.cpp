@@ -73,25 +73,38 @@ void measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   record.warmupFrames = config.warmup;
   const auto start = Clock::now();
   FrameResult last;
+  size_t frame = 0;
   do {
     last = integrator.render(settings);
     record.frameGpuMs.push_back(last.gpuMs);
     record.frameHostMs.push_back(last.hostMs);
-    std::map<Stage, double> perStage;
-    std::map<Stage, uint32_t> launches;
-    for (const auto& stage : last.stages) {
-      perStage[stage.stage] += stage.gpuNs * 1e-6;
-      launches[stage.stage] += 1;
+    double stagesMs = 0;
+    for (auto& stage : record.stages) {  // a stage this frame lacks counts 0 in it
+      stage.gpuMs.push_back(0);
+      for (auto& step : stage.stepGpuMs) step.push_back(0);
+      stage.launchesPerFrame = 0;
     }
-    for (const auto& [stage, ms] : perStage) {
-      auto found = std::find_if(record.stageGpuMs.begin(), record.stageGpuMs.end(),
-                                [&](const auto& entry) { return entry.first == stage; });
-      if (found == record.stageGpuMs.end()) found = record.stageGpuMs.insert(record.stageGpuMs.end(), {stage, {}});
-      found->second.push_back(ms);
+    for (const auto& timing : last.stages) {
+      auto found = std::find_if(record.stages.begin(), record.stages.end(),
+                                [&](const auto& entry) { return entry.stage == timing.stage; });
+      if (found == record.stages.end())
+        found = record.stages.insert(record.stages.end(), {.stage = timing.stage, .gpuMs = std::vector<double>(frame + 1)});
+      while (found->stepGpuMs.size() <= timing.step) found->stepGpuMs.emplace_back(frame + 1, 0.0);
+      const double ms = timing.gpuNs * 1e-6;
+      found->gpuMs.back() += ms;
+      found->stepGpuMs[timing.step].back() += ms;
+      found->launchesPerFrame += timing.launches;
+      stagesMs += ms;
     }
-    record.launchesPerFrame = launches;
+    record.frameOverheadMs.push_back(last.gpuMs - stagesMs);
+    ++frame;
   } while (!enoughFrames(config.repetition, record.frameGpuMs, start));
   record.work = last.work;
+  record.steps = last.steps;
+  record.invalidSamples = last.invalidSamples;
+  record.wavefrontStateBytes = last.stateBytes;
+  if (last.invalidSamples > 0)
+    spdlog::warn("run {}: {} NaN or infinite sample(s) a frame, counted as black", record.id, last.invalidSamples);
   record.filmBytes = Film::deviceBytes(settings.width, settings.height);
   if (config.images) {
     record.png = record.id + ".png";
@@ -190,13 +203,16 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       settings.camera = cameraFor(entry, *scene);
       if (entry.environment) settings.environment = *entry.environment;
       try {
-        const auto integrator =
-            createIntegrator(record->spec.integrator, context, *gpuScene, *parseBackend(record->backend));
+        const auto integrator = createIntegrator(record->spec.integrator, context, *gpuScene,
+                                                 *parseBackend(record->backend), settings.wavefront);
         measure(*record, *integrator, settings, config, result.folder);
       } catch (const vk::VulkanError& error) {
         record->error = error.what();
       } catch (const UserError& error) {
         record->error = error.what();
+      } catch (const std::exception& error) {
+        // A broken invariant ends this run, not the sweep: the report still gets written.
+        record->error = std::string("internal error: ") + error.what();
       }
       if (options.progress) options.progress(index, total, *record, true);
     }

@@ -181,7 +181,7 @@ json gateReport(double medianMs, double cv) {
                 {"sampler", "halton"}}},
               {"frame_gpu_ms", {{"median", medianMs}, {"mean", medianMs}, {"min", medianMs}, {"cv", cv}}},
               {"stages", json::array()}};
-  return {{"schema_version", 1}, {"runs", json::array({run})}};
+  return {{"schema_version", 2}, {"runs", json::array({run})}};
 }
 
 TEST(CompareCommand, ExitCodesFromTheCommandLine) {

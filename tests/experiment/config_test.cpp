@@ -74,6 +74,26 @@ TEST_F(ConfigTest, SweepIsTheCartesianProductOfEveryList) {
   EXPECT_EQ(expandSweep(config).size(), 2u * 3 * 2 * 2 * 2);
 }
 
+// Option lists are sweep axes of their integrator only: the megakernel runs once, the
+// wavefront once per schedule x compaction.
+TEST_F(ConfigTest, IntegratorOptionListsAreSweepAxesOfThatIntegrator) {
+  const auto config = loadConfig(write(minimal(R"(, "integrators": ["megakernel", "wavefront"],
+      "options": {"wavefront": {"schedule": ["depth", "pool"], "compaction": [true, false], "pool_size": 1000,
+                                "material_queues": true}})")));
+  const auto runs = expandSweep(config);
+  ASSERT_EQ(runs.size(), 1u + 2 * 2);
+  EXPECT_EQ(runs[0].integrator, IntegratorKind::Megakernel);
+  EXPECT_EQ(runs[0].settings.wavefront.poolSize, 0u) << "the megakernel's settings are untouched";
+  std::set<std::pair<WavefrontSchedule, bool>> seen;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].integrator, IntegratorKind::Wavefront);
+    EXPECT_EQ(runs[i].settings.wavefront.poolSize, 1000u);
+    EXPECT_TRUE(runs[i].settings.wavefront.materialQueues);
+    seen.insert({runs[i].settings.wavefront.schedule, runs[i].settings.wavefront.compaction});
+  }
+  EXPECT_EQ(seen.size(), 4u) << "every combination once";
+}
+
 TEST_F(ConfigTest, SetOverridesKeysBeforeValidation) {
   const auto config = loadConfig(write(minimal()), {"spp=[1,2]", "name=renamed", "integrators=megakernel-regen"});
   EXPECT_EQ(config.spps, (std::vector<uint32_t>{1, 2}));
@@ -118,8 +138,16 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
       {"repeats and noise", minimal(R"(, "repeats": 3, "max_noise": 0.1)"), "/max_noise", "either repeats or"},
       {"options of a non-integrator", minimal(R"(, "options": {"pathtracer": {}})"), "/options/pathtracer",
        "not an integrator"},
-      {"options an integrator lacks", minimal(R"(, "options": {"megakernel": {"tile": 16}})"), "/options/megakernel",
-       "megakernel has no options"},
+      {"options an integrator lacks", minimal(R"(, "options": {"megakernel": {"tile": 16}})"),
+       "/options/megakernel/tile", "megakernel has no options"},
+      {"unknown wavefront option", minimal(R"(, "options": {"wavefront": {"queues": 2}})"), "/options/wavefront/queues",
+       "it has schedule, pool_size, compaction, material_queues"},
+      {"bad schedule in a sweep", minimal(R"(, "options": {"wavefront": {"schedule": ["depth", "breadth"]}})"),
+       "/options/wavefront/schedule/1", "expected depth or pool"},
+      {"pool too large", minimal(R"(, "options": {"wavefront": {"pool_size": 100000000}})"),
+       "/options/wavefront/pool_size", "expected an integer from 1 to 67108864"},
+      {"compaction not a boolean", minimal(R"(, "options": {"wavefront": {"compaction": "yes"}})"),
+       "/options/wavefront/compaction", "expected true or false"},
   };
   for (const auto& c : cases) {
     const auto [message, code] = failure(c.config);

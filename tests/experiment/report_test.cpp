@@ -48,8 +48,8 @@ ExperimentResult syntheticResult(const fs::path& folder) {
   ok.spec.settings.height = 32;
   ok.frameGpuMs = {10, 11, 12};
   ok.frameHostMs = {12, 13, 14};
-  ok.stageGpuMs = {{Stage::TraceShade, {10, 11, 12}}};
-  ok.launchesPerFrame = {{Stage::TraceShade, 16}};
+  ok.frameOverheadMs = {0, 0, 0};
+  ok.stages = {{.stage = Stage::TraceShade, .gpuMs = {10, 11, 12}, .stepGpuMs = {{10, 11, 12}}, .launchesPerFrame = 16}};
   ok.work = {.extensionRays = 2000, .shadowRays = 1000, .pathSegments = 2000, .paths = 1000};
   ok.png = "r000.png";
   ok.exr = "r000.exr";
@@ -57,7 +57,18 @@ ExperimentResult syntheticResult(const fs::path& folder) {
   failed.id = "r001";
   failed.backend = "rayquery";
   failed.error = "backend rayquery is not supported by Test GPU";
-  result.runs = {ok, failed};
+  // A wavefront run of two bounces: per-bounce stage times and work.
+  RunRecord wavefront = ok;
+  wavefront.id = "r002";
+  wavefront.png = wavefront.exr = "";
+  wavefront.spec.integrator = IntegratorKind::Wavefront;
+  wavefront.spec.settings.wavefront.schedule = WavefrontSchedule::Pool;
+  wavefront.frameOverheadMs = {1, 1, 2};
+  wavefront.stages = {{.stage = Stage::Extend, .gpuMs = {6, 6, 6}, .stepGpuMs = {{4, 4, 4}, {2, 2, 2}}, .launchesPerFrame = 2},
+                      {.stage = Stage::Shade, .gpuMs = {3, 4, 4}, .stepGpuMs = {{2, 3, 3}, {1, 1, 1}}, .launchesPerFrame = 2}};
+  wavefront.steps = {{.extensionRays = 1500, .shadowRays = 700, .pathsStarted = 1000},
+                     {.extensionRays = 500, .shadowRays = 300, .pathsStarted = 0}};
+  result.runs = {ok, failed, wavefront};
   return result;
 }
 
@@ -69,7 +80,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
 
   std::ifstream in(folder / "report.json");
   const json report = json::parse(in);
-  EXPECT_EQ(report["schema_version"], 1);
+  EXPECT_EQ(report["schema_version"], 2);
   for (const char* key : {"version", "git_revision", "build_type"}) EXPECT_TRUE(report["tool"][key].is_string()) << key;
   EXPECT_TRUE(report["tool"]["git_dirty"].is_boolean());
   EXPECT_TRUE(report["date"].is_string());
@@ -78,7 +89,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_TRUE(report["device"]["backends"].is_object());
   EXPECT_TRUE(report["validation"].is_boolean());
   EXPECT_EQ(report["config"]["name"], "synthetic");
-  ASSERT_EQ(report["runs"].size(), 2u);
+  ASSERT_EQ(report["runs"].size(), 3u);
   const json& ok = report["runs"][0];
   EXPECT_EQ(ok["status"], "ok");
   EXPECT_EQ(ok["parameters"]["integrator"], "megakernel");
@@ -94,15 +105,31 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   const json& failed = report["runs"][1];
   EXPECT_EQ(failed["status"], "error");
   EXPECT_EQ(failed["error"], "backend rayquery is not supported by Test GPU");
+  const json& wavefront = report["runs"][2];
+  EXPECT_EQ(wavefront["parameters"]["options"]["schedule"], "pool");
+  EXPECT_EQ(wavefront["parameters"]["options"]["compaction"], true);
+  EXPECT_DOUBLE_EQ(wavefront["overhead_gpu_ms"]["median"].get<double>(), 1);
+  EXPECT_EQ(wavefront["stages"][0]["gpu_ms_median_per_bounce"], json::array({4.0, 2.0}));
+  EXPECT_EQ(wavefront["stages"][1]["gpu_ms_median_per_bounce"], json::array({3.0, 1.0}));
+  EXPECT_EQ(wavefront["work_per_bounce"]["live_paths"], json::array({1500, 500}));
+  EXPECT_EQ(wavefront["work_per_bounce"]["shadow_rays"], json::array({700, 300}));
+  EXPECT_EQ(ok["parameters"]["options"], json::object()) << "the megakernel has no options";
+  EXPECT_FALSE(ok.contains("work_per_bounce"));
 
   std::ifstream csvFile(folder / "report.csv");
   std::vector<std::string> lines;
   for (std::string line; std::getline(csvFile, line);) lines.push_back(line);
-  ASSERT_EQ(lines.size(), 4u) << "header, frame and trace_shade rows of the good run, one row of the failed";
-  EXPECT_EQ(lines[0].rfind("run_id,status,scene,integrator,backend,width,height,spp", 0), 0u);
+  // Header; frame, overhead and trace_shade rows of the good run; one row of the failed; frame,
+  // overhead and two rows per stage (total, bounce 0, bounce 1) of the wavefront.
+  ASSERT_EQ(lines.size(), 1u + 3u + 1u + 2u + 6u);
+  EXPECT_EQ(lines[0].rfind("run_id,status,scene,integrator,options,backend,width,height,spp", 0), 0u);
+  EXPECT_NE(lines[0].find(",stage,bounce,"), std::string::npos);
   EXPECT_NE(lines[0].find("gpu_ms_median"), std::string::npos);
-  EXPECT_NE(lines[2].find(",trace_shade,16,3,11,"), std::string::npos) << lines[2];
-  EXPECT_NE(lines[3].find("not supported"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find(",trace_shade,,16,3,11,"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("not supported"), std::string::npos) << lines[4];
+  EXPECT_NE(lines[7].find("schedule=pool"), std::string::npos) << lines[7];
+  EXPECT_NE(lines[8].find(",extend,0,,3,4,"), std::string::npos) << lines[8];
+  EXPECT_NE(lines[9].find(",extend,1,,3,2,"), std::string::npos) << lines[9];
   EXPECT_TRUE(fs::exists(folder / "config.json"));
   for (const auto& entry : fs::directory_iterator(folder))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << "no temporary file left behind";
@@ -110,7 +137,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
 }
 
 json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) {
-  json report = {{"schema_version", 1}, {"runs", json::array()}};
+  json report = {{"schema_version", 2}, {"runs", json::array()}};
   for (const auto& [integrator, median, cv] : runs)
     report["runs"].push_back({{"status", "ok"},
                               {"parameters",
@@ -125,7 +152,9 @@ json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) 
                                 {"seed", 1},
                                 {"sampler", "halton"}}},
                               {"frame_gpu_ms", {{"median", median}, {"mean", median}, {"min", median}, {"cv", cv}}},
-                              {"stages", json::array({{{"name", "trace_shade"}, {"gpu_ms", {{"median", median}}}}})}});
+                              {"stages", json::array({{{"name", "trace_shade"},
+                                                       {"gpu_ms", {{"median", median}}},
+                                                       {"gpu_ms_median_per_bounce", {median * 0.75, median * 0.25}}}})}});
   return report;
 }
 
@@ -147,6 +176,14 @@ TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
                            {.threshold = 0.10})
                 .exitCode,
             compareExitOk);
+}
+
+// Stages match by name and bounce: each bounce gets a line of its own.
+TEST(Compare, MatchesStagesByNameAndBounce) {
+  const json base = syntheticReport({{"wavefront", 8.0, 0.01}});
+  const auto result = compareReports(base, syntheticReport({{"wavefront", 4.0, 0.01}}), {});
+  EXPECT_NE(result.table.find("trace_shade[0]       6.0000       3.0000    0.500"), std::string::npos) << result.table;
+  EXPECT_NE(result.table.find("trace_shade[1]       2.0000       1.0000    0.500"), std::string::npos) << result.table;
 }
 
 TEST(Compare, ThresholdParsesPercentAndFraction) {

@@ -12,6 +12,7 @@ vk::DeviceCapabilities pipelineOnlyGpu() {
   caps.name = "Pipeline-only GPU";
   caps.apiVersion = VK_API_VERSION_1_3;
   caps.bufferDeviceAddress = caps.scalarBlockLayout = caps.descriptorIndexing = caps.synchronization2 = true;
+  caps.int64Atomics = true;
   caps.accelerationStructure = caps.rayTracingPipeline = true;
   return caps;
 }
