@@ -217,6 +217,19 @@ void WavefrontIntegrator::recordCountersReadback(VkCommandBuffer commands, bool 
                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 }
 
+std::vector<gpu::LaunchRecord> WavefrontIntegrator::readLaunchRecords() const {
+  const VkDeviceSize bytes = gpu::LAUNCH_COUNT * sizeof(gpu::LaunchRecord);
+  vk::Buffer host(context_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  context_.submitAndWait([&](VkCommandBuffer commands) {
+    const VkBufferCopy region{.srcOffset = launchesOffset, .size = bytes};
+    vkCmdCopyBuffer(commands, state_.control.get(), host.get(), 1, &region);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+  });
+  const auto records = host.view<const gpu::LaunchRecord>();
+  return {records.begin(), records.end()};
+}
+
 FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   if (settings.wavefront.compaction != options_.compaction ||
       settings.wavefront.materialQueues != options_.materialQueues)

@@ -30,6 +30,9 @@ class WavefrontIntegrator final : public Integrator {
   static constexpr uint32_t poolCheckInterval = 8;
   // Device memory of the path state and queues for a pool of this size.
   static uint64_t stateBytes(uint32_t poolSize);
+  // The indirect launch records as the last frame's last iteration left them (LAUNCH_*), for
+  // tests that check launch sizes against queue counts.
+  std::vector<gpu::LaunchRecord> readLaunchRecords() const;
 
  private:
   // Buffers sized for one pool size and step count, reused across frames.

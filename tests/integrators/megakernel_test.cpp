@@ -11,6 +11,7 @@
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gltf_loader.h"
 #include "gpu_test.h"
+#include "integrators/image_checks.h"
 
 namespace ptbench::test {
 namespace {
@@ -177,36 +178,6 @@ TEST_F(MegakernelTest, PunctualLightsGiveTheirAnalyticIrradiance) {
               << c.what << ", " << backendName(backend) << ", " << integratorName(integrator);
       }
   }
-}
-
-struct ChannelMeans {
-  double mean[3] = {0, 0, 0};
-  double standardError[3] = {0, 0, 0};
-};
-
-ChannelMeans channelMeans(const FrameResult& frame) {
-  ChannelMeans result;
-  const double pixels = double(frame.image.rgb.size() / 3);
-  for (size_t i = 0; i < frame.image.rgb.size(); ++i) {
-    result.mean[i % 3] += frame.image.rgb[i] / pixels;
-    result.standardError[i % 3] += frame.meanVariance.rgb[i] / (pixels * pixels);
-  }
-  for (double& e : result.standardError) e = std::sqrt(e);
-  return result;
-}
-
-// Means per channel within `relative`, and no pixel further apart than five standard errors.
-void expectAgree(const FrameResult& a, const FrameResult& b, double relative, const std::string& what) {
-  const auto ma = channelMeans(a), mb = channelMeans(b);
-  for (int c = 0; c < 3; ++c) EXPECT_NEAR(ma.mean[c], mb.mean[c], relative * ma.mean[c]) << what << " channel " << c;
-  int outliers = 0;
-  for (size_t i = 0; i < a.image.rgb.size(); ++i) {
-    const double tolerance = 5.0 * std::sqrt(a.meanVariance.rgb[i] + b.meanVariance.rgb[i]) + 1e-4;
-    if (std::fabs(a.image.rgb[i] - b.image.rgb[i]) > tolerance && outliers++ < 5)
-      ADD_FAILURE() << what << ": pixel " << i / 3 << " channel " << i % 3 << ": " << a.image.rgb[i] << " vs "
-                    << b.image.rgb[i] << " (tolerance " << tolerance << ")";
-  }
-  EXPECT_EQ(outliers, 0) << what;
 }
 
 RenderSettings cornellSettings(const SceneData& scene, uint32_t seed = 1) {

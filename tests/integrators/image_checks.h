@@ -1,0 +1,43 @@
+// Checks on rendered frames that the integrator tests share: channel means with their
+// standard errors, and agreement of two frames pixel by pixel.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/integrators/integrator.h"
+
+namespace ptbench::test {
+
+struct ChannelMeans {
+  double mean[3] = {0, 0, 0};
+  double standardError[3] = {0, 0, 0};
+};
+
+inline ChannelMeans channelMeans(const FrameResult& frame) {
+  ChannelMeans result;
+  const double pixels = double(frame.image.rgb.size() / 3);
+  for (size_t i = 0; i < frame.image.rgb.size(); ++i) {
+    result.mean[i % 3] += frame.image.rgb[i] / pixels;
+    result.standardError[i % 3] += frame.meanVariance.rgb[i] / (pixels * pixels);
+  }
+  for (double& e : result.standardError) e = std::sqrt(e);
+  return result;
+}
+
+// Means per channel within `relative`, and no pixel further apart than five standard errors.
+inline void expectAgree(const FrameResult& a, const FrameResult& b, double relative, const std::string& what) {
+  const auto ma = channelMeans(a), mb = channelMeans(b);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(ma.mean[c], mb.mean[c], relative * ma.mean[c]) << what << " channel " << c;
+  int outliers = 0;
+  for (size_t i = 0; i < a.image.rgb.size(); ++i) {
+    const double tolerance = 5.0 * std::sqrt(a.meanVariance.rgb[i] + b.meanVariance.rgb[i]) + 1e-4;
+    if (std::fabs(a.image.rgb[i] - b.image.rgb[i]) > tolerance && outliers++ < 5)
+      ADD_FAILURE() << what << ": pixel " << i / 3 << " channel " << i % 3 << ": " << a.image.rgb[i] << " vs "
+                    << b.image.rgb[i] << " (tolerance " << tolerance << ")";
+  }
+  EXPECT_EQ(outliers, 0) << what;
+}
+
+}  // namespace ptbench::test

@@ -1,0 +1,240 @@
+#include "core/integrators/wavefront.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/integrators/options.h"
+#include "core/scene/builtin_scenes.h"
+#include "gpu_test.h"
+#include "integrators/image_checks.h"
+
+namespace ptbench::test {
+namespace {
+
+constexpr Backend hardwareBackends[] = {Backend::RayQuery, Backend::Pipeline};
+
+class WavefrontTest : public GpuTest {
+ protected:
+  void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline}); }
+
+  FrameResult render(const GpuScene& scene, const RenderSettings& settings, Backend backend,
+                     IntegratorKind integrator = IntegratorKind::Wavefront) {
+    return createIntegrator(integrator, *context, scene, backend, settings.wavefront)->render(settings);
+  }
+
+  // The wavefront under every schedule and ablation against the megakernel on one scene: the
+  // same sample streams trace the same paths, so the images agree closely and the ray counts exactly.
+  void expectEveryVariantAgrees(const std::string& sceneSpec, RenderSettings settings) {
+    const SceneData scene = loadScene(sceneSpec);
+    const GpuScene gpuScene(*context, scene);
+    if (settings.camera.yfovDegrees == 0) settings.camera = scene.defaultCamera();
+    for (Backend backend : hardwareBackends) {
+      const FrameResult reference = render(gpuScene, settings, backend, IntegratorKind::Megakernel);
+      for (const WavefrontOptions& options : everyVariant()) {
+        RenderSettings variant = settings;
+        variant.wavefront = options;
+        const FrameResult frame = render(gpuScene, variant, backend);
+        const std::string what = sceneSpec + ", " + std::string(backendName(backend)) + ", " +
+                                 optionsJson(IntegratorKind::Wavefront, variant).dump();
+        expectAgree(reference, frame, 0.005, what);
+        EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays) << what;
+        EXPECT_EQ(frame.work.shadowRays, reference.work.shadowRays) << what;
+        EXPECT_EQ(frame.work.paths, reference.work.paths) << what;
+        EXPECT_EQ(frame.invalidSamples, 0u) << what;
+        EXPECT_EQ(frame.pixelSamplesMin, settings.samplesPerPixel) << what << ": every pixel gets every sample";
+        EXPECT_EQ(frame.pixelSamplesMax, settings.samplesPerPixel) << what;
+        expectHonestFrameTime(frame, what);
+      }
+    }
+  }
+
+  // Both schedules (the pool small enough to refill many times), compaction on and off,
+  // material queues on and off.
+  static std::vector<WavefrontOptions> everyVariant() {
+    std::vector<WavefrontOptions> variants;
+    for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
+      for (bool compaction : {true, false})
+        for (bool materialQueues : {false, true})
+          variants.push_back({.schedule = schedule,
+                              .poolSize = schedule == WavefrontSchedule::Pool ? 700u : 0u,
+                              .compaction = compaction,
+                              .materialQueues = materialQueues});
+    return variants;
+  }
+
+  static void expectHonestFrameTime(const FrameResult& frame, const std::string& what) {
+    double stages = 0;
+    for (const auto& stage : frame.stages) stages += stage.gpuNs * 1e-6;
+    EXPECT_GE(frame.gpuMs, stages) << what << ": the frame spans its stages and the gaps between them";
+    EXPECT_GT(stages, 0.0) << what;
+  }
+
+  static RenderSettings smallSettings(uint32_t size, uint32_t spp, uint32_t maxDepth) {
+    RenderSettings settings;
+    settings.width = settings.height = size;
+    settings.samplesPerPixel = spp;
+    settings.maxDepth = maxDepth;
+    settings.seed = 3;
+    settings.camera.yfovDegrees = 0;  // the scene's own camera
+    return settings;
+  }
+};
+
+TEST_F(WavefrontTest, CornellAgreesWithTheMegakernelInEveryVariant) {
+  expectEveryVariantAgrees("builtin:cornell", smallSettings(32, 16, 6));
+}
+
+TEST_F(WavefrontTest, WhiteFurnaceAgreesWithTheMegakernelAndIsOneEverywhere) {
+  RenderSettings settings = smallSettings(16, 64, 16);
+  settings.environment = {1, 1, 1};
+  expectEveryVariantAgrees("builtin:furnace", settings);
+  const SceneData scene = loadScene("builtin:furnace");
+  const GpuScene gpuScene(*context, scene);
+  settings.camera = scene.defaultCamera();
+  settings.samplesPerPixel = 256;
+  for (Backend backend : hardwareBackends) {
+    const FrameResult frame = render(gpuScene, settings, backend);
+    for (size_t i = 0; i < frame.image.rgb.size(); ++i)
+      ASSERT_NEAR(frame.image.rgb[i], 1.0f, 0.01f) << backendName(backend) << ": pixel " << i / 3;
+  }
+}
+
+// Textures, emitters and several material classes, so material queues sort into more than one.
+TEST_F(WavefrontTest, TexturedSceneAgreesWithTheMegakernelInEveryVariant) {
+  expectEveryVariantAgrees(std::string(PTBENCH_SOURCE_DIR) + "/scenes/EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
+                           smallSettings(32, 8, 5));
+}
+
+// A pool of 1,000 paths for a frame of 16,384: the job counter hands every (pixel, sample) out
+// exactly once, however often slots are refilled.
+TEST_F(WavefrontTest, SmallPoolRendersTheWholeFrame) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const GpuScene gpuScene(*context, scene);
+  RenderSettings settings = smallSettings(64, 4, 8);
+  settings.camera = scene.defaultCamera();
+  for (Backend backend : hardwareBackends) {
+    const FrameResult reference = render(gpuScene, settings, backend, IntegratorKind::Megakernel);
+    for (WavefrontSchedule schedule : {WavefrontSchedule::Pool, WavefrontSchedule::Depth}) {
+      RenderSettings pooled = settings;
+      pooled.wavefront = {.schedule = schedule, .poolSize = 1000};
+      const FrameResult frame = render(gpuScene, pooled, backend);
+      const std::string what = std::string(backendName(backend)) + (schedule == WavefrontSchedule::Pool ? ", pool" : ", depth");
+      EXPECT_EQ(frame.work.paths, 64u * 64u * 4u) << what;
+      EXPECT_EQ(frame.pixelSamplesMin, 4u) << what;
+      EXPECT_EQ(frame.pixelSamplesMax, 4u) << what;
+      expectAgree(reference, frame, 0.005, what);
+      EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays) << what;
+      if (schedule == WavefrontSchedule::Pool) {
+        EXPECT_GT(frame.steps.size(), size_t{settings.maxDepth}) << what << ": a small pool takes many iterations";
+      }
+    }
+  }
+}
+
+// Depth schedule: paths only end, so live paths never increase from bounce to bounce, and the
+// per-bounce counts add up to the frame's work, which is the megakernel's. A pool smaller than
+// the frame sums its passes into the same bounces.
+TEST_F(WavefrontTest, LivePathsPerBounceNeverIncreaseAndSumToTheFrame) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const GpuScene gpuScene(*context, scene);
+  RenderSettings settings = smallSettings(32, 8, 8);
+  settings.camera = scene.defaultCamera();
+  const FrameResult reference = render(gpuScene, settings, Backend::RayQuery, IntegratorKind::Megakernel);
+  for (uint32_t poolSize : {0u, 3000u}) {
+    settings.wavefront.poolSize = poolSize;
+    const FrameResult frame = render(gpuScene, settings, Backend::RayQuery);
+    ASSERT_EQ(frame.steps.size(), settings.maxDepth);
+    uint64_t extension = 0, shadow = 0, started = 0;
+    for (size_t bounce = 0; bounce < frame.steps.size(); ++bounce) {
+      if (bounce > 0) {
+        EXPECT_LE(frame.steps[bounce].extensionRays, frame.steps[bounce - 1].extensionRays) << bounce;
+      }
+      extension += frame.steps[bounce].extensionRays;
+      shadow += frame.steps[bounce].shadowRays;
+      started += frame.steps[bounce].pathsStarted;
+    }
+    EXPECT_EQ(frame.steps[0].extensionRays, 32u * 32u * 8u) << "every path traces its camera ray";
+    EXPECT_LT(frame.steps.back().extensionRays, frame.steps[0].extensionRays);
+    EXPECT_EQ(extension, frame.work.extensionRays);
+    EXPECT_EQ(shadow, frame.work.shadowRays);
+    EXPECT_EQ(started, frame.work.paths);
+    EXPECT_EQ(extension, reference.work.extensionRays) << "an independent count: the megakernel's, per pixel";
+    EXPECT_EQ(shadow, reference.work.shadowRays);
+    // Each stage is timed at each bounce.
+    for (Stage stage : {Stage::Extend, Stage::Shade, Stage::Shadow, Stage::Accumulate}) {
+      std::vector<bool> seen(settings.maxDepth, false);
+      for (const auto& timing : frame.stages)
+        if (timing.stage == stage) seen.at(timing.step) = true;
+      for (bool bounceSeen : seen) EXPECT_TRUE(bounceSeen) << stageName(stage);
+    }
+  }
+}
+
+// With compaction, a launch dispatches its queue's count rounded up to the workgroup (compute)
+// or exactly its count (ray generation): read back from the indirect records themselves.
+TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const GpuScene gpuScene(*context, scene);
+  RenderSettings settings = smallSettings(48, 1, 3);  // one pass, so the last iteration is the last bounce
+  settings.rrDepth = 8;  // no roulette: the last bounce still has many paths
+  settings.camera = scene.defaultCamera();
+  for (Backend backend : hardwareBackends)
+    for (bool materialQueues : {false, true}) {
+      settings.wavefront = {.materialQueues = materialQueues};
+      WavefrontIntegrator integrator(*context, gpuScene, backend, settings.wavefront);
+      const FrameResult frame = integrator.render(settings);
+      const auto records = integrator.readLaunchRecords();
+      const std::string what = std::string(backendName(backend)) + (materialQueues ? ", material queues" : "");
+      // The last iteration's queues are the last bounce's.
+      EXPECT_EQ(records[gpu::LAUNCH_EXTEND].count, frame.steps.back().extensionRays) << what;
+      EXPECT_EQ(records[gpu::LAUNCH_SHADOW].count, frame.steps.back().shadowRays) << what;
+      EXPECT_GT(records[gpu::LAUNCH_EXTEND].count, 1000u) << what;
+      uint32_t shaded = 0;
+      for (uint32_t c = 0; c < gpu::MATERIAL_CLASS_COUNT; ++c) shaded += records[gpu::LAUNCH_SHADE_FIRST + c].count;
+      if (materialQueues) {
+        EXPECT_EQ(shaded, records[gpu::LAUNCH_EXTEND].count) << what << ": every hit in one class";
+      }
+      // The per-class records are written only with material queues.
+      const uint32_t written = materialQueues ? gpu::LAUNCH_COUNT : gpu::LAUNCH_SHADE_FIRST;
+      for (uint32_t launch = 0; launch < written; ++launch) {
+        const gpu::LaunchRecord& r = records[launch];
+        const uint64_t roundedUp = (uint64_t{r.count} + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D *
+                                   gpu::WORKGROUP_SIZE_1D;
+        EXPECT_EQ(uint64_t{r.groupsX} * r.groupsY * r.groupsZ * gpu::WORKGROUP_SIZE_1D, roundedUp)
+            << what << ", launch " << launch;
+        EXPECT_EQ(uint64_t{r.width} * r.height * r.depth, r.count) << what << ", launch " << launch;
+      }
+    }
+}
+
+// One pixel of a 2^20-sample frame, every sample exactly the environment's 0.1: float32 sums
+// drifted 1% from that; the fixed-point film must not, whichever integrator writes it and
+// however many of the pixel's paths are in flight at once (the pool schedule).
+TEST_F(WavefrontTest, FilmDoesNotDriftOverAMillionSamplesOfOnePixel) {
+  const SceneData scene = loadScene("builtin:furnace");
+  const GpuScene gpuScene(*context, scene);
+  RenderSettings settings = smallSettings(1, 1u << 20, 4);
+  settings.environment = {0.1f, 0.1f, 0.1f};
+  // Looking away from the sphere: every camera ray escapes at once.
+  settings.camera = {.position = {0, 0, 5}, .target = {0, 0, 10}, .up = {0, 1, 0}, .yfovDegrees = 10};
+  settings.wavefront = {.schedule = WavefrontSchedule::Pool, .poolSize = 1u << 14};
+  for (IntegratorKind integrator : {IntegratorKind::MegakernelRegen, IntegratorKind::Wavefront}) {
+    const FrameResult frame = render(gpuScene, settings, Backend::RayQuery, integrator);
+    EXPECT_EQ(frame.pixelSamplesMin, 1u << 20) << integratorName(integrator);
+    for (float value : frame.image.rgb) EXPECT_NEAR(value, 0.1f, 1e-6f) << integratorName(integrator);
+  }
+}
+
+TEST_F(WavefrontTest, FrameTimeSpansTheStagesForEveryIntegrator) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const GpuScene gpuScene(*context, scene);
+  RenderSettings settings = smallSettings(24, 4, 4);
+  settings.camera = scene.defaultCamera();
+  for (IntegratorKind integrator : allIntegrators)
+    expectHonestFrameTime(render(gpuScene, settings, Backend::Pipeline, integrator),
+                          std::string(integratorName(integrator)));
+}
+
+}  // namespace
+}  // namespace ptbench::test
