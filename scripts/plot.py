@@ -1,9 +1,15 @@
 #!/usr/bin/python3
 # The system Python: scripts/setup.sh installs numpy and matplotlib for it.
-"""Plot a ptbench report: median frame GPU time per run, grouped by scene, one bar per
-integrator and backend, with min-max whiskers.
+"""Plot a ptbench report, one panel per scene:
 
-    scripts/plot.py results/default/<stamp>/report.json [-o plot.png]
+  frame_gpu_ms.png      median frame GPU time per run, min-max whiskers;
+  stage_breakdown.png   each run's median frame split into its stages and the overhead
+                        (frame - stages: barriers, launch gaps, the pool's waits).
+
+A run is labelled by what sets it apart from the others of its scene: integrator, options,
+backend and any swept parameter.
+
+    scripts/plot.py results/default/<stamp>/report.json [-o DIR]
 """
 import argparse
 import json
@@ -15,11 +21,86 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+SWEPT = ["backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler"]
+SHORT = {"max_depth": "depth", "material_queues": "matq", "compaction": "compact", "schedule": "", "pool_size": "pool"}
+
+
+def labeller(runs):
+    """A label function showing only the parameters that vary between runs."""
+    varying = [k for k in SWEPT if len({json.dumps(r["parameters"].get(k)) for r in runs}) > 1]
+    option_keys = sorted({k for r in runs for k in r["parameters"].get("options", {})})
+    varying_options = [k for k in option_keys
+                       if len({json.dumps(r["parameters"].get("options", {}).get(k)) for r in runs}) > 1]
+
+    def label(run):
+        p = run["parameters"]
+        parts = [p["integrator"]]
+        for key in varying_options:
+            if key in p.get("options", {}):
+                value = p["options"][key]
+                name = SHORT.get(key, key)
+                if isinstance(value, bool):
+                    parts.append(("+" if value else "-") + name)
+                else:
+                    parts.append(f"{name}={value}" if name else str(value))
+        parts += [f"{SHORT.get(k, k)}={p[k]}" for k in varying]
+        return " ".join(parts)
+
+    return label
+
+
+def per_scene_figure(runs, title, draw):
+    scenes = sorted({r["parameters"]["scene"] for r in runs})
+    fig, axes = plt.subplots(len(scenes), 1, figsize=(max(8, 0.45 * len(runs) / len(scenes) + 3), 3.8 * len(scenes)),
+                             squeeze=False)
+    for axis, scene in zip(axes[:, 0], scenes):
+        chosen = [r for r in runs if r["parameters"]["scene"] == scene]
+        draw(axis, chosen)
+        axis.set_title(pathlib.Path(scene).name, fontsize=10)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def draw_frames(axis, runs):
+    label = labeller(runs)
+    names = [label(r) for r in runs]
+    stats = [r["frame_gpu_ms"] for r in runs]
+    medians = [s["median"] for s in stats]
+    axis.bar(range(len(runs)), medians, yerr=[[s["median"] - s["min"] for s in stats],
+                                              [s["max"] - s["median"] for s in stats]], capsize=3)
+    axis.set_xticks(range(len(runs)), names, fontsize=7, rotation=30, ha="right")
+    axis.set_ylabel("frame GPU ms (median, min-max)")
+
+
+def draw_stages(axis, runs):
+    label = labeller(runs)
+    stage_names = []
+    for run in runs:
+        for stage in run.get("stages", []):
+            if stage["name"] not in stage_names:
+                stage_names.append(stage["name"])
+    colours = plt.get_cmap("tab10")
+    bottoms = [0.0] * len(runs)
+    for index, name in enumerate(stage_names + ["overhead"]):
+        heights = []
+        for run in runs:
+            if name == "overhead":
+                heights.append(max(0.0, run.get("overhead_gpu_ms", {}).get("median", 0.0)))
+            else:
+                heights.append(sum(s["gpu_ms"]["median"] for s in run.get("stages", []) if s["name"] == name))
+        axis.bar(range(len(runs)), heights, bottom=bottoms, label=name,
+                 color="lightgrey" if name == "overhead" else colours(index % 10))
+        bottoms = [b + h for b, h in zip(bottoms, heights)]
+    axis.set_xticks(range(len(runs)), [label(r) for r in runs], fontsize=7, rotation=30, ha="right")
+    axis.set_ylabel("GPU ms per frame (stage medians)")
+    axis.legend(fontsize=7, ncol=4)
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("report", type=pathlib.Path)
-    parser.add_argument("-o", "--output", type=pathlib.Path, help="image to write (default: beside the report)")
+    parser.add_argument("-o", "--output", type=pathlib.Path, help="folder for the images (default: the report's)")
     args = parser.parse_args()
     try:
         report = json.loads(args.report.read_text())
@@ -30,36 +111,14 @@ def main() -> int:
     if not runs:
         print(f"plot.py: {args.report}: no successful runs to plot", file=sys.stderr)
         return 1
-
-    def label(run):
-        p = run["parameters"]
-        return f'{p["integrator"]}\n{p["backend"]}'
-
-    scenes = sorted({r["parameters"]["scene"] for r in runs})
-    series = sorted({label(r) for r in runs})
-    fig, axes = plt.subplots(1, len(scenes), figsize=(4.5 * len(scenes), 4), squeeze=False)
-    for axis, scene in zip(axes[0], scenes):
-        chosen = [r for r in runs if r["parameters"]["scene"] == scene]
-        names, medians, low, high = [], [], [], []
-        for name in series:
-            matching = [r for r in chosen if label(r) == name]
-            if not matching:
-                continue
-            stats = matching[0]["frame_gpu_ms"]
-            names.append(name)
-            medians.append(stats["median"])
-            low.append(stats["median"] - stats["min"])
-            high.append(stats["max"] - stats["median"])
-        axis.bar(range(len(names)), medians, yerr=[low, high], capsize=3)
-        axis.set_xticks(range(len(names)), names, fontsize=7, rotation=15)
-        axis.set_title(pathlib.Path(scene).name, fontsize=10)
-        axis.set_ylabel("frame GPU ms (median, min-max)")
-    device = report.get("device", {}).get("name", "?")
-    fig.suptitle(f'{report.get("config", {}).get("name", "")} on {device}', fontsize=11)
-    fig.tight_layout()
-    output = args.output or args.report.with_name("frame_gpu_ms.png")
-    fig.savefig(output, dpi=120)
-    print(output)
+    folder = args.output or args.report.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    title = f'{report.get("config", {}).get("name", "")} on {report.get("device", {}).get("name", "?")}'
+    for name, draw in (("frame_gpu_ms.png", draw_frames), ("stage_breakdown.png", draw_stages)):
+        figure = per_scene_figure(runs, title, draw)
+        figure.savefig(folder / name, dpi=110)
+        plt.close(figure)
+        print(folder / name)
     return 0
 
 

@@ -58,7 +58,7 @@ struct LaunchRecord {
 };
 
 struct WavefrontCounters {
-  uint64_t jobsStarted;       // (pixel, sample) jobs handed out: job j is pixel j % pixels, sample j / pixels
+  uint64_t jobsStarted;       // (pixel, sample) jobs handed out: job j is sample j / pixels of a pixel
   uint64_t jobsTotal;         // width x height x spp
   uint64_t generateFirstJob;  // the first job of this iteration's generate
   uint queueCount[QUEUE_COUNT];

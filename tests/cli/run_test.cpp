@@ -81,9 +81,10 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
   }
   const fs::path report = resultsFolder(out, "default") / "report.json";
   const std::string plot = "/usr/bin/python3 " + std::string(PTBENCH_SOURCE_DIR) + "/scripts/plot.py " + report.string() +
-                           " -o " + (out / "plot.png").string() + " > /dev/null";
+                           " -o " + (out / "plots").string() + " > /dev/null";
   EXPECT_EQ(std::system(plot.c_str()), 0);
-  EXPECT_GT(fs::file_size(out / "plot.png"), 1000u);
+  for (const char* image : {"frame_gpu_ms.png", "stage_breakdown.png"})
+    EXPECT_GT(fs::file_size(out / "plots" / image), 1000u) << image;
   fs::remove_all(out);
 }
 
