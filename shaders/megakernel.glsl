@@ -52,6 +52,7 @@ void megakernel(uvec2 pixel) {
   filmAdd(film, path.radiance);
   counters.paths += 1u;
 #endif
-  filmCommit(film, pixelIndex);
+  // film_resolve adds it to the film after the launch.
+  FilmSamples(FRAME.filmSamples).s[pixelIndex] = film;
   CounterArray(FRAME.counters).c[pixelIndex] = counters;
 }

@@ -10,8 +10,6 @@ layout(local_size_x = WORKGROUP_SIZE_1D) in;
 void main() {
   uint slot;
   if (!claimSlot(LAUNCH_ACCUMULATE, QUEUE_FINISHED, slot)) return;
-  FilmSample film = filmSample();
-  filmAdd(film, Vec3Buffer(PATHS.radiance).v[slot]);
-  filmCommit(film, UintBuffer(PATHS.pixel).u[slot]);
+  filmAddSample(UintBuffer(PATHS.pixel).u[slot], Vec3Buffer(PATHS.radiance).v[slot]);
   if (!COMPACTION) setMembership(slot, MEMBER_FREE, 1u << QUEUE_FINISHED);
 }

@@ -12,7 +12,7 @@ class Film {
   Film(const vk::Context& context, uint32_t width, uint32_t height);
   // Device memory a film of this size takes (the host-visible copies match it).
   static uint64_t deviceBytes(uint32_t width, uint32_t height) {
-    return uint64_t{width} * height * (sizeof(gpu::FilmPixel) + sizeof(gpu::PixelCounters));
+    return uint64_t{width} * height * (sizeof(gpu::FilmPixel) + sizeof(gpu::FilmSample) + sizeof(gpu::PixelCounters));
   }
 
   void recordClear(VkCommandBuffer commands) const;
@@ -23,6 +23,7 @@ class Film {
   void read(FrameResult& result) const;
 
   VkDeviceAddress pixels() const { return pixels_.address(); }
+  VkDeviceAddress samples() const { return samples_.address(); }
   VkDeviceAddress counters() const { return counters_.address(); }
   uint32_t width() const { return width_; }
   uint32_t height() const { return height_; }
@@ -30,6 +31,7 @@ class Film {
  private:
   uint32_t width_, height_;
   vk::Buffer pixels_, counters_;
+  vk::Buffer samples_;  // FilmSample per pixel: a megakernel launch's, for film_resolve
   vk::Buffer pixelsHost_, countersHost_;
 };
 

@@ -13,7 +13,8 @@ namespace {
 static_assert(sizeof(gpu::SceneAddresses) == 88);
 static_assert(sizeof(gpu::CameraParams) == 64);
 static_assert(offsetof(gpu::FrameParams, film) == 152, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 208);
+static_assert(sizeof(gpu::FrameParams) == 216);
+static_assert(sizeof(gpu::FilmSample) == 48);
 static_assert(sizeof(gpu::FilmPixel) == 48 && offsetof(gpu::FilmPixel, radianceSquaredSumBits) == 24);
 static_assert(sizeof(gpu::FramePush) == 16);
 static_assert(sizeof(gpu::Material) == 124 + gpu::TEXTURE_SLOT_COUNT * sizeof(gpu::TextureRef));
@@ -44,6 +45,7 @@ void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film
                    .right = toGpu(right),
                    .up = toGpu(up)};
   params.film = film.pixels();
+  params.filmSamples = film.samples();
   params.counters = film.counters();
   params.environment = toGpu(settings.environment);
   params.width = settings.width;
@@ -66,6 +68,8 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
                .tiled = true,
                .pushBytes = sizeof(gpu::FramePush)},
               backend, scene.descriptorSetLayout()),
+      resolve_(context, {.shader = "film_resolve", .pushBytes = sizeof(gpu::FramePush)}, backend,
+               scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
 
@@ -78,6 +82,7 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
   fillFrameParams(params, scene_, film, settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;
   const VkPipelineStageFlags2 kernelStage = kernel_.pipelineStage();
+  const VkPipelineStageFlags2 shaderStages = kernelStage | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
 
   const auto start = std::chrono::steady_clock::now();
   context_.submitAndWait([&](VkCommandBuffer commands) {
@@ -85,21 +90,26 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
     film.recordClear(commands);
     // The parameters live in device-local memory, so that no kernel reads them over the bus.
     vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof params, &params);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kernelStage,
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages,
                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     for (uint32_t launch = 0; launch < launches; ++launch) {
       const gpu::FramePush push{.params = frameParams_.address(), .sampleIndex = launch};
       timer_.time(commands, Stage::TraceShade,
                   [&] { kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height); });
-      // Each pass adds to the film the previous one wrote.
+      // film_resolve reads what the launch left per pixel; the next launch overwrites it.
+      vk::memoryBarrier(commands, shaderStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, shaderStages,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+      timer_.time(commands, Stage::Accumulate, [&] {
+        resolve_.launch(commands, scene_.descriptorSet(), &push, settings.width * settings.height);
+      });
       if (launch + 1 < launches)
-        vk::memoryBarrier(commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kernelStage,
+        vk::memoryBarrier(commands, shaderStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, shaderStages,
                           VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
     // The frame ends with its last kernel: copying the film to the host is output, the same
     // for every integrator, and would time the bus rather than the renderer.
     timer_.end(commands);
-    film.recordReadback(commands, kernelStage);
+    film.recordReadback(commands, shaderStages);
   });
   FrameResult result;
   result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

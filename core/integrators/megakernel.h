@@ -17,13 +17,14 @@ class MegakernelIntegrator final : public Integrator {
   MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend, bool regenerate);
 
   FrameResult render(const RenderSettings& settings) override;
-  double pipelineCreateMs() const override { return kernel_.createMs(); }
+  double pipelineCreateMs() const override { return kernel_.createMs() + resolve_.createMs(); }
 
  private:
   const vk::Context& context_;
   const GpuScene& scene_;
   bool regenerate_;
   Kernel kernel_;
+  Kernel resolve_;  // film_resolve: each launch's samples into the film
   vk::Buffer frameParams_;  // device-local, written at the start of every frame
   vk::StageTimer timer_{context_};
   std::optional<Film> film_;

@@ -1,31 +1,34 @@
-// The film: samples summed per pixel with atomics (shared/render.h, FilmPixel), so the
-// megakernel's one thread per pixel and the wavefront's many paths of one pixel in flight
-// write it the same way.
+// The film (shared/render.h, FilmPixel): 64-bit fixed-point sums per pixel. The wavefront,
+// whose paths of one pixel may be in flight at once, adds each sample with atomics; the
+// megakernels leave each launch's samples per pixel (FilmSample) for film_resolve to add.
 #ifndef PTBENCH_FILM_GLSL
 #define PTBENCH_FILM_GLSL
 
 layout(buffer_reference, scalar) buffer FilmPixels { FilmPixel p[]; };
+layout(buffer_reference, scalar) buffer FilmSamples { FilmSample s[]; };
 
-// A thread's samples of one pixel, summed before they reach memory.
-struct FilmSample {
-  u64vec3 sum;  // fixed point, FILM_FIXED_POINT_SCALE
-  vec3 squaredSum;
-  uint count;
-  uint invalid;
-};
-
-FilmSample filmSample() { return FilmSample(u64vec3(0ul), vec3(0.0), 0u, 0u); }
+FilmSample filmSample() {
+  FilmSample film;
+  film.radianceSum = uint64_t[3](0ul, 0ul, 0ul);
+  film.radianceSquaredSum = float[3](0.0, 0.0, 0.0);
+  film.sampleCount = 0u;
+  film.invalidSamples = 0u;
+  film.pad = 0u;
+  return film;
+}
 
 void filmAdd(inout FilmSample film, vec3 radiance) {
-  film.count += 1u;
+  film.sampleCount += 1u;
   // A NaN or infinite sample would poison the pixel for good: it counts as black, and is counted.
   if (any(isnan(radiance)) || any(isinf(radiance)) || any(lessThan(radiance, vec3(0.0)))) {
-    film.invalid += 1u;
+    film.invalidSamples += 1u;
     return;
   }
-  // Rounded to nearest, so the quantisation has no bias.
-  film.sum += u64vec3(radiance * FILM_FIXED_POINT_SCALE + 0.5);
-  film.squaredSum += radiance * radiance;
+  for (uint c = 0u; c < 3u; ++c) {
+    // Rounded to nearest, so the quantisation has no bias.
+    film.radianceSum[c] += uint64_t(radiance[c] * FILM_FIXED_POINT_SCALE + 0.5);
+    film.radianceSquaredSum[c] += radiance[c] * radiance[c];
+  }
 }
 
 // Adds a float by compare-and-swap: portable where float atomics are an optional feature.
@@ -39,14 +42,34 @@ void atomicAddFloatBits(FilmPixels film, uint pixelIndex, uint channel, float va
   }
 }
 
+// For a pixel whose paths may be in flight at once (the wavefront).
 void filmCommit(FilmSample film, uint pixelIndex) {
   FilmPixels pixels = FilmPixels(FRAME.film);
   for (uint c = 0u; c < 3u; ++c) {
-    if (film.sum[c] != 0ul) atomicAdd(pixels.p[pixelIndex].radianceSum[c], film.sum[c]);
-    if (film.squaredSum[c] != 0.0) atomicAddFloatBits(pixels, pixelIndex, c, film.squaredSum[c]);
+    if (film.radianceSum[c] != 0ul) atomicAdd(pixels.p[pixelIndex].radianceSum[c], film.radianceSum[c]);
+    if (film.radianceSquaredSum[c] != 0.0) atomicAddFloatBits(pixels, pixelIndex, c, film.radianceSquaredSum[c]);
   }
-  atomicAdd(pixels.p[pixelIndex].sampleCount, film.count);
-  if (film.invalid != 0u) atomicAdd(pixels.p[pixelIndex].invalidSamples, film.invalid);
+  atomicAdd(pixels.p[pixelIndex].sampleCount, film.sampleCount);
+  if (film.invalidSamples != 0u) atomicAdd(pixels.p[pixelIndex].invalidSamples, film.invalidSamples);
+}
+
+// For a pixel that one invocation owns (film_resolve): plain read-modify-writes.
+void filmCommitOwned(FilmSample film, uint pixelIndex) {
+  FilmPixels pixels = FilmPixels(FRAME.film);
+  for (uint c = 0u; c < 3u; ++c) {
+    pixels.p[pixelIndex].radianceSum[c] += film.radianceSum[c];
+    pixels.p[pixelIndex].radianceSquaredSumBits[c] =
+        floatBitsToUint(uintBitsToFloat(pixels.p[pixelIndex].radianceSquaredSumBits[c]) + film.radianceSquaredSum[c]);
+  }
+  pixels.p[pixelIndex].sampleCount += film.sampleCount;
+  pixels.p[pixelIndex].invalidSamples += film.invalidSamples;
+}
+
+// One sample into its pixel, at once (the wavefront's accumulate).
+void filmAddSample(uint pixelIndex, vec3 radiance) {
+  FilmSample film = filmSample();
+  filmAdd(film, radiance);
+  filmCommit(film, pixelIndex);
 }
 
 #endif

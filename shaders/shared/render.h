@@ -51,6 +51,17 @@ struct FilmPixel {
   uint pad;
 };
 
+// A thread's samples of one pixel, as the megakernels leave them for the film_resolve kernel to
+// add to the film after each launch: the film's arithmetic stays out of the megakernel, whose
+// every register costs occupancy (on an H200, atomics to the film inside it cost 19%).
+struct FilmSample {
+  uint64_t radianceSum[3];  // fixed point, FILM_FIXED_POINT_SCALE
+  float radianceSquaredSum[3];
+  uint sampleCount;
+  uint invalidSamples;
+  uint pad;
+};
+
 // Per-pixel counts of the megakernel's work, summed on the host (DESIGN.md, fairness rule 3).
 // The wavefront counts per bounce instead (wavefront.h).
 struct PixelCounters {
@@ -64,6 +75,7 @@ struct FrameParams {
   SceneAddresses scene;
   CameraParams camera;
   uint64_t film;                // FilmPixel per pixel
+  uint64_t filmSamples;         // FilmSample per pixel: the megakernels' last launch
   uint64_t counters;            // PixelCounters per pixel (megakernel)
   vec3 environment;             // constant environment radiance
   uint width;

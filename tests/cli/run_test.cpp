@@ -45,8 +45,9 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
   EXPECT_EQ(report["validation"], true);
   EXPECT_EQ(report["validation_messages"], 0);
   EXPECT_EQ(report["device"]["backends"]["rayquery"], true);
-  // 3 scenes x 2 integrators x 2 hardware backends x 2 spp values.
-  ASSERT_EQ(report["runs"].size(), 24u);
+  // 3 scenes x (2 megakernels + the wavefront in 2 schedules x 2 material-queue settings) x
+  // 2 hardware backends x 2 spp values.
+  ASSERT_EQ(report["runs"].size(), 3u * 6u * 2u * 2u);
   for (const auto& run : report["runs"]) {
     EXPECT_EQ(run["status"], "ok") << run.dump();
     EXPECT_EQ(run["frames"], 2);
@@ -117,6 +118,7 @@ TEST(RunCommand, UnsupportedBackendBecomesAnErrorRowAndTheExitCodeSaysSo) {
   const fs::path out = freshFolder("software-run");
   const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
                                  "/configs/ci.json --quiet --set 'backends=[\"pipeline\",\"software\"]' --set spp=1 "
+                                 "--set 'integrators=[\"megakernel\",\"megakernel-regen\"]' "
                                  "--set 'scenes=[\"builtin:cornell\"]' --set repeats=1 --out " +
                                  out.string());
   EXPECT_EQ(result.exitCode, 1) << result.all();

@@ -1,0 +1,14 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// film_resolve: adds what a megakernel launch left per pixel (FilmSample) to the film, one
+// invocation per pixel, so the film's arithmetic costs the megakernel no registers.
+#include "common/frame.glsl"
+#include "common/film.glsl"
+
+layout(local_size_x = WORKGROUP_SIZE_1D) in;
+
+void main() {
+  uint pixel = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * WORKGROUP_SIZE_1D + gl_LocalInvocationIndex;
+  if (pixel >= FRAME.width * FRAME.height) return;
+  filmCommitOwned(FilmSamples(FRAME.filmSamples).s[pixel], pixel);
+}
