@@ -1,6 +1,5 @@
 // `ptbench render`: one image of one scene with one integrator and backend, timed.
 #include <fmt/format.h>
-
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -80,7 +79,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
   std::cout << fmt::format("{} | {} | {} | {}x{} | {} spp | max depth {} | {}\n", options.scene, options.integrator,
                            backendName(backend), settings.width, settings.height, settings.samplesPerPixel,
                            settings.maxDepth, context.capabilities().name);
-  if (*integrator == IntegratorKind::Wavefront) std::cout << "  options " << optionsJson(*integrator, settings).dump() << "\n";
+  if (*integrator == IntegratorKind::Wavefront)
+    std::cout << "  options " << optionsJson(*integrator, settings).dump() << "\n";
   std::cout << kernelProfile(frame);
   std::cout << fmt::format(
       "  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipelines created in {:.1f} ms\n", "frame",

@@ -13,8 +13,8 @@
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/report.h"
-#include "core/integrators/options.h"
 #include "core/experiment/statistics.h"
+#include "core/integrators/options.h"
 
 namespace ptbench::cli {
 namespace {
@@ -123,8 +123,7 @@ std::string summaryTable(const json& report) {
     }
     table += fmt::format("{:<5} {:<32} {:<31} {:<9} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10.2f} {:>8}\n",
                          run["id"].get<std::string>(), scene, integrator, p["backend"].get<std::string>(), size,
-                         p["spp"].dump(), ms,
-                         100.0 * run["frame_gpu_ms"]["cv"].get<double>(),
+                         p["spp"].dump(), ms, 100.0 * run["frame_gpu_ms"]["cv"].get<double>(),
                          run["throughput"]["rays_per_s"].get<double>() * 1e-6, relative);
   }
   if (!ratios.empty()) {

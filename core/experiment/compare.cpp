@@ -95,7 +95,8 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
       const json& baseBounces = stage["gpu_ms_median_per_bounce"];
       const json& nextBounces = (*other)["gpu_ms_median_per_bounce"];
       for (size_t bounce = 0; bounce < std::min(baseBounces.size(), nextBounces.size()); ++bounce)
-        line("", stage["name"].get<std::string>() + "[" + std::to_string(bounce) + "]", baseBounces[bounce], nextBounces[bounce], key);
+        line("", stage["name"].get<std::string>() + "[" + std::to_string(bounce) + "]", baseBounces[bounce],
+             nextBounces[bounce], key);
     }
   }
   for (const auto& [key, nextRun] : nextRuns)

@@ -88,7 +88,8 @@ void measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
       auto found = std::find_if(record.stages.begin(), record.stages.end(),
                                 [&](const auto& entry) { return entry.stage == timing.stage; });
       if (found == record.stages.end())
-        found = record.stages.insert(record.stages.end(), {.stage = timing.stage, .gpuMs = std::vector<double>(frame + 1)});
+        found =
+            record.stages.insert(record.stages.end(), {.stage = timing.stage, .gpuMs = std::vector<double>(frame + 1)});
       while (found->stepGpuMs.size() <= timing.step) found->stepGpuMs.emplace_back(frame + 1, 0.0);
       const double ms = timing.gpuNs * 1e-6;
       found->gpuMs.back() += ms;

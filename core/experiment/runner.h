@@ -21,19 +21,19 @@ struct RunRecord {
   std::string backend;  // resolved (rayquery, pipeline, ...), or as configured when resolving failed
   std::string error;    // empty when the run succeeded
   uint32_t warmupFrames = 0;
-  std::vector<double> frameGpuMs;                                 // every measured frame
-  std::vector<double> frameHostMs;                                // submit to fence, beside the GPU time
-  std::vector<double> frameOverheadMs;                            // frame - sum of its stages
+  std::vector<double> frameGpuMs;       // every measured frame
+  std::vector<double> frameHostMs;      // submit to fence, beside the GPU time
+  std::vector<double> frameOverheadMs;  // frame - sum of its stages
   struct StageRecord {
     Stage stage;
-    std::vector<double> gpuMs;                 // each frame's total over every step
+    std::vector<double> gpuMs;                   // each frame's total over every step
     std::vector<std::vector<double>> stepGpuMs;  // [step][frame]; a step a frame lacks counts 0
-    uint32_t launchesPerFrame = 0;             // in the last frame
+    uint32_t launchesPerFrame = 0;               // in the last frame
   };
   std::vector<StageRecord> stages;  // in the order they first ran
-  WorkCounts work;  // per frame (identical every frame: the sample stream is fixed)
-  std::vector<StepWork> steps;  // the wavefront's work per bounce or iteration, last frame
-  uint64_t invalidSamples = 0;  // NaN or infinite samples, last frame
+  WorkCounts work;                  // per frame (identical every frame: the sample stream is fixed)
+  std::vector<StepWork> steps;      // the wavefront's work per bounce or iteration, last frame
+  uint64_t invalidSamples = 0;      // NaN or infinite samples, last frame
   uint64_t wavefrontStateBytes = 0;
   double pipelineCreateMs = 0;
   double sceneLoadMs = 0;

@@ -89,9 +89,9 @@ struct FrameResult {
   std::vector<StepWork> steps;  // the wavefront's work per bounce or iteration; empty for the megakernel
   uint64_t invalidSamples = 0;  // NaN or infinite samples, counted as black
   uint32_t pixelSamplesMin = 0, pixelSamplesMax = 0;  // samples that reached a pixel
-  uint64_t stateBytes = 0;      // the wavefront's path state and queues
-  LinearImage image;         // mean radiance per pixel
-  LinearImage meanVariance;  // variance of each pixel's mean, per channel
+  uint64_t stateBytes = 0;                            // the wavefront's path state and queues
+  LinearImage image;                                  // mean radiance per pixel
+  LinearImage meanVariance;                           // variance of each pixel's mean, per channel
 };
 
 }  // namespace ptbench

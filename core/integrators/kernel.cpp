@@ -53,8 +53,8 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
   const VkDeviceSize tableBytes = hitOffset + recordStride;
 
   std::vector<uint8_t> handles(size_t(groupCount) * handleSize);
-  VK_CHECK(vkGetRayTracingShaderGroupHandlesKHR(context.device(), pipeline, 0, groupCount, handles.size(),
-                                                handles.data()));
+  VK_CHECK(
+      vkGetRayTracingShaderGroupHandlesKHR(context.device(), pipeline, 0, groupCount, handles.size(), handles.data()));
   std::vector<uint8_t> table(tableBytes, 0);
   std::memcpy(&table[raygenOffset], &handles[0 * handleSize], handleSize);
   std::memcpy(&table[missOffset], &handles[1 * handleSize], handleSize);
@@ -174,8 +174,8 @@ void Kernel::launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const vo
     const auto& t = bindingTable_;
     vkCmdTraceRaysKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable, width, height, 1);
   } else {
-    vkCmdDispatch(commands, divideRoundingUp(width, gpu::MEGAKERNEL_TILE), divideRoundingUp(height, gpu::MEGAKERNEL_TILE),
-                  1);
+    vkCmdDispatch(commands, divideRoundingUp(width, gpu::MEGAKERNEL_TILE),
+                  divideRoundingUp(height, gpu::MEGAKERNEL_TILE), 1);
   }
 }
 

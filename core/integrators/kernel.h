@@ -13,9 +13,9 @@
 namespace ptbench {
 
 struct KernelDesc {
-  std::string shader;          // embedded shader name; a tracing kernel's gets "_<backend>"
-  bool traces = false;         // compiled per backend; a ray-generation shader on `pipeline`
-  bool tiled = false;          // 2-D launches in MEGAKERNEL_TILE squares; else 1-D in WORKGROUP_SIZE_1D
+  std::string shader;   // embedded shader name; a tracing kernel's gets "_<backend>"
+  bool traces = false;  // compiled per backend; a ray-generation shader on `pipeline`
+  bool tiled = false;   // 2-D launches in MEGAKERNEL_TILE squares; else 1-D in WORKGROUP_SIZE_1D
   uint32_t pushBytes = 0;
   std::vector<uint32_t> specialization;  // values of constant_id 0, 1, ...
 };

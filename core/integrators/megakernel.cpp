@@ -99,9 +99,8 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
       // film_resolve reads what the launch left per pixel; the next launch overwrites it.
       vk::memoryBarrier(commands, shaderStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, shaderStages,
                         VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-      timer_.time(commands, Stage::Accumulate, [&] {
-        resolve_.launch(commands, scene_.descriptorSet(), &push, settings.width * settings.height);
-      });
+      timer_.time(commands, Stage::Accumulate,
+                  [&] { resolve_.launch(commands, scene_.descriptorSet(), &push, settings.width * settings.height); });
       if (launch + 1 < launches)
         vk::memoryBarrier(commands, shaderStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, shaderStages,
                           VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);

@@ -24,7 +24,7 @@ class MegakernelIntegrator final : public Integrator {
   const GpuScene& scene_;
   bool regenerate_;
   Kernel kernel_;
-  Kernel resolve_;  // film_resolve: each launch's samples into the film
+  Kernel resolve_;          // film_resolve: each launch's samples into the film
   vk::Buffer frameParams_;  // device-local, written at the start of every frame
   vk::StageTimer timer_{context_};
   std::optional<Film> film_;

@@ -22,8 +22,8 @@ std::string kernelProfile(const FrameResult& frame) {
   }
   const double frameNs = frame.gpuMs * 1e6;
   auto share = [&](double ns) { return frameNs > 0 ? 100.0 * ns / frameNs : 0.0; };
-  std::string out = fmt::format("  {:<12} {:>9} {:>12} {:>8} {:>14}\n", "stage", "launches", "total ms", "frame",
-                                "ms per launch");
+  std::string out =
+      fmt::format("  {:<12} {:>9} {:>12} {:>8} {:>14}\n", "stage", "launches", "total ms", "frame", "ms per launch");
   for (Stage stage : order) {
     const Total& total = totals[stage];
     out += fmt::format("  {:<12} {:>9} {:>12.3f} {:>7.1f}% {:>14.4f}\n", stageName(stage), total.launches,

@@ -110,11 +110,20 @@ void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
   };
   gpu::PathArrays& paths = state.params.paths;
   std::pair<uint64_t*, VkDeviceSize> layout[] = {
-      {&paths.rayOrigin, vec3Bytes},         {&paths.rayDirection, vec3Bytes},       {&paths.throughput, vec3Bytes},
-      {&paths.radiance, vec3Bytes},          {&paths.pixel, wordBytes},              {&paths.sampleIndex, wordBytes},
-      {&paths.depth, wordBytes},             {&paths.bsdfPdf, wordBytes},            {&paths.hit, sizeof(gpu::HitRecord)},
-      {&paths.shadowOrigin, vec3Bytes},      {&paths.shadowDirection, vec3Bytes},    {&paths.shadowTMax, wordBytes},
-      {&paths.shadowContribution, vec3Bytes}, {&paths.membership, wordBytes},
+      {&paths.rayOrigin, vec3Bytes},
+      {&paths.rayDirection, vec3Bytes},
+      {&paths.throughput, vec3Bytes},
+      {&paths.radiance, vec3Bytes},
+      {&paths.pixel, wordBytes},
+      {&paths.sampleIndex, wordBytes},
+      {&paths.depth, wordBytes},
+      {&paths.bsdfPdf, wordBytes},
+      {&paths.hit, sizeof(gpu::HitRecord)},
+      {&paths.shadowOrigin, vec3Bytes},
+      {&paths.shadowDirection, vec3Bytes},
+      {&paths.shadowTMax, wordBytes},
+      {&paths.shadowContribution, vec3Bytes},
+      {&paths.membership, wordBytes},
   };
   for (auto& [address, elementBytes] : layout) *address = array(elementBytes);
   state.params.queues = array(gpu::QUEUE_COUNT * wordBytes);
@@ -128,8 +137,8 @@ void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              vk::MemoryUse::DeviceOnly);
-  state.readback = vk::Buffer(context_, readbackStepsOffset + stepBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                              vk::MemoryUse::Readback);
+  state.readback =
+      vk::Buffer(context_, readbackStepsOffset + stepBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
   state.params.counters = state.control.address() + countersOffset;
   state.params.launches = state.control.address() + launchesOffset;
   state.params.steps = state.control.address() + stepsOffset;
@@ -258,8 +267,8 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
     vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof frameParams, &frameParams);
     vkCmdUpdateBuffer(commands, state_.control.get(), paramsOffset, sizeof state_.params, &state_.params);
     vkCmdUpdateBuffer(commands, state_.control.get(), countersOffset, sizeof counters, &counters);
-    vkCmdFillBuffer(commands, state_.control.get(), stepsOffset,
-                    VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters), 0);
+    vkCmdFillBuffer(commands, state_.control.get(), stepsOffset, VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters),
+                    0);
     if (!options_.compaction)
       vkCmdFillBuffer(commands, state_.paths.get(), state_.params.paths.membership - state_.paths.address(),
                       VkDeviceSize{poolSize} * wordBytes, 0);
@@ -314,13 +323,14 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   result.gpuMs = timing.frameNs * 1e-6;
   film.read(result);
 
-  const auto* steps = reinterpret_cast<const gpu::StepCounters*>(
-      static_cast<const uint8_t*>(state_.readback.mapped()) + readbackStepsOffset);
+  const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +
+                                                                 readbackStepsOffset);
   const uint32_t usedSteps = poolSchedule ? std::min(iteration, stepCapacity) : settings.maxDepth;
   result.work = {};
   for (uint32_t step = 0; step < usedSteps; ++step) {
-    result.steps.push_back(
-        {.extensionRays = steps[step].extensionRays, .shadowRays = steps[step].shadowRays, .pathsStarted = steps[step].pathsStarted});
+    result.steps.push_back({.extensionRays = steps[step].extensionRays,
+                            .shadowRays = steps[step].shadowRays,
+                            .pathsStarted = steps[step].pathsStarted});
     result.work.extensionRays += steps[step].extensionRays;
     result.work.shadowRays += steps[step].shadowRays;
     result.work.paths += steps[step].pathsStarted;

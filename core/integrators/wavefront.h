@@ -52,8 +52,8 @@ class WavefrontIntegrator final : public Integrator {
                        std::optional<uint32_t> generatePhase);
   void prepare(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase);
   // A stage's kernel over its queue (indirect) or, without compaction, over the whole pool.
-  void launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord, uint32_t iteration,
-              uint32_t step, uint32_t phase = 0);
+  void launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord, uint32_t iteration, uint32_t step,
+              uint32_t phase = 0);
   void timed(VkCommandBuffer commands, Stage stage, uint32_t step, uint32_t launches,
              const std::function<void()>& body);
   void recordCountersReadback(VkCommandBuffer commands, bool steps);

@@ -83,7 +83,8 @@ FrameTiming StageTimer::read() const {
   const uint64_t mask = validBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << validBits) - 1;
   const double periodNs = context_.capabilities().timestampPeriodNs;
   auto elapsedNs = [&](Query from, Query to) {
-    const uint64_t elapsed = (ticks[to.pool * queriesPerPool + to.index] - ticks[from.pool * queriesPerPool + from.index]) & mask;
+    const uint64_t elapsed =
+        (ticks[to.pool * queriesPerPool + to.index] - ticks[from.pool * queriesPerPool + from.index]) & mask;
     return static_cast<double>(elapsed) * periodNs;
   };
   double stageSum = 0;

@@ -27,7 +27,7 @@ PTBENCH_CONST uint DIMENSIONS_PER_BOUNCE = 7;
 PTBENCH_CONST uint DIMENSION_LIGHT_CHOICE = 0;
 PTBENCH_CONST uint DIMENSION_LIGHT_POINT = 1;  // two
 PTBENCH_CONST uint DIMENSION_LOBE = 3;
-PTBENCH_CONST uint DIMENSION_BSDF = 4;         // two
+PTBENCH_CONST uint DIMENSION_BSDF = 4;  // two
 PTBENCH_CONST uint DIMENSION_ROULETTE = 6;
 
 struct CameraParams {
@@ -44,10 +44,10 @@ struct CameraParams {
 // One pixel of the film. Every integrator adds to it with atomics, so any number of paths of
 // one pixel may be in flight at once.
 struct FilmPixel {
-  uint64_t radianceSum[3];          // fixed point, FILM_FIXED_POINT_SCALE
-  uint radianceSquaredSumBits[3];   // float32 bits, added by compare-and-swap: for the noise estimate only
+  uint64_t radianceSum[3];         // fixed point, FILM_FIXED_POINT_SCALE
+  uint radianceSquaredSumBits[3];  // float32 bits, added by compare-and-swap: for the noise estimate only
   uint sampleCount;
-  uint invalidSamples;              // NaN or infinite samples, counted as black
+  uint invalidSamples;  // NaN or infinite samples, counted as black
   uint pad;
 };
 
@@ -74,10 +74,10 @@ struct PixelCounters {
 struct FrameParams {
   SceneAddresses scene;
   CameraParams camera;
-  uint64_t film;                // FilmPixel per pixel
-  uint64_t filmSamples;         // FilmSample per pixel: the megakernels' last launch
-  uint64_t counters;            // PixelCounters per pixel (megakernel)
-  vec3 environment;             // constant environment radiance
+  uint64_t film;         // FilmPixel per pixel
+  uint64_t filmSamples;  // FilmSample per pixel: the megakernels' last launch
+  uint64_t counters;     // PixelCounters per pixel (megakernel)
+  vec3 environment;      // constant environment radiance
   uint width;
   uint height;
   uint samplesPerPixel;
@@ -88,8 +88,8 @@ struct FrameParams {
 };
 
 struct FramePush {
-  uint64_t params;  // FrameParams
-  uint sampleIndex; // the sample a pass renders (megakernel), or the first one (regen)
+  uint64_t params;   // FrameParams
+  uint sampleIndex;  // the sample a pass renders (megakernel), or the first one (regen)
   uint pad;
 };
 

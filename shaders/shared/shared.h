@@ -8,9 +8,15 @@ namespace ptbench::gpu {
 using uint = uint32_t;
 // Scalar block layout: vectors are tightly packed floats, as GLSL sees them under
 // GL_EXT_scalar_block_layout.
-struct vec2 { float x, y; };
-struct vec3 { float x, y, z; };
-struct vec4 { float x, y, z, w; };
+struct vec2 {
+  float x, y;
+};
+struct vec3 {
+  float x, y, z;
+};
+struct vec4 {
+  float x, y, z, w;
+};
 #define PTBENCH_CONST static constexpr
 #define PTBENCH_END_NAMESPACE }
 #else

@@ -19,11 +19,11 @@ PTBENCH_CONST uint QUEUE_MATERIAL_FIRST = 4;
 
 // Material classes: with material_queues, each has its own queue and shade kernel, so that a
 // kernel's threads run the same code.
-PTBENCH_CONST uint MATERIAL_CLASS_ESCAPED = 0;            // the ray left the scene: environment only
-PTBENCH_CONST uint MATERIAL_CLASS_DIFFUSE = 1;            // untextured, not metallic, not alpha-tested
-PTBENCH_CONST uint MATERIAL_CLASS_METALLIC_ROUGHNESS = 2; // everything else glTF's core material has
+PTBENCH_CONST uint MATERIAL_CLASS_ESCAPED = 0;             // the ray left the scene: environment only
+PTBENCH_CONST uint MATERIAL_CLASS_DIFFUSE = 1;             // untextured, not metallic, not alpha-tested
+PTBENCH_CONST uint MATERIAL_CLASS_METALLIC_ROUGHNESS = 2;  // everything else glTF's core material has
 PTBENCH_CONST uint MATERIAL_CLASS_COUNT = 3;
-PTBENCH_CONST uint MATERIAL_CLASS_ALL = 0xffffffffu;      // the one shade kernel without material queues
+PTBENCH_CONST uint MATERIAL_CLASS_ALL = 0xffffffffu;  // the one shade kernel without material queues
 
 PTBENCH_CONST uint QUEUE_COUNT = QUEUE_MATERIAL_FIRST + MATERIAL_CLASS_COUNT;
 // Without compaction, a slot's membership of each queue is a bit of its own.
@@ -31,17 +31,17 @@ PTBENCH_CONST uint MEMBER_FREE = 0x80000000u;  // finished and accumulated: gene
 
 // Indirect launch records, one per launch the prepare kernel sizes.
 PTBENCH_CONST uint LAUNCH_GENERATE = 0;
-PTBENCH_CONST uint LAUNCH_EXTEND = 1;      // also classify, and shade without material queues
+PTBENCH_CONST uint LAUNCH_EXTEND = 1;  // also classify, and shade without material queues
 PTBENCH_CONST uint LAUNCH_SHADOW = 2;
 PTBENCH_CONST uint LAUNCH_ACCUMULATE = 3;
-PTBENCH_CONST uint LAUNCH_SHADE_FIRST = 4; // one per material class
+PTBENCH_CONST uint LAUNCH_SHADE_FIRST = 4;  // one per material class
 PTBENCH_CONST uint LAUNCH_COUNT = LAUNCH_SHADE_FIRST + MATERIAL_CLASS_COUNT;
 
 // The prepare kernel's phases (WavefrontPush::phase).
 PTBENCH_CONST uint PREPARE_GENERATE_FRESH = 0;   // a new pass: every slot is free
 PTBENCH_CONST uint PREPARE_GENERATE_REFILL = 1;  // the slots accumulated last iteration are free
 PTBENCH_CONST uint PREPARE_EXTEND = 2;
-PTBENCH_CONST uint PREPARE_SHADE = 3;            // material queues only
+PTBENCH_CONST uint PREPARE_SHADE = 3;  // material queues only
 PTBENCH_CONST uint PREPARE_SHADOW = 4;
 
 // A launch as compute and as ray generation would take it, and the exact item count, which
@@ -50,7 +50,7 @@ struct LaunchRecord {
   uint groupsX;  // VkDispatchIndirectCommand
   uint groupsY;
   uint groupsZ;
-  uint width;    // VkTraceRaysIndirectCommandKHR
+  uint width;  // VkTraceRaysIndirectCommandKHR
   uint height;
   uint depth;
   uint count;
@@ -62,8 +62,8 @@ struct WavefrontCounters {
   uint64_t jobsTotal;         // width x height x spp
   uint64_t generateFirstJob;  // the first job of this iteration's generate
   uint queueCount[QUEUE_COUNT];
-  uint generateCount;         // paths this iteration's generate starts
-  uint generateTaken;         // without compaction: free slots that have taken a job so far
+  uint generateCount;  // paths this iteration's generate starts
+  uint generateTaken;  // without compaction: free slots that have taken a job so far
   uint pad;
 };
 
@@ -121,7 +121,7 @@ struct WavefrontPush {
 };
 
 // Specialisation constants of every wavefront kernel.
-PTBENCH_CONST uint SPEC_COMPACTION = 0;      // launches cover their queue; else the whole pool
+PTBENCH_CONST uint SPEC_COMPACTION = 0;  // launches cover their queue; else the whole pool
 PTBENCH_CONST uint SPEC_MATERIAL_QUEUES = 1;
 PTBENCH_CONST uint SPEC_MATERIAL_CLASS = 2;  // a shade kernel's class, or MATERIAL_CLASS_ALL
 PTBENCH_CONST uint SPEC_SUBGROUP_PUSH = 3;   // queue pushes aggregated per subgroup (ballot)

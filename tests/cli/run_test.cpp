@@ -81,8 +81,8 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
     EXPECT_EQ(result.err.find("validation:"), std::string::npos) << entry.path() << "\n" << result.err;
   }
   const fs::path report = resultsFolder(out, "default") / "report.json";
-  const std::string plot = "/usr/bin/python3 " + std::string(PTBENCH_SOURCE_DIR) + "/scripts/plot.py " + report.string() +
-                           " -o " + (out / "plots").string() + " > /dev/null";
+  const std::string plot = "/usr/bin/python3 " + std::string(PTBENCH_SOURCE_DIR) + "/scripts/plot.py " +
+                           report.string() + " -o " + (out / "plots").string() + " > /dev/null";
   EXPECT_EQ(std::system(plot.c_str()), 0);
   for (const char* image : {"frame_gpu_ms.png", "stage_breakdown.png"})
     EXPECT_GT(fs::file_size(out / "plots" / image), 1000u) << image;
@@ -135,21 +135,24 @@ TEST(RunCommand, UnsupportedBackendBecomesAnErrorRowAndTheExitCodeSaysSo) {
 TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
   const fs::path dir = freshFolder("broken-scene");
   std::ofstream(dir / "broken.gltf") << R"({"asset": {"version": "2.0"}, "nodes": [)";
-  std::ofstream(dir / "config.json") << R"({"schema_version": 1, "name": "broken", "scenes": ["broken.gltf", "builtin:cornell"],
+  std::ofstream(dir / "config.json")
+      << R"({"schema_version": 1, "name": "broken", "scenes": ["broken.gltf", "builtin:cornell"],
       "width": 8, "height": 8, "spp": 1, "backends": "pipeline", "warmup": 0, "repeats": 1})";
   const auto result = runPtbench("run " + (dir / "config.json").string() + " --quiet --out " + (dir / "out").string());
   EXPECT_EQ(result.exitCode, 1) << result.all();
   const json report = readJson(resultsFolder(dir / "out", "broken") / "report.json");
   ASSERT_EQ(report["runs"].size(), 2u);
   EXPECT_EQ(report["runs"][0]["status"], "error");
-  EXPECT_NE(report["runs"][0]["error"].get<std::string>().find("broken.gltf: not a valid glTF 2.0 file"), std::string::npos)
+  EXPECT_NE(report["runs"][0]["error"].get<std::string>().find("broken.gltf: not a valid glTF 2.0 file"),
+            std::string::npos)
       << report["runs"][0];
   EXPECT_EQ(report["runs"][1]["status"], "ok");
   fs::remove_all(dir);
 }
 
 TEST(RunCommand, AnUnwritableOutputFolderIsAClearError) {
-  const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json --out /proc/ptbench-results");
+  const auto result =
+      runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json --out /proc/ptbench-results");
   EXPECT_EQ(result.exitCode, 1) << result.all();
   EXPECT_NE(result.err.find("cannot create the results folder under /proc/ptbench-results/ci"), std::string::npos)
       << result.err;

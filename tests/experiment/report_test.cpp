@@ -49,7 +49,8 @@ ExperimentResult syntheticResult(const fs::path& folder) {
   ok.frameGpuMs = {10, 11, 12};
   ok.frameHostMs = {12, 13, 14};
   ok.frameOverheadMs = {0, 0, 0};
-  ok.stages = {{.stage = Stage::TraceShade, .gpuMs = {10, 11, 12}, .stepGpuMs = {{10, 11, 12}}, .launchesPerFrame = 16}};
+  ok.stages = {
+      {.stage = Stage::TraceShade, .gpuMs = {10, 11, 12}, .stepGpuMs = {{10, 11, 12}}, .launchesPerFrame = 16}};
   ok.work = {.extensionRays = 2000, .shadowRays = 1000, .pathSegments = 2000, .paths = 1000};
   ok.png = "r000.png";
   ok.exr = "r000.exr";
@@ -64,8 +65,9 @@ ExperimentResult syntheticResult(const fs::path& folder) {
   wavefront.spec.integrator = IntegratorKind::Wavefront;
   wavefront.spec.settings.wavefront.schedule = WavefrontSchedule::Pool;
   wavefront.frameOverheadMs = {1, 1, 2};
-  wavefront.stages = {{.stage = Stage::Extend, .gpuMs = {6, 6, 6}, .stepGpuMs = {{4, 4, 4}, {2, 2, 2}}, .launchesPerFrame = 2},
-                      {.stage = Stage::Shade, .gpuMs = {3, 4, 4}, .stepGpuMs = {{2, 3, 3}, {1, 1, 1}}, .launchesPerFrame = 2}};
+  wavefront.stages = {
+      {.stage = Stage::Extend, .gpuMs = {6, 6, 6}, .stepGpuMs = {{4, 4, 4}, {2, 2, 2}}, .launchesPerFrame = 2},
+      {.stage = Stage::Shade, .gpuMs = {3, 4, 4}, .stepGpuMs = {{2, 3, 3}, {1, 1, 1}}, .launchesPerFrame = 2}};
   wavefront.steps = {{.extensionRays = 1500, .shadowRays = 700, .pathsStarted = 1000},
                      {.extensionRays = 500, .shadowRays = 300, .pathsStarted = 0}};
   result.runs = {ok, failed, wavefront};
@@ -139,22 +141,23 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
 json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) {
   json report = {{"schema_version", 2}, {"runs", json::array()}};
   for (const auto& [integrator, median, cv] : runs)
-    report["runs"].push_back({{"status", "ok"},
-                              {"parameters",
-                               {{"scene", "builtin:cornell"},
-                                {"integrator", integrator},
-                                {"backend", "pipeline"},
-                                {"width", 64},
-                                {"height", 64},
-                                {"spp", 4},
-                                {"max_depth", 8},
-                                {"rr_depth", 3},
-                                {"seed", 1},
-                                {"sampler", "halton"}}},
-                              {"frame_gpu_ms", {{"median", median}, {"mean", median}, {"min", median}, {"cv", cv}}},
-                              {"stages", json::array({{{"name", "trace_shade"},
-                                                       {"gpu_ms", {{"median", median}}},
-                                                       {"gpu_ms_median_per_bounce", {median * 0.75, median * 0.25}}}})}});
+    report["runs"].push_back(
+        {{"status", "ok"},
+         {"parameters",
+          {{"scene", "builtin:cornell"},
+           {"integrator", integrator},
+           {"backend", "pipeline"},
+           {"width", 64},
+           {"height", 64},
+           {"spp", 4},
+           {"max_depth", 8},
+           {"rr_depth", 3},
+           {"seed", 1},
+           {"sampler", "halton"}}},
+         {"frame_gpu_ms", {{"median", median}, {"mean", median}, {"min", median}, {"cv", cv}}},
+         {"stages", json::array({{{"name", "trace_shade"},
+                                  {"gpu_ms", {{"median", median}}},
+                                  {"gpu_ms_median_per_bounce", {median * 0.75, median * 0.25}}}})}});
   return report;
 }
 

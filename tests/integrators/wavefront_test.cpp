@@ -103,8 +103,9 @@ TEST_F(WavefrontTest, WhiteFurnaceAgreesWithTheMegakernelAndIsOneEverywhere) {
 
 // Textures, emitters and several material classes, so material queues sort into more than one.
 TEST_F(WavefrontTest, TexturedSceneAgreesWithTheMegakernelInEveryVariant) {
-  expectEveryVariantAgrees(std::string(PTBENCH_SOURCE_DIR) + "/scenes/EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
-                           smallSettings(32, 8, 5));
+  expectEveryVariantAgrees(
+      std::string(PTBENCH_SOURCE_DIR) + "/scenes/EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
+      smallSettings(32, 8, 5));
 }
 
 // A pool of 1,000 paths for a frame of 16,384: the job counter hands every (pixel, sample) out
@@ -120,7 +121,8 @@ TEST_F(WavefrontTest, SmallPoolRendersTheWholeFrame) {
       RenderSettings pooled = settings;
       pooled.wavefront = {.schedule = schedule, .poolSize = 1000};
       const FrameResult frame = render(gpuScene, pooled, backend);
-      const std::string what = std::string(backendName(backend)) + (schedule == WavefrontSchedule::Pool ? ", pool" : ", depth");
+      const std::string what =
+          std::string(backendName(backend)) + (schedule == WavefrontSchedule::Pool ? ", pool" : ", depth");
       EXPECT_EQ(frame.work.paths, 64u * 64u * 4u) << what;
       EXPECT_EQ(frame.pixelSamplesMin, 4u) << what;
       EXPECT_EQ(frame.pixelSamplesMax, 4u) << what;
@@ -178,7 +180,7 @@ TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
   const SceneData scene = loadScene("builtin:cornell");
   const GpuScene gpuScene(*context, scene);
   RenderSettings settings = smallSettings(48, 1, 3);  // one pass, so the last iteration is the last bounce
-  settings.rrDepth = 8;  // no roulette: the last bounce still has many paths
+  settings.rrDepth = 8;                               // no roulette: the last bounce still has many paths
   settings.camera = scene.defaultCamera();
   for (Backend backend : hardwareBackends)
     for (bool materialQueues : {false, true}) {
@@ -200,8 +202,8 @@ TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
       const uint32_t written = materialQueues ? gpu::LAUNCH_COUNT : gpu::LAUNCH_SHADE_FIRST;
       for (uint32_t launch = 0; launch < written; ++launch) {
         const gpu::LaunchRecord& r = records[launch];
-        const uint64_t roundedUp = (uint64_t{r.count} + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D *
-                                   gpu::WORKGROUP_SIZE_1D;
+        const uint64_t roundedUp =
+            (uint64_t{r.count} + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D * gpu::WORKGROUP_SIZE_1D;
         EXPECT_EQ(uint64_t{r.groupsX} * r.groupsY * r.groupsZ * gpu::WORKGROUP_SIZE_1D, roundedUp)
             << what << ", launch " << launch;
         EXPECT_EQ(uint64_t{r.width} * r.height * r.depth, r.count) << what << ", launch " << launch;

@@ -35,11 +35,13 @@ TEST_F(TimedKernel, TimerChainsPoolsAcrossSubmissions) {
   context = makeValidatedContext();
   vk::StageTimer timer(*context);
   const uint32_t scopes = vk::StageTimer::queriesPerPool;  // two queries each: two pools and more
-  for (int frame = 0; frame < 2; ++frame) {  // a second frame reuses the chain
+  for (int frame = 0; frame < 2; ++frame) {                // a second frame reuses the chain
     for (uint32_t submission = 0; submission < 2; ++submission)
       context->submitAndWait([&](VkCommandBuffer commands) {
         if (submission == 0) timer.begin(commands);
-        for (uint32_t i = 0; i < scopes / 2; ++i) timer.time(commands, Stage::Selftest, [] {}, i, 1);
+        for (uint32_t i = 0; i < scopes / 2; ++i)
+          timer.time(
+              commands, Stage::Selftest, [] {}, i, 1);
         timer.end(commands);
       });
     const vk::FrameTiming timing = timer.read();
