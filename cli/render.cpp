@@ -90,7 +90,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
                            frame.work.extensionRays, frame.work.shadowRays,
                            double(frame.work.pathSegments) / seconds * 1e-6);
   if (frame.invalidSamples > 0)
-    spdlog::warn("{} NaN or infinite sample(s) were counted as black", frame.invalidSamples);
+    spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black",
+                 frame.invalidSamples);
   for (const auto& out : options.outputs) {
     writeImage(out, frame.image, options.exposure);
     std::cout << "  wrote " << out << "\n";

@@ -80,19 +80,26 @@ class Progress {
   size_t done_ = 0;
 };
 
-// The integrator and what sets its runs apart: "wavefront pool -compact +matq".
+// The integrator and what sets its runs apart: "wavefront pool -compact +matq 1.05M".
 std::string integratorLabel(const json& parameters) {
   std::string label = parameters["integrator"];
   const json& options = parameters.value("options", json::object());
   if (options.contains("schedule")) label += " " + options["schedule"].get<std::string>();
   if (options.value("compaction", true) == false) label += " -compact";
   if (options.value("material_queues", false) == true) label += " +matq";
+  // Runs that differ in pool size only must not share a label (the ratios group by it).
+  if (options.contains("pool_size")) {
+    const double pool = options["pool_size"].get<double>();
+    label += pool >= 1e6   ? fmt::format(" {:.3g}M", pool * 1e-6)
+             : pool >= 1e3 ? fmt::format(" {:.3g}k", pool * 1e-3)
+                           : fmt::format(" {:g}", pool);
+  }
   return label;
 }
 
 // One row per run, then each integrator's GPU time relative to the megakernel, per scene.
 std::string summaryTable(const json& report) {
-  std::string table = fmt::format("{:<5} {:<32} {:<31} {:<9} {:>9} {:>4} {:>11} {:>6} {:>10} {:>8}\n", "run", "scene",
+  std::string table = fmt::format("{:<5} {:<32} {:<36} {:<9} {:>9} {:>4} {:>11} {:>6} {:>10} {:>8}\n", "run", "scene",
                                   "integrator", "backend", "size", "spp", "GPU ms", "cv %", "Mrays/s", "vs mk");
   std::map<std::string, double> megakernelMs;  // by parameters other than the integrator
   auto peerKey = [](const json& p) {
@@ -110,7 +117,7 @@ std::string summaryTable(const json& report) {
     const std::string size = p["width"].dump() + "x" + p["height"].dump();
     const std::string integrator = integratorLabel(p);
     if (run["status"] != "ok") {
-      table += fmt::format("{:<5} {:<32} {:<31} {:<9} {:>9} {:>4} {}\n", run["id"].get<std::string>(), scene,
+      table += fmt::format("{:<5} {:<32} {:<36} {:<9} {:>9} {:>4} {}\n", run["id"].get<std::string>(), scene,
                            integrator, p["backend"].get<std::string>(), size, p["spp"].dump(),
                            "  failed: " + run["error"].get<std::string>());
       continue;
@@ -121,7 +128,7 @@ std::string summaryTable(const json& report) {
       relative = fmt::format("{:.3f}", ms / found->second);
       ratios[{p["scene"], integrator}].push_back(ms / found->second);
     }
-    table += fmt::format("{:<5} {:<32} {:<31} {:<9} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10.2f} {:>8}\n",
+    table += fmt::format("{:<5} {:<32} {:<36} {:<9} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10.2f} {:>8}\n",
                          run["id"].get<std::string>(), scene, integrator, p["backend"].get<std::string>(), size,
                          p["spp"].dump(), ms, 100.0 * run["frame_gpu_ms"]["cv"].get<double>(),
                          run["throughput"]["rays_per_s"].get<double>() * 1e-6, relative);
@@ -131,7 +138,7 @@ std::string summaryTable(const json& report) {
     for (const auto& [key, values] : ratios) {
       double logSum = 0;
       for (double r : values) logSum += std::log(r);
-      table += fmt::format("  {:<32} {:<31} {:.3f}x\n", fs::path(key.first).filename().string(), key.second,
+      table += fmt::format("  {:<32} {:<36} {:.3f}x\n", fs::path(key.first).filename().string(), key.second,
                            std::exp(logSum / double(values.size())));
     }
   }

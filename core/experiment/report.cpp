@@ -156,6 +156,9 @@ std::string optionsText(const json& options) {
   return text;
 }
 
+// The columns between `sampler` and `error`: empty in a failed run's row.
+constexpr size_t csvStatisticsColumns = 14;
+
 std::string reportCsv(const json& report) {
   std::string csv =
       "run_id,status,scene,integrator,options,backend,width,height,spp,max_depth,rr_depth,seed,sampler,stage,bounce,"
@@ -169,7 +172,7 @@ std::string reportCsv(const json& report) {
                                number(p["spp"]) + "," + number(p["max_depth"]) + "," + number(p["rr_depth"]) + "," +
                                number(p["seed"]) + "," + csvField(p["sampler"]) + ",";
     if (run["status"] != "ok") {
-      csv += prefix + ",,,,,,,,,,,,,,," + csvField(run["error"]) + "\n";
+      csv += prefix + std::string(csvStatisticsColumns, ',') + csvField(run["error"]) + "\n";
       continue;
     }
     const auto& t = run["throughput"];

@@ -105,7 +105,8 @@ void measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   record.invalidSamples = last.invalidSamples;
   record.wavefrontStateBytes = last.stateBytes;
   if (last.invalidSamples > 0)
-    spdlog::warn("run {}: {} NaN or infinite sample(s) a frame, counted as black", record.id, last.invalidSamples);
+    spdlog::warn("run {}: {} invalid sample(s) a frame (NaN, infinite, negative or >= 1e12), counted as black",
+                 record.id, last.invalidSamples);
   record.filmBytes = Film::deviceBytes(settings.width, settings.height);
   if (config.images) {
     record.png = record.id + ".png";

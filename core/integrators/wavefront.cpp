@@ -37,17 +37,30 @@ VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-KernelDesc stageKernel(const vk::Context& context, const char* shader, bool traces, const WavefrontOptions& options,
+KernelDesc stageKernel(const char* shader, bool traces, const WavefrontOptions& options,
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
   std::vector<uint32_t> specialization(gpu::SPEC_COUNT);
   specialization[gpu::SPEC_COMPACTION] = options.compaction;
   specialization[gpu::SPEC_MATERIAL_QUEUES] = options.materialQueues;
   specialization[gpu::SPEC_MATERIAL_CLASS] = materialClass;
-  specialization[gpu::SPEC_SUBGROUP_PUSH] = context.capabilities().subgroupBallotInCompute;
   return {.shader = shader,
           .traces = traces,
           .pushBytes = sizeof(gpu::WavefrontPush),
           .specialization = std::move(specialization)};
+}
+
+// What the wavefront needs of the device beyond the backend, checked before any of its
+// pipelines exists, so the message is the user's rather than a Vulkan error's.
+const WavefrontOptions& checkDevice(const vk::Context& context, Backend backend, const WavefrontOptions& options) {
+  const auto& caps = context.capabilities();
+  if (!caps.subgroupBallotInCompute)
+    throw UserError("the wavefront needs subgroup ballot in compute shaders for its queue pushes, which " + caps.name +
+                    " lacks; use a megakernel");
+  if (backend == Backend::Pipeline && options.compaction && !caps.rayTracingIndirect)
+    throw UserError(caps.name +
+                    " has ray-tracing pipelines but not rayTracingPipelineTraceRaysIndirect, which the "
+                    "wavefront's compacted launches need; use options.wavefront.compaction = false or another backend");
+  return options;
 }
 
 }  // namespace
@@ -61,26 +74,21 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
                                          const WavefrontOptions& options)
     : context_(context),
       scene_(scene),
-      options_(options),
-      generate_(context, stageKernel(context, "wavefront_generate", false, options), backend,
-                scene.descriptorSetLayout()),
-      extend_(context, stageKernel(context, "wavefront_extend", true, options), backend, scene.descriptorSetLayout()),
-      shadow_(context, stageKernel(context, "wavefront_shadow", true, options), backend, scene.descriptorSetLayout()),
-      accumulate_(context, stageKernel(context, "wavefront_accumulate", false, options), backend,
-                  scene.descriptorSetLayout()),
-      prepare_(context, stageKernel(context, "wavefront_prepare", false, options), backend,
-               scene.descriptorSetLayout()),
+      options_(checkDevice(context, backend, options)),
+      generate_(context, stageKernel("wavefront_generate", false, options), backend, scene.descriptorSetLayout()),
+      extend_(context, stageKernel("wavefront_extend", true, options), backend, scene.descriptorSetLayout()),
+      shadow_(context, stageKernel("wavefront_shadow", true, options), backend, scene.descriptorSetLayout()),
+      accumulate_(context, stageKernel("wavefront_accumulate", false, options), backend, scene.descriptorSetLayout()),
+      prepare_(context, stageKernel("wavefront_prepare", false, options), backend, scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
   if (options.materialQueues) {
-    classify_.emplace(context, stageKernel(context, "wavefront_classify", false, options), backend,
-                      scene.descriptorSetLayout());
+    classify_.emplace(context, stageKernel("wavefront_classify", false, options), backend, scene.descriptorSetLayout());
     for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
-      shade_.emplace_back(context, stageKernel(context, "wavefront_shade", false, options, materialClass), backend,
+      shade_.emplace_back(context, stageKernel("wavefront_shade", false, options, materialClass), backend,
                           scene.descriptorSetLayout());
   } else {
-    shade_.emplace_back(context, stageKernel(context, "wavefront_shade", false, options), backend,
-                        scene.descriptorSetLayout());
+    shade_.emplace_back(context, stageKernel("wavefront_shade", false, options), backend, scene.descriptorSetLayout());
   }
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
   for (const Kernel* kernel : {&generate_, &extend_, &shadow_, &accumulate_, &prepare_})
@@ -280,15 +288,22 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   uint32_t iteration = 0;
   if (!poolSchedule) {
     // Depth-synchronous: a pass of poolSize paths starts together and runs max_depth bounces,
-    // after which every one of its paths has ended.
-    context_.submitAndWait([&](VkCommandBuffer commands) {
-      initialize(commands);
-      for (uint64_t pass = 0; pass < passes; ++pass)
-        for (uint32_t bounce = 0; bounce < settings.maxDepth; ++bounce)
-          recordIteration(commands, iteration++, bounce,
-                          bounce == 0 ? std::optional(gpu::PREPARE_GENERATE_FRESH) : std::nullopt);
-      timer_.end(commands);
-    });
+    // after which every one of its paths has ended. Passes go into command buffers of at most
+    // maxIterationsPerSubmission iterations (one, at the sizes people run), so that a tiny pool
+    // or a huge sample count never records millions of launches into one.
+    uint64_t pass = 0;
+    while (pass < passes) {
+      context_.submitAndWait([&](VkCommandBuffer commands) {
+        if (pass == 0) initialize(commands);
+        uint64_t recorded = 0;
+        do {
+          for (uint32_t bounce = 0; bounce < settings.maxDepth; ++bounce, ++recorded)
+            recordIteration(commands, iteration++, bounce,
+                            bounce == 0 ? std::optional(gpu::PREPARE_GENERATE_FRESH) : std::nullopt);
+        } while (++pass < passes && recorded + settings.maxDepth <= maxIterationsPerSubmission);
+        timer_.end(commands);  // the last submission's end is the frame's
+      });
+    }
   } else {
     // Persistent pool: every iteration refills the slots that ended with the frame's next
     // samples. The host checks every poolCheckInterval iterations whether the pool has drained;

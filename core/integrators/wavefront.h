@@ -28,6 +28,8 @@ class WavefrontIntegrator final : public Integrator {
   // The pool schedule reads its termination counter back every this many iterations; a
   // drained pool runs at most this many empty iterations (launches of zero size) past its end.
   static constexpr uint32_t poolCheckInterval = 8;
+  // The depth schedule submits its passes in command buffers of at most this many iterations.
+  static constexpr uint64_t maxIterationsPerSubmission = 4096;
   // Device memory of the path state and queues for a pool of this size.
   static uint64_t stateBytes(uint32_t poolSize);
   // The indirect launch records as the last frame's last iteration left them (LAUNCH_*), for

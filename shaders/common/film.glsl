@@ -19,8 +19,11 @@ FilmSample filmSample() {
 
 void filmAdd(inout FilmSample film, vec3 radiance) {
   film.sampleCount += 1u;
-  // A NaN or infinite sample would poison the pixel for good: it counts as black, and is counted.
-  if (any(isnan(radiance)) || any(isinf(radiance)) || any(lessThan(radiance, vec3(0.0)))) {
+  // A NaN, infinite or negative sample would poison the pixel for good, and one of 10^12 or more
+  // has no fixed-point value: it counts as black, and is counted. (A pixel's sum itself may
+  // reach 1.1e12: radiance 10^6 at 10^6 samples.)
+  if (any(isnan(radiance)) || any(isinf(radiance)) || any(lessThan(radiance, vec3(0.0))) ||
+      any(greaterThanEqual(radiance, vec3(1e12)))) {
     film.invalidSamples += 1u;
     return;
   }

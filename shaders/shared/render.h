@@ -47,7 +47,7 @@ struct FilmPixel {
   uint64_t radianceSum[3];         // fixed point, FILM_FIXED_POINT_SCALE
   uint radianceSquaredSumBits[3];  // float32 bits, added by compare-and-swap: for the noise estimate only
   uint sampleCount;
-  uint invalidSamples;  // NaN or infinite samples, counted as black
+  uint invalidSamples;  // NaN, infinite, negative or >= 1e12 samples, counted as black
   uint pad;
 };
 

@@ -124,8 +124,7 @@ struct WavefrontPush {
 PTBENCH_CONST uint SPEC_COMPACTION = 0;  // launches cover their queue; else the whole pool
 PTBENCH_CONST uint SPEC_MATERIAL_QUEUES = 1;
 PTBENCH_CONST uint SPEC_MATERIAL_CLASS = 2;  // a shade kernel's class, or MATERIAL_CLASS_ALL
-PTBENCH_CONST uint SPEC_SUBGROUP_PUSH = 3;   // queue pushes aggregated per subgroup (ballot)
-PTBENCH_CONST uint SPEC_COUNT = 4;
+PTBENCH_CONST uint SPEC_COUNT = 3;
 
 PTBENCH_END_NAMESPACE
 #endif

@@ -18,7 +18,6 @@
 layout(constant_id = SPEC_COMPACTION) const bool COMPACTION = true;
 layout(constant_id = SPEC_MATERIAL_QUEUES) const bool MATERIAL_QUEUES = false;
 layout(constant_id = SPEC_MATERIAL_CLASS) const uint MATERIAL_CLASS = MATERIAL_CLASS_ALL;
-layout(constant_id = SPEC_SUBGROUP_PUSH) const bool SUBGROUP_PUSH = true;
 
 layout(buffer_reference, scalar) readonly buffer WavefrontParamsRef { WavefrontParams p; };
 layout(buffer_reference, scalar) buffer CountersRef { WavefrontCounters c; };
@@ -75,11 +74,10 @@ uint queueItem(uint queue, uint position) { return UintBuffer(WAVEFRONT_PARAMS.q
 
 #ifndef RAY_GENERATION
 // A place in the queue for this invocation: one atomicAdd per subgroup (ballot, one elected
-// add, broadcast, exclusive bit count), or one per invocation where subgroups can't ballot.
+// add, broadcast, exclusive bit count). The wavefront requires subgroup ballot in compute.
 // Invocations of one subgroup may push to different queues in the same call: each pass of the
 // loop serves the queue of the first active invocation and those that share it.
 uint queueReserve(uint queue) {
-  if (!SUBGROUP_PUSH) return atomicAdd(COUNTERS.queueCount[queue], 1u);
   while (true) {
     if (subgroupBroadcastFirst(queue) == queue) {
       uvec4 ballot = subgroupBallot(true);

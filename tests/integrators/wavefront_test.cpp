@@ -175,7 +175,9 @@ TEST_F(WavefrontTest, LivePathsPerBounceNeverIncreaseAndSumToTheFrame) {
 }
 
 // With compaction, a launch dispatches its queue's count rounded up to the workgroup (compute)
-// or exactly its count (ray generation): read back from the indirect records themselves.
+// or exactly its count (ray generation): read back from the indirect records themselves. The
+// counts here fit one row of either kind; beyond 65535 workgroups or TRACE_ROW_WIDTH rays the
+// records fold into rows that round up further (the kernels check the exact count).
 TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
   const SceneData scene = loadScene("builtin:cornell");
   const GpuScene gpuScene(*context, scene);
@@ -227,6 +229,38 @@ TEST_F(WavefrontTest, FilmDoesNotDriftOverAMillionSamplesOfOnePixel) {
     EXPECT_EQ(frame.pixelSamplesMin, 1u << 20) << integratorName(integrator);
     for (float value : frame.image.rgb) EXPECT_NEAR(value, 0.1f, 1e-6f) << integratorName(integrator);
   }
+}
+
+// A sample the fixed-point film cannot hold (10^12 or more) is black and counted, as a NaN is.
+TEST_F(WavefrontTest, OutOfRangeSamplesAreCountedAndBlack) {
+  const SceneData scene = loadScene("builtin:furnace");
+  const GpuScene gpuScene(*context, scene);
+  RenderSettings settings = smallSettings(2, 8, 4);
+  settings.environment = {2e12f, 2e12f, 2e12f};
+  settings.camera = {.position = {0, 0, 5}, .target = {0, 0, 10}, .up = {0, 1, 0}, .yfovDegrees = 10};
+  for (IntegratorKind integrator : allIntegrators) {
+    const FrameResult frame = render(gpuScene, settings, Backend::RayQuery, integrator);
+    EXPECT_EQ(frame.invalidSamples, 2u * 2u * 8u) << integratorName(integrator);
+    for (float value : frame.image.rgb) EXPECT_EQ(value, 0.0f) << integratorName(integrator);
+  }
+}
+
+// A pool of one path: the depth schedule's passes outnumber what one command buffer takes
+// (WavefrontIntegrator::maxIterationsPerSubmission) and go into several; the frame stays whole.
+TEST_F(WavefrontTest, DepthScheduleSplitsVeryLongFramesIntoSubmissions) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const GpuScene gpuScene(*context, scene);
+  RenderSettings settings = smallSettings(16, 1, 17);
+  settings.camera = scene.defaultCamera();
+  ASSERT_GT(16u * 16u * settings.maxDepth, WavefrontIntegrator::maxIterationsPerSubmission);
+  const FrameResult reference = render(gpuScene, settings, Backend::RayQuery, IntegratorKind::Megakernel);
+  settings.wavefront.poolSize = 1;
+  const FrameResult frame = render(gpuScene, settings, Backend::RayQuery);
+  EXPECT_EQ(frame.pixelSamplesMin, 1u);
+  EXPECT_EQ(frame.pixelSamplesMax, 1u);
+  EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays);
+  expectAgree(reference, frame, 0.005, "pool of one path");
+  expectHonestFrameTime(frame, "pool of one path");
 }
 
 TEST_F(WavefrontTest, FrameTimeSpansTheStagesForEveryIntegrator) {
