@@ -1,23 +1,24 @@
 // `ptbench compare BASE NEW`: ratios per run and stage; exit 0, 1 (regression) or 2 (undecided).
 #include "core/experiment/compare.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "cli/options.h"
 #include "core/errors.h"
+#include "core/experiment/config.h"
 
 namespace ptbench::cli {
 namespace {
 
 nlohmann::json readReport(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw UserError(path + ": is a folder; give its report.json", compareExitUndecided);
   std::ifstream in(path);
   if (!in) throw UserError(path + ": cannot read the report", compareExitUndecided);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw UserError(path + ": not valid JSON: " + error.what(), compareExitUndecided);
-  }
+  return parseJsonRefusingDuplicateKeys(in, path, compareExitUndecided);
 }
 
 }  // namespace
@@ -39,7 +40,13 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
       compareOptions.threshold = parseThreshold(options->threshold);
       const auto base = readReport(options->base);
       const auto next = readReport(options->next);
-      const auto result = compareReports(base, next, compareOptions);
+      CompareResult result;
+      try {
+        result = compareReports(base, next, compareOptions);
+      } catch (const nlohmann::json::exception& error) {
+        throw UserError(options->base + " or " + options->next + ": a field is missing or of the wrong type (" +
+                        error.what() + "); is it a ptbench report?");
+      }
       std::cout << result.table;
       if (result.exitCode != 0) throw CLI::RuntimeError(result.exitCode);
     } catch (const UserError& error) {

@@ -9,6 +9,30 @@
 #include "core/version.h"
 #include "core/vk/check.h"
 
+namespace {
+
+// The first word on the command line that is neither an option, an option's value nor a
+// subcommand: what a user meant as a command. Empty when there is none.
+std::string unknownCommand(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--device") {
+      ++i;
+      continue;
+    }
+    if (word.rfind("-", 0) == 0) continue;
+    try {
+      app.get_subcommand(word);
+      return "";
+    } catch (const CLI::OptionNotFound&) {
+      return word;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace ptbench;
   // Logs go to stderr, so that stdout carries only results (tables, JSON).
@@ -36,8 +60,18 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {  // a subcommand's own exit code (run, validate, compare)
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (const std::string unknown = unknownCommand(app, argc, argv); !unknown.empty()) {
+      std::string commands;
+      for (const CLI::App* command : app.get_subcommands({}))
+        commands += (commands.empty() ? "" : ", ") + command->get_name();
+      std::cerr << "ptbench: error: unknown command '" << unknown << "'; the commands are " << commands << "\n";
+      return 1;
+    }
+    // --help and --version exit 0; every mistake on the command line exits 1, as the README says.
+    return app.exit(e) == 0 ? 0 : 1;
   } catch (const UserError& e) {
     std::cerr << "ptbench: error: " << e.what() << "\n";
     return e.exitCode();

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cmath>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/options.h"
@@ -39,8 +41,23 @@ void render(const GlobalOptions& global, RenderOptions options) {
   const auto integrator = parseIntegrator(options.integrator);
   if (!integrator)
     throw UserError("unknown integrator '" + options.integrator + "': use megakernel, megakernel-regen or wavefront");
-  for (const auto& out : options.outputs)
+  for (const auto& out : options.outputs) {
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
+    // Before any work: a missing folder found after the render loses it.
+    const auto folder = std::filesystem::absolute(out).parent_path();
+    if (!std::filesystem::is_directory(folder))
+      throw UserError("--out " + out + ": the folder " + folder.string() + " does not exist");
+  }
+  for (const auto& [flag, values] : {std::pair<const char*, const std::vector<float>*>{"--env", &options.environment},
+                                     {"--camera-position", &options.cameraPosition},
+                                     {"--camera-target", &options.cameraTarget},
+                                     {"--camera-up", &options.cameraUp}})
+    for (float value : *values)
+      if (!std::isfinite(value) || (values == &options.environment && value < 0))
+        throw UserError(std::string(flag) + ": " + std::to_string(value) + " is not a " +
+                        (values == &options.environment ? "finite, non-negative" : "finite") + " number");
+  if (std::isnan(options.fov) || options.fov < 0 || options.fov >= 180)
+    throw UserError("--fov: expected a vertical field of view in degrees, more than 0 and less than 180");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
   for (const auto& assignment : options.integratorOptions) {
     const size_t equals = assignment.find('=');
@@ -145,7 +162,8 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
       ->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
       ->capture_default_str();
   command->add_option("--warmup", options->warmup, "frames rendered and dropped before the timed one")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1000u));
   command->add_option("--out", options->outputs, "image files: .png (tonemapped sRGB), .exr or .pfm (linear)");
   command->callback([&global, options] { render(global, *options); });
 }

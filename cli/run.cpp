@@ -148,6 +148,12 @@ std::string summaryTable(const json& report) {
 int run(const GlobalOptions& global, const RunOptions& options) {
   const fs::path configPath = options.config.empty() ? defaultConfig() : fs::path(options.config);
   const ExperimentConfig config = loadConfig(configPath, options.overrides);
+  // Before any work: a report that cannot be written at the end loses the whole sweep.
+  if (!options.json.empty() && options.json != "-") {
+    const auto folder = fs::absolute(options.json).parent_path();
+    if (!fs::is_directory(folder))
+      throw UserError("--json " + options.json + ": the folder " + folder.string() + " does not exist");
+  }
   Progress progress(options.quiet);
   const ExperimentResult result = runExperiment(
       config,
@@ -164,7 +170,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
     if (!options.json.empty()) writeFileAtomically(options.json, report.dump(2) + "\n");
     std::cout << summaryTable(report);
   }
-  spdlog::info("results in {}", result.folder.string());
+  if (!options.quiet) spdlog::info("results in {}", result.folder.string());
   const bool failed = std::any_of(result.runs.begin(), result.runs.end(), [](const RunRecord& r) { return !r.ok(); });
   return failed || result.validationMessages > 0 ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "core/errors.h"
@@ -29,7 +30,7 @@ double parseThreshold(const std::string& text) {
       value /= 100.0;
     else if (used != text.size())
       throw std::invalid_argument(text);
-    if (value <= 0 || value >= 10) throw std::invalid_argument(text);
+    if (!std::isfinite(value) || value <= 0 || value >= 10) throw std::invalid_argument(text);
     return value;
   } catch (const std::logic_error&) {
     throw UserError("--threshold " + text + ": expected a positive fraction or percentage, such as 0.05 or 5%");

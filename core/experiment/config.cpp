@@ -16,9 +16,9 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::set<std::string> topLevelKeys = {
-    "$schema",  "schema_version", "name",    "description", "output",    "device",      "scenes",    "integrators",
-    "backends", "width",          "height",  "spp",         "max_depth", "rr_depth",    "seed",      "sampler",
-    "exposure", "images",         "options", "warmup",      "repeats",   "min_samples", "max_noise", "timeout"};
+    "$schema", "schema_version", "name",    "description", "output",    "device",  "scenes",  "integrators", "backends",
+    "width",   "height",         "spp",     "max_depth",   "rr_depth",  "seed",    "sampler", "exposure",    "images",
+    "options", "warmup",         "repeats", "min_samples", "max_noise", "timeout", "max_runs"};
 
 // Collects every problem in a config before any is reported.
 class Validator {
@@ -65,6 +65,18 @@ class Validator {
     return result;
   }
 
+  // One integer within [lowest, highest]; not a list (the key is no sweep axis).
+  uint32_t integer(const json& config, const std::string& key, uint32_t lowest, uint32_t highest, uint32_t fallback) {
+    if (!config.contains(key)) return fallback;
+    const json& value = config[key];
+    if (!value.is_number_integer() || value.get<int64_t>() < lowest || value.get<int64_t>() > highest) {
+      error("/" + key, "expected one integer from " + std::to_string(lowest) + " to " + std::to_string(highest) +
+                           " (not a list: it is no sweep axis), got " + describe(value));
+      return fallback;
+    }
+    return uint32_t(value.get<int64_t>());
+  }
+
   // A string or list of strings, each one of `accepted` (or any, when accepted is empty).
   std::vector<std::string> strings(const json& config, const std::string& key, const std::vector<std::string>& accepted,
                                    std::vector<std::string> fallback) {
@@ -89,10 +101,16 @@ class Validator {
     return result;
   }
 
-  std::optional<Vec3> vec3(const json& value, const std::string& pointer) {
-    if (!value.is_array() || value.size() != 3 ||
-        !std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_number(); })) {
-      error(pointer, "expected three numbers [x, y, z], got " + describe(value));
+  // Three numbers a float holds (finite, within float range); with nonNegative, none below 0.
+  std::optional<Vec3> vec3(const json& value, const std::string& pointer, bool nonNegative = false) {
+    auto fits = [&](const json& v) {
+      return v.is_number() && std::isfinite(v.get<double>()) &&
+             std::fabs(v.get<double>()) <= double(std::numeric_limits<float>::max()) &&
+             (!nonNegative || v.get<double>() >= 0);
+    };
+    if (!value.is_array() || value.size() != 3 || !std::all_of(value.begin(), value.end(), fits)) {
+      error(pointer, std::string("expected three ") + (nonNegative ? "non-negative " : "") +
+                         "numbers [x, y, z] within float range, got " + describe(value));
       return std::nullopt;
     }
     return Vec3{value[0].get<float>(), value[1].get<float>(), value[2].get<float>()};
@@ -160,7 +178,7 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
       v.unknownKeys(entry, {"path", "camera", "env"}, pointer);
       if (!entry.contains("path")) v.error(pointer + "/path", "required: the scene's path or builtin: name");
       path = entry.value("path", json());
-      if (entry.contains("env")) scene.environment = v.vec3(entry["env"], pointer + "/env");
+      if (entry.contains("env")) scene.environment = v.vec3(entry["env"], pointer + "/env", true);
       if (entry.contains("camera")) {
         const json& camera = entry["camera"];
         const std::string at = pointer + "/camera";
@@ -171,6 +189,8 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
           if (camera.contains("position")) scene.cameraPosition = v.vec3(camera["position"], at + "/position");
           if (camera.contains("target")) scene.cameraTarget = v.vec3(camera["target"], at + "/target");
           if (camera.contains("up")) scene.cameraUp = v.vec3(camera["up"], at + "/up");
+          if (scene.cameraPosition && scene.cameraTarget && *scene.cameraPosition == *scene.cameraTarget)
+            v.error(at + "/target", "the camera's target equals its position: it would look nowhere");
           if (camera.contains("fov")) {
             if (!camera["fov"].is_number() || camera["fov"].get<double>() <= 0 || camera["fov"].get<double>() >= 180)
               v.error(at + "/fov", "expected a vertical field of view in degrees, between 0 and 180");
@@ -212,6 +232,11 @@ Camera cameraFor(const SceneEntry& entry, const SceneData& scene) {
   if (entry.cameraTarget) camera.target = *entry.cameraTarget;
   if (entry.cameraUp) camera.up = *entry.cameraUp;
   if (entry.fovDegrees) camera.yfovDegrees = *entry.fovDegrees;
+  // Overrides can meet the scene's camera halfway: checked once they are combined.
+  if (camera.position == camera.target)
+    throw UserError(entry.spec + ": the camera's target equals its position (" + std::to_string(camera.position.x) +
+                    ", " + std::to_string(camera.position.y) + ", " + std::to_string(camera.position.z) +
+                    "): it would look nowhere; move one of them");
   return camera;
 }
 
@@ -219,15 +244,34 @@ const std::set<std::string>& configKeys() {
   return topLevelKeys;
 }
 
+json parseJsonRefusingDuplicateKeys(std::istream& in, const std::string& source, int exitCode) {
+  // nlohmann keeps the last of two equal keys; a config that says a thing twice is a mistake.
+  std::vector<std::set<std::string>> keysByDepth;
+  std::string duplicate;
+  const json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keysByDepth.resize(size_t(depth) + 1), keysByDepth[depth].clear();
+    if (event == json::parse_event_t::key && depth >= 1 && size_t(depth) <= keysByDepth.size() &&
+        !keysByDepth[depth - 1].insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  try {
+    json value = json::parse(in, callback, true, /*ignore_comments=*/false);
+    if (!duplicate.empty())
+      throw UserError(source + ": the key \"" + duplicate + "\" appears twice in one object; keep one", exitCode);
+    return value;
+  } catch (const json::exception& error) {  // syntax, and numbers no double holds (1e400)
+    throw UserError(source + ": not valid JSON: " + error.what(), exitCode);
+  }
+}
+
 ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>& overrides) {
+  std::error_code ignored;
+  if (fs::is_directory(file, ignored))
+    throw UserError(file.string() + ": is a folder, not a config file", exitConfigMissing);
   std::ifstream in(file);
   if (!in) throw UserError(file.string() + ": cannot read the config file", exitConfigMissing);
-  json config;
-  try {
-    config = json::parse(in, nullptr, true, /*ignore_comments=*/false);
-  } catch (const json::parse_error& error) {
-    throw UserError(file.string() + ": not valid JSON: " + error.what(), exitConfigInvalid);
-  }
+  json config = parseJsonRefusingDuplicateKeys(in, file.string(), exitConfigInvalid);
   if (!config.is_object()) throw UserError(file.string() + ": expected a JSON object at the top", exitConfigInvalid);
   for (const auto& assignment : overrides) applyOverride(config, assignment);
 
@@ -320,14 +364,13 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
       }
     }
   }
-  out.warmup = v.integers(config, "warmup", 0, 1000, 1).front();
+  out.warmup = v.integer(config, "warmup", 0, 1000, 1);
   if (config.contains("repeats")) {
-    out.repetition.repeats = v.integers(config, "repeats", 1, 100000, 1).front();
+    out.repetition.repeats = v.integer(config, "repeats", 1, 100000, 1);
     for (const char* key : {"min_samples", "max_noise", "timeout"})
       if (config.contains(key)) v.error(std::string("/") + key, "give either repeats or min_samples/max_noise/timeout");
   }
-  if (config.contains("min_samples"))
-    out.repetition.minSamples = v.integers(config, "min_samples", 1, 100000, 5).front();
+  if (config.contains("min_samples")) out.repetition.minSamples = v.integer(config, "min_samples", 1, 100000, 5);
   if (config.contains("max_noise")) {
     if (!config["max_noise"].is_number() || config["max_noise"].get<double>() <= 0 ||
         config["max_noise"].get<double>() > 1)
@@ -341,6 +384,10 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
     else
       out.repetition.timeoutSeconds = config["timeout"];
   }
+  out.maxRuns = v.integer(config, "max_runs", 1, 100'000'000, defaultMaxRuns);
+  if (v.ok() && sweepSize(out) > out.maxRuns)
+    v.error("/max_runs", "the sweep expands to " + std::to_string(sweepSize(out)) + " runs, more than max_runs (" +
+                             std::to_string(out.maxRuns) + "); shrink a list or raise max_runs");
   if (!v.ok()) v.raise();
 
   // The resolved config: what was asked, with every default made explicit.
@@ -361,6 +408,7 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   fill("exposure", 0);
   fill("images", true);
   fill("warmup", 1);
+  fill("max_runs", out.maxRuns);
   if (!out.repetition.repeats) {
     fill("min_samples", out.repetition.minSamples);
     fill("max_noise", out.repetition.maxNoise);
@@ -391,6 +439,20 @@ std::vector<RenderSettings> withOptions(const ExperimentConfig& config, Integrat
 }
 
 }  // namespace
+
+uint64_t sweepSize(const ExperimentConfig& config) {
+  uint64_t perIntegrator = uint64_t{config.scenes.size()} * config.backends.size() * config.widths.size() *
+                           config.heights.size() * config.spps.size() * config.maxDepths.size() *
+                           config.rrDepths.size() * config.seeds.size() * config.samplers.size();
+  uint64_t total = 0;
+  for (IntegratorKind integrator : config.integrators) {
+    uint64_t combinations = perIntegrator;
+    if (const auto found = config.options.find(integrator); found != config.options.end())
+      for (const auto& [key, values] : found->second) combinations *= values.size();
+    total += combinations;
+  }
+  return total;
+}
 
 std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
   std::vector<RunSpec> runs;

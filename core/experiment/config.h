@@ -52,7 +52,12 @@ struct ExperimentConfig {
   bool images = true;
   uint32_t warmup = 1;
   Repetition repetition;
+  uint32_t maxRuns = 0;  // a sweep may expand to at most this many runs
 };
+
+// Sweeps larger than this are refused unless the config raises max_runs: a list too many
+// multiplies into runs that would take days, and it is cheaper to say so before any work.
+constexpr uint32_t defaultMaxRuns = 10000;
 
 // One point of the sweep. The backend is as configured ("auto" and "all" are resolved
 // against the device by the runner).
@@ -63,6 +68,10 @@ struct RunSpec {
   RenderSettings settings;  // camera and environment filled in by the runner
 };
 
+// Parses JSON as configs and reports are read: a syntax error, a number no double holds or a
+// key given twice in one object is a UserError naming `source`, with `exitCode`.
+nlohmann::json parseJsonRefusingDuplicateKeys(std::istream& in, const std::string& source, int exitCode);
+
 // The keys a config may have at its top level (configs/schema.json lists the same).
 const std::set<std::string>& configKeys();
 
@@ -70,6 +79,9 @@ const std::set<std::string>& configKeys();
 // string; dotted keys reach into objects) apply first. Throws UserError with every problem
 // found, each naming the file and the JSON pointer.
 ExperimentConfig loadConfig(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+
+// How many runs expandSweep makes, counted without making them.
+uint64_t sweepSize(const ExperimentConfig& config);
 
 // The cartesian product of every list-valued parameter, scenes outermost.
 std::vector<RunSpec> expandSweep(const ExperimentConfig& config);

@@ -132,6 +132,9 @@ TextureWrap wrapOf(int gltfWrap) {
   }
 }
 
+// An accessor without a buffer reads as zeros; one that claims more has no meaning worth the memory.
+constexpr size_t maxZeroAccessorElements = size_t{1} << 24;
+
 GltfReader::ElementBytes GltfReader::locate(const tinygltf::Accessor& accessor, size_t elementBytes,
                                             const std::string& name) const {
   if (accessor.bufferView >= int(model_.bufferViews.size())) fail(name + " names a buffer view that does not exist");
@@ -140,6 +143,11 @@ GltfReader::ElementBytes GltfReader::locate(const tinygltf::Accessor& accessor, 
   const auto& buffer = model_.buffers[view.buffer].data;
   const size_t stride = view.byteStride ? view.byteStride : elementBytes;
   const size_t start = view.byteOffset + accessor.byteOffset;
+  // Every element takes at least a byte: a larger count is a lie, refused before the
+  // arithmetic below can overflow or anything is allocated for it.
+  if (accessor.count > buffer.size())
+    fail(name + " claims " + std::to_string(accessor.count) + " elements, more than its buffer's " +
+         std::to_string(buffer.size()) + " bytes hold");
   if (accessor.count > 0) {
     const size_t span = stride * (accessor.count - 1) + elementBytes;
     if (accessor.byteOffset + span > view.byteLength || start + span > buffer.size())
@@ -159,11 +167,17 @@ std::vector<float> GltfReader::readAccessor(int accessorIndex, int components, c
   const int accessorComponents = tinygltf::GetNumComponentsInType(accessor.type);
   if (accessorComponents != components)
     fail(name + " has " + std::to_string(accessorComponents) + " components, expected " + std::to_string(components));
-  std::vector<float> values(accessor.count * components, 0.0f);
-  if (accessor.bufferView < 0) return values;  // all zeros, as the specification says
+  if (accessor.bufferView < 0) {  // all zeros, as the specification says
+    if (accessor.count > maxZeroAccessorElements)
+      fail(name + " has no buffer and claims " + std::to_string(accessor.count) + " elements; ptbench takes " +
+           std::to_string(maxZeroAccessorElements) + " at most");
+    return std::vector<float>(accessor.count * components, 0.0f);
+  }
   const int componentBytes = tinygltf::GetComponentSizeInBytes(accessor.componentType);
   if (componentBytes <= 0) fail(name + " has an unknown component type");
+  // Located, so bounds-checked against the buffer, before anything is allocated.
   const auto [first, stride] = locate(accessor, size_t(componentBytes) * components, name);
+  std::vector<float> values(accessor.count * components, 0.0f);
   for (size_t i = 0; i < accessor.count; ++i) {
     const uint8_t* element = first + i * stride;
     for (int c = 0; c < components; ++c) {
@@ -433,6 +447,10 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
   if (position == source.attributes.end()) fail("a triangle primitive has no POSITION attribute");
   const auto positions = readAccessor(position->second, 3, "POSITION");
   const size_t vertexCount = positions.size() / 3;
+  for (size_t i = 0; i < positions.size(); ++i)
+    if (!std::isfinite(positions[i]))
+      fail("POSITION (accessor " + std::to_string(position->second) + ") has a NaN or infinite coordinate at vertex " +
+           std::to_string(i / 3));
   std::vector<uint32_t> indices;
   if (source.indices >= 0) {
     indices = readIndices(source.indices);

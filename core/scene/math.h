@@ -12,6 +12,7 @@ struct Vec3 {
   Vec3 operator-(Vec3 o) const { return {x - o.x, y - o.y, z - o.z}; }
   Vec3 operator*(float s) const { return {x * s, y * s, z * s}; }
   float operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
+  bool operator==(const Vec3&) const = default;
 };
 
 inline float dot(Vec3 a, Vec3 b) {
