@@ -129,7 +129,7 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
        R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "lights": 2}]})",
        "/scenes/0/lights", "unknown key"},
       {"bad env", R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "env": [1, 1]}]})",
-       "/scenes/0/env", "expected three numbers"},
+       "/scenes/0/env", "expected three non-negative numbers"},
       {"schema version", R"({"schema_version": 2, "name": "t", "scenes": ["builtin:cornell"]})", "/schema_version",
        "schema version 1"},
       {"missing name", R"({"schema_version": 1, "scenes": ["builtin:cornell"]})", "/name", "required"},

@@ -214,11 +214,15 @@ TEST_F(GltfFiles, MissingImageIsNamed) {
 
 TEST_F(GltfFiles, AccessorOutOfRangeIsRefused) {
   auto gltf = triangleGltf();
-  gltf["accessors"][0]["count"] = 300;
   gltf["accessors"][0]["max"] = {1, 1, 0};
-  const std::string message = loadError(write("range.gltf", gltf.dump()));
+  // Ten elements of 12 bytes overrun the 42-byte buffer; 300 claim more elements than it has bytes.
+  gltf["accessors"][0]["count"] = 10;
+  std::string message = loadError(write("range.gltf", gltf.dump()));
   EXPECT_NE(message.find("range.gltf"), std::string::npos) << message;
   EXPECT_NE(message.find("beyond"), std::string::npos) << message;
+  gltf["accessors"][0]["count"] = 300;
+  message = loadError(write("range.gltf", gltf.dump()));
+  EXPECT_NE(message.find("claims 300 elements"), std::string::npos) << message;
 }
 
 TEST_F(GltfFiles, IndexOutOfRangeIsRefused) {
