@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -12,6 +13,7 @@
 #include "cli/options.h"
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
+#include "core/experiment/interrupt.h"
 #include "core/experiment/report.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/options.h"
@@ -64,9 +66,10 @@ class Progress {
     ++done_;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     const double eta = elapsed / double(done_) * double(total - index - 1);
-    const std::string outcome = run.ok() ? fmt::format("{:.3f} ms/frame GPU ({} frames)",
-                                                       summarize(run.frameGpuMs).median, run.frameGpuMs.size())
-                                         : "FAILED: " + run.error;
+    const std::string outcome = run.ok()          ? fmt::format("{:.3f} ms/frame GPU ({} frames)",
+                                                                summarize(run.frameGpuMs).median, run.frameGpuMs.size())
+                                : run.interrupted ? std::string("interrupted")
+                                                  : "FAILED: " + run.error;
     if (terminal_)
       std::cerr << fmt::format("\r\033[K{} {}  {}  ETA {:.0f} s\n", position, runLabel(run), outcome, eta);
     else
@@ -119,7 +122,8 @@ std::string summaryTable(const json& report) {
     if (run["status"] != "ok") {
       table += fmt::format("{:<5} {:<32} {:<36} {:<9} {:>9} {:>4} {}\n", run["id"].get<std::string>(), scene,
                            integrator, p["backend"].get<std::string>(), size, p["spp"].dump(),
-                           "  failed: " + run["error"].get<std::string>());
+                           run["status"] == "interrupted" ? std::string("  interrupted")
+                                                          : "  failed: " + run["error"].get<std::string>());
       continue;
     }
     const double ms = run["frame_gpu_ms"]["median"];
@@ -155,12 +159,14 @@ int run(const GlobalOptions& global, const RunOptions& options) {
       throw UserError("--json " + options.json + ": the folder " + folder.string() + " does not exist");
   }
   Progress progress(options.quiet);
+  const InterruptGuard interrupts;
   const ExperimentResult result = runExperiment(
       config,
       RunnerOptions{.device = global.device,
                     .validate = global.validate,
                     .outputRoot = options.out,
-                    .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); }});
+                    .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); },
+                    .stopRequested = [] { return InterruptGuard::signal() != 0; }});
   const json report = reportJson(result);
   writeReport(result, report);
   if (options.json == "-") {
@@ -171,6 +177,13 @@ int run(const GlobalOptions& global, const RunOptions& options) {
     std::cout << summaryTable(report);
   }
   if (!options.quiet) spdlog::info("results in {}", result.folder.string());
+  if (const int signal = InterruptGuard::signal(); signal != 0) {
+    const auto finished =
+        std::count_if(result.runs.begin(), result.runs.end(), [](const RunRecord& r) { return r.ok(); });
+    spdlog::warn("interrupted by {}: the report in {} keeps the {} finished run(s) of {} and is marked incomplete",
+                 signal == SIGINT ? "Ctrl-C" : "SIGTERM", result.folder.string(), finished, result.runs.size());
+    throw CLI::RuntimeError(128 + signal);  // 130 for SIGINT, 143 for SIGTERM, as shells expect
+  }
   const bool failed = std::any_of(result.runs.begin(), result.runs.end(), [](const RunRecord& r) { return !r.ok(); });
   return failed || result.validationMessages > 0 ? 1 : 0;
 }

@@ -37,7 +37,7 @@ json runJson(const RunRecord& run) {
   const RenderSettings& s = run.spec.settings;
   json out = {
       {"id", run.id},
-      {"status", run.ok() ? "ok" : "error"},
+      {"status", run.status()},
       {"parameters",
        {{"scene", run.scene},
         {"integrator", integratorName(run.spec.integrator)},
@@ -51,6 +51,7 @@ json runJson(const RunRecord& run) {
         {"sampler", samplerName(s.sampler)},
         {"options", optionsJson(run.spec.integrator, s)}}},
   };
+  if (run.interrupted) return out;
   if (!run.ok()) {
     out["error"] = run.error;
     return out;
@@ -143,6 +144,8 @@ json reportJson(const ExperimentResult& result) {
       {"device", deviceJson(result.device)},
       {"validation", result.validation},
       {"validation_messages", result.validationMessages},
+      // false: a Ctrl-C or SIGTERM stopped the sweep; runs it did not finish are "interrupted".
+      {"complete", result.complete},
       {"config_file", result.config.file.string()},
       {"config", result.config.resolved},
       {"runs", runs},
@@ -172,7 +175,7 @@ std::string reportCsv(const json& report) {
                                number(p["spp"]) + "," + number(p["max_depth"]) + "," + number(p["rr_depth"]) + "," +
                                number(p["seed"]) + "," + csvField(p["sampler"]) + ",";
     if (run["status"] != "ok") {
-      csv += prefix + std::string(csvStatisticsColumns, ',') + csvField(run["error"]) + "\n";
+      csv += prefix + std::string(csvStatisticsColumns, ',') + csvField(run.value("error", "")) + "\n";
       continue;
     }
     const auto& t = run["throughput"];

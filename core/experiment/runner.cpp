@@ -66,15 +66,21 @@ fs::path createResultsFolder(const fs::path& root, const std::string& name, cons
   throw UserError("cannot create a new results folder under " + parent.string() + ": 100 exist for this second");
 }
 
-void measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings, const ExperimentConfig& config,
-             const fs::path& folder) {
+// Returns false when a stop was requested before the run had its frames.
+bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings, const ExperimentConfig& config,
+             const fs::path& folder, const std::function<bool()>& stopRequested) {
+  auto stop = [&] { return stopRequested && stopRequested(); };
   record.pipelineCreateMs = integrator.pipelineCreateMs();
-  for (uint32_t i = 0; i < config.warmup; ++i) integrator.render(settings);
+  for (uint32_t i = 0; i < config.warmup; ++i) {
+    if (stop()) return false;
+    integrator.render(settings);
+  }
   record.warmupFrames = config.warmup;
   const auto start = Clock::now();
   FrameResult last;
   size_t frame = 0;
   do {
+    if (stop()) return false;
     last = integrator.render(settings);
     record.frameGpuMs.push_back(last.gpuMs);
     record.frameHostMs.push_back(last.hostMs);
@@ -114,6 +120,7 @@ void measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
     writePng(folder / record.png, last.image, config.exposure);
     writeExr(folder / record.exr, last.image);
   }
+  return true;
 }
 
 }  // namespace
@@ -181,6 +188,10 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     for (auto& record : result.runs)
       if (record.spec.scene == sceneIndex && record.ok()) sceneRuns.push_back(&record);
     if (sceneRuns.empty()) continue;
+    if (options.stopRequested && options.stopRequested()) {
+      for (RunRecord* record : sceneRuns) record->interrupted = true;
+      continue;
+    }
     const SceneEntry& entry = config.scenes[sceneIndex];
     std::unique_ptr<SceneData> scene;
     std::unique_ptr<GpuScene> gpuScene;
@@ -194,6 +205,10 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     }
     const double loadMs = millisecondsSince(loadStart);
     for (RunRecord* record : sceneRuns) {
+      if (options.stopRequested && options.stopRequested()) {
+        record->interrupted = true;
+        continue;
+      }
       const size_t index = size_t(record - result.runs.data());
       if (options.progress) options.progress(index, total, *record, false);
       record->sceneLoadMs = loadMs;
@@ -207,7 +222,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       try {
         const auto integrator = createIntegrator(record->spec.integrator, context, *gpuScene,
                                                  *parseBackend(record->backend), settings.wavefront);
-        measure(*record, *integrator, settings, config, result.folder);
+        record->interrupted = !measure(*record, *integrator, settings, config, result.folder, options.stopRequested);
       } catch (const vk::VulkanError& error) {
         record->error = error.what();
       } catch (const UserError& error) {
@@ -219,8 +234,10 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (options.progress) options.progress(index, total, *record, true);
     }
   }
+  result.complete =
+      std::none_of(result.runs.begin(), result.runs.end(), [](const RunRecord& r) { return r.interrupted; });
   for (const auto& record : result.runs)
-    if (!record.ok())
+    if (!record.ok() && !record.interrupted)
       spdlog::error("run {} ({}, {}, {}) failed: {}", record.id, record.scene, integratorName(record.spec.integrator),
                     record.backend, record.error);
   result.validationMessages = context.validationMessageCount();

@@ -17,9 +17,10 @@ namespace ptbench {
 struct RunRecord {
   std::string id;  // r000, r001, ... in sweep order
   RunSpec spec;
-  std::string scene;    // as written in the config
-  std::string backend;  // resolved (rayquery, pipeline, ...), or as configured when resolving failed
-  std::string error;    // empty when the run succeeded
+  std::string scene;         // as written in the config
+  std::string backend;       // resolved (rayquery, pipeline, ...), or as configured when resolving failed
+  std::string error;         // empty when the run succeeded
+  bool interrupted = false;  // stopped by Ctrl-C/SIGTERM before it finished, or never started
   uint32_t warmupFrames = 0;
   std::vector<double> frameGpuMs;       // every measured frame
   std::vector<double> frameHostMs;      // submit to fence, beside the GPU time
@@ -40,7 +41,8 @@ struct RunRecord {
   uint64_t sceneBufferBytes = 0, sceneTextureBytes = 0, accelerationStructureBytes = 0, filmBytes = 0;
   std::string png, exr;  // file names inside the results folder
 
-  bool ok() const { return error.empty(); }
+  bool ok() const { return error.empty() && !interrupted; }
+  std::string status() const { return interrupted ? "interrupted" : error.empty() ? "ok" : "error"; }
 };
 
 struct ExperimentResult {
@@ -51,6 +53,7 @@ struct ExperimentResult {
   std::string startedUtc;  // ISO 8601
   std::filesystem::path folder;
   std::vector<RunRecord> runs;
+  bool complete = true;  // false when a stop was requested before every run finished
 };
 
 struct RunnerOptions {
@@ -59,6 +62,8 @@ struct RunnerOptions {
   std::filesystem::path outputRoot;  // --out; overrides the config's output folder
   // Called before each run (index, count, record) and after it; for progress display.
   std::function<void(size_t, size_t, const RunRecord&, bool finished)> progress;
+  // Asked between frames and runs; true stops the sweep, keeping what has finished.
+  std::function<bool()> stopRequested;
 };
 
 // Creates results/<name>/<UTC stamp>/ (never reusing an existing folder), runs every point of

@@ -132,6 +132,46 @@ TEST(RunCommand, UnsupportedBackendBecomesAnErrorRowAndTheExitCodeSaysSo) {
   fs::remove_all(out);
 }
 
+// Ctrl-C (and SIGTERM) stop the sweep after the current frame: the report keeps every finished
+// run, marks the rest interrupted and itself incomplete, the CSV stays rectangular, nothing
+// temporary is left, and the exit code is the shell's 128 + signal.
+TEST(RunCommand, InterruptionKeepsEveryFinishedRun) {
+  for (const auto& [signal, exitCode] : {std::pair<std::string, int>{"INT", 130}, {"TERM", 143}}) {
+    const fs::path out = freshFolder("interrupted-" + signal);
+    // A sweep of 144 runs, signalled once its results folder exists (the handlers are in place
+    // by then) and a second has passed: far from its end. The core of a crash stays in `out`.
+    const std::string errFile = (out / "stderr.txt").string();
+    const std::string script =
+        "cd " + out.string() + " && ulimit -c unlimited; env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
+        PTBENCH_EXECUTABLE + " run " + PTBENCH_SOURCE_DIR + "/configs/ci.json --quiet --set spp=[1,2,3,4] --out " +
+        (out / "results").string() + " >/dev/null 2>" + errFile + " & pid=$!; while [ ! -d " +
+        (out / "results" / "ci").string() + " ]; do sleep 0.1; done; sleep 1; kill -" + signal + " $pid; wait $pid";
+    const int status = std::system(("sh -c '" + script + "'").c_str());
+    std::ifstream errStream(errFile);
+    const std::string err((std::istreambuf_iterator<char>(errStream)), std::istreambuf_iterator<char>());
+    const CommandResult result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", err};
+    EXPECT_EQ(result.exitCode, exitCode) << signal << "\n" << result.all();
+    EXPECT_NE(result.err.find("marked incomplete"), std::string::npos) << result.err;
+    const fs::path folder = resultsFolder(out / "results", "ci");
+    const json report = readJson(folder / "report.json");
+    EXPECT_EQ(report["complete"], false);
+    size_t interrupted = 0;
+    for (const auto& run : report["runs"]) {
+      EXPECT_TRUE(run["status"] == "ok" || run["status"] == "interrupted") << run.dump();
+      if (run["status"] == "interrupted") ++interrupted;
+      if (run["status"] == "ok") {
+        EXPECT_TRUE(fs::exists(folder / run["images"]["png"].get<std::string>()));
+      }
+    }
+    EXPECT_GT(interrupted, 0u);
+    EXPECT_TRUE(fs::exists(folder / "report.csv"));
+    EXPECT_TRUE(fs::exists(folder / "config.json"));
+    for (const auto& entry : fs::directory_iterator(folder))
+      EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+    if (!HasFailure()) fs::remove_all(out);
+  }
+}
+
 TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
   const fs::path dir = freshFolder("broken-scene");
   std::ofstream(dir / "broken.gltf") << R"({"asset": {"version": "2.0"}, "nodes": [)";

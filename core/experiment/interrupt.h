@@ -1,0 +1,19 @@
+// Ctrl-C and SIGTERM during a sweep: the first signal asks the runner to stop after the
+// current frame, so that the report keeps every finished run; a second ends the process at once.
+#pragma once
+
+namespace ptbench {
+
+class InterruptGuard {
+ public:
+  // Installs the handlers for SIGINT and SIGTERM; the destructor restores the previous ones.
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+  // The signal that asked to stop (SIGINT or SIGTERM), or 0.
+  static int signal();
+};
+
+}  // namespace ptbench
