@@ -184,6 +184,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
 
   const size_t total = result.runs.size();
   for (size_t sceneIndex = 0; sceneIndex < config.scenes.size(); ++sceneIndex) {
+    if (context.lost()) break;
     std::vector<RunRecord*> sceneRuns;
     for (auto& record : result.runs)
       if (record.spec.scene == sceneIndex && record.ok()) sceneRuns.push_back(&record);
@@ -205,6 +206,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     }
     const double loadMs = millisecondsSince(loadStart);
     for (RunRecord* record : sceneRuns) {
+      if (context.lost()) break;
       if (options.stopRequested && options.stopRequested()) {
         record->interrupted = true;
         continue;
@@ -216,10 +218,10 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       record->sceneTextureBytes = gpuScene->textureBytes();
       record->accelerationStructureBytes =
           gpuScene->accelerationStats().blasBytes + gpuScene->accelerationStats().tlasBytes;
-      RenderSettings settings = record->spec.settings;
-      settings.camera = cameraFor(entry, *scene);
-      if (entry.environment) settings.environment = *entry.environment;
       try {
+        RenderSettings settings = record->spec.settings;
+        settings.camera = cameraFor(entry, *scene);
+        if (entry.environment) settings.environment = *entry.environment;
         const auto integrator = createIntegrator(record->spec.integrator, context, *gpuScene,
                                                  *parseBackend(record->backend), settings.wavefront);
         record->interrupted = !measure(*record, *integrator, settings, config, result.folder, options.stopRequested);
@@ -234,6 +236,11 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (options.progress) options.progress(index, total, *record, true);
     }
   }
+  // After a lost device nothing more could run: say so rather than leave runs empty.
+  if (context.lost())
+    for (RunRecord& record : result.runs)
+      if (record.ok() && record.frameGpuMs.empty())
+        record.error = "not run: the device was lost (see the first failed run)";
   result.complete =
       std::none_of(result.runs.begin(), result.runs.end(), [](const RunRecord& r) { return r.interrupted; });
   for (const auto& record : result.runs)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -451,9 +452,12 @@ Context::~Context() {
 
 void Context::release() {
   if (device_) {
-    vkDeviceWaitIdle(device_);
-    if (commandPool_) vkDestroyCommandPool(device_, commandPool_, nullptr);
-    vkDestroyDevice(device_, nullptr);
+    // A lost or hung device may never go idle: it is left to the process's end.
+    if (!lost_) {
+      vkDeviceWaitIdle(device_);
+      if (commandPool_) vkDestroyCommandPool(device_, commandPool_, nullptr);
+      vkDestroyDevice(device_, nullptr);
+    }
     device_ = VK_NULL_HANDLE;
   }
   if (messenger_) {
@@ -502,9 +506,19 @@ void Context::submitAndWait(const std::function<void(VkCommandBuffer)>& record) 
     const VkSubmitInfo2 submit{
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &commandInfo};
     VK_CHECK(vkQueueSubmit2(queue_, 1, &submit, fence));
+    // No timeout: abandoning a submission that still runs (lavapipe keeps going) would free
+    // memory it uses. A hung GPU hangs ptbench; the driver's own watchdog reports it as lost.
     VK_CHECK(vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX));
+  } catch (const VulkanError& error) {
+    if (error.result() == VK_ERROR_DEVICE_LOST) lost_ = true;
+    // The queue may still hold the buffer if waiting failed; drain it before freeing, unless
+    // the device is lost, when draining would never end: then the buffer is left.
+    if (!lost_) {
+      vkQueueWaitIdle(queue_);
+      release();
+    }
+    throw;
   } catch (...) {
-    // The queue may still hold the buffer if waiting failed; drain it before freeing.
     vkQueueWaitIdle(queue_);
     release();
     throw;

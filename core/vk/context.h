@@ -82,6 +82,8 @@ class Context {
   bool validationEnabled() const { return messenger_ != VK_NULL_HANDLE; }
   // Validation warnings and errors seen so far; tests fail on any.
   uint32_t validationMessageCount() const { return validationMessages_; }
+  // After a lost device (VK_ERROR_DEVICE_LOST), nothing more can run.
+  bool lost() const { return lost_; }
 
   // Records commands into a fresh command buffer, submits it and waits for its fence.
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record) const;
@@ -104,6 +106,7 @@ class Context {
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
   uint32_t validationMessages_ = 0;
   bool debugLabels_ = false;
+  mutable bool lost_ = false;
   bool accelerationStructures_ = false;
   std::vector<Backend> backends_;
 };

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang, AddressSanitizer and UBSan (build-sanitize/, which
+# scripts/test.sh shares), and runs each for SECONDS (default 60) on its corpus, seeded from
+# tests/fuzz/corpus/. A crash leaves its input as build-sanitize/crash-* and fails the script.
+#   scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DPTBENCH_FUZZ=ON -DPTBENCH_SANITIZE=ON >/dev/null
+cmake --build build-sanitize -j"$(nproc)" --target fuzz_config fuzz_gltf >/dev/null
+for target in config gltf; do
+  corpus=build-sanitize/corpus-$target
+  mkdir -p "$corpus"
+  echo "fuzz: $target for $seconds s"
+  (cd build-sanitize && ./fuzz_$target -max_total_time="$seconds" -print_final_stats=1 "$@" \
+     "corpus-$target" "../tests/fuzz/corpus/$target" 2>&1 | grep -E "^(stat::number_of_executed_units|#[0-9]+ +DONE)|ERROR|SUMMARY" || true)
+  ls build-sanitize/crash-* build-sanitize/leak-* build-sanitize/timeout-* 2>/dev/null && { echo "fuzz: $target found a failure" >&2; exit 1; }
+done
+echo "fuzz: no failures"
