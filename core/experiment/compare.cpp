@@ -45,8 +45,8 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     throw UserError("--metric " + options.metric + ": use median, mean or min");
 
   std::map<std::string, const json*> baseRuns, nextRuns;
-  for (const auto& run : base["runs"]) baseRuns[runKey(run)] = &run;
-  for (const auto& run : next["runs"]) nextRuns[runKey(run)] = &run;
+  for (const auto& run : base.at("runs")) baseRuns[runKey(run)] = &run;
+  for (const auto& run : next.at("runs")) nextRuns[runKey(run)] = &run;
 
   CompareResult result;
   bool regression = false, undecided = false;
@@ -58,21 +58,21 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
   };
   for (const auto& [key, baseRun] : baseRuns) {
     const auto found = nextRuns.find(key);
-    if (found == nextRuns.end() || (*baseRun)["status"] != "ok" || (*found->second)["status"] != "ok") {
+    if (found == nextRuns.end() || (*baseRun).at("status") != "ok" || (*found->second).at("status") != "ok") {
       undecided = true;
       result.table += fmt::format("{:<9} {:<14} {:>12} {:>12} {:>8}  {}\n", "missing", "frame",
-                                  (*baseRun)["status"] == "ok" ? "" : "error",
-                                  found == nextRuns.end()              ? "absent"
-                                  : (*found->second)["status"] == "ok" ? ""
-                                                                       : "error",
+                                  (*baseRun).at("status") == "ok" ? "" : "error",
+                                  found == nextRuns.end()                 ? "absent"
+                                  : (*found->second).at("status") == "ok" ? ""
+                                                                          : "error",
                                   "", key);
       continue;
     }
     const json& nextRun = *found->second;
-    const double b = (*baseRun)["frame_gpu_ms"][options.metric];
-    const double n = nextRun["frame_gpu_ms"][options.metric];
+    const double b = (*baseRun).at("frame_gpu_ms").at(options.metric);
+    const double n = nextRun.at("frame_gpu_ms").at(options.metric);
     const double noise =
-        std::max((*baseRun)["frame_gpu_ms"].value("cv", 0.0), nextRun["frame_gpu_ms"].value("cv", 0.0));
+        std::max((*baseRun).at("frame_gpu_ms").value("cv", 0.0), nextRun.at("frame_gpu_ms").value("cv", 0.0));
     std::string verdict = "ok";
     if (noise > options.threshold) {
       verdict = "noisy";
@@ -85,18 +85,18 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     }
     line(verdict, "frame", b, n, key);
     if (baseRun->contains("overhead_gpu_ms") && nextRun.contains("overhead_gpu_ms"))
-      line("", "overhead", (*baseRun)["overhead_gpu_ms"][options.metric], nextRun["overhead_gpu_ms"][options.metric],
-           key);
-    for (const auto& stage : (*baseRun)["stages"]) {
-      const json* other = findStage(nextRun, stage["name"]);
+      line("", "overhead", (*baseRun).at("overhead_gpu_ms").at(options.metric),
+           nextRun.at("overhead_gpu_ms").at(options.metric), key);
+    for (const auto& stage : (*baseRun).at("stages")) {
+      const json* other = findStage(nextRun, stage.at("name"));
       if (!other) continue;
-      line("", stage["name"], stage["gpu_ms"][options.metric], (*other)["gpu_ms"][options.metric], key);
+      line("", stage.at("name"), stage.at("gpu_ms").at(options.metric), (*other).at("gpu_ms").at(options.metric), key);
       // Stages match by name and bounce; per-bounce figures are medians.
       if (!stage.contains("gpu_ms_median_per_bounce") || !other->contains("gpu_ms_median_per_bounce")) continue;
-      const json& baseBounces = stage["gpu_ms_median_per_bounce"];
-      const json& nextBounces = (*other)["gpu_ms_median_per_bounce"];
+      const json& baseBounces = stage.at("gpu_ms_median_per_bounce");
+      const json& nextBounces = (*other).at("gpu_ms_median_per_bounce");
       for (size_t bounce = 0; bounce < std::min(baseBounces.size(), nextBounces.size()); ++bounce)
-        line("", stage["name"].get<std::string>() + "[" + std::to_string(bounce) + "]", baseBounces[bounce],
+        line("", stage.at("name").get<std::string>() + "[" + std::to_string(bounce) + "]", baseBounces[bounce],
              nextBounces[bounce], key);
     }
   }

@@ -181,10 +181,13 @@ std::string reportCsv(const json& report) {
     const auto& t = run["throughput"];
     const std::string rates = number(t["paths_per_s"]) + "," + number(t["rays_per_s"]) + "," +
                               number(t["segments_per_s"]) + "," + number(run["invalid_samples"]);
+    // A statistic the summary lacks (per-bounce rows have medians only) is an empty cell;
+    // operator[] of a const json on a missing key is undefined behaviour (ASan found it).
     auto row = [&](const std::string& stage, const std::string& bounce, const json& launches, const json& s) {
+      auto cell = [&](const char* key) { return number(s.value(key, json())); };
       csv += prefix + stage + "," + bounce + "," + number(launches) + "," + number(run["frames"]) + "," +
-             number(s["median"]) + "," + number(s["mean"]) + "," + number(s["min"]) + "," + number(s["max"]) + "," +
-             number(s["stddev"]) + "," + number(s["cv"]) + "," + rates + ",\n";
+             cell("median") + "," + cell("mean") + "," + cell("min") + "," + cell("max") + "," + cell("stddev") + "," +
+             cell("cv") + "," + rates + ",\n";
     };
     row("frame", "", json(), run["frame_gpu_ms"]);
     row("overhead", "", json(), run["overhead_gpu_ms"]);
