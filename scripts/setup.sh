@@ -13,6 +13,7 @@ packages=(
   glslang-tools spirv-tools
   libtinygltf-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libstb-dev libtinyexr-dev
   libgtest-dev googletest
+  clang libclang-rt-dev
   python3 python3-numpy python3-matplotlib
 )
 
