@@ -71,17 +71,25 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     const json& nextRun = *found->second;
     const double b = (*baseRun).at("frame_gpu_ms").at(options.metric);
     const double n = nextRun.at("frame_gpu_ms").at(options.metric);
-    const double noise =
-        std::max((*baseRun).at("frame_gpu_ms").value("cv", 0.0), nextRun.at("frame_gpu_ms").value("cv", 0.0));
-    std::string verdict = "ok";
-    if (noise > options.threshold) {
-      verdict = "noisy";
-      undecided = true;
-    } else if (n > b * (1 + options.threshold)) {
-      verdict = "REGRESSED";
-      regression = true;
-    } else if (n < b * (1 - options.threshold)) {
-      verdict = "faster";
+    // After nvbench: a difference within the threshold is "same"; beyond it, one larger than
+    // twice the runs' combined frame-time noise is "faster" or "REGRESSED", and a slowdown the
+    // noise could explain is "noisy" (undecided). Identical inputs are always the same.
+    const double baseCv = (*baseRun).at("frame_gpu_ms").value("cv", 0.0);
+    const double nextCv = nextRun.at("frame_gpu_ms").value("cv", 0.0);
+    const double noise = std::sqrt(baseCv * baseCv + nextCv * nextCv);
+    const double change = b > 0 ? n / b - 1 : 0.0;
+    std::string verdict = "same";
+    if (std::fabs(change) > options.threshold) {
+      const bool beyondNoise = std::fabs(change) > 2 * noise;
+      if (change < 0) {
+        verdict = beyondNoise ? "faster" : "same";
+      } else if (beyondNoise) {
+        verdict = "REGRESSED";
+        regression = true;
+      } else {
+        verdict = "noisy";
+        undecided = true;
+      }
     }
     line(verdict, "frame", b, n, key);
     if (baseRun->contains("overhead_gpu_ms") && nextRun.contains("overhead_gpu_ms"))

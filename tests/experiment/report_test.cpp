@@ -182,9 +182,16 @@ TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
   EXPECT_EQ(slower.exitCode, compareExitRegression);
   EXPECT_NE(slower.table.find("REGRESSED"), std::string::npos) << slower.table;
   EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.0, 0.01}}), {}).exitCode, compareExitUndecided);
+  // A 10% slowdown that noise of 20% could explain is undecided; the same noise does not hide
+  // a doubling, and identical inputs are the same however noisy.
   EXPECT_EQ(
-      compareReports(base, syntheticReport({{"megakernel", 10.0, 0.20}, {"megakernel-regen", 8.0, 0.01}}), {}).exitCode,
+      compareReports(base, syntheticReport({{"megakernel", 11.0, 0.20}, {"megakernel-regen", 8.0, 0.01}}), {}).exitCode,
       compareExitUndecided);
+  EXPECT_EQ(
+      compareReports(base, syntheticReport({{"megakernel", 20.0, 0.20}, {"megakernel-regen", 8.0, 0.01}}), {}).exitCode,
+      compareExitRegression);
+  const json noisy = syntheticReport({{"megakernel", 10.0, 0.40}, {"megakernel-regen", 8.0, 0.30}});
+  EXPECT_EQ(compareReports(noisy, noisy, {}).exitCode, compareExitOk);
   // A looser threshold lets the 6% slowdown pass.
   EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.6, 0.01}, {"megakernel-regen", 8.0, 0.01}}),
                            {.threshold = 0.10})
