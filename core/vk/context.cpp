@@ -192,8 +192,11 @@ const DeviceCapabilities& chooseDevice(const std::vector<DeviceCapabilities>& de
                 : lowercase(d.name).find(lowercase(selector)) != std::string::npos)
       return d;
   }
-  throw UserError("--device " + selector + " matches no Vulkan device; the devices are:" + deviceList(devices) +
-                  "\nGive an index or part of a name.");
+  // The selector may come from --device, PTBENCH_DEVICE or a config's "device": name them all.
+  throw UserError("the device \"" + selector +
+                  "\" (from --device, PTBENCH_DEVICE or the config's \"device\") matches no Vulkan device; the devices "
+                  "are:" +
+                  deviceList(devices) + "\nGive an index or part of a name.");
 }
 
 std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance) {

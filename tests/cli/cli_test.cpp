@@ -33,7 +33,10 @@ TEST(DevicesCommand, UnknownDeviceFailsAndListsDevices) {
   // devices lists every device; a subcommand that opens one must refuse a bad --device.
   const auto result = runPtbench("--device nonexistent-gpu selftest");
   EXPECT_NE(result.exitCode, 0);
-  EXPECT_NE(result.all().find("--device nonexistent-gpu matches no Vulkan device"), std::string::npos) << result.all();
+  EXPECT_NE(result.all().find("the device \"nonexistent-gpu\" (from --device, PTBENCH_DEVICE or the config's "
+                              "\"device\") matches no Vulkan device"),
+            std::string::npos)
+      << result.all();
   EXPECT_NE(result.all().find("llvmpipe"), std::string::npos) << result.all();
 }
 

@@ -38,7 +38,7 @@ TEST(ContextErrors, UnknownDeviceNameListsTheDevices) {
     FAIL() << "expected a UserError";
   } catch (const UserError& error) {
     const std::string message = error.what();
-    EXPECT_NE(message.find("--device no-such-gpu"), std::string::npos) << message;
+    EXPECT_NE(message.find("the device \"no-such-gpu\" (from --device, PTBENCH_DEVICE"), std::string::npos) << message;
     EXPECT_NE(message.find("llvmpipe"), std::string::npos) << message;
   }
 }
