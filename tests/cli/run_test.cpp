@@ -190,6 +190,53 @@ TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
   fs::remove_all(dir);
 }
 
+// One broken scene and one unsupported backend among good runs, every integrator: the good
+// runs succeed, the others are error rows, the report is complete, the CSV is rectangular and
+// parses, and nothing temporary is left.
+TEST(RunCommand, AMixedSweepReportsEveryRunAndLeavesNothingBehind) {
+  const fs::path dir = freshFolder("mixed-sweep");
+  std::ofstream(dir / "broken.gltf") << R"({"asset": {"version": "2.0"}, "nodes": [)";
+  std::ofstream(dir / "config.json")
+      << R"({"schema_version": 1, "name": "mixed", "scenes": ["broken.gltf", "builtin:cornell"],
+      "integrators": ["megakernel", "megakernel-regen", "wavefront"], "backends": ["rayquery", "software"],
+      "width": 8, "height": 8, "spp": 1, "warmup": 0, "repeats": 1})";
+  const auto result = runPtbench("run " + (dir / "config.json").string() + " --quiet --out " + (dir / "out").string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  const fs::path folder = resultsFolder(dir / "out", "mixed");
+  const json report = readJson(folder / "report.json");
+  EXPECT_EQ(report["complete"], true);
+  ASSERT_EQ(report["runs"].size(), 2u * 3u * 2u);
+  for (const auto& run : report["runs"]) {
+    const bool good = run["parameters"]["scene"] == "builtin:cornell" && run["parameters"]["backend"] == "rayquery";
+    EXPECT_EQ(run["status"], good ? "ok" : "error") << run.dump();
+    if (!good) {
+      EXPECT_FALSE(run["error"].get<std::string>().empty());
+    }
+  }
+  std::ifstream csv(folder / "report.csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(csv, line);) lines.push_back(line);
+  auto fields = [](const std::string& line) {
+    size_t count = 1;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted) ++count;
+    }
+    return count;
+  };
+  ASSERT_GT(lines.size(), 12u);
+  for (const auto& line : lines) EXPECT_EQ(fields(line), fields(lines[0])) << line;
+  const std::string parse =
+      "/usr/bin/python3 -c \"import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); "
+      "sys.exit(len({len(r) for r in rows}) != 1)\" " +
+      (folder / "report.csv").string();
+  EXPECT_EQ(std::system(parse.c_str()), 0) << "Python's csv module reads a fixed column count";
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "out"))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  fs::remove_all(dir);
+}
+
 TEST(RunCommand, AnUnwritableOutputFolderIsAClearError) {
   const auto result =
       runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json --out /proc/ptbench-results");
