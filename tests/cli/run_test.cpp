@@ -4,8 +4,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "csv_fields.h"
+#include "csv_fields.h"
 #include "gpu_test.h"
-
 namespace ptbench::test {
 namespace {
 
@@ -216,17 +217,8 @@ TEST(RunCommand, AMixedSweepReportsEveryRunAndLeavesNothingBehind) {
   std::ifstream csv(folder / "report.csv");
   std::vector<std::string> lines;
   for (std::string line; std::getline(csv, line);) lines.push_back(line);
-  auto fields = [](const std::string& line) {
-    size_t count = 1;
-    bool quoted = false;
-    for (char c : line) {
-      if (c == '"') quoted = !quoted;
-      if (c == ',' && !quoted) ++count;
-    }
-    return count;
-  };
   ASSERT_GT(lines.size(), 12u);
-  for (const auto& line : lines) EXPECT_EQ(fields(line), fields(lines[0])) << line;
+  for (const auto& line : lines) EXPECT_EQ(csvFieldCount(line), csvFieldCount(lines[0])) << line;
   const std::string parse =
       "/usr/bin/python3 -c \"import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); "
       "sys.exit(len({len(r) for r in rows}) != 1)\" " +

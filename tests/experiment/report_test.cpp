@@ -8,7 +8,7 @@
 #include "core/errors.h"
 #include "core/experiment/compare.h"
 #include "core/experiment/statistics.h"
-
+#include "csv_fields.h"
 namespace ptbench::test {
 namespace {
 
@@ -130,16 +130,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_NE(lines[3].find(",trace_shade,,16,3,11,"), std::string::npos) << lines[3];
   EXPECT_NE(lines[4].find("not supported"), std::string::npos) << lines[4];
   // Every row has as many fields as the header: pandas refuses a file where one has more.
-  auto fields = [](const std::string& line) {
-    size_t count = 1;
-    bool quoted = false;
-    for (char c : line) {
-      if (c == '"') quoted = !quoted;
-      if (c == ',' && !quoted) ++count;
-    }
-    return count;
-  };
-  for (const auto& line : lines) EXPECT_EQ(fields(line), fields(lines[0])) << line;
+  for (const auto& line : lines) EXPECT_EQ(csvFieldCount(line), csvFieldCount(lines[0])) << line;
   EXPECT_NE(lines[7].find("schedule=pool"), std::string::npos) << lines[7];
   EXPECT_NE(lines[8].find(",extend,0,,3,4,"), std::string::npos) << lines[8];
   EXPECT_NE(lines[9].find(",extend,1,,3,2,"), std::string::npos) << lines[9];
