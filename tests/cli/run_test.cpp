@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "csv_fields.h"
-#include "csv_fields.h"
 #include "gpu_test.h"
 namespace ptbench::test {
 namespace {
@@ -283,6 +282,33 @@ TEST(CompareCommand, ExitCodesFromTheCommandLine) {
   EXPECT_EQ(runPtbench("compare " + base + (dir / "slow.json").string() + " --threshold 25%").exitCode, 0);
   EXPECT_EQ(runPtbench("compare " + base + (dir / "noisy.json").string()).exitCode, 2);
   fs::remove_all(dir);
+}
+
+// A report whose field has the wrong type is a message and "undecided", not a crash.
+TEST(CompareCommand, AReportWithACorruptFieldIsUndecided) {
+  const fs::path dir = freshFolder("compare-corrupt");
+  json corrupt = gateReport(10, 0.01);
+  corrupt["runs"][0]["frame_gpu_ms"]["median"] = "fast";
+  std::ofstream(dir / "base.json") << gateReport(10, 0.01);
+  std::ofstream(dir / "corrupt.json") << corrupt;
+  const auto result = runPtbench("compare " + (dir / "base.json").string() + " " + (dir / "corrupt.json").string());
+  EXPECT_EQ(result.exitCode, 2) << result.all();
+  EXPECT_NE(result.err.find("a field is missing or of the wrong type"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("internal error"), std::string::npos) << result.err;
+  fs::remove_all(dir);
+}
+
+// --quiet leaves stderr to problems: no progress and no "results in".
+TEST(RunCommand, QuietPrintsNoProgress) {
+  const fs::path out = freshFolder("quiet");
+  const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
+                                 "/configs/ci.json --quiet --set spp=1 --set 'scenes=[\"builtin:cornell\"]' "
+                                 "--set 'integrators=[\"megakernel\"]' --set repeats=1 --out " +
+                                 out.string());
+  EXPECT_EQ(result.exitCode, 0) << result.all();
+  EXPECT_EQ(result.err.find("results in"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("[1/"), std::string::npos) << result.err;
+  fs::remove_all(out);
 }
 
 TEST(CompareCommand, UnreadableReportIsUndecided) {
