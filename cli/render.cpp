@@ -8,6 +8,7 @@
 
 #include "cli/options.h"
 #include "core/errors.h"
+#include "core/experiment/atomic_file.h"
 #include "core/experiment/config.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/create.h"
@@ -43,10 +44,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
     throw UserError("unknown integrator '" + options.integrator + "': use megakernel, megakernel-regen or wavefront");
   for (const auto& out : options.outputs) {
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
-    // Before any work: a missing folder found after the render loses it.
-    const auto folder = std::filesystem::absolute(out).parent_path();
-    if (!std::filesystem::is_directory(folder))
-      throw UserError("--out " + out + ": the folder " + folder.string() + " does not exist");
+    requireOutputFolder(out, "--out");
   }
   for (const auto& [flag, values] : {std::pair<const char*, const std::vector<float>*>{"--env", &options.environment},
                                      {"--camera-position", &options.cameraPosition},

@@ -152,12 +152,7 @@ std::string summaryTable(const json& report) {
 int run(const GlobalOptions& global, const RunOptions& options) {
   const fs::path configPath = options.config.empty() ? defaultConfig() : fs::path(options.config);
   const ExperimentConfig config = loadConfig(configPath, options.overrides);
-  // Before any work: a report that cannot be written at the end loses the whole sweep.
-  if (!options.json.empty() && options.json != "-") {
-    const auto folder = fs::absolute(options.json).parent_path();
-    if (!fs::is_directory(folder))
-      throw UserError("--json " + options.json + ": the folder " + folder.string() + " does not exist");
-  }
+  if (!options.json.empty() && options.json != "-") requireOutputFolder(options.json, "--json");
   Progress progress(options.quiet);
   const InterruptGuard interrupts;
   const ExperimentResult result = runExperiment(

@@ -4,11 +4,12 @@
 // invocation per pixel, so the film's arithmetic costs the megakernel no registers.
 #include "common/frame.glsl"
 #include "common/film.glsl"
+#include "common/launch.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE_1D) in;
 
 void main() {
-  uint pixel = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * WORKGROUP_SIZE_1D + gl_LocalInvocationIndex;
+  uint pixel = kernelIndex();
   if (pixel >= FRAME.width * FRAME.height) return;
   filmCommitOwned(FilmSamples(FRAME.filmSamples).s[pixel], pixel);
 }

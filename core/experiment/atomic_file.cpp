@@ -34,4 +34,10 @@ void writeFileAtomically(const std::filesystem::path& path, std::string_view con
   });
 }
 
+void requireOutputFolder(const std::filesystem::path& path, std::string_view flag) {
+  const auto folder = std::filesystem::absolute(path).parent_path();
+  if (!std::filesystem::is_directory(folder))
+    throw UserError(std::string(flag) + " " + path.string() + ": the folder " + folder.string() + " does not exist");
+}
+
 }  // namespace ptbench

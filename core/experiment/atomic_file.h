@@ -11,4 +11,8 @@ namespace ptbench {
 void writeAtomically(const std::filesystem::path& path, const std::function<void(const std::filesystem::path&)>& write);
 void writeFileAtomically(const std::filesystem::path& path, std::string_view contents);
 
+// Before any work: throws UserError("FLAG PATH: the folder ... does not exist") when the
+// folder `path` would be written into is missing, so that no finished work is lost to it.
+void requireOutputFolder(const std::filesystem::path& path, std::string_view flag);
+
 }  // namespace ptbench

@@ -249,7 +249,10 @@ json parseJsonRefusingDuplicateKeys(std::istream& in, const std::string& source,
   std::vector<std::set<std::string>> keysByDepth;
   std::string duplicate;
   const json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keysByDepth.resize(size_t(depth) + 1), keysByDepth[depth].clear();
+    if (event == json::parse_event_t::object_start) {  // a fresh set for this object's keys
+      keysByDepth.resize(size_t(depth) + 1);
+      keysByDepth[depth].clear();
+    }
     if (event == json::parse_event_t::key && depth >= 1 && size_t(depth) <= keysByDepth.size() &&
         !keysByDepth[depth - 1].insert(parsed.get<std::string>()).second && duplicate.empty())
       duplicate = parsed.get<std::string>();

@@ -68,8 +68,7 @@ fs::path createResultsFolder(const fs::path& root, const std::string& name, cons
 
 // Returns false when a stop was requested before the run had its frames.
 bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings, const ExperimentConfig& config,
-             const fs::path& folder, const std::function<bool()>& stopRequested) {
-  auto stop = [&] { return stopRequested && stopRequested(); };
+             const fs::path& folder, const std::function<bool()>& stop) {
   record.pipelineCreateMs = integrator.pipelineCreateMs();
   for (uint32_t i = 0; i < config.warmup; ++i) {
     if (stop()) return false;
@@ -183,13 +182,14 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
                                          .backends = std::vector<Backend>(needed.begin(), needed.end())});
 
   const size_t total = result.runs.size();
+  const std::function<bool()> stop = [&] { return options.stopRequested && options.stopRequested(); };
   for (size_t sceneIndex = 0; sceneIndex < config.scenes.size(); ++sceneIndex) {
     if (context.lost()) break;
     std::vector<RunRecord*> sceneRuns;
     for (auto& record : result.runs)
       if (record.spec.scene == sceneIndex && record.ok()) sceneRuns.push_back(&record);
     if (sceneRuns.empty()) continue;
-    if (options.stopRequested && options.stopRequested()) {
+    if (stop()) {
       for (RunRecord* record : sceneRuns) record->interrupted = true;
       continue;
     }
@@ -207,7 +207,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     const double loadMs = millisecondsSince(loadStart);
     for (RunRecord* record : sceneRuns) {
       if (context.lost()) break;
-      if (options.stopRequested && options.stopRequested()) {
+      if (stop()) {
         record->interrupted = true;
         continue;
       }
@@ -224,7 +224,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         if (entry.environment) settings.environment = *entry.environment;
         const auto integrator = createIntegrator(record->spec.integrator, context, *gpuScene,
                                                  *parseBackend(record->backend), settings.wavefront);
-        record->interrupted = !measure(*record, *integrator, settings, config, result.folder, options.stopRequested);
+        record->interrupted = !measure(*record, *integrator, settings, config, result.folder, stop);
       } catch (const vk::VulkanError& error) {
         record->error = error.what();
       } catch (const UserError& error) {

@@ -15,6 +15,11 @@ constexpr VkBufferUsageFlags filmUsage =
 
 }  // namespace
 
+const Film& filmOfSize(std::optional<Film>& film, const vk::Context& context, uint32_t width, uint32_t height) {
+  if (!film || film->width() != width || film->height() != height) film.emplace(context, width, height);
+  return *film;
+}
+
 Film::Film(const vk::Context& context, uint32_t width, uint32_t height)
     : width_(width),
       height_(height),

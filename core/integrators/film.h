@@ -1,11 +1,18 @@
 // The film on the GPU: per-pixel radiance sums (shared/render.h, FilmPixel) and the
 // megakernel's work counters, and their readback into images.
 #pragma once
+#include <optional>
+
 #include "core/integrators/integrator.h"
 #include "core/vk/buffer.h"
 #include "shared/render.h"
 
 namespace ptbench {
+
+class Film;
+// The film of a frame of width x height: `film` as it is when its size matches, else a new one.
+// Integrators keep one across frames; it is cleared inside every frame.
+const Film& filmOfSize(std::optional<Film>& film, const vk::Context& context, uint32_t width, uint32_t height);
 
 class Film {
  public:

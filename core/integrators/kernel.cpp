@@ -22,7 +22,7 @@ uint32_t divideRoundingUp(uint32_t value, uint32_t divisor) {
 }
 
 // Only 65535 workgroups in X are guaranteed: larger 1-D launches fold into rows. The
-// kernels read their index through KERNEL_INDEX (common/kernel.glsl) and check it.
+// kernels read their index through kernelIndex() (shaders/common/launch.glsl) and check it.
 constexpr uint32_t maxGroupsX = 65535;
 
 struct Specialization {

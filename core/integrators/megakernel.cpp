@@ -74,10 +74,7 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
 
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
-  // Repeated frames of one size reuse the film; it is cleared inside every frame.
-  if (!film_ || film_->width() != settings.width || film_->height() != settings.height)
-    film_.emplace(context_, settings.width, settings.height);
-  const Film& film = *film_;
+  const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
   gpu::FrameParams params;
   fillFrameParams(params, scene_, film, settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;

@@ -168,11 +168,7 @@ void WavefrontIntegrator::timed(VkCommandBuffer commands, Stage stage, uint32_t 
 
 void WavefrontIntegrator::launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord,
                                  uint32_t iteration, uint32_t step, uint32_t phase) {
-  const gpu::WavefrontPush push{.params = frameParams_.address(),
-                                .wavefront = state_.control.address() + paramsOffset,
-                                .iteration = iteration,
-                                .step = step,
-                                .phase = phase};
+  const gpu::WavefrontPush push = pushConstants(iteration, step, phase);
   if (!options_.compaction) {
     kernel.launch(commands, scene_.descriptorSet(), &push, state_.poolSize);
     return;
@@ -182,12 +178,16 @@ void WavefrontIntegrator::launch(VkCommandBuffer commands, const Kernel& kernel,
                         state_.control.address() + record + offsetof(gpu::LaunchRecord, width));
 }
 
+gpu::WavefrontPush WavefrontIntegrator::pushConstants(uint32_t iteration, uint32_t step, uint32_t phase) const {
+  return {.params = frameParams_.address(),
+          .wavefront = state_.control.address() + paramsOffset,
+          .iteration = iteration,
+          .step = step,
+          .phase = phase};
+}
+
 void WavefrontIntegrator::prepare(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase) {
-  const gpu::WavefrontPush push{.params = frameParams_.address(),
-                                .wavefront = state_.control.address() + paramsOffset,
-                                .iteration = iteration,
-                                .step = step,
-                                .phase = phase};
+  const gpu::WavefrontPush push = pushConstants(iteration, step, phase);
   timed(commands, Stage::Prepare, step, 1, [&] { prepare_.launch(commands, scene_.descriptorSet(), &push, 1); });
 }
 
@@ -260,9 +260,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const uint64_t maxIterations = (passes + 1) * settings.maxDepth + poolCheckInterval;
   const uint32_t stepCapacity = poolSchedule ? uint32_t(std::min<uint64_t>(maxIterations, 65536)) : settings.maxDepth;
   allocate(poolSize, stepCapacity);
-  if (!film_ || film_->width() != settings.width || film_->height() != settings.height)
-    film_.emplace(context_, settings.width, settings.height);
-  const Film& film = *film_;
+  const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
 
   gpu::FrameParams frameParams;
   fillFrameParams(frameParams, scene_, film, settings);

@@ -53,6 +53,7 @@ class WavefrontIntegrator final : public Integrator {
   void recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
                        std::optional<uint32_t> generatePhase);
   void prepare(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase);
+  gpu::WavefrontPush pushConstants(uint32_t iteration, uint32_t step, uint32_t phase) const;
   // A stage's kernel over its queue (indirect) or, without compaction, over the whole pool.
   void launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord, uint32_t iteration, uint32_t step,
               uint32_t phase = 0);

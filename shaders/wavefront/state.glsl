@@ -14,6 +14,7 @@
 #include "common/lights.glsl"
 #include "common/path.glsl"
 #include "common/film.glsl"
+#include "common/launch.glsl"
 
 layout(constant_id = SPEC_COMPACTION) const bool COMPACTION = true;
 layout(constant_id = SPEC_MATERIAL_QUEUES) const bool MATERIAL_QUEUES = false;
@@ -101,14 +102,6 @@ void queuePush(uint queue, uint slot, uint consumed) {
 #endif
 
 // ---- launches ----
-
-uint kernelIndex() {
-#ifdef RAY_GENERATION
-  return gl_LaunchIDEXT.y * gl_LaunchSizeEXT.x + gl_LaunchIDEXT.x;
-#else
-  return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * WORKGROUP_SIZE_1D + gl_LocalInvocationIndex;
-#endif
-}
 
 // The slot this invocation works on, if any. With compaction the launch covers the queue
 // (rounded up); without, it covers the whole pool and a slot outside the queue returns at once.
