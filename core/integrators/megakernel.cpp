@@ -20,7 +20,7 @@ static_assert(sizeof(gpu::FramePush) == 16);
 static_assert(sizeof(gpu::Material) == 124 + gpu::TEXTURE_SLOT_COUNT * sizeof(gpu::TextureRef));
 static_assert(sizeof(gpu::TextureRef) == 32);
 static_assert(sizeof(gpu::Vertex) == 56);
-static_assert(sizeof(gpu::Instance) == 112);
+static_assert(sizeof(gpu::Instance) == 116);
 
 gpu::vec3 toGpu(Vec3 v) {
   return {v.x, v.y, v.z};

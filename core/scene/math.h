@@ -59,12 +59,16 @@ struct Mat4 {
     return {at(0, 0) * v.x + at(0, 1) * v.y + at(0, 2) * v.z, at(1, 0) * v.x + at(1, 1) * v.y + at(1, 2) * v.z,
             at(2, 0) * v.x + at(2, 1) * v.y + at(2, 2) * v.z};
   }
+  float determinant3x3() const {
+    const auto c = [&](int row, int column) { return at(row, column); };
+    return c(0, 0) * (c(1, 1) * c(2, 2) - c(1, 2) * c(2, 1)) - c(0, 1) * (c(1, 0) * c(2, 2) - c(1, 2) * c(2, 0)) +
+           c(0, 2) * (c(1, 0) * c(2, 1) - c(1, 1) * c(2, 0));
+  }
   // Inverse transpose of the upper 3x3, for normals (cofactor matrix over the determinant).
   Mat4 normalMatrix() const {
     Mat4 r;
     const auto c = [&](int row, int column) { return at(row, column); };
-    float det = c(0, 0) * (c(1, 1) * c(2, 2) - c(1, 2) * c(2, 1)) - c(0, 1) * (c(1, 0) * c(2, 2) - c(1, 2) * c(2, 0)) +
-                c(0, 2) * (c(1, 0) * c(2, 1) - c(1, 1) * c(2, 0));
+    float det = determinant3x3();
     if (det == 0) det = 1;
     for (int row = 0; row < 3; ++row)
       for (int column = 0; column < 3; ++column) {

@@ -21,12 +21,15 @@ Vec3 toVec3(gpu::vec3 v) {
 // The mean linear colour of a texture over a triangle, from a stratified grid of points (nearest
 // texel, repeating). It only steers light sampling: a triangle whose samples all miss its
 // emission is still found by BSDF sampling, with full MIS weight.
-Vec3 meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, const gpu::Vertex& a,
-                      const gpu::Vertex& b, const gpu::Vertex& c) {
+// The mean of texelValue over a 4x4 stratified grid of points on a triangle, looked up through
+// the texture reference (its uv set and transform) with nearest-texel lookups.
+template <typename TexelValue>
+auto meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, const gpu::Vertex& a,
+                      const gpu::Vertex& b, const gpu::Vertex& c, TexelValue texelValue) {
   constexpr int grid = 4;
   auto uvOf = [&](const gpu::Vertex& v) { return ref.texCoord == 1 ? v.uv1 : v.uv0; };
   const gpu::vec2 uv[3] = {uvOf(a), uvOf(b), uvOf(c)};
-  Vec3 sum;
+  decltype(texelValue(texture.rgba8.data())) sum{};
   for (int i = 0; i < grid; ++i)
     for (int j = 0; j < grid; ++j) {
       float s = (float(i) + 0.5f) / grid, t = (float(j) + 0.5f) / grid;
@@ -40,13 +43,31 @@ Vec3 meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, c
       const float v = ref.transformRow1.x * u0 + ref.transformRow1.y * v0 + ref.transformRow1.z;
       const auto x = uint32_t(float(texture.width) * (u - std::floor(u))) % texture.width;
       const auto y = uint32_t(float(texture.height) * (v - std::floor(v))) % texture.height;
-      const uint8_t* texel = &texture.rgba8[(size_t(y) * texture.width + x) * 4];
-      for (int k = 0; k < 3; ++k) {
-        const float value = texelToLinear(texel[k], texture.srgb);
-        (k == 0 ? sum.x : k == 1 ? sum.y : sum.z) += value;
-      }
+      sum = sum + texelValue(&texture.rgba8[(size_t(y) * texture.width + x) * 4]);
     }
   return sum * (1.0f / float(grid * grid));
+}
+
+Vec3 linearColor(const TextureImage& texture, const uint8_t* texel) {
+  return {texelToLinear(texel[0], texture.srgb), texelToLinear(texel[1], texture.srgb),
+          texelToLinear(texel[2], texture.srgb)};
+}
+
+// The share of a triangle that rays see, as alphaTestPasses (shaders/common/surface.glsl)
+// decides: the kept share under a mask, the mean alpha when blended. Light sampling collects
+// emission in proportion (emitterCoverage), so the power that steers it should too.
+float alphaCoverage(const SceneData& scene, const gpu::Material& material, const gpu::Vertex& a, const gpu::Vertex& b,
+                    const gpu::Vertex& c) {
+  if (material.alphaMode == gpu::ALPHA_OPAQUE) return 1;
+  const float factor = material.baseColorFactor.w;
+  const gpu::TextureRef& ref = material.textures[gpu::SLOT_BASE_COLOR];
+  const auto visible = [&](float alpha) {
+    return material.alphaMode == gpu::ALPHA_MASK ? (alpha >= material.alphaCutoff ? 1.0f : 0.0f)
+                                                 : std::clamp(alpha, 0.0f, 1.0f);
+  };
+  if (ref.texture == gpu::NO_TEXTURE) return visible(factor);
+  return meanOverTriangle(scene.textures[ref.texture], ref, a, b, c,
+                          [&](const uint8_t* texel) { return visible(factor * float(texel[3]) / 255.0f); });
 }
 
 void storeRows(const Mat4& m, gpu::vec4 (&rows)[3]) {
@@ -161,6 +182,7 @@ void SceneBuilder::addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_
   instance.firstGeometry = scene_.meshes[mesh].firstGeometry;
   instance.geometryCount = scene_.meshes[mesh].geometryCount;
   instance.materialOverride = materialOverride;
+  instance.windingSign = objectToWorld.determinant3x3() < 0 ? -1.0f : 1.0f;
   scene_.instances.push_back(instance);
   scene_.instanceMeshes.push_back(mesh);
   transforms_.push_back(objectToWorld);
@@ -205,14 +227,16 @@ SceneData SceneBuilder::finish() {
         }
         if (emittedLuminance <= 0) continue;
         const float area = 0.5f * length(cross(p[1] - p[0], p[2] - p[0]));
+        const auto vertex = [&](int k) -> const gpu::Vertex& {
+          return scene_.vertices[geometry.firstVertex + scene_.indices[geometry.firstIndex + 3 * tri + k]];
+        };
         float triangleLuminance = emittedLuminance;
         if (texture) {
-          const auto vertex = [&](int k) -> const gpu::Vertex& {
-            return scene_.vertices[geometry.firstVertex + scene_.indices[geometry.firstIndex + 3 * tri + k]];
-          };
-          const Vec3 mean = meanOverTriangle(*texture, emissiveTexture, vertex(0), vertex(1), vertex(2));
+          const Vec3 mean = meanOverTriangle(*texture, emissiveTexture, vertex(0), vertex(1), vertex(2),
+                                             [&](const uint8_t* texel) { return linearColor(*texture, texel); });
           triangleLuminance = luminance({factor.x * mean.x, factor.y * mean.y, factor.z * mean.z});
         }
+        triangleLuminance *= alphaCoverage(scene_, material, vertex(0), vertex(1), vertex(2));
         scene_.emissiveTriangles.push_back(
             {.instance = i, .geometry = g, .triangle = tri, .power = triangleLuminance * area});
         powers.push_back(triangleLuminance * area);

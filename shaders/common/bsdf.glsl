@@ -5,10 +5,15 @@
 #ifndef PTBENCH_BSDF_GLSL
 #define PTBENCH_BSDF_GLSL
 
-// Below this, GGX's D overflows float; the lobe is a mirror to every practical purpose.
-const float MIN_ALPHA = 1e-4;
+// Below this GGX alpha (roughness^2) the specular lobe is a perfect mirror: a delta lobe,
+// sampled but never evaluated, and so outside MIS and light sampling. Near it, GGX's D spans
+// orders of magnitude across half vectors closer to the normal than float32 resolves, and any
+// two evaluations that round differently give f / pdf off by large factors (an NVIDIA H200 gave
+// 0.70 in the mirror furnace). pbrt-v4 draws the line at the same place.
+const float SPECULAR_DELTA_ALPHA = 1e-3;
 
-float ggxAlpha(ShadingPoint sp) { return max(sp.roughness * sp.roughness, MIN_ALPHA); }
+float ggxAlpha(ShadingPoint sp) { return sp.roughness * sp.roughness; }
+bool specularIsDelta(ShadingPoint sp) { return ggxAlpha(sp) < SPECULAR_DELTA_ALPHA; }
 
 vec3 schlickFresnel(vec3 f0, float cosTheta) {
   float m = clamp(1.0 - cosTheta, 0.0, 1.0);
@@ -22,42 +27,27 @@ vec3 dielectricF0(ShadingPoint sp) {
   return min(vec3(r * r) * sp.specularColor, vec3(1.0));
 }
 
-float ggxD(float NdotH, float alpha) {
+// D of a unit half vector in the local frame (z = n). The usual NdotH^2 (a^2 - 1) + 1 cancels
+// catastrophically for NdotH near 1; for a unit vector it equals hx^2 + hy^2 + a^2 hz^2,
+// which does not.
+float ggxD(vec3 hLocal, float alpha) {
   float a2 = alpha * alpha;
-  float d = NdotH * NdotH * (a2 - 1.0) + 1.0;
+  float d = hLocal.x * hLocal.x + hLocal.y * hLocal.y + a2 * hLocal.z * hLocal.z;
   return a2 / (PI * d * d);
 }
 
-// V = G2 / (4 NdotL NdotV), height-correlated.
-float smithVisibility(float NdotL, float NdotV, float alpha) {
+// G2, height-correlated, and G1 of the view direction.
+float smithG2(float NdotL, float NdotV, float alpha) {
   float a2 = alpha * alpha;
-  float ggxV = NdotL * sqrt(NdotV * NdotV * (1.0 - a2) + a2);
-  float ggxL = NdotV * sqrt(NdotL * NdotL * (1.0 - a2) + a2);
-  float denominator = ggxV + ggxL;
-  return denominator > 0.0 ? 0.5 / denominator : 0.0;
+  float lambdaV = NdotL * sqrt(NdotV * NdotV * (1.0 - a2) + a2);
+  float lambdaL = NdotV * sqrt(NdotL * NdotL * (1.0 - a2) + a2);
+  float denominator = lambdaV + lambdaL;
+  return denominator > 0.0 ? 2.0 * NdotL * NdotV / denominator : 0.0;
 }
 
 float smithG1(float NdotV, float alpha) {
   float a2 = alpha * alpha;
   return 2.0 * NdotV / (NdotV + sqrt(a2 + (1.0 - a2) * NdotV * NdotV));
-}
-
-// f(v, l), without the cosine.
-vec3 bsdfEvaluate(ShadingPoint sp, vec3 v, vec3 l) {
-  vec3 n = sp.shadingNormal;
-  float NdotL = dot(n, l);
-  float NdotV = dot(n, v);
-  if (NdotL <= 0.0 || NdotV <= 0.0) return vec3(0.0);
-  vec3 h = normalize(v + l);
-  float NdotH = max(dot(n, h), 0.0);
-  float VdotH = max(dot(v, h), 0.0);
-  float alpha = ggxAlpha(sp);
-  float specular = ggxD(NdotH, alpha) * smithVisibility(NdotL, NdotV, alpha);
-  vec3 metal = schlickFresnel(sp.baseColor, VdotH) * specular;
-  vec3 dielectricFresnel = schlickFresnel(dielectricF0(sp), VdotH);
-  vec3 dielectric = (1.0 - sp.specularWeight * maxComponent(dielectricFresnel)) * sp.baseColor / PI +
-                    sp.specularWeight * dielectricFresnel * specular;
-  return mix(dielectric, metal, sp.metallic);
 }
 
 // How often the specular lobe is sampled: its share of the estimated reflectance.
@@ -69,19 +59,79 @@ float specularProbability(ShadingPoint sp, float NdotV) {
   return total > 0.0 ? specularShare / total : 1.0;
 }
 
-// The pdf of the visible-normal distribution, converted to reflected directions.
-float ggxReflectionPdf(float NdotV, float NdotH, float alpha) {
-  return smithG1(NdotV, alpha) * ggxD(NdotH, alpha) / (4.0 * NdotV);
+// The specular layer's Fresnel, dielectric and metal mixed by metallic.
+vec3 specularFresnel(ShadingPoint sp, float cosTheta) {
+  return mix(sp.specularWeight * schlickFresnel(dielectricF0(sp), cosTheta), schlickFresnel(sp.baseColor, cosTheta),
+             sp.metallic);
 }
 
-float bsdfPdf(ShadingPoint sp, vec3 v, vec3 l) {
-  vec3 n = sp.shadingNormal;
-  float NdotL = dot(n, l);
-  float NdotV = dot(n, v);
-  if (NdotL <= 0.0 || NdotV <= 0.0) return 0.0;
-  float pSpecular = specularProbability(sp, NdotV);
-  float NdotH = max(dot(n, normalize(v + l)), 0.0);
-  return pSpecular * ggxReflectionPdf(NdotV, NdotH, ggxAlpha(sp)) + (1.0 - pSpecular) * NdotL / PI;
+// Lambertian under the dielectric layer, which takes its Fresnel share first.
+vec3 diffuseTerm(ShadingPoint sp, float VdotH) {
+  float layer = 1.0 - sp.specularWeight * maxComponent(schlickFresnel(dielectricF0(sp), VdotH));
+  return (1.0 - sp.metallic) * layer * sp.baseColor / PI;
+}
+
+// A local frame around the shading normal: every BSDF quantity is computed in it, so that
+// evaluation and sampling form the same half vector the same way.
+struct BsdfFrame {
+  vec3 t;
+  vec3 b;
+  vec3 n;
+};
+
+BsdfFrame bsdfFrame(ShadingPoint sp) {
+  BsdfFrame frame;
+  frame.n = sp.shadingNormal;
+  basis(frame.n, frame.t, frame.b);
+  return frame;
+}
+
+vec3 toLocal(BsdfFrame frame, vec3 w) {
+  return vec3(dot(w, frame.t), dot(w, frame.b), dot(w, frame.n));
+}
+
+// f cos and the pdf of bsdfSample for a pair of local directions, both from one D, so that
+// their ratio is right however D rounds. A delta specular lobe contributes to neither.
+struct BsdfValue {
+  vec3 fCos;
+  float pdf;
+};
+
+BsdfValue bsdfValueLocal(ShadingPoint sp, vec3 v, vec3 l) {
+  BsdfValue value;
+  value.fCos = vec3(0.0);
+  value.pdf = 0.0;
+  if (l.z <= 0.0 || v.z <= 0.0) return value;
+  vec3 h = normalize(v + l);
+  float VdotH = max(dot(v, h), 0.0);
+  float pSpecular = specularProbability(sp, v.z);
+  value.fCos = diffuseTerm(sp, VdotH) * l.z;
+  value.pdf = (1.0 - pSpecular) * l.z / PI;
+  if (!specularIsDelta(sp)) {
+    float alpha = ggxAlpha(sp);
+    float D = ggxD(h, alpha);
+    // f cos = F D G2 / (4 NdotV); the visible-normal pdf of the reflected direction is
+    // G1 D / (4 NdotV).
+    value.fCos += specularFresnel(sp, VdotH) * (D * smithG2(l.z, v.z, alpha) / (4.0 * v.z));
+    value.pdf += pSpecular * smithG1(v.z, alpha) * D / (4.0 * v.z);
+  }
+  return value;
+}
+
+// f (without the cosine) and the pdf for world-space directions pointing away from the surface.
+struct BsdfEvaluation {
+  vec3 f;
+  float pdf;
+};
+
+BsdfEvaluation bsdfEvaluate(ShadingPoint sp, vec3 v, vec3 l) {
+  BsdfFrame frame = bsdfFrame(sp);
+  vec3 lLocal = toLocal(frame, l);
+  BsdfValue value = bsdfValueLocal(sp, toLocal(frame, v), lLocal);
+  BsdfEvaluation result;
+  result.f = lLocal.z > 0.0 ? value.fCos / lLocal.z : vec3(0.0);
+  result.pdf = value.pdf;
+  return result;
 }
 
 // Heitz 2018, "Sampling the GGX Distribution of Visible Normals", in the local frame (z = n).
@@ -103,30 +153,48 @@ vec3 sampleGgxVisibleNormal(vec3 v, float alpha, vec2 u) {
 struct BsdfSample {
   vec3 direction;
   vec3 weight;  // f cos / pdf
-  float pdf;
+  float pdf;    // 0 for the delta lobe: no light sample can find that direction
 };
 
 // One-sample choice between the lobes; the weight divides by the mixture pdf so that either
 // choice estimates the whole BSDF.
 bool bsdfSample(ShadingPoint sp, vec3 v, float uLobe, vec2 u, out BsdfSample result) {
-  vec3 n = sp.shadingNormal;
-  vec3 t;
-  vec3 b;
-  basis(n, t, b);
-  vec3 vLocal = vec3(dot(v, t), dot(v, b), dot(v, n));
+  BsdfFrame frame = bsdfFrame(sp);
+  vec3 vLocal = toLocal(frame, v);
   if (vLocal.z <= 0.0) return false;
+  float pSpecular = specularProbability(sp, vLocal.z);
   vec3 lLocal;
-  if (uLobe < specularProbability(sp, vLocal.z)) {
-    vec3 h = sampleGgxVisibleNormal(vLocal, ggxAlpha(sp), u);
-    lLocal = reflect(-vLocal, h);
+  if (uLobe < pSpecular) {
+    if (specularIsDelta(sp)) {
+      lLocal = vec3(-vLocal.xy, vLocal.z);
+      result.weight = specularFresnel(sp, vLocal.z) / pSpecular;
+      result.pdf = 0.0;
+    } else {
+      float alpha = ggxAlpha(sp);
+      vec3 h = sampleGgxVisibleNormal(vLocal, alpha, u);
+      lLocal = reflect(-vLocal, h);
+      if (lLocal.z <= 0.0) return false;
+      // The specular lobe's f cos / pdf is F G2 / G1: D cancels analytically. The diffuse
+      // lobe enters through its pdf relative to the specular one.
+      float VdotH = max(dot(vLocal, h), 0.0);
+      float specularPdf = smithG1(vLocal.z, alpha) * ggxD(h, alpha) / (4.0 * vLocal.z);
+      if (!(specularPdf > 0.0)) return false;
+      vec3 specularWeight =
+          specularFresnel(sp, VdotH) * (smithG2(lLocal.z, vLocal.z, alpha) / smithG1(vLocal.z, alpha));
+      float diffusePdf = lLocal.z / PI;
+      vec3 diffuseWeight = diffuseTerm(sp, VdotH) * lLocal.z / specularPdf;
+      result.weight = (specularWeight + diffuseWeight) / (pSpecular + (1.0 - pSpecular) * diffusePdf / specularPdf);
+      result.pdf = pSpecular * specularPdf + (1.0 - pSpecular) * diffusePdf;
+    }
   } else {
     lLocal = cosineHemisphere(u);
+    if (lLocal.z <= 0.0) return false;
+    BsdfValue value = bsdfValueLocal(sp, vLocal, lLocal);
+    if (!(value.pdf > 0.0)) return false;
+    result.weight = value.fCos / value.pdf;
+    result.pdf = value.pdf;
   }
-  if (lLocal.z <= 0.0) return false;
-  result.direction = normalize(t * lLocal.x + b * lLocal.y + n * lLocal.z);
-  result.pdf = bsdfPdf(sp, v, result.direction);
-  if (!(result.pdf > 0.0)) return false;
-  result.weight = bsdfEvaluate(sp, v, result.direction) * dot(n, result.direction) / result.pdf;
+  result.direction = normalize(frame.t * lLocal.x + frame.b * lLocal.y + frame.n * lLocal.z);
   return true;
 }
 

@@ -8,6 +8,7 @@
 #extension GL_EXT_nonuniform_qualifier : require
 #include "shared/render.h"
 #include "shared/scene.h"
+#include "common/alias_table.glsl"
 
 layout(buffer_reference, scalar) readonly buffer Vertices { Vertex v[]; };
 layout(buffer_reference, scalar) readonly buffer Indices { uint i[]; };
@@ -15,7 +16,6 @@ layout(buffer_reference, scalar) readonly buffer Geometries { Geometry g[]; };
 layout(buffer_reference, scalar) readonly buffer Instances { Instance i[]; };
 layout(buffer_reference, scalar) readonly buffer Materials { Material m[]; };
 layout(buffer_reference, scalar) readonly buffer EmissiveTriangles { EmissiveTriangle t[]; };
-layout(buffer_reference, scalar) readonly buffer AliasTable { AliasEntry e[]; };
 layout(buffer_reference, scalar) readonly buffer PunctualLights { PunctualLight l[]; };
 layout(buffer_reference, scalar) readonly buffer UintArray { uint u[]; };
 layout(buffer_reference, scalar) buffer CounterArray { PixelCounters c[]; };

@@ -37,21 +37,18 @@ EmitterPoint emitterPoint(uint lightIndex, vec3 barycentrics, vec3 from) {
   EmitterPoint e;
   e.position = barycentricMix(p0, p1, p2, barycentrics);
   e.area = 0.5 * length(c);
-  e.normal = c / max(2.0 * e.area, 1e-30);
+  e.normal = c / max(2.0 * e.area, 1e-30) * instance.windingSign;
   uint material = materialOf(instance, light.geometry);
   bool facing = dot(e.normal, e.position - from) < 0.0 || MATERIAL(material).doubleSided != 0u;
   vec2 uv0 = barycentricMix(tri.v0.uv0, tri.v1.uv0, tri.v2.uv0, barycentrics);
   vec2 uv1 = barycentricMix(tri.v0.uv1, tri.v1.uv1, tri.v2.uv1, barycentrics);
-  e.radiance = facing ? emissionOf(material, uv0, uv1) : vec3(0.0);
+  e.radiance = facing ? emissionOf(material, uv0, uv1) * emitterCoverage(material, uv0, uv1) : vec3(0.0);
   return e;
 }
 
-bool sampleEmissiveTriangle(vec3 from, float uChoice, vec2 uPoint, out LightSample result) {
-  uint count = SCENE.emissiveTriangleCount;
-  float scaled = uChoice * float(count);
-  uint index = min(uint(scaled), count - 1u);
+bool sampleEmissiveTriangle(vec3 from, uint indexBits, float coin, vec2 uPoint, out LightSample result) {
   AliasTable table = AliasTable(SCENE.lightAliasTable);
-  if (scaled - float(index) >= table.e[index].probability) index = table.e[index].alias;
+  uint index = aliasTableSample(table, SCENE.emissiveTriangleCount, indexBits, coin);
   float su = sqrt(uPoint.x);
   vec3 barycentrics = vec3(1.0 - su, uPoint.y * su, 0.0);
   barycentrics.z = 1.0 - barycentrics.x - barycentrics.y;
@@ -99,10 +96,12 @@ bool samplePunctualLight(vec3 from, uint index, out LightSample result) {
   return maxComponent(result.radiance) > 0.0;
 }
 
-bool sampleLight(vec3 from, float uChoice, vec2 uPoint, out LightSample result) {
+// uChoice picks the kind of light (and then the punctual light, or the alias table's coin);
+// indexBits the emissive triangle.
+bool sampleLight(vec3 from, float uChoice, uint indexBits, vec2 uPoint, out LightSample result) {
   float share = emissiveTriangleShare();
   if (uChoice < share) {
-    if (!sampleEmissiveTriangle(from, uChoice / share, uPoint, result)) return false;
+    if (!sampleEmissiveTriangle(from, indexBits, uChoice / share, uPoint, result)) return false;
     result.pdf *= share;
     return true;
   }

@@ -11,7 +11,7 @@ struct PathState {
   uint pixel;
   uint sampleIndex;
   uint depth;         // segments traced so far
-  float bsdfPdf;      // of the direction just sampled, for MIS when it hits an emitter
+  float bsdfPdf;      // of the direction just sampled, for MIS when it hits an emitter; 0: no MIS
 };
 
 // A shadow ray for next-event estimation: contribution is added if nothing blocks it.
@@ -51,8 +51,10 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   vec3 wo = -path.direction;
 
   if (maxComponent(sp.emission) > 0.0) {
+    // A pdf of 0 marks a direction no light sample could have chosen (the camera ray, a delta
+    // lobe): all the emission is this estimator's.
     float weight = 1.0;
-    if (path.depth > 1u) weight = powerHeuristic(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, path.origin));
+    if (path.bsdfPdf > 0.0) weight = powerHeuristic(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, path.origin));
     path.radiance += path.throughput * sp.emission * weight;
   }
   if (path.depth >= FRAME.maxDepth) return false;
@@ -61,12 +63,14 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   uint vertex = path.depth - 1u;
   LightSample light;
   if (sampleLight(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
+                  sampleBits(stream, bounceDimension(vertex, DIMENSION_LIGHT_INDEX)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
       dot(light.direction, sp.geometricNormal) > 0.0) {
-    vec3 f = bsdfEvaluate(sp, wo, light.direction);
+    BsdfEvaluation atLight = bsdfEvaluate(sp, wo, light.direction);
+    vec3 f = atLight.f;
     float cosine = dot(sp.shadingNormal, light.direction);
     if (maxComponent(f) > 0.0 && cosine > 0.0) {
-      float weight = light.delta ? 1.0 : powerHeuristic(light.pdf, bsdfPdf(sp, wo, light.direction));
+      float weight = light.delta ? 1.0 : powerHeuristic(light.pdf, atLight.pdf);
       shadow.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
       shadow.direction = light.direction;
       // Stop short of the emitter so that it does not occlude itself.

@@ -56,6 +56,11 @@ vec2 sample2D(SampleStream s, uint dimension) { return vec2(sample1D(s, dimensio
 
 uint bounceDimension(uint depth, uint offset) { return 2u + depth * DIMENSIONS_PER_BOUNCE + offset; }
 
+// 32 random bits, for choices among more items than a float's 24 bits resolve.
+uint sampleBits(SampleStream s, uint dimension) {
+  return hashCombine(hashCombine(hashCombine(pcgHash(s.seed ^ 0x2c1b3c6du), s.pixel), s.sampleIndex), dimension);
+}
+
 // Orthonormal basis around n (Duff et al. 2017).
 void basis(vec3 n, out vec3 t, out vec3 b) {
   float s = n.z >= 0.0 ? 1.0 : -1.0;

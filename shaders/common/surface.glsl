@@ -70,6 +70,22 @@ vec3 emissionOf(uint material, vec2 uv0, vec2 uv1) {
   return MATERIAL(material).emissiveFactor * materialTexture(material, SLOT_EMISSIVE, uv0, uv1, vec4(1.0)).rgb;
 }
 
+// The alpha that ALPHA_MASK cuts and ALPHA_BLEND blends with.
+float materialAlpha(uint material, vec2 uv0, vec2 uv1) {
+  return MATERIAL(material).baseColorFactor.a * materialTexture(material, SLOT_BASE_COLOR, uv0, uv1, vec4(1.0)).a;
+}
+
+// The share of an emitter's emission that a light sample at this point may collect: what a
+// ray passing alphaTestPasses would see on average (0 or 1 under a mask, alpha when blended),
+// so that light sampling and BSDF sampling see the same emitter.
+float emitterCoverage(uint material, vec2 uv0, vec2 uv1) {
+  uint mode = MATERIAL(material).alphaMode;
+  if (mode == ALPHA_OPAQUE) return 1.0;
+  float alpha = materialAlpha(material, uv0, uv1);
+  if (mode == ALPHA_MASK) return alpha >= MATERIAL(material).alphaCutoff ? 1.0 : 0.0;
+  return clamp(alpha, 0.0, 1.0);
+}
+
 // Whether a candidate hit on non-opaque geometry counts: alpha masks cut at their cutoff;
 // blended surfaces are kept with probability alpha, decided by a hash of the ray and the
 // triangle so that every backend and integrator decides alike.
@@ -83,7 +99,7 @@ bool alphaTestPasses(uint instanceIndex, uint geometry, uint primitive, vec2 bar
   vec3 w = vec3(1.0 - barycentrics.x - barycentrics.y, barycentrics);
   vec2 uv0 = barycentricMix(tri.v0.uv0, tri.v1.uv0, tri.v2.uv0, w);
   vec2 uv1 = barycentricMix(tri.v0.uv1, tri.v1.uv1, tri.v2.uv1, w);
-  float alpha = MATERIAL(material).baseColorFactor.a * materialTexture(material, SLOT_BASE_COLOR, uv0, uv1, vec4(1.0)).a;
+  float alpha = materialAlpha(material, uv0, uv1);
   if (mode == ALPHA_MASK) return alpha >= MATERIAL(material).alphaCutoff;
   uint h = hashCombine(hashCombine(instanceIndex, primitive), floatBitsToUint(origin.x) ^ floatBitsToUint(direction.y));
   h = hashCombine(h, floatBitsToUint(origin.y) ^ floatBitsToUint(origin.z) ^ floatBitsToUint(direction.x));
@@ -125,7 +141,7 @@ ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
   sp.position = barycentricMix(p0, p1, p2, w);
   vec3 edgeCross = cross(p1 - p0, p2 - p0);
   sp.area = 0.5 * length(edgeCross);
-  vec3 ng = normalize(edgeCross);
+  vec3 ng = normalize(edgeCross) * instance.windingSign;
   vec3 ns = toWorldNormal(instance, barycentricMix(tri.v0.normal, tri.v1.normal, tri.v2.normal, w));
   sp.uv0 = barycentricMix(tri.v0.uv0, tri.v1.uv0, tri.v2.uv0, w);
   sp.uv1 = barycentricMix(tri.v0.uv1, tri.v1.uv1, tri.v2.uv1, w);
@@ -136,7 +152,8 @@ ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
     vec4 tangentObject = tri.v0.tangent * w.x + tri.v1.tangent * w.y + tri.v2.tangent * w.z;
     vec3 t = toWorldVector(instance, tangentObject.xyz);
     t = normalize(t - ns * dot(ns, t));
-    vec3 b = cross(ns, t) * (tangentObject.w < 0.0 ? -1.0 : 1.0);
+    // A mirroring transform flips cross(ns, t) relative to the transformed bitangent.
+    vec3 b = cross(ns, t) * ((tangentObject.w < 0.0 ? -1.0 : 1.0) * instance.windingSign);
     vec3 local = sampleTexture(normalRef, sp.uv0, sp.uv1).xyz * 2.0 - 1.0;
     local.xy *= MATERIAL(m).normalScale;
     vec3 mapped = t * local.x + b * local.y + ns * local.z;

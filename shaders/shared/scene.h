@@ -33,6 +33,9 @@ struct Instance {
   // emissiveBases[emissiveBasesOffset + g] is the light-list index of triangle 0 of the
   // instance's geometry g, or NOT_EMISSIVE; its triangles follow in order.
   uint emissiveBasesOffset;
+  // -1 when objectToWorld mirrors (a negative determinant): glTF then takes clockwise triangles
+  // as front faces, so the world-space edge cross product points to the back.
+  float windingSign;
 };
 
 PTBENCH_CONST uint NOT_EMISSIVE = 0xffffffffu;

@@ -1,0 +1,253 @@
+// Light-transport defects, each with a small scene whose right answer is known by symmetry or
+// equivalence, rendered by every integrator on both hardware backends.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/integrators/create.h"
+#include "core/scene/builtin_scenes.h"
+#include "core/scene/gpu_scene.h"
+#include "core/vk/barrier.h"
+#include "core/vk/buffer.h"
+#include "core/vk/pipeline.h"
+#include "gpu_test.h"
+#include "integrators/image_checks.h"
+
+namespace ptbench::test {
+namespace {
+
+constexpr Backend hardwareBackends[] = {Backend::RayQuery, Backend::Pipeline};
+constexpr IntegratorKind everyIntegrator[] = {IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen,
+                                              IntegratorKind::Wavefront};
+
+class LightTransportTest : public GpuTest {
+ protected:
+  void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline}); }
+
+  FrameResult render(const SceneData& scene, const RenderSettings& settings, Backend backend,
+                     IntegratorKind integrator) {
+    const GpuScene gpuScene(*context, scene);
+    FrameResult frame = createIntegrator(integrator, *context, gpuScene, backend, settings.wavefront)->render(settings);
+    EXPECT_EQ(frame.invalidSamples, 0u) << scene.source << ", " << integratorName(integrator);
+    return frame;
+  }
+
+  // Renders both scenes with every integrator and backend and expects them to agree, after
+  // `transform` (e.g. a mirror) is applied to the second frame.
+  template <typename Transform>
+  void expectSameImages(const SceneData& a, const SceneData& b, const RenderSettings& settings, Transform transform) {
+    for (Backend backend : hardwareBackends)
+      for (IntegratorKind integrator : everyIntegrator) {
+        const std::string what = a.source + " vs " + b.source + ", " + std::string(backendName(backend)) + ", " +
+                                 std::string(integratorName(integrator));
+        const FrameResult frameA = render(a, settings, backend, integrator);
+        const FrameResult frameB = transform(render(b, settings, backend, integrator));
+        expectAgree(frameA, frameB, 0.02, what);
+        EXPECT_GT(channelMeans(frameA).mean[0], 0.05) << what << ": the scene is lit";
+      }
+  }
+};
+
+Primitive quad(Vec3 corner, Vec3 edgeU, Vec3 edgeV, uint32_t material) {
+  // Counter-clockwise seen from the side cross(edgeU, edgeV) points to: glTF's front face.
+  const Vec3 n = normalize(cross(edgeU, edgeV));
+  Primitive p{.material = material};
+  const Vec3 corners[4] = {corner, corner + edgeU, corner + edgeU + edgeV, corner + edgeV};
+  const gpu::vec2 uvs[4] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};  // glTF's v runs down the image
+  const Vec3 tangent = normalize(edgeU);
+  for (int k = 0; k < 4; ++k)
+    p.vertices.push_back({.position = {corners[k].x, corners[k].y, corners[k].z},
+                          .normal = {n.x, n.y, n.z},
+                          .uv0 = uvs[k],
+                          .uv1 = uvs[k],
+                          .tangent = {tangent.x, tangent.y, tangent.z, 1}});
+  p.indices = {0, 1, 2, 0, 2, 3};
+  return p;
+}
+
+gpu::Material diffuse(float albedo) {
+  gpu::Material m = defaultMaterial();
+  m.baseColorFactor = {albedo, albedo, albedo, 1};
+  m.metallicFactor = 0;
+  m.specularFactor = 0;
+  return m;
+}
+
+gpu::Material emitter(float radiance) {
+  gpu::Material m = diffuse(0);
+  m.emissiveFactor = {radiance, radiance, radiance};
+  return m;  // single-sided
+}
+
+void addPrimitive(SceneBuilder& builder, Primitive primitive, const Mat4& transform) {
+  std::vector<Primitive> mesh = {std::move(primitive)};
+  builder.addInstance(builder.addMesh(mesh), transform);
+}
+
+// The image as a mirror across its vertical centre line.
+FrameResult mirroredHorizontally(FrameResult frame) {
+  for (auto* image : {&frame.image, &frame.meanVariance})
+    for (uint32_t y = 0; y < image->height; ++y)
+      for (uint32_t x = 0; x < image->width / 2; ++x)
+        for (uint32_t c = 0; c < 3; ++c)
+          std::swap(image->rgb[(y * image->width + x) * 3 + c],
+                    image->rgb[(y * image->width + image->width - 1 - x) * 3 + c]);
+  return frame;
+}
+
+// A floor with a constant normal map tilted toward texture +X and +Y, a smooth low-poly
+// sphere and a single-sided emitter facing down, off the camera's plane of symmetry (x = 0).
+// Mirrored, every instance is under a scale of (-1, 1, 1): glTF then takes clockwise triangles
+// as front faces, and the image must be the mirror image of the unmirrored one.
+SceneData mirrorTestScene(bool mirrored) {
+  SceneBuilder builder(mirrored ? "mirrored scene" : "scene");
+  gpu::Material floorMaterial = diffuse(0.8f);
+  floorMaterial.doubleSided = 1;
+  TextureImage tilt{.name = "tilted normal", .width = 1, .height = 1, .srgb = false};
+  const float local[3] = {0.45f, 0.3f, std::sqrt(1 - 0.45f * 0.45f - 0.3f * 0.3f)};
+  for (float component : local) tilt.rgba8.push_back(uint8_t(std::lround((component * 0.5f + 0.5f) * 255)));
+  tilt.rgba8.push_back(255);
+  floorMaterial.textures[gpu::SLOT_NORMAL].texture = int(builder.addTexture(tilt));
+  const uint32_t floor = builder.addMaterial(floorMaterial);
+  const uint32_t light = builder.addMaterial(emitter(6));
+  const uint32_t ball = builder.addMaterial(diffuse(0.7f));
+  const Mat4 mirror = Mat4::scale({mirrored ? -1.0f : 1.0f, 1, 1});
+  addPrimitive(builder, quad({-2, 0, 2}, {4, 0, 0}, {0, 0, -4}, floor), mirror);
+  addPrimitive(builder, quad({0.3f, 1.5f, -0.4f}, {0.8f, 0, 0}, {0, 0, 0.8f}, light), mirror);
+  addPrimitive(builder, uvSphere(4, ball),
+               mirror * Mat4::translation({-0.8f, 0.5f, 0.3f}) * Mat4::scale({0.5f, 0.5f, 0.5f}));
+  return builder.finish();
+}
+
+TEST_F(LightTransportTest, MirroredInstancesRenderAsTheMirrorImage) {
+  RenderSettings settings;
+  settings.width = 32;
+  settings.height = 24;
+  settings.samplesPerPixel = 64;
+  settings.maxDepth = 4;
+  settings.environment = {0.05f, 0.05f, 0.05f};
+  settings.camera = {.position = {0, 2.2f, 3.2f}, .target = {0, 0.2f, 0}, .up = {0, 1, 0}, .yfovDegrees = 55};
+  expectSameImages(mirrorTestScene(false), mirrorTestScene(true), settings, mirroredHorizontally);
+}
+
+// An emitter cut by its alpha must light the floor as an opaque emitter that covers only what
+// is kept: light sampling may not collect emission from where rays pass through.
+TEST_F(LightTransportTest, AlphaCutEmittersLightAsTheirVisiblePart) {
+  const auto scene = [](const std::string& name, const gpu::Material& light, Vec3 lightEdgeU, bool halfTexture) {
+    SceneBuilder builder(name);
+    gpu::Material lightMaterial = light;
+    if (halfTexture) {
+      // Two texels along u: kept (alpha 1), cut away (alpha 0).
+      TextureImage mask{.name = "half mask", .width = 2, .height = 1, .rgba8 = {255, 255, 255, 255, 255, 255, 255, 0}};
+      mask.sampler.magFilter = TextureFilter::Nearest;
+      mask.sampler.minFilter = TextureFilter::Nearest;
+      lightMaterial.textures[gpu::SLOT_BASE_COLOR].texture = int(builder.addTexture(mask));
+    }
+    addPrimitive(builder, quad({-2, 0, 2}, {4, 0, 0}, {0, 0, -4}, builder.addMaterial(diffuse(0.8f))), Mat4{});
+    addPrimitive(builder, quad({-0.5f, 1.2f, -0.5f}, lightEdgeU, {0, 0, 1}, builder.addMaterial(lightMaterial)),
+                 Mat4{});
+    return builder.finish();
+  };
+  RenderSettings settings;
+  settings.width = 24;
+  settings.height = 16;
+  settings.samplesPerPixel = 64;
+  settings.maxDepth = 3;
+  settings.camera = {.position = {0, 1.0f, 3.5f}, .target = {0, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 50};
+  const auto unchanged = [](FrameResult frame) { return frame; };
+
+  // Masked: the texture keeps u < 1/2, the half of the quad nearer its corner along x.
+  gpu::Material masked = emitter(8);
+  masked.alphaMode = gpu::ALPHA_MASK;
+  masked.alphaCutoff = 0.5f;
+  expectSameImages(scene("opaque half emitter", emitter(8), {0.5f, 0, 0}, false),
+                   scene("masked emitter", masked, {1, 0, 0}, true), settings, unchanged);
+
+  // Blended at alpha 1/2: rays pass half the time, so it lights as an opaque emitter of half
+  // the radiance (its base colour is black: it reflects nothing either way).
+  gpu::Material blended = emitter(8);
+  blended.alphaMode = gpu::ALPHA_BLEND;
+  blended.baseColorFactor.w = 0.5f;
+  expectSameImages(scene("opaque emitter at half radiance", emitter(4), {1, 0, 0}, false),
+                   scene("blended emitter", blended, {1, 0, 0}, false), settings, unchanged);
+}
+
+TEST(EmitterPower, CountsOnlyTheVisibleShareOfAnAlphaCutEmitter) {
+  SceneBuilder builder("power");
+  gpu::Material masked = emitter(1);
+  masked.alphaMode = gpu::ALPHA_MASK;
+  masked.alphaCutoff = 0.5f;
+  masked.baseColorFactor.w = 0.25f;  // below the cutoff everywhere
+  gpu::Material blended = emitter(1);
+  blended.alphaMode = gpu::ALPHA_BLEND;
+  blended.baseColorFactor.w = 0.25f;
+  for (const gpu::Material& m : {emitter(1), masked, blended})
+    addPrimitive(builder, quad({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, builder.addMaterial(m)), Mat4{});
+  const SceneData scene = builder.finish();
+  ASSERT_EQ(scene.emissiveTriangles.size(), 6u);
+  EXPECT_FLOAT_EQ(scene.emissiveTriangles[0].power, 0.5f);  // luminance 1 x area 1/2
+  EXPECT_FLOAT_EQ(scene.emissiveTriangles[2].power, 0.0f);
+  EXPECT_FLOAT_EQ(scene.emissiveTriangles[4].power, 0.125f);
+}
+
+// Walker's alias table sampled by the renderer's aliasTableSample on the GPU: with 2^20 and
+// more entries of unequal weight, every entry must come out in proportion to its weight.
+TEST_F(LightTransportTest, AliasTableSamplesLargeTablesInProportion) {
+  constexpr uint32_t entries = (1u << 20) + 12345;  // not a power of two either
+  constexpr uint32_t drawsPerInvocation = 64;
+  constexpr uint32_t invocations = 1u << 20;
+  std::vector<float> weights(entries);
+  for (uint32_t i = 0; i < entries; ++i) weights[i] = float(1 + (i * 2654435761u >> 27));  // 1 to 32
+  const auto table = buildAliasTable(weights);
+  const vk::Buffer tableBuffer =
+      vk::uploadBuffer(*context, std::span<const gpu::AliasEntry>(table), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  const vk::Buffer counts(
+      *context, VkDeviceSize{entries} * sizeof(uint32_t),
+      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      vk::MemoryUse::DeviceOnly);
+  const vk::Buffer readback(*context, counts.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  struct Push {
+    uint64_t table;
+    uint64_t counts;
+    uint32_t entryCount;
+    uint32_t drawsPerInvocation;
+  } push{tableBuffer.address(), counts.address(), entries, drawsPerInvocation};
+  const auto pipeline = vk::createComputePipeline(*context, "test_alias_table_sampling", sizeof(push));
+  context->submitAndWait([&](VkCommandBuffer commands) {
+    vkCmdFillBuffer(commands, counts.get(), 0, VK_WHOLE_SIZE, 0);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
+    vkCmdPushConstants(commands, pipeline.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof(push), &push);
+    vkCmdDispatch(commands, invocations / gpu::WORKGROUP_SIZE_1D, 1, 1);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    const VkBufferCopy region{.size = counts.bytes()};
+    vkCmdCopyBuffer(commands, counts.get(), readback.get(), 1, &region);
+  });
+  const auto observed = readback.view<const uint32_t>();
+  double total = 0;
+  for (float w : weights) total += w;
+  const double draws = double(invocations) * drawsPerInvocation;
+  // Pearson's chi-square over every entry: its mean is the degrees of freedom, its standard
+  // deviation sqrt(2 dof); a coin of a few bits or a float index puts it far above.
+  double chiSquare = 0;
+  double worstRatio = 1;
+  for (uint32_t i = 0; i < entries; ++i) {
+    const double expected = draws * weights[i] / total;
+    chiSquare += (observed[i] - expected) * (observed[i] - expected) / expected;
+    EXPECT_FLOAT_EQ(table[i].pdf, float(weights[i] / total)) << "entry " << i;
+    if (i % 4096 == 0) worstRatio = std::max(worstRatio, observed[i] / expected);
+  }
+  const double dof = entries - 1;
+  EXPECT_LT(chiSquare, dof + 6 * std::sqrt(2 * dof)) << "chi-square " << chiSquare << " for " << dof << " dof";
+  EXPECT_LT(worstRatio, 2.0);
+}
+
+}  // namespace
+}  // namespace ptbench::test
