@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/options.h"
@@ -16,11 +17,12 @@ namespace {
 std::string unknownCommand(CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
-    if (word == "--device") {
-      ++i;
+    if (word.rfind("-", 0) == 0) {
+      // A global option that takes a value (--device X) owns the next word, unless given as --option=X.
+      const CLI::Option* option = app.get_option_no_throw(word);
+      if (option && option->get_expected_min() > 0 && word.find('=') == std::string::npos) ++i;
       continue;
     }
-    if (word.rfind("-", 0) == 0) continue;
     try {
       app.get_subcommand(word);
       return "";
@@ -33,7 +35,9 @@ std::string unknownCommand(CLI::App& app, int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int runCommandLine(int argc, char** argv) {
   using namespace ptbench;
   // Logs go to stderr, so that stdout carries only results (tables, JSON).
   spdlog::set_default_logger(spdlog::stderr_color_mt("ptbench"));
@@ -46,6 +50,11 @@ int main(int argc, char** argv) {
   app.add_option("--device", global.device, "Vulkan device: index or part of its name (see `ptbench devices`)")
       ->envname("PTBENCH_DEVICE");
   app.add_flag("--validate", global.validate, "Enable the Khronos validation layer");
+  app.add_option("--gpu-timeout", global.gpuTimeoutSeconds,
+                 "Seconds one GPU submission (about one frame) may run before the GPU is given up as hung; 0: "
+                 "no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("-v,--verbose", global.verbose, "Log more");
   app.parse_complete_callback([&] {
     if (global.verbose) spdlog::set_level(spdlog::level::debug);
@@ -83,4 +92,18 @@ int main(int argc, char** argv) {
     return 70;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int code = runCommandLine(argc, argv);
+  if (ptbench::vk::deviceAbandoned()) {
+    // The GPU may still be running the submission that timed out: leave at once, without the
+    // static destructors and driver teardown that could crash under it. Reports are written.
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(code);
+  }
+  return code;
 }

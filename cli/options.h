@@ -9,6 +9,7 @@ struct GlobalOptions {
   std::string device;     // --device INDEX|NAME-SUBSTRING
   bool validate = false;  // --validate: Khronos validation layer and debug messenger
   bool verbose = false;
+  double gpuTimeoutSeconds = 600;  // --gpu-timeout: a submission running longer is a hung GPU
 };
 
 void addDevicesCommand(CLI::App& app, const GlobalOptions& global);

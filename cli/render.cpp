@@ -81,8 +81,10 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (!options.environment.empty()) settings.environment = toVec3(options.environment);
 
   const Backend backend = vk::resolveBackend(vk::selectDevice(global.device), options.backend);
-  vk::Context context(
-      vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device, .backends = {backend}});
+  vk::Context context(vk::ContextOptions{.validation = global.validate,
+                                         .deviceSelector = global.device,
+                                         .backends = {backend},
+                                         .submitTimeoutSeconds = global.gpuTimeoutSeconds});
   const GpuScene gpuScene(context, scene);
   const auto renderer = createIntegrator(*integrator, context, gpuScene, backend, settings.wavefront);
   // The first frame pays for the driver's shader compilation; warm-up frames keep it out.

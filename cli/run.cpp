@@ -159,6 +159,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
       config,
       RunnerOptions{.device = global.device,
                     .validate = global.validate,
+                    .gpuTimeoutSeconds = global.gpuTimeoutSeconds,
                     .outputRoot = options.out,
                     .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); },
                     .stopRequested = [] { return InterruptGuard::signal() != 0; }});

@@ -24,7 +24,8 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
   // Acceleration structures are built when the device has a hardware backend to use them.
   vk::Context context(vk::ContextOptions{.validation = global.validate,
                                          .deviceSelector = global.device,
-                                         .backends = vk::selectDevice(global.device).hardwareBackends()});
+                                         .backends = vk::selectDevice(global.device).hardwareBackends(),
+                                         .submitTimeoutSeconds = global.gpuTimeoutSeconds});
   const GpuScene gpuScene(context, scene);
   const auto& as = gpuScene.accelerationStats();
   const Camera camera = scene.defaultCamera();

@@ -11,7 +11,9 @@ namespace ptbench::cli {
 namespace {
 
 int runSelftest(const GlobalOptions& global) {
-  vk::Context context(vk::ContextOptions{.validation = global.validate, .deviceSelector = global.device});
+  vk::Context context(vk::ContextOptions{.validation = global.validate,
+                                         .deviceSelector = global.device,
+                                         .submitTimeoutSeconds = global.gpuTimeoutSeconds});
   constexpr uint32_t count = 4'000'000;  // under 65535 workgroups, the least maxComputeWorkGroupCount
   constexpr uint32_t multiplier = 2654435761u;
   const auto result = vk::runSelftestKernel(context, count, multiplier);

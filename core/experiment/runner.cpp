@@ -179,7 +179,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   result.folder = createResultsFolder(root, config.name, utcStamp(now));
   vk::Context context(vk::ContextOptions{.validation = options.validate,
                                          .deviceSelector = deviceSelector,
-                                         .backends = std::vector<Backend>(needed.begin(), needed.end())});
+                                         .backends = std::vector<Backend>(needed.begin(), needed.end()),
+                                         .submitTimeoutSeconds = options.gpuTimeoutSeconds});
 
   const size_t total = result.runs.size();
   const std::function<bool()> stop = [&] { return options.stopRequested && options.stopRequested(); };
@@ -236,17 +237,22 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (options.progress) options.progress(index, total, *record, true);
     }
   }
-  // After a lost device nothing more could run: say so rather than leave runs empty.
-  if (context.lost())
-    for (RunRecord& record : result.runs)
-      if (record.ok() && record.frameGpuMs.empty())
-        record.error = "not run: the device was lost (see the first failed run)";
   result.complete =
       std::none_of(result.runs.begin(), result.runs.end(), [](const RunRecord& r) { return r.interrupted; });
   for (const auto& record : result.runs)
     if (!record.ok() && !record.interrupted)
       spdlog::error("run {} ({}, {}, {}) failed: {}", record.id, record.scene, integratorName(record.spec.integrator),
                     record.backend, record.error);
+  // After a lost or hung device nothing more could run: say so rather than leave runs empty.
+  if (context.lost()) {
+    size_t notRun = 0;
+    for (RunRecord& record : result.runs)
+      if (record.ok() && record.frameGpuMs.empty()) {
+        record.error = "not run: the device was lost or hung (see the first failed run)";
+        ++notRun;
+      }
+    if (notRun > 0) spdlog::error("{} run(s) not run: the device was lost or hung", notRun);
+  }
   result.validationMessages = context.validationMessageCount();
   if (result.validationMessages > 0)
     spdlog::error("{} validation message(s) during the experiment", context.validationMessageCount());

@@ -59,6 +59,7 @@ struct ExperimentResult {
 struct RunnerOptions {
   std::string device;  // --device; overrides the config's device
   bool validate = false;
+  double gpuTimeoutSeconds = 0;      // --gpu-timeout (0: no limit)
   std::filesystem::path outputRoot;  // --out; overrides the config's output folder
   // Called before each run (index, count, record) and after it; for progress display.
   std::function<void(size_t, size_t, const RunRecord&, bool finished)> progress;

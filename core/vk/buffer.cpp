@@ -72,8 +72,10 @@ Buffer::~Buffer() {
 }
 
 void Buffer::release() {
-  if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
-  if (memory_) vkFreeMemory(device_, memory_, nullptr);  // unmaps implicitly
+  if (!deviceAbandoned()) {
+    if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
+    if (memory_) vkFreeMemory(device_, memory_, nullptr);  // unmaps implicitly
+  }
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
   mapped_ = nullptr;

@@ -1,6 +1,18 @@
 #include "core/vk/check.h"
 
+#include <atomic>
+
 namespace ptbench::vk {
+namespace {
+std::atomic<bool> abandoned{false};
+}  // namespace
+
+bool deviceAbandoned() {
+  return abandoned.load();
+}
+void abandonDevice() {
+  abandoned.store(true);
+}
 
 const char* resultName(VkResult result) {
   switch (result) {

@@ -10,6 +10,12 @@ namespace ptbench::vk {
 
 const char* resultName(VkResult result);
 
+// After a submission that did not finish in time, the GPU may still be reading and writing any
+// memory of the device, so nothing created on it may be freed or destroyed: destructors ask
+// deviceAbandoned() and leave their handles to the process's end.
+bool deviceAbandoned();
+void abandonDevice();
+
 class VulkanError : public std::runtime_error {
  public:
   VulkanError(VkResult result, const std::string& call, const char* file, int line)
@@ -24,6 +30,9 @@ class VulkanError : public std::runtime_error {
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
       return " (out of memory: use a smaller resolution or scene, or a device with more memory)";
     if (result == VK_ERROR_DEVICE_LOST) return " (the device was lost: a driver reset or a kernel that ran too long)";
+    if (result == VK_TIMEOUT)
+      return " (the GPU did not finish a submission within --gpu-timeout: hung, or a frame too large for the "
+             "limit; raise it with --gpu-timeout SECONDS)";
     return "";
   }
 
@@ -57,7 +66,7 @@ class DeviceHandle {
   ~DeviceHandle() { reset(); }
 
   void reset() {
-    if (handle_ != VK_NULL_HANDLE) destroyFn(device_, handle_, nullptr);
+    if (handle_ != VK_NULL_HANDLE && !deviceAbandoned()) destroyFn(device_, handle_, nullptr);
     handle_ = VK_NULL_HANDLE;
   }
   Handle get() const { return handle_; }

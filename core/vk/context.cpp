@@ -357,7 +357,7 @@ Backend resolveBackend(const DeviceCapabilities& device, std::string_view reques
   return *backend;
 }
 
-Context::Context(const ContextOptions& options) {
+Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.submitTimeoutSeconds) {
   instance_ = createInstance(options.validation);
   debugLabels_ = hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   try {
@@ -454,6 +454,7 @@ Context::~Context() {
 }
 
 void Context::release() {
+  if (deviceAbandoned()) return;  // a submission may still run: tearing down under it can crash the driver
   if (device_) {
     // A lost or hung device may never go idle: it is left to the process's end.
     if (!lost_) {
@@ -509,9 +510,16 @@ void Context::submitAndWait(const std::function<void(VkCommandBuffer)>& record) 
     const VkSubmitInfo2 submit{
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &commandInfo};
     VK_CHECK(vkQueueSubmit2(queue_, 1, &submit, fence));
-    // No timeout: abandoning a submission that still runs (lavapipe keeps going) would free
-    // memory it uses. A hung GPU hangs ptbench; the driver's own watchdog reports it as lost.
-    VK_CHECK(vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX));
+    const uint64_t timeoutNs =
+        submitTimeoutSeconds_ > 0 ? uint64_t(std::min(submitTimeoutSeconds_ * 1e9, 1.8e19)) : UINT64_MAX;
+    const VkResult waited = vkWaitForFences(device_, 1, &fence, VK_TRUE, timeoutNs);
+    if (waited == VK_TIMEOUT) {
+      // The submission may still run and use any memory of the device: give the device up
+      // with everything on it, rather than free what the GPU may yet write.
+      lost_ = true;
+      abandonDevice();
+    }
+    if (waited != VK_SUCCESS) throw VulkanError(waited, "vkWaitForFences", __FILE__, __LINE__);
   } catch (const VulkanError& error) {
     if (error.result() == VK_ERROR_DEVICE_LOST) lost_ = true;
     // The queue may still hold the buffer if waiting failed; drain it before freeing, unless

@@ -61,6 +61,8 @@ struct ContextOptions {
   std::string deviceSelector;
   // Backends the run will use: the device must support each, and gets the features they need.
   std::vector<Backend> backends;
+  // The longest one submission may run before the GPU is given up as hung (0: no limit).
+  double submitTimeoutSeconds = 0;
 };
 
 // Instance, debug messenger, chosen device and its queue. Not movable: everything created
@@ -107,6 +109,7 @@ class Context {
   uint32_t validationMessages_ = 0;
   bool debugLabels_ = false;
   mutable bool lost_ = false;
+  double submitTimeoutSeconds_ = 0;
   bool accelerationStructures_ = false;
   std::vector<Backend> backends_;
 };

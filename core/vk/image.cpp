@@ -127,9 +127,11 @@ Image::~Image() {
 }
 
 void Image::release() {
-  if (view_) vkDestroyImageView(device_, view_, nullptr);
-  if (image_) vkDestroyImage(device_, image_, nullptr);
-  if (memory_) vkFreeMemory(device_, memory_, nullptr);
+  if (!deviceAbandoned()) {
+    if (view_) vkDestroyImageView(device_, view_, nullptr);
+    if (image_) vkDestroyImage(device_, image_, nullptr);
+    if (memory_) vkFreeMemory(device_, memory_, nullptr);
+  }
   view_ = VK_NULL_HANDLE;
   image_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;

@@ -228,6 +228,32 @@ TEST(RunCommand, AMixedSweepReportsEveryRunAndLeavesNothingBehind) {
   fs::remove_all(dir);
 }
 
+// A submission that does not finish within --gpu-timeout is a hung GPU: its run fails with a
+// message naming the flag, the runs after it are "not run", the report is written, and the
+// process exits 1 rather than crash while the GPU may still be using its memory.
+TEST(RunCommand, AGpuThatDoesNotFinishInTimeStopsTheSweepWithAReport) {
+  const fs::path out = freshFolder("gpu-timeout");
+  const auto result = runPtbench("--gpu-timeout 0.000001 run " + std::string(PTBENCH_SOURCE_DIR) +
+                                 "/configs/ci.json --quiet --set 'backends=[\"rayquery\"]' --set spp=64 "
+                                 "--set width=64 --set height=64 --set 'scenes=[\"builtin:cornell\"]' --out " +
+                                 out.string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  EXPECT_NE(result.err.find("--gpu-timeout"), std::string::npos) << result.err;
+  const json report = readJson(resultsFolder(out, "ci") / "report.json");
+  ASSERT_FALSE(report["runs"].empty());
+  size_t timedOut = 0;
+  for (const auto& run : report["runs"]) {
+    EXPECT_EQ(run["status"], "error") << run.dump();
+    const std::string error = run["error"].get<std::string>();
+    if (error.find("VK_TIMEOUT") != std::string::npos)
+      ++timedOut;
+    else
+      EXPECT_NE(error.find("not run: the device was lost or hung"), std::string::npos) << error;
+  }
+  EXPECT_GE(timedOut, 1u);  // the scene's acceleration structure build may be the one: then each of its runs says so
+  fs::remove_all(out);
+}
+
 TEST(RunCommand, AnUnwritableOutputFolderIsAClearError) {
   const auto result =
       runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json --out /proc/ptbench-results");
