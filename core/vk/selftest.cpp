@@ -33,6 +33,8 @@ SelftestResult runSelftestKernel(const Context& context, uint32_t count, uint32_
                   VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     const VkBufferCopy region{.size = output.bytes()};
     vkCmdCopyBuffer(commands, output.get(), readback.get(), 1, &region);
+    memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
   });
 
   const auto values = readback.view<const uint32_t>();

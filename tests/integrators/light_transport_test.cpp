@@ -229,6 +229,8 @@ TEST_F(LightTransportTest, AliasTableSamplesLargeTablesInProportion) {
                       VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     const VkBufferCopy region{.size = counts.bytes()};
     vkCmdCopyBuffer(commands, counts.get(), readback.get(), 1, &region);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
   });
   const auto observed = readback.view<const uint32_t>();
   double total = 0;
