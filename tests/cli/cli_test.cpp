@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "gpu_test.h"
 
@@ -111,6 +113,66 @@ TEST(RenderCommand, RefusesBadArgumentsBeforeRendering) {
   const auto badBackend = runPtbench("render --scene builtin:cornell --backend optix");
   EXPECT_EQ(badBackend.exitCode, 1);
   EXPECT_NE(badBackend.err.find("unknown backend 'optix'"), std::string::npos) << badBackend.err;
+}
+
+// The whole of `ptbench verify --quick` on lavapipe, as CI runs it: every case passes with every
+// integrator and hardware backend, the software backend is a note; with --json - the results
+// go to stdout as JSON and the table to stderr.
+TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
+  const auto result = runPtbench("--validate verify --quick --json -");
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  const std::string& table = result.err;
+  EXPECT_NE(table.find("case                               integrator       backend    expected  measured tolerance "
+                       "regions off invalid  result"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("verify: 66 passed, 0 failed, 3 skipped in"), std::string::npos) << table;
+  EXPECT_EQ(table.find("FAIL"), std::string::npos) << table;
+  for (const char* integrator : {"megakernel ", "megakernel-regen ", "wavefront "})
+    EXPECT_NE(table.find(std::string("(every case)                       ") + integrator), std::string::npos) << table;
+
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["schema_version"], 1);
+  EXPECT_EQ(json["passed"], true);
+  EXPECT_EQ(json["validation"], true);
+  EXPECT_NE(json["device"]["name"].get<std::string>().find("llvmpipe"), std::string::npos);
+  ASSERT_EQ(json["results"].size(), 66u);
+  std::set<std::string> cases;
+  for (const auto& r : json["results"]) {
+    const std::string what = r["case"].get<std::string>() + ", " + r["integrator"].get<std::string>() + ", " +
+                             r["backend"].get<std::string>();
+    cases.insert(r["case"]);
+    for (const char* key : {"scene", "expected_mean", "measured_mean", "standard_error", "tolerance", "pixels",
+                            "invalid_samples", "validation_messages", "regions", "pass", "problems"})
+      EXPECT_TRUE(r.contains(key)) << what << ": " << key;
+    // The verdict follows from the numbers beside it.
+    bool regionsPass = true;
+    for (const auto& region : r["regions"]) {
+      const bool within = std::fabs(region["measured_mean"].get<double>() - region["expected_mean"].get<double>()) <=
+                          region["tolerance"].get<double>();
+      EXPECT_EQ(region["pass"], within) << what << ", " << region["region"];
+      regionsPass &= within;
+    }
+    const bool within =
+        std::fabs(r["measured_mean"].get<double>() - r["expected_mean"].get<double>()) <= r["tolerance"].get<double>();
+    EXPECT_EQ(r["pass"], within && regionsPass && r["invalid_samples"] == 0 && r["validation_messages"] == 0) << what;
+    EXPECT_EQ(r["pass"], true) << what << ": " << r["problems"];
+  }
+  EXPECT_EQ(cases.size(), 11u);
+  ASSERT_EQ(json["skipped"].size(), 3u);
+  for (const auto& s : json["skipped"]) EXPECT_EQ(s["backend"], "software");
+}
+
+TEST(VerifyCommand, HelpNamesTheFailureExitCodeAndBadOptionsAreRefused) {
+  const auto help = runPtbench("verify --help");
+  EXPECT_EQ(help.exitCode, 0) << help.all();
+  EXPECT_NE(help.out.find("exit 3 if any check fails"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--quick"), std::string::npos) << help.out;
+  const auto badSpp = runPtbench("verify --spp 0");
+  EXPECT_EQ(badSpp.exitCode, 1) << badSpp.all();
+  const auto badFolder = runPtbench("verify --json /nonexistent/folder/verify.json");
+  EXPECT_EQ(badFolder.exitCode, 1) << badFolder.all();
+  EXPECT_NE(badFolder.err.find("--json /nonexistent/folder/verify.json"), std::string::npos) << badFolder.err;
 }
 
 }  // namespace
