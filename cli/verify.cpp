@@ -44,7 +44,9 @@ std::string tableRow(const verify::CaseResult& result) {
   return fmt::format("{:<34} {:<16} {:<9} {:>9.5f} {:>9.5f} {:>9.5f} {:>11} {:>7}  {}\n", result.caseName,
                      integratorName(result.combination.integrator), backendName(result.combination.backend),
                      image.expected, image.measured, image.tolerance,
-                     fmt::format("{}/{}", result.check.regionsOff(), result.check.regions.size()),
+                     result.check.regions.empty()
+                         ? std::string("-")
+                         : fmt::format("{}/{}", result.check.regionsOff(), result.check.regions.size()),
                      result.check.invalidSamples, verdict);
 }
 
@@ -154,9 +156,7 @@ int runVerify(const GlobalOptions& global, const VerifyOptions& options) {
 
 void addVerifyCommand(CLI::App& app, const GlobalOptions& global) {
   auto* command = app.add_subcommand(
-      "verify",
-      "Render scenes with known answers with every integrator and backend of the device and check each image; "
-      "exit 3 if any check fails");
+      "verify", "Render scenes with known answers with every integrator and backend; exit 3 if any check fails");
   auto options = std::make_shared<VerifyOptions>();
   command->add_flag("--quick", options->quick,
                     "16x16 furnaces at 64 spp instead of 32x32 at 256: for CPU implementations such as lavapipe");
@@ -164,7 +164,8 @@ void addVerifyCommand(CLI::App& app, const GlobalOptions& global) {
       ->add_option("--spp", options->samplesPerPixel,
                    "samples per pixel of the furnaces and the emissive sphere (more narrows the tolerances)")
       ->check(CLI::Range(1u, 1u << 16));
-  command->add_option("--json", options->json, "also write the results to this file; - for stdout");
+  command->add_option("--json", options->json,
+                      "also write the results to this file; - for stdout (the table then goes to stderr)");
   command->callback([&global, options] {
     if (int code = runVerify(global, *options); code != 0) throw CLI::RuntimeError(code);
   });
