@@ -30,7 +30,7 @@ double directionalAlbedo(const gpu::Material& material, double cosView);
 // directionalAlbedo at evenly spaced cosines, linearly interpolated between them.
 class AlbedoTable {
  public:
-  explicit AlbedoTable(const gpu::Material& material, uint32_t intervals = 256);
+  explicit AlbedoTable(const gpu::Material& material, uint32_t intervals = 128);
   double operator()(double cosView) const;
 
  private:

@@ -78,7 +78,7 @@ TEST(DirectionalAlbedo, GgxDistributionCoversTheProjectedAreaOnce) {
   for (double alpha : {1.0, 0.5, 0.25, 0.1, 0.01, 0.001}) {
     const double area = verify::integrate(
         [&](double theta) { return verify::ggxD(std::cos(theta), alpha) * std::cos(theta) * std::sin(theta) * 2 * pi; },
-        0, pi / 2, 1e-10);
+        0, pi / 2, 1e-9);
     EXPECT_NEAR(area, 1, 1e-7) << "alpha " << alpha;
   }
 }
@@ -99,7 +99,7 @@ TEST(DirectionalAlbedo, SmoothDielectricIsFresnelPlusTheDiffuseRemainder) {
   const gpu::Material smooth = whiteMaterial(0, 0);
   for (double cosView : {1.0, 0.7, 0.3, 0.05})
     EXPECT_NEAR(verify::directionalAlbedo(smooth, cosView),
-                schlick(dielectricF0, cosView) + albedoByBruteForce(diffuseUnderSpecular, cosView), 1e-6)
+                schlick(dielectricF0, cosView) + albedoByBruteForce(diffuseUnderSpecular, cosView), 1e-5)
         << "cos " << cosView;
 }
 
@@ -111,10 +111,10 @@ TEST(DirectionalAlbedo, RoughLobesAgreeWithTheirDefinition) {
       const double alpha = double(roughness) * roughness;
       const std::string what = "roughness " + std::to_string(roughness) + ", cos " + std::to_string(cosView);
       EXPECT_NEAR(verify::directionalAlbedo(whiteMaterial(0, roughness), cosView),
-                  albedoByBruteForce([&](const Directions& d) { return whiteDielectric(d, alpha); }, cosView), 2e-6)
+                  albedoByBruteForce([&](const Directions& d) { return whiteDielectric(d, alpha); }, cosView), 1e-5)
           << "dielectric, " << what;
       EXPECT_NEAR(verify::directionalAlbedo(whiteMaterial(1, roughness), cosView),
-                  albedoByBruteForce([&](const Directions& d) { return whiteMetal(d, alpha); }, cosView), 2e-6)
+                  albedoByBruteForce([&](const Directions& d) { return whiteMetal(d, alpha); }, cosView), 1e-5)
           << "metal, " << what;
     }
 }
