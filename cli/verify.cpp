@@ -1,7 +1,6 @@
 // `ptbench verify`: renders the analytic scenes with every integrator and backend the device
 // has and checks each image against its known answer (core/verify/).
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -140,10 +139,16 @@ int runVerify(const GlobalOptions& global, const VerifyOptions& options) {
   for (const auto& skipped : verification.skipped) table << skippedRow(skipped);
   const auto failed = std::count_if(verification.results.begin(), verification.results.end(),
                                     [](const verify::CaseResult& r) { return !r.passed(); });
+  // Validation messages that no case caused (creating the device, say) fail the run as well.
+  uint32_t caseMessages = 0;
+  for (const auto& result : verification.results) caseMessages += result.validationMessages;
+  const uint32_t otherMessages = context.validationMessageCount() - caseMessages;
+  if (otherMessages > 0) table << otherMessages << " validation message(s) outside the cases (see above)\n";
+  const bool passed = verification.passed() && otherMessages == 0;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   table << fmt::format("verify: {} passed, {} failed, {} skipped in {:.1f} s: {}\n",
                        verification.results.size() - size_t(failed), failed, verification.skipped.size(), seconds,
-                       verification.passed() ? "ok" : "FAILED");
+                       passed ? "ok" : "FAILED");
 
   if (!options.json.empty()) {
     json results = json::array();
@@ -161,7 +166,8 @@ int runVerify(const GlobalOptions& global, const VerifyOptions& options) {
                          {"tool", toolJson()},
                          {"device", deviceJson(context.capabilities())},
                          {"validation", global.validate},
-                         {"passed", verification.passed()},
+                         {"validation_messages_outside_cases", otherMessages},
+                         {"passed", passed},
                          {"seconds", seconds},
                          {"results", results},
                          {"skipped", skipped}};
@@ -173,7 +179,7 @@ int runVerify(const GlobalOptions& global, const VerifyOptions& options) {
   if (verification.results.empty())
     throw UserError(context.capabilities().name +
                     " runs none of the chosen integrators and backends: each was skipped (see the table)");
-  return verification.passed() ? 0 : verifyFailedExitCode;
+  return passed ? 0 : verifyFailedExitCode;
 }
 
 }  // namespace
