@@ -66,6 +66,7 @@ int runCommandLine(int argc, char** argv) {
   cli::addDevicesCommand(app, global);
   cli::addSelftestCommand(app, global);
   cli::addSceneInfoCommand(app, global);
+  cli::addVerifyCommand(app, global);
 
   try {
     app.parse(argc, argv);

@@ -19,5 +19,6 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global);
 void addRunCommand(CLI::App& app, const GlobalOptions& global);
 void addValidateCommand(CLI::App& app, const GlobalOptions& global);
 void addCompareCommand(CLI::App& app, const GlobalOptions& global);
+void addVerifyCommand(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace ptbench::cli

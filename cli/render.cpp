@@ -122,7 +122,9 @@ void render(const GlobalOptions& global, RenderOptions options) {
 void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   auto* command = app.add_subcommand("render", "Render one image of a scene and time it");
   auto options = std::make_shared<RenderOptions>();
-  command->add_option("--scene", options->scene, "a .gltf/.glb path or builtin:cornell|furnace|spheres?n=N&subdiv=S")
+  command
+      ->add_option("--scene", options->scene,
+                   "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S")
       ->required();
   command->add_option("--integrator", options->integrator, "megakernel, megakernel-regen or wavefront")
       ->capture_default_str();

@@ -16,3 +16,6 @@ build-sanitize/ptbench_unit_tests --gtest_brief=1
 ASAN_OPTIONS=detect_leaks=0 build-sanitize/ptbench_gpu_tests --gtest_brief=1 --gtest_filter='BadInputTest.*'
 scripts/fuzz.sh 30
 ctest --test-dir build --output-on-failure -j"$(nproc)"
+# The analytic checks with every integrator and backend lavapipe has, through the binary users
+# run (README, "Checking a device"); exit 3 on a wrong image.
+build/ptbench --validate verify --quick

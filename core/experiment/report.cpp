@@ -128,17 +128,20 @@ std::string number(const json& value) {
 
 }  // namespace
 
+json toolJson() {
+  return {{"name", "ptbench"},
+          {"version", std::string(version)},
+          {"git_revision", std::string(gitRevision)},
+          {"git_dirty", gitDirty},
+          {"build_type", std::string(buildType)}};
+}
+
 json reportJson(const ExperimentResult& result) {
   json runs = json::array();
   for (const auto& run : result.runs) runs.push_back(runJson(run));
   return {
       {"schema_version", reportSchemaVersion},
-      {"tool",
-       {{"name", "ptbench"},
-        {"version", std::string(version)},
-        {"git_revision", std::string(gitRevision)},
-        {"git_dirty", gitDirty},
-        {"build_type", std::string(buildType)}}},
+      {"tool", toolJson()},
       {"date", result.startedUtc},
       {"host", hostJson()},
       {"device", deviceJson(result.device)},

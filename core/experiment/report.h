@@ -12,6 +12,8 @@ namespace ptbench {
 // overhead, per-bounce times and work, options, invalid samples.
 constexpr int reportSchemaVersion = 2;
 
+// Which ptbench wrote a report: version, git revision, build type.
+nlohmann::json toolJson();
 nlohmann::json reportJson(const ExperimentResult& result);
 std::string reportCsv(const nlohmann::json& report);
 // report.json, report.csv and config.json (the config as resolved) into result.folder.

@@ -28,22 +28,26 @@ gpu::vec3 toGpu(Vec3 v) {
 
 }  // namespace
 
-void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film& film,
-                     const RenderSettings& settings) {
+gpu::CameraParams cameraParams(const RenderSettings& settings) {
   const Camera& camera = settings.camera;
   const Vec3 forward = normalize(camera.target - camera.position);
   Vec3 right = cross(forward, camera.up);
   if (length(right) < 1e-6f) right = cross(forward, std::fabs(forward.y) < 0.9f ? Vec3{0, 1, 0} : Vec3{1, 0, 0});
   right = normalize(right);
   const Vec3 up = cross(right, forward);
+  return {.position = toGpu(camera.position),
+          .tanHalfFovY = std::tan(0.5f * camera.yfovDegrees * 3.14159265f / 180.0f),
+          .forward = toGpu(forward),
+          .aspect = float(settings.width) / float(settings.height),
+          .right = toGpu(right),
+          .up = toGpu(up)};
+}
+
+void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film& film,
+                     const RenderSettings& settings) {
   params = {};
   params.scene = scene.addresses();
-  params.camera = {.position = toGpu(camera.position),
-                   .tanHalfFovY = std::tan(0.5f * camera.yfovDegrees * 3.14159265f / 180.0f),
-                   .forward = toGpu(forward),
-                   .aspect = float(settings.width) / float(settings.height),
-                   .right = toGpu(right),
-                   .up = toGpu(up)};
+  params.camera = cameraParams(settings);
   params.film = film.pixels();
   params.filmSamples = film.samples();
   params.counters = film.counters();

@@ -30,6 +30,9 @@ class MegakernelIntegrator final : public Integrator {
   std::optional<Film> film_;
 };
 
+// The camera as the kernels read it (shaders/common/camera.glsl turns it into rays).
+gpu::CameraParams cameraParams(const RenderSettings& settings);
+
 // Fills the frame parameters every kernel reads.
 void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film& film, const RenderSettings& settings);
 

@@ -82,12 +82,14 @@ SceneData cornell() {
   return builder.finish();
 }
 
-SceneData furnace(const std::string& material) {
-  SceneBuilder builder("builtin:furnace" + (material == "diffuse" ? "" : "?material=" + material));
+// A white unit sphere at the origin under the environment: diffuse (albedo 1, no specular
+// layer), a white metal or a white dielectric (the glTF defaults: specular 1, IOR 1.5).
+SceneData furnace(const BuiltinSceneRequest& request) {
+  SceneBuilder builder(request.spec);
   gpu::Material m = lambertian({1, 1, 1});
-  if (material == "mirror") {
-    m.metallicFactor = 1;
-    m.roughnessFactor = 0;
+  if (request.material != "diffuse") {
+    m.metallicFactor = request.material == "dielectric" ? 0 : 1;
+    m.roughnessFactor = request.roughness;
     m.specularFactor = 1;
   }
   const uint32_t sphereMaterial = builder.addMaterial(m);
@@ -168,6 +170,16 @@ uint32_t integerParameter(const std::string& spec, const std::map<std::string, s
   return value;
 }
 
+float fractionParameter(const std::string& spec, const std::map<std::string, std::string>& parameters,
+                        const std::string& key) {
+  const std::string& text = parameters.at(key);
+  float value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || !(value >= 0 && value <= 1))
+    throw UserError(spec + ": " + key + " must be a number from 0 to 1");
+  return value;
+}
+
 void refuseUnknown(const std::string& spec, const std::map<std::string, std::string>& parameters,
                    std::initializer_list<std::string> known) {
   for (const auto& [key, value] : parameters)
@@ -210,12 +222,18 @@ BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
     refuseUnknown(spec, parameters, {});
     request.kind = BuiltinSceneRequest::Cornell;
   } else if (name == "furnace") {
-    refuseUnknown(spec, parameters, {"material"});
+    refuseUnknown(spec, parameters, {"material", "roughness"});
     const auto found = parameters.find("material");
     request.kind = BuiltinSceneRequest::Furnace;
     request.material = found == parameters.end() ? "diffuse" : found->second;
-    if (request.material != "diffuse" && request.material != "mirror")
-      throw UserError(spec + ": material must be diffuse or mirror");
+    if (request.material != "diffuse" && request.material != "mirror" && request.material != "metal" &&
+        request.material != "dielectric")
+      throw UserError(spec + ": material must be diffuse, mirror, metal or dielectric");
+    if (parameters.contains("roughness")) {
+      if (request.material != "metal" && request.material != "dielectric")
+        throw UserError(spec + ": roughness is a parameter of the metal and dielectric furnaces");
+      request.roughness = fractionParameter(spec, parameters, "roughness");
+    }
   } else if (name == "spheres") {
     refuseUnknown(spec, parameters, {"n", "subdiv"});
     request.kind = BuiltinSceneRequest::Spheres;
@@ -223,7 +241,8 @@ BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
     request.subdivisions = integerParameter(spec, parameters, "subdiv", 16, 2, 2048);
   } else {
     throw UserError("unknown built-in scene '" + spec +
-                    "': the built-in scenes are builtin:cornell, builtin:furnace[?material=diffuse|mirror] and "
+                    "': the built-in scenes are builtin:cornell, "
+                    "builtin:furnace[?material=diffuse|mirror|metal|dielectric&roughness=R] and "
                     "builtin:spheres?n=N&subdiv=S");
   }
   return request;
@@ -235,7 +254,7 @@ SceneData loadBuiltinScene(const std::string& spec) {
     case BuiltinSceneRequest::Cornell:
       return cornell();
     case BuiltinSceneRequest::Furnace:
-      return furnace(request.material);
+      return furnace(request);
     case BuiltinSceneRequest::Spheres:
       return spheres(request.count, request.subdivisions, spec);
   }

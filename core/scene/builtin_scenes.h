@@ -5,11 +5,13 @@
 
 namespace ptbench {
 
-// builtin:cornell, builtin:furnace[?material=diffuse|mirror], builtin:spheres?n=N&subdiv=S
+// builtin:cornell, builtin:furnace[?material=diffuse|mirror|metal|dielectric&roughness=R],
+// builtin:spheres?n=N&subdiv=S
 struct BuiltinSceneRequest {
   enum Kind { Cornell, Furnace, Spheres } kind = Cornell;
   std::string spec;
-  std::string material;  // furnace: diffuse or mirror
+  std::string material;  // furnace: diffuse, mirror, metal or dielectric
+  float roughness = 0;   // furnace: of the metal or dielectric
   uint32_t count = 0;    // spheres
   uint32_t subdivisions = 0;
 };

@@ -5,13 +5,6 @@
 #ifndef PTBENCH_BSDF_GLSL
 #define PTBENCH_BSDF_GLSL
 
-// Below this GGX alpha (roughness^2) the specular lobe is a perfect mirror: a delta lobe,
-// sampled but never evaluated, and so outside MIS and light sampling. Near it, GGX's D spans
-// orders of magnitude across half vectors closer to the normal than float32 resolves, and any
-// two evaluations that round differently give f / pdf off by large factors (an NVIDIA H200 gave
-// 0.70 in the mirror furnace). pbrt-v4 draws the line at the same place.
-const float SPECULAR_DELTA_ALPHA = 1e-3;
-
 float ggxAlpha(ShadingPoint sp) { return sp.roughness * sp.roughness; }
 bool specularIsDelta(ShadingPoint sp) { return ggxAlpha(sp) < SPECULAR_DELTA_ALPHA; }
 

@@ -21,6 +21,14 @@ PTBENCH_CONST float RAY_T_MAX = 1e30f;
 // wavefront's many paths of one pixel arrive. Resolution 6e-8; a pixel's sum may reach 1.1e12.
 PTBENCH_CONST float FILM_FIXED_POINT_SCALE = 16777216.0f;  // 2^24
 
+// Below this GGX alpha (roughness^2) the specular lobe is a perfect mirror: a delta lobe,
+// sampled but never evaluated, and so outside MIS and light sampling. Near it, GGX's D spans
+// orders of magnitude across half vectors closer to the normal than float32 resolves, and any
+// two evaluations that round differently give f / pdf off by large factors (an NVIDIA H200 gave
+// 0.70 in the mirror furnace). pbrt-v4 draws the line at the same place. core/verify's known
+// answers use the same constant.
+PTBENCH_CONST float SPECULAR_DELTA_ALPHA = 1e-3f;
+
 // Sample dimensions: two for the pixel, then DIMENSIONS_PER_BOUNCE for each path vertex.
 PTBENCH_CONST uint DIMENSION_CAMERA = 0;
 PTBENCH_CONST uint DIMENSIONS_PER_BOUNCE = 8;

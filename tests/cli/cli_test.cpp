@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -111,6 +112,81 @@ TEST(RenderCommand, RefusesBadArgumentsBeforeRendering) {
   const auto badBackend = runPtbench("render --scene builtin:cornell --backend optix");
   EXPECT_EQ(badBackend.exitCode, 1);
   EXPECT_NE(badBackend.err.find("unknown backend 'optix'"), std::string::npos) << badBackend.err;
+}
+
+// `ptbench verify` for one integrator and backend (scripts/test.sh runs every one, and so do the
+// EveryAnalyticCase tests through the library): every case passes; with --json - the results
+// go to stdout as JSON and the table to stderr, each verdict following from its numbers.
+TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
+  const auto result = runPtbench("--validate verify --quick --integrator megakernel-regen --backend pipeline --json -");
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  const std::string& table = result.err;
+  EXPECT_NE(table.find("case                               integrator       backend    expected  measured tolerance "
+                       "regions off invalid  result"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("furnace, rough dielectric          megakernel-regen pipeline    1.0"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("verify: 11 passed, 0 failed, 0 skipped in"), std::string::npos) << table;
+  EXPECT_EQ(table.find("FAIL"), std::string::npos) << table;
+
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["schema_version"], 1);
+  EXPECT_EQ(json["passed"], true);
+  EXPECT_EQ(json["validation"], true);
+  EXPECT_NE(json["device"]["name"].get<std::string>().find("llvmpipe"), std::string::npos);
+  ASSERT_EQ(json["results"].size(), 11u);
+  EXPECT_TRUE(json["skipped"].empty());
+  for (const auto& r : json["results"]) {
+    const std::string what = r["case"].get<std::string>();
+    EXPECT_EQ(r["integrator"], "megakernel-regen");
+    EXPECT_EQ(r["backend"], "pipeline");
+    for (const char* key : {"scene", "expected_mean", "measured_mean", "standard_error", "tolerance", "pixels",
+                            "invalid_samples", "validation_messages", "regions", "pass", "problems"})
+      EXPECT_TRUE(r.contains(key)) << what << ": " << key;
+    // The verdict follows from the numbers beside it.
+    bool regionsPass = true;
+    for (const auto& region : r["regions"]) {
+      const bool within = std::fabs(region["measured_mean"].get<double>() - region["expected_mean"].get<double>()) <=
+                          region["tolerance"].get<double>();
+      EXPECT_EQ(region["pass"], within) << what << ", " << region["region"];
+      regionsPass &= within;
+    }
+    const bool within =
+        std::fabs(r["measured_mean"].get<double>() - r["expected_mean"].get<double>()) <= r["tolerance"].get<double>();
+    EXPECT_EQ(r["pass"], within && regionsPass && r["invalid_samples"] == 0 && r["validation_messages"] == 0) << what;
+    EXPECT_EQ(r["pass"], true) << what << ": " << r["problems"];
+  }
+}
+
+// A backend ptbench has not written is a note in the table; with nothing left to run, verify
+// says so and fails rather than pass on nothing.
+TEST(VerifyCommand, SkipsTheSoftwareBackendWithANoteAndRefusesToVerifyNothing) {
+  const auto result = runPtbench("verify --quick --backend software");
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  size_t notes = 0;
+  for (size_t at = 0; (at = result.out.find("software  skipped: the software backend is not implemented yet", at)) !=
+                      std::string::npos;
+       ++at)
+    ++notes;
+  EXPECT_EQ(notes, 3u) << "one for each integrator: " << result.out;
+  EXPECT_NE(result.err.find("runs none of the chosen integrators and backends"), std::string::npos) << result.err;
+}
+
+TEST(VerifyCommand, HelpNamesTheFailureExitCodeAndBadOptionsAreRefused) {
+  const auto help = runPtbench("verify --help");
+  EXPECT_EQ(help.exitCode, 0) << help.all();
+  EXPECT_NE(help.out.find("exit 3 if any check fails"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--quick"), std::string::npos) << help.out;
+  const auto badSpp = runPtbench("verify --spp 0");
+  EXPECT_EQ(badSpp.exitCode, 1) << badSpp.all();
+  const auto badIntegrator = runPtbench("verify --integrator wavefront-ish");
+  EXPECT_EQ(badIntegrator.exitCode, 1) << badIntegrator.all();
+  EXPECT_NE(badIntegrator.err.find("--integrator wavefront-ish: unknown integrator"), std::string::npos)
+      << badIntegrator.err;
+  const auto badFolder = runPtbench("verify --json /nonexistent/folder/verify.json");
+  EXPECT_EQ(badFolder.exitCode, 1) << badFolder.all();
+  EXPECT_NE(badFolder.err.find("--json /nonexistent/folder/verify.json"), std::string::npos) << badFolder.err;
 }
 
 }  // namespace

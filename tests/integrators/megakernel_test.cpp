@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <numbers>
 
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gltf_loader.h"
@@ -28,157 +27,10 @@ class MegakernelTest : public GpuTest {
     MegakernelIntegrator renderer(*context, gpuScene, backend, integrator == IntegratorKind::MegakernelRegen);
     return renderer.render(settings);
   }
-
-  static RenderSettings furnaceSettings(const SceneData& scene) {
-    RenderSettings settings;
-    settings.width = 24;
-    settings.height = 24;
-    settings.samplesPerPixel = 256;
-    settings.maxDepth = 16;
-    settings.environment = {1, 1, 1};
-    settings.camera = scene.defaultCamera();
-    return settings;
-  }
 };
 
-// Every pixel within 1% of the environment, the known answer for a white closed-form scene.
-void expectFurnace(const FrameResult& frame, const std::string& what) {
-  int wrong = 0;
-  for (size_t i = 0; i < frame.image.rgb.size(); ++i)
-    if (std::fabs(frame.image.rgb[i] - 1.0f) > 0.01f && wrong++ < 5)
-      ADD_FAILURE() << what << ": pixel " << i / 3 << " channel " << i % 3 << " = " << frame.image.rgb[i];
-  EXPECT_EQ(wrong, 0) << what;
-}
-
-TEST_F(MegakernelTest, WhiteFurnaceIsOneEverywhere) {
-  const SceneData scene = loadScene("builtin:furnace");
-  for (Backend backend : {Backend::RayQuery, Backend::Pipeline}) {
-    const FrameResult frame = render(scene, furnaceSettings(scene), backend);
-    expectFurnace(frame, "diffuse, " + std::string(backendName(backend)));
-    EXPECT_GT(frame.work.extensionRays, frame.work.paths) << "the sphere is hit: paths have more than one segment";
-  }
-}
-
-TEST_F(MegakernelTest, MirrorFurnaceIsOneEverywhere) {
-  const SceneData scene = loadScene("builtin:furnace?material=mirror");
-  for (Backend backend : {Backend::RayQuery, Backend::Pipeline})
-    expectFurnace(render(scene, furnaceSettings(scene), backend), "mirror, " + std::string(backendName(backend)));
-}
-
-// Inside a closed sphere whose wall emits Le and reflects diffusely with albedo a, every
-// path of D segments gathers Le (1 + a + ... + a^(D-1)): emission, next-event estimation,
-// BSDF sampling and their MIS weights must add up to exactly that.
-TEST_F(MegakernelTest, InsideAnEmissiveSphereRadianceIsTheGeometricSeries) {
-  for (bool withDarkPunctualLight : {false, true}) {
-    // A punctual light of no intensity changes nothing but the light-choice probabilities,
-    // which the MIS weights must follow.
-    SceneBuilder builder("emissive sphere");
-    if (withDarkPunctualLight)
-      builder.addPunctualLight({.position = {0, 0, 0}, .type = gpu::LIGHT_POINT, .intensity = {0, 0, 0}});
-    gpu::Material wall = defaultMaterial();
-    wall.baseColorFactor = {0.5f, 0.5f, 0.5f, 1};
-    wall.metallicFactor = 0;
-    wall.specularFactor = 0;
-    wall.doubleSided = 1;
-    wall.emissiveFactor = {1, 1, 1};
-    const uint32_t material = builder.addMaterial(wall);
-    std::vector<Primitive> sphere = {uvSphere(24, material)};
-    builder.addInstance(builder.addMesh(sphere), Mat4::scale({2, 2, 2}));
-    const SceneData scene = builder.finish();
-    RenderSettings settings;
-    settings.width = 16;
-    settings.height = 16;
-    settings.samplesPerPixel = 64;
-    settings.maxDepth = 6;
-    settings.rrDepth = 6;  // no roulette: the series is cut at exactly six segments
-    settings.camera = {.position = {0.3f, -0.2f, 0.1f}, .target = {1, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 60};
-    const double expected = (1 - std::pow(0.5, 6)) / (1 - 0.5);
-    for (Backend backend : {Backend::RayQuery, Backend::Pipeline})
-      for (IntegratorKind integrator : {IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen}) {
-        const FrameResult frame = render(scene, settings, backend, integrator);
-        double mean = 0, variance = 0;
-        const double values = double(frame.image.rgb.size());
-        for (size_t i = 0; i < frame.image.rgb.size(); ++i) {
-          mean += frame.image.rgb[i] / values;
-          variance += frame.meanVariance.rgb[i] / (values * values);
-        }
-        const std::string what = std::string(backendName(backend)) + ", " + std::string(integratorName(integrator)) +
-                                 (withDarkPunctualLight ? ", with a dark punctual light" : "");
-        EXPECT_NEAR(mean, expected, std::max(5 * std::sqrt(variance), 0.002 * expected)) << what;
-        EXPECT_NEAR(mean, expected, 0.01 * expected) << what;
-        EXPECT_GT(frame.work.shadowRays, 0u) << what;
-      }
-  }
-}
-
-// A white Lambertian plane (albedo 0.5) seen from straight above, lit by one punctual light:
-// the radiance is albedo / pi times the irradiance, I / h^2 for a point or a spot whose cone
-// holds the point, E for a directional light; zero outside a spot's cone.
-TEST_F(MegakernelTest, PunctualLightsGiveTheirAnalyticIrradiance) {
-  const float albedo = 0.5f;
-  const float h = 1.0f;
-  struct Case {
-    const char* what;
-    gpu::PunctualLight light;
-    double expected;
-  };
-  const std::vector<Case> cases = {
-      {"point", {.position = {0, h, 0}, .type = gpu::LIGHT_POINT, .intensity = {4, 4, 4}}, albedo / M_PI * 4 / (h * h)},
-      {"spot",
-       {.position = {0, h, 0},
-        .type = gpu::LIGHT_SPOT,
-        .direction = {0, -1, 0},
-        .intensity = {4, 4, 4},
-        .innerConeCos = std::cos(0.3f),
-        .outerConeCos = std::cos(0.5f)},
-       albedo / M_PI * 4 / (h * h)},
-      {"spot facing away",
-       {.position = {0, h, 0},
-        .type = gpu::LIGHT_SPOT,
-        .direction = {1, 0, 0},
-        .intensity = {4, 4, 4},
-        .innerConeCos = std::cos(0.3f),
-        .outerConeCos = std::cos(0.5f)},
-       0.0},
-      {"directional",
-       {.type = gpu::LIGHT_DIRECTIONAL, .direction = {0, -1, 0}, .intensity = {2, 2, 2}},
-       albedo / M_PI * 2},
-  };
-  for (const auto& c : cases) {
-    SceneBuilder builder(c.what);
-    gpu::Material white = defaultMaterial();
-    white.baseColorFactor = {albedo, albedo, albedo, 1};
-    white.metallicFactor = 0;
-    white.specularFactor = 0;
-    white.doubleSided = 1;
-    const uint32_t material = builder.addMaterial(white);
-    const float e = 10;
-    std::vector<Primitive> plane = {{.vertices = {{.position = {-e, 0, -e}, .normal = {0, 1, 0}},
-                                                  {.position = {e, 0, -e}, .normal = {0, 1, 0}},
-                                                  {.position = {e, 0, e}, .normal = {0, 1, 0}},
-                                                  {.position = {-e, 0, e}, .normal = {0, 1, 0}}},
-                                     .indices = {0, 2, 1, 0, 3, 2},
-                                     .material = material}};
-    builder.addInstance(builder.addMesh(plane), Mat4{});
-    builder.addPunctualLight(c.light);
-    const SceneData scene = builder.finish();
-    RenderSettings settings;
-    settings.width = 8;
-    settings.height = 8;
-    settings.samplesPerPixel = 4;
-    settings.maxDepth = 2;  // the plane's direct light; the bounce escapes to a black sky
-    settings.rrDepth = 2;
-    // Looking straight down over half a degree: every pixel within 0.1% of the centre's value.
-    settings.camera = {.position = {0, 3, 0}, .target = {0, 0, 0}, .up = {0, 0, -1}, .yfovDegrees = 0.5f};
-    for (Backend backend : {Backend::RayQuery, Backend::Pipeline})
-      for (IntegratorKind integrator : {IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen}) {
-        const FrameResult frame = render(scene, settings, backend, integrator);
-        for (float value : frame.image.rgb)
-          ASSERT_NEAR(value, c.expected, 0.002 * c.expected + 1e-7)
-              << c.what << ", " << backendName(backend) << ", " << integratorName(integrator);
-      }
-  }
-}
+// The analytic scenes (furnaces, the emissive sphere, punctual lights) are core/verify's cases,
+// run for every integrator and backend by tests/verify/verification_test.cpp.
 
 RenderSettings cornellSettings(const SceneData& scene, uint32_t seed = 1) {
   RenderSettings settings;

@@ -321,6 +321,16 @@ TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
   EXPECT_EQ(furnace.materials[0].metallicFactor, 0.0f);
   EXPECT_EQ(furnace.emissiveTriangles.size(), 0u);
   EXPECT_NEAR(furnace.bounds.max.x, 1, 1e-5);
+  const SceneData mirror = loadScene("builtin:furnace?material=mirror");
+  EXPECT_EQ(mirror.materials[0].metallicFactor, 1.0f);
+  EXPECT_EQ(mirror.materials[0].roughnessFactor, 0.0f);
+  const SceneData dielectric = loadScene("builtin:furnace?material=dielectric&roughness=0.5");
+  EXPECT_EQ(dielectric.materials[0].metallicFactor, 0.0f);
+  EXPECT_EQ(dielectric.materials[0].roughnessFactor, 0.5f);
+  EXPECT_EQ(dielectric.materials[0].specularFactor, 1.0f);
+  EXPECT_EQ(dielectric.materials[0].ior, 1.5f);
+  EXPECT_EQ(dielectric.source, "builtin:furnace?material=dielectric&roughness=0.5");
+  EXPECT_EQ(loadScene("builtin:furnace?material=metal&roughness=0.25").materials[0].roughnessFactor, 0.25f);
 
   const SceneData spheres = loadScene("builtin:spheres?n=9&subdiv=8");
   EXPECT_EQ(spheres.instances.size(), 10u);  // nine spheres and the light
@@ -334,6 +344,9 @@ TEST(BuiltinScenes, BadSpecsAreRefused) {
   EXPECT_THROW(loadScene("builtin:spheres?n=ten"), UserError);
   EXPECT_THROW(loadScene("builtin:spheres?count=3"), UserError);
   EXPECT_THROW(loadScene("builtin:furnace?material=glass"), UserError);
+  EXPECT_THROW(loadScene("builtin:furnace?material=metal&roughness=2"), UserError);
+  EXPECT_THROW(loadScene("builtin:furnace?material=metal&roughness=rough"), UserError);
+  EXPECT_THROW(loadScene("builtin:furnace?material=diffuse&roughness=0.5"), UserError);
 }
 
 }  // namespace

@@ -1,0 +1,275 @@
+#include "core/verify/analytic_cases.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "core/integrators/megakernel.h"
+#include "core/scene/builtin_scenes.h"
+#include "core/verify/directional_albedo.h"
+
+namespace ptbench::verify {
+namespace {
+
+constexpr double pi = std::numbers::pi;
+
+// A white furnace: a convex sphere under a uniform environment of radiance 1. Every ray that
+// leaves the sphere escapes, so a pixel that sees the sphere at cosine mu between its ray and
+// the normal has radiance albedo(mu), and every other pixel radiance 1. The pixel's value is the
+// mean over its area (the renderer's box filter), taken on a grid of 8 x 8 rays through it,
+// traced as shaders/common/camera.glsl does. The regions: pixels wholly off the sphere, pixels
+// on its silhouette, and pixels wholly on it in bands of their mean mu.
+void setFurnaceImage(AnalyticCase& c) {
+  const SceneData& scene = c.sceneData;
+  const RenderSettings& settings = c.settings;
+  const AlbedoTable albedo(scene.materials.at(0));
+  const Vec3 centre = scene.bounds.center();
+  const double radius = 0.5 * (scene.bounds.max.x - scene.bounds.min.x);
+  const gpu::CameraParams camera = cameraParams(settings);
+  const auto vec = [](gpu::vec3 v) { return std::array<double, 3>{v.x, v.y, v.z}; };
+  const auto [forward, right, up] = std::array{vec(camera.forward), vec(camera.right), vec(camera.up)};
+  const std::array<double, 3> origin = {camera.position.x - centre.x, camera.position.y - centre.y,
+                                        camera.position.z - centre.z};
+  constexpr int grid = 8;
+  constexpr int bands = 8;
+  enum : uint32_t { environment, silhouette, firstBand };
+  std::vector<uint32_t> region(size_t{settings.width} * settings.height);
+  c.expected.resize(region.size());
+  for (uint32_t y = 0; y < settings.height; ++y)
+    for (uint32_t x = 0; x < settings.width; ++x) {
+      double sum = 0, cosViewSum = 0;
+      int hits = 0;
+      for (int j = 0; j < grid; ++j)
+        for (int i = 0; i < grid; ++i) {
+          const double ndcX = (x + (i + 0.5) / grid) / settings.width * 2 - 1;
+          const double ndcY = (y + (j + 0.5) / grid) / settings.height * 2 - 1;
+          std::array<double, 3> d;
+          for (int k = 0; k < 3; ++k)
+            d[k] =
+                forward[k] + ndcX * camera.aspect * camera.tanHalfFovY * right[k] - ndcY * camera.tanHalfFovY * up[k];
+          const double length = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+          for (double& component : d) component /= length;
+          // |origin + t d| = radius, the nearer root; the camera is outside the sphere.
+          const double b = origin[0] * d[0] + origin[1] * d[1] + origin[2] * d[2];
+          const double q = origin[0] * origin[0] + origin[1] * origin[1] + origin[2] * origin[2] - radius * radius;
+          const double discriminant = b * b - q;
+          const double t = discriminant > 0 ? -b - std::sqrt(discriminant) : -1;
+          if (t <= 0) {
+            sum += 1;
+            continue;
+          }
+          double cosView = 0;
+          for (int k = 0; k < 3; ++k) cosView -= d[k] * (origin[k] + t * d[k]) / radius;
+          sum += albedo(cosView);
+          cosViewSum += cosView;
+          ++hits;
+        }
+      const size_t pixel = size_t{y} * settings.width + x;
+      c.expected[pixel] = sum / (grid * grid);
+      region[pixel] = hits == 0            ? environment
+                      : hits < grid * grid ? silhouette
+                                           : firstBand + std::min(int(cosViewSum / hits * bands), bands - 1);
+    }
+  std::vector<std::string> names = {"environment", "silhouette"};
+  for (int band = 0; band < bands; ++band)
+    names.push_back(fmt::format("sphere at cos {:.3f}-{:.3f}", double(band) / bands, double(band + 1) / bands));
+  // Only the regions that have pixels, numbered in order.
+  std::vector<uint32_t> renumbered(names.size(), UINT32_MAX);
+  for (uint32_t r : region)
+    if (renumbered[r] == UINT32_MAX) renumbered[r] = 0;
+  for (uint32_t r = 0; r < names.size(); ++r)
+    if (renumbered[r] == 0) {
+      renumbered[r] = uint32_t(c.regionNames.size());
+      c.regionNames.push_back(names[r]);
+    }
+  for (uint32_t& r : region) r = renumbered[r];
+  c.regionOf = std::move(region);
+}
+
+AnalyticCase furnace(const std::string& name, const std::string& spec, const CaseBudget& budget) {
+  AnalyticCase c{.name = "furnace, " + name, .scene = spec, .sceneData = loadScene(spec)};
+  c.settings.width = c.settings.height = budget.resolution;
+  c.settings.samplesPerPixel = budget.samplesPerPixel;
+  c.settings.maxDepth = 16;
+  c.settings.environment = {1, 1, 1};
+  c.settings.camera = c.sceneData.defaultCamera();
+  setFurnaceImage(c);
+  return c;
+}
+
+// Inside a closed sphere whose wall emits Le and reflects diffusely with albedo a, every path
+// of D segments gathers Le (1 + a + ... + a^(D-1)): emission, next-event estimation, BSDF
+// sampling and their MIS weights must add up to exactly that. A punctual light of no intensity
+// changes nothing but the light-choice probabilities, which the MIS weights must follow.
+AnalyticCase emissiveSphere(bool withDarkPunctualLight, const CaseBudget& budget) {
+  const double albedo = 0.5;
+  const uint32_t segments = 6;
+  SceneBuilder builder("emissive sphere");
+  if (withDarkPunctualLight)
+    builder.addPunctualLight({.position = {0, 0, 0}, .type = gpu::LIGHT_POINT, .intensity = {0, 0, 0}});
+  gpu::Material wall = defaultMaterial();
+  wall.baseColorFactor = {float(albedo), float(albedo), float(albedo), 1};
+  wall.metallicFactor = 0;
+  wall.specularFactor = 0;
+  wall.doubleSided = 1;
+  wall.emissiveFactor = {1, 1, 1};
+  const uint32_t material = builder.addMaterial(wall);
+  std::vector<Primitive> sphere = {uvSphere(24, material)};
+  builder.addInstance(builder.addMesh(sphere), Mat4::scale({2, 2, 2}));
+  AnalyticCase c{.name = withDarkPunctualLight ? "emissive sphere, dark point light" : "emissive sphere",
+                 .scene = "inside a Lambertian sphere emitting 1, albedo 0.5" +
+                          std::string(withDarkPunctualLight ? ", a point light of intensity 0" : ""),
+                 .sceneData = builder.finish()};
+  c.settings.width = c.settings.height = std::max(budget.resolution / 2, 1u);
+  c.settings.samplesPerPixel = budget.samplesPerPixel;
+  c.settings.maxDepth = segments;
+  c.settings.rrDepth = segments;  // no roulette: the series is cut at exactly six segments
+  c.settings.camera = {.position = {0.3f, -0.2f, 0.1f}, .target = {1, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 60};
+  c.expected.assign(size_t{c.settings.width} * c.settings.height, (1 - std::pow(albedo, segments)) / (1 - albedo));
+  return c;
+}
+
+// A Lambertian plane (albedo 0.5) seen from straight above over half a degree, lit by one
+// punctual light: the radiance is albedo / pi times the irradiance, I / h^2 for a point, or a
+// spot whose cone holds the point; E for a directional light; zero outside a spot's cone. The
+// bounce escapes to a black sky. Every pixel is within 0.1% of the centre's value.
+AnalyticCase punctualLight(const std::string& name, const gpu::PunctualLight& light, double irradiance) {
+  const float albedo = 0.5f;
+  SceneBuilder builder(name);
+  gpu::Material white = defaultMaterial();
+  white.baseColorFactor = {albedo, albedo, albedo, 1};
+  white.metallicFactor = 0;
+  white.specularFactor = 0;
+  white.doubleSided = 1;
+  const uint32_t material = builder.addMaterial(white);
+  const float e = 10;
+  std::vector<Primitive> plane = {{.vertices = {{.position = {-e, 0, -e}, .normal = {0, 1, 0}},
+                                                {.position = {e, 0, -e}, .normal = {0, 1, 0}},
+                                                {.position = {e, 0, e}, .normal = {0, 1, 0}},
+                                                {.position = {-e, 0, e}, .normal = {0, 1, 0}}},
+                                   .indices = {0, 2, 1, 0, 3, 2},
+                                   .material = material}};
+  builder.addInstance(builder.addMesh(plane), Mat4{});
+  builder.addPunctualLight(light);
+  AnalyticCase c{
+      .name = name, .scene = "a Lambertian plane of albedo 0.5 under a " + name, .sceneData = builder.finish()};
+  c.settings.width = c.settings.height = 8;
+  c.settings.samplesPerPixel = 4;
+  c.settings.maxDepth = 2;
+  c.settings.rrDepth = 2;
+  c.settings.camera = {.position = {0, 3, 0}, .target = {0, 0, 0}, .up = {0, 0, -1}, .yfovDegrees = 0.5f};
+  c.expected.assign(size_t{c.settings.width} * c.settings.height, albedo / pi * irradiance);
+  return c;
+}
+
+std::vector<AnalyticCase> punctualLightCases() {
+  const float h = 1;  // the light's height over the plane
+  const gpu::PunctualLight point{.position = {0, h, 0}, .type = gpu::LIGHT_POINT, .intensity = {4, 4, 4}};
+  gpu::PunctualLight spot{.position = {0, h, 0},
+                          .type = gpu::LIGHT_SPOT,
+                          .direction = {0, -1, 0},
+                          .intensity = {4, 4, 4},
+                          .innerConeCos = std::cos(0.3f),
+                          .outerConeCos = std::cos(0.5f)};
+  gpu::PunctualLight spotAway = spot;
+  spotAway.direction = {1, 0, 0};
+  const gpu::PunctualLight sun{.type = gpu::LIGHT_DIRECTIONAL, .direction = {0, -1, 0}, .intensity = {2, 2, 2}};
+  std::vector<AnalyticCase> cases;
+  cases.push_back(punctualLight("point light", point, 4 / (h * h)));
+  cases.push_back(punctualLight("spot light", spot, 4 / (h * h)));
+  cases.push_back(punctualLight("spot light facing away", spotAway, 0));
+  cases.push_back(punctualLight("directional light", sun, 2));
+  return cases;
+}
+
+}  // namespace
+
+std::vector<AnalyticCase> analyticCases(const CaseBudget& budget) {
+  std::vector<AnalyticCase> cases;
+  cases.push_back(furnace("diffuse", "builtin:furnace", budget));
+  cases.push_back(furnace("mirror", "builtin:furnace?material=mirror", budget));
+  cases.push_back(furnace("smooth dielectric", "builtin:furnace?material=dielectric", budget));
+  cases.push_back(furnace("rough dielectric", "builtin:furnace?material=dielectric&roughness=0.5", budget));
+  cases.push_back(furnace("rough metal", "builtin:furnace?material=metal&roughness=0.5", budget));
+  cases.push_back(emissiveSphere(false, budget));
+  cases.push_back(emissiveSphere(true, budget));
+  for (AnalyticCase& c : punctualLightCases()) cases.push_back(std::move(c));
+  return cases;
+}
+
+bool MeanCheck::passed() const {
+  // Written so that a NaN fails.
+  return std::fabs(measured - expected) <= tolerance;
+}
+
+uint32_t CaseCheck::regionsOff() const {
+  return uint32_t(std::count_if(regions.begin(), regions.end(), [](const MeanCheck& r) { return !r.passed(); }));
+}
+
+std::string CaseCheck::problems() const {
+  std::string text;
+  const auto add = [&](const std::string& problem) { text += (text.empty() ? "" : "; ") + problem; };
+  const auto describe = [](const MeanCheck& check) {
+    return fmt::format("{} mean {:.5f}, expected {:.5f} ± {:.5f}", check.region, check.measured, check.expected,
+                       check.tolerance);
+  };
+  if (!image.passed()) add(describe(image));
+  for (const MeanCheck& region : regions)
+    if (!region.passed()) add(describe(region));
+  if (invalidSamples > 0) add(fmt::format("{} invalid samples", invalidSamples));
+  return text;
+}
+
+CaseCheck checkFrame(const AnalyticCase& analyticCase, const FrameResult& frame) {
+  const std::vector<double>& expected = analyticCase.expected;
+  if (frame.image.rgb.size() != 3 * expected.size() || frame.meanVariance.rgb.size() != frame.image.rgb.size())
+    throw std::logic_error(fmt::format("{}: a frame of {} values for an expected image of {} pixels", analyticCase.name,
+                                       frame.image.rgb.size(), expected.size()));
+  // Sums over a region: expected values, and per channel the pixel values and the variances of
+  // the pixel means (independent pixels: the variance of the region's sum is their sum).
+  struct Sums {
+    uint32_t pixels = 0;
+    double expected = 0;
+    std::array<double, 3> value{}, variance{};
+  };
+  const auto add = [&](Sums& sums, size_t pixel) {
+    sums.pixels += 1;
+    sums.expected += expected[pixel];
+    for (size_t channel = 0; channel < 3; ++channel) {
+      sums.value[channel] += frame.image.rgb[3 * pixel + channel];
+      sums.variance[channel] += frame.meanVariance.rgb[3 * pixel + channel];
+    }
+  };
+  const Tolerance& tolerance = analyticCase.tolerance;
+  const auto meanCheck = [&](const std::string& name, const Sums& sums) {
+    MeanCheck check{.region = name, .pixels = sums.pixels, .expected = sums.expected / sums.pixels};
+    double worst = -1;
+    for (size_t channel = 0; channel < 3; ++channel) {
+      const double mean = sums.value[channel] / sums.pixels;
+      const double deviation = std::fabs(mean - check.expected);
+      if (!std::isnan(worst) && !(deviation <= worst)) {  // a NaN mean is the worst and stays so
+        worst = deviation;
+        check.measured = mean;
+        check.standardError = std::sqrt(sums.variance[channel]) / sums.pixels;
+      }
+    }
+    check.tolerance = tolerance.standardErrors * check.standardError + tolerance.relative * std::fabs(check.expected) +
+                      tolerance.absolute;
+    return check;
+  };
+
+  Sums image;
+  std::vector<Sums> regions(analyticCase.regionNames.size());
+  for (size_t pixel = 0; pixel < expected.size(); ++pixel) {
+    add(image, pixel);
+    if (!regions.empty()) add(regions.at(analyticCase.regionOf.at(pixel)), pixel);
+  }
+  CaseCheck check{.image = meanCheck("image", image), .invalidSamples = frame.invalidSamples};
+  for (size_t r = 0; r < regions.size(); ++r)
+    check.regions.push_back(meanCheck(analyticCase.regionNames[r], regions[r]));
+  return check;
+}
+
+}  // namespace ptbench::verify

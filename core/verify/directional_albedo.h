@@ -1,0 +1,41 @@
+// The directional albedo of ptbench's BSDF, integrated on the CPU in double precision: the
+// known answer of the white-furnace checks (core/verify/analytic_cases.h), computed from the
+// glTF 2.0 specification's formulas (Appendix B, with KHR_materials_specular) rather than
+// from the shaders it checks.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "shared/render.h"
+#include "shared/scene.h"
+
+namespace ptbench::verify {
+
+// Below gpu::SPECULAR_DELTA_ALPHA the specular lobe is a perfect mirror, a delta lobe, here as
+// in shaders/common/bsdf.glsl.
+inline constexpr double deltaLobeAlpha = gpu::SPECULAR_DELTA_ALPHA;
+
+// GGX's normal distribution D(h) for the cosine between h and the normal.
+double ggxD(double cosHalf, double alpha);
+
+// The integral of f over [a, b], by Gauss-Legendre rules of 8 and 16 points on intervals
+// halved until the two agree within `tolerance` (absolute, shared out among the intervals).
+double integrate(const std::function<double(double)>& f, double a, double b, double tolerance);
+
+// The integral of f(v, l) (n . l) over the hemisphere of l, for a view direction at `cosView` to
+// the normal: what a convex surface of this material returns under a uniform environment of
+// radiance 1. The material must be grey (one value in every colour channel) and untextured.
+double directionalAlbedo(const gpu::Material& material, double cosView);
+
+// directionalAlbedo at evenly spaced cosines, linearly interpolated between them.
+class AlbedoTable {
+ public:
+  explicit AlbedoTable(const gpu::Material& material, uint32_t intervals = 128);
+  double operator()(double cosView) const;
+
+ private:
+  std::vector<double> values_;
+};
+
+}  // namespace ptbench::verify
