@@ -12,6 +12,7 @@ class Bvh2Collapse {
       : binary_(binary), costs_(costs), cost_(binary.nodes.size()), makesLeaf_(binary.nodes.size()) {}
 
   BvhTree<gpu::Bvh2Node> run() {
+    tree_.primitiveOrder.reserve(binary_.primitiveOrder.size());
     // Children follow their parents, so a backward sweep sees both children before the parent.
     for (size_t n = binary_.nodes.size(); n-- > 0;) chooseLeaves(static_cast<uint32_t>(n));
     const BinaryBvhNode& root = binary_.nodes[0];

@@ -40,6 +40,7 @@ class CwbvhCollapse {
         makesLeaf_(binary.nodes.size()) {}
 
   BvhTree<gpu::CwbvhNode> run() {
+    tree_.primitiveOrder.reserve(binary_.primitiveOrder.size());
     for (size_t n = binary_.nodes.size(); n-- > 0;) solve(static_cast<uint32_t>(n));
     const BinaryBvhNode& root = binary_.nodes[0];
     const float rootArea = root.bounds.halfArea();

@@ -65,9 +65,17 @@ LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions&
   return level;
 }
 
+uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
+  uint64_t count = 0;
+  for (uint32_t g = mesh.firstGeometry; g < mesh.firstGeometry + mesh.geometryCount; ++g)
+    count += scene.geometries[g].triangleCount;
+  return count;
+}
+
 // A mesh's triangles in its own numbering: geometry by geometry, primitive by primitive.
 std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& mesh) {
   std::vector<gpu::BvhTriangle> triangles;
+  triangles.reserve(meshTriangleCount(scene, mesh));
   for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
     const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
     const auto position = [&](uint32_t primitive, uint32_t corner) {
@@ -165,7 +173,14 @@ template <typename Node>
 void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
               const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats) {
   const BvhTree<Node>& topTree = top.collapsed<Node>().tree;
-  layout.nodes = topTree.nodes;
+  size_t nodeCount = topTree.nodes.size() + 1, triangleCount = 0;
+  for (const MeshBuild& mesh : meshes) {
+    nodeCount += mesh.level.collapsed<Node>().tree.nodes.size();
+    triangleCount += mesh.triangles.size();
+  }
+  layout.nodes.reserve(nodeCount);
+  layout.triangles.reserve(triangleCount);
+  layout.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
   if (layout.nodes.empty()) layout.nodes.push_back(emptyRoot<Node>());
   stats.topLevel = levelStats<Node>(top, sizeof(gpu::BvhInstance));
   stats.topLevel.nodes = layout.nodes.size();
@@ -231,13 +246,9 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   // Largest first, so that the mesh the build ends on is a small one.
   std::vector<uint32_t> order(scene.meshes.size());
   std::iota(order.begin(), order.end(), 0u);
-  const auto triangles = [&](uint32_t m) {
-    uint64_t count = 0;
-    for (uint32_t g = 0; g < scene.meshes[m].geometryCount; ++g)
-      count += scene.geometries[scene.meshes[m].firstGeometry + g].triangleCount;
-    return count;
-  };
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return triangles(a) > triangles(b); });
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return meshTriangleCount(scene, scene.meshes[a]) > meshTriangleCount(scene, scene.meshes[b]);
+  });
   std::vector<MeshBuild> meshes(scene.meshes.size());
   parallelFor(budget, order.size(),
               [&](size_t i) { meshes[order[i]] = buildMesh(scene, scene.meshes[order[i]], options, budget); });
