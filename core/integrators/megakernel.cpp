@@ -22,10 +22,6 @@ static_assert(sizeof(gpu::TextureRef) == 32);
 static_assert(sizeof(gpu::Vertex) == 56);
 static_assert(sizeof(gpu::Instance) == 116);
 
-gpu::vec3 toGpu(Vec3 v) {
-  return {v.x, v.y, v.z};
-}
-
 }  // namespace
 
 gpu::CameraParams cameraParams(const RenderSettings& settings) {

@@ -28,11 +28,21 @@ inline Vec3 normalize(Vec3 v) {
   const float l = length(v);
   return l > 0 ? v * (1.0f / l) : Vec3{0, 0, 1};
 }
+// std::fmin and std::fmax (a NaN loses to a number), written so that GCC compiles them to
+// minss/maxss rather than calls into libm: the BVH builder spends most of its time growing boxes.
+inline float minNumber(float a, float b) {
+  a = a != a ? b : a;
+  return b < a ? b : a;
+}
+inline float maxNumber(float a, float b) {
+  a = a != a ? b : a;
+  return b > a ? b : a;
+}
 inline Vec3 min(Vec3 a, Vec3 b) {
-  return {std::fmin(a.x, b.x), std::fmin(a.y, b.y), std::fmin(a.z, b.z)};
+  return {minNumber(a.x, b.x), minNumber(a.y, b.y), minNumber(a.z, b.z)};
 }
 inline Vec3 max(Vec3 a, Vec3 b) {
-  return {std::fmax(a.x, b.x), std::fmax(a.y, b.y), std::fmax(a.z, b.z)};
+  return {maxNumber(a.x, b.x), maxNumber(a.y, b.y), maxNumber(a.z, b.z)};
 }
 
 struct Mat4 {

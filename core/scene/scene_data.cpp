@@ -14,9 +14,6 @@ namespace {
 float luminance(Vec3 c) {
   return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
 }
-Vec3 toVec3(gpu::vec3 v) {
-  return {v.x, v.y, v.z};
-}
 
 // The mean linear colour of a texture over a triangle, from a stratified grid of points (nearest
 // texel, repeating). It only steers light sampling: a triangle whose samples all miss its

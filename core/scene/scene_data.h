@@ -48,7 +48,24 @@ struct Bounds {
     min = ptbench::min(min, p);
     max = ptbench::max(max, p);
   }
+  void extend(const Bounds& other) {
+    min = ptbench::min(min, other.min);
+    max = ptbench::max(max, other.max);
+  }
+  // Half the surface area: what the surface area heuristic weighs a box by.
+  float halfArea() const {
+    if (empty()) return 0;
+    const Vec3 d = max - min;
+    return d.x * d.y + d.y * d.z + d.z * d.x;
+  }
 };
+
+inline Vec3 toVec3(gpu::vec3 v) {
+  return {v.x, v.y, v.z};
+}
+inline gpu::vec3 toGpu(Vec3 v) {
+  return {v.x, v.y, v.z};
+}
 
 struct Mesh {
   uint32_t firstGeometry = 0;

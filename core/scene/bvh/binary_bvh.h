@@ -1,0 +1,57 @@
+// A binary BVH over boxes by the binned surface area heuristic (Wald 2007, "On fast
+// Construction of SAH-based Bounding Volume Hierarchies"): the tree both software layouts are
+// collapsed from (bvh2.h, cwbvh.h).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/scene/bvh/thread_budget.h"
+#include "core/scene/scene_data.h"
+
+namespace ptbench {
+
+// The surface area heuristic's cost model: a ray that reaches a node reaches its child with the
+// probability (child area / node area); visiting an inner node costs `node`, a leaf `primitive`
+// per primitive. The collapses into both layouts minimise it and every reported SAH cost is in
+// these units (per ray entering the root). A primitive at 0.3 of a node: a wide node's visit
+// (eight box tests after decoding the quantised boxes) costs several triangle tests, and this is
+// the ratio with which the collapse fills wide nodes well; for the two-wide layout it gives
+// leaves of two to four triangles.
+struct SahCosts {
+  float node = 1.0f;
+  float primitive = 0.3f;
+};
+
+struct BinaryBvhOptions {
+  // Split candidates per axis and node (16 to 32 is the usual range: more bins find splits
+  // within a few percent of the full sweep's cost; fewer build faster).
+  uint32_t binCount = 32;
+  // A subtree with at least this many primitives may be built on a thread of its own.
+  uint32_t parallelThreshold = 8192;
+};
+
+struct BinaryBvhNode {
+  Bounds bounds;
+  uint32_t firstPrimitive = 0;  // into BinaryBvh::primitiveOrder; a subtree's primitives are contiguous
+  uint32_t primitiveCount = 0;  // 1 in a leaf
+  uint32_t rightChild = 0;      // an inner node's; its left child is the next node
+};
+
+// Built down to one primitive per leaf, as Ylitie et al. build theirs: each layout decides its
+// own leaves when it collapses the tree, within its own leaf size limit. A tree over n
+// primitives then has exactly 2n - 1 nodes in depth-first order, so every subtree's place is
+// known before it is built and the result does not depend on the number of threads.
+struct BinaryBvh {
+  std::vector<BinaryBvhNode> nodes;
+  std::vector<uint32_t> primitiveOrder;  // primitive indices in leaf order
+
+  static bool isLeaf(const BinaryBvhNode& node) { return node.primitiveCount == 1; }
+  static uint32_t leftChild(uint32_t node) { return node + 1; }
+};
+
+// Primitives whose centroids coincide on every axis cannot be told apart by binning; they are
+// split in half by index.
+BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget);
+
+}  // namespace ptbench

@@ -1,0 +1,260 @@
+#include "core/scene/bvh/cwbvh.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+namespace ptbench {
+namespace {
+
+constexpr uint32_t width = gpu::CWBVH_WIDTH;
+constexpr uint32_t maxRoots = width - 1;  // a subtree shares a wide node with at least one sibling
+constexpr float infinity = std::numeric_limits<float>::infinity();
+
+uint8_t byteOf(const uint32_t* words, uint32_t i) {
+  return static_cast<uint8_t>(words[i / 4] >> (8 * (i % 4)));
+}
+void setByte(uint32_t* words, uint32_t i, uint32_t value) {
+  const uint32_t shift = 8 * (i % 4);
+  words[i / 4] = (words[i / 4] & ~(0xffu << shift)) | ((value & 0xffu) << shift);
+}
+
+// The smallest power of two, as a biased float exponent, whose 255 steps cover the extent.
+uint32_t quantisationExponent(double extent) {
+  if (!(extent > 0)) return 1;
+  int exponent = 0;
+  const double mantissa = std::frexp(extent / 255.0, &exponent);  // extent / 255 = mantissa * 2^exponent
+  if (mantissa == 0.5) --exponent;                                // already a power of two
+  return static_cast<uint32_t>(std::clamp(exponent + 127, 1, 254));
+}
+
+class CwbvhCollapse {
+ public:
+  CwbvhCollapse(const BinaryBvh& binary, const SahCosts& costs)
+      : binary_(binary),
+        costs_(costs),
+        cost_(binary.nodes.size() * maxRoots),
+        split_(binary.nodes.size() * width),
+        makesLeaf_(binary.nodes.size()) {}
+
+  BvhTree<gpu::CwbvhNode> run() {
+    tree_.primitiveOrder.reserve(binary_.primitiveOrder.size());
+    for (size_t n = binary_.nodes.size(); n-- > 0;) solve(static_cast<uint32_t>(n));
+    const BinaryBvhNode& root = binary_.nodes[0];
+    const float rootArea = root.bounds.halfArea();
+    float rootCost = rootArea * (costs_.node + costs_.primitive);
+    if (!BinaryBvh::isLeaf(root)) {
+      const uint32_t k = split_[0 * width + 0];
+      rootCost = rootArea * costs_.node + cost(BinaryBvh::leftChild(0), k) + cost(root.rightChild, width - k);
+    }
+    tree_.sahCost = rootArea > 0 ? rootCost / rootArea : 0;
+    emit();
+    return std::move(tree_);
+  }
+
+ private:
+  // C(n, i): the least cost of binary subtree n as at most i wide-tree roots, 1 <= i <= 7.
+  float cost(uint32_t n, uint32_t i) const { return cost_[n * maxRoots + (i - 1)]; }
+  float& cost(uint32_t n, uint32_t i) { return cost_[n * maxRoots + (i - 1)]; }
+  // split(n, i) for 2 <= i <= 7: how many of the i roots go to the left child, or 0 when at
+  // most i - 1 roots do as well; split(n, 0): the same for the 8 children of n as a wide node.
+  uint8_t& split(uint32_t n, uint32_t i) { return split_[n * width + i]; }
+  uint8_t split(uint32_t n, uint32_t i) const { return split_[n * width + i]; }
+
+  void solve(uint32_t n) {
+    const BinaryBvhNode& node = binary_.nodes[n];
+    const float area = node.bounds.halfArea();
+    const float leafCost = node.primitiveCount <= gpu::CWBVH_MAX_LEAF_SIZE
+                               ? area * float(node.primitiveCount) * costs_.primitive
+                               : infinity;
+    if (BinaryBvh::isLeaf(node)) {
+      makesLeaf_[n] = 1;
+      for (uint32_t i = 1; i <= maxRoots; ++i) cost(n, i) = leafCost;
+      return;
+    }
+    const uint32_t left = BinaryBvh::leftChild(n), right = node.rightChild;
+    // Distributing j roots between the two children, for j = 2..8.
+    std::array<float, width + 1> distribute{};
+    std::array<uint8_t, width + 1> distributeSplit{};
+    for (uint32_t j = 2; j <= width; ++j) {
+      distribute[j] = infinity;
+      for (uint32_t k = 1; k < j; ++k) {
+        const float c = cost(left, k) + cost(right, j - k);
+        if (c < distribute[j]) {
+          distribute[j] = c;
+          distributeSplit[j] = static_cast<uint8_t>(k);
+        }
+      }
+    }
+    const float innerCost = area * costs_.node + distribute[width];
+    split(n, 0) = distributeSplit[width];
+    makesLeaf_[n] = leafCost <= innerCost;
+    cost(n, 1) = std::min(leafCost, innerCost);
+    for (uint32_t i = 2; i <= maxRoots; ++i) {
+      const bool distributes = distribute[i] < cost(n, i - 1);
+      cost(n, i) = distributes ? distribute[i] : cost(n, i - 1);
+      split(n, i) = distributes ? distributeSplit[i] : 0;
+    }
+  }
+
+  struct Root {
+    uint32_t node;
+    bool leaf;
+  };
+
+  void collectRoots(uint32_t n, uint32_t i, std::vector<Root>& roots) const {
+    while (i > 1 && split(n, i) == 0) --i;
+    if (i == 1) {
+      roots.push_back({n, makesLeaf_[n] != 0});
+      return;
+    }
+    const uint32_t k = split(n, i);
+    collectRoots(BinaryBvh::leftChild(n), k, roots);
+    collectRoots(binary_.nodes[n].rightChild, i - k, roots);
+  }
+
+  // slots[s]: the index into roots of the child in slot s, or -1.
+  static std::array<int, width> assignSlots(const std::vector<Root>& roots, const std::vector<Bounds>& bounds,
+                                            Vec3 centre) {
+    std::array<std::array<float, width>, width> score{};
+    for (size_t c = 0; c < roots.size(); ++c) {
+      const Vec3 offset = bounds[c].center() - centre;
+      for (uint32_t s = 0; s < width; ++s)
+        score[c][s] = dot(offset, {s & 1 ? 1.0f : -1.0f, s & 2 ? 1.0f : -1.0f, s & 4 ? 1.0f : -1.0f});
+    }
+    std::array<int, width> slots;
+    slots.fill(-1);
+    std::array<bool, width> placed{};
+    for (size_t round = 0; round < roots.size(); ++round) {
+      float best = -infinity;
+      int bestChild = -1, bestSlot = -1;
+      for (size_t c = 0; c < roots.size(); ++c) {
+        if (placed[c]) continue;
+        for (uint32_t s = 0; s < width; ++s)
+          if (slots[s] < 0 && (bestChild < 0 || score[c][s] > best)) {
+            best = score[c][s];
+            bestChild = static_cast<int>(c);
+            bestSlot = static_cast<int>(s);
+          }
+      }
+      slots[bestSlot] = bestChild;
+      placed[bestChild] = true;
+    }
+    return slots;
+  }
+
+  // Breadth first, so that each node's inner children are contiguous.
+  void emit() {
+    struct Pending {
+      uint32_t binaryNode;
+      uint32_t wideNode;
+    };
+    std::vector<Pending> pending = {{0, 0}};
+    tree_.nodes.emplace_back();
+    std::vector<Root> roots;
+    std::vector<Bounds> bounds;
+    for (size_t next = 0; next < pending.size(); ++next) {
+      const auto [n, wideIndex] = pending[next];
+      roots.clear();
+      if (BinaryBvh::isLeaf(binary_.nodes[n])) {
+        roots.push_back({n, true});
+      } else {
+        const uint32_t k = split(n, 0);
+        collectRoots(BinaryBvh::leftChild(n), k, roots);
+        collectRoots(binary_.nodes[n].rightChild, width - k, roots);
+      }
+      bounds.clear();
+      for (const Root& root : roots) bounds.push_back(binary_.nodes[root.node].bounds);
+      const Bounds& nodeBounds = binary_.nodes[n].bounds;
+      const std::array<int, width> slots = assignSlots(roots, bounds, nodeBounds.center());
+
+      gpu::CwbvhNode node{};
+      node.origin = toGpu(nodeBounds.min);
+      node.childBase = static_cast<uint32_t>(tree_.nodes.size());
+      node.primitiveBase = static_cast<uint32_t>(tree_.primitiveOrder.size());
+      std::array<double, 3> scale;
+      for (int axis = 0; axis < 3; ++axis) {
+        const uint32_t exponent = quantisationExponent(double(nodeBounds.max[axis]) - double(nodeBounds.min[axis]));
+        setByte(&node.exponentsAndImask, axis, exponent);
+        scale[axis] = std::ldexp(1.0, static_cast<int>(exponent) - 127);
+      }
+      uint32_t imask = 0, leafOffset = 0;
+      for (uint32_t s = 0; s < width; ++s) {
+        if (slots[s] < 0) {
+          for (int axis = 0; axis < 3; ++axis) {
+            setByte(node.quantizedMin, 8 * axis + s, 0xff);  // inverted: no ray enters it
+            setByte(node.quantizedMax, 8 * axis + s, 0);
+          }
+          continue;
+        }
+        const Root& root = roots[slots[s]];
+        const BinaryBvhNode& child = binary_.nodes[root.node];
+        for (int axis = 0; axis < 3; ++axis) {
+          // In double the differences are exact, so floor and ceil round outwards exactly.
+          const double low = std::floor((double(child.bounds.min[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
+          const double high = std::ceil((double(child.bounds.max[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
+          setByte(node.quantizedMin, 8 * axis + s, static_cast<uint32_t>(std::clamp(low, 0.0, 255.0)));
+          setByte(node.quantizedMax, 8 * axis + s, static_cast<uint32_t>(std::clamp(high, 0.0, 255.0)));
+        }
+        if (root.leaf) {
+          const uint32_t count = child.primitiveCount;
+          setByte(node.meta, s, (((1u << count) - 1) << 5) | leafOffset);
+          const auto first = binary_.primitiveOrder.begin() + child.firstPrimitive;
+          tree_.primitiveOrder.insert(tree_.primitiveOrder.end(), first, first + count);
+          leafOffset += count;
+          ++tree_.leafCount;
+        } else {
+          setByte(node.meta, s, gpu::CWBVH_META_INNER | (gpu::CWBVH_META_INNER_SLOT_BASE + s));
+          imask |= 1u << s;
+          pending.push_back({root.node, static_cast<uint32_t>(tree_.nodes.size())});
+          tree_.nodes.emplace_back();
+        }
+      }
+      setByte(&node.exponentsAndImask, 3, imask);
+      tree_.nodes[wideIndex] = node;
+    }
+  }
+
+  const BinaryBvh& binary_;
+  const SahCosts& costs_;
+  std::vector<float> cost_;
+  std::vector<uint8_t> split_;
+  std::vector<uint8_t> makesLeaf_;
+  BvhTree<gpu::CwbvhNode> tree_;
+};
+
+}  // namespace
+
+BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs) {
+  if (binary.nodes.empty()) return {};
+  return CwbvhCollapse(binary, costs).run();
+}
+
+std::optional<CwbvhChild> cwbvhChild(const gpu::CwbvhNode& node, uint32_t slot) {
+  const uint32_t meta = byteOf(node.meta, slot);
+  if (meta == 0) return std::nullopt;
+  const uint32_t imask = byteOf(&node.exponentsAndImask, 3);
+  CwbvhChild child;
+  child.inner = (imask >> slot) & 1;
+  if (child.inner) {
+    child.index = node.childBase + static_cast<uint32_t>(std::popcount(imask & ((1u << slot) - 1)));
+  } else {
+    child.index = node.primitiveBase + (meta & 0x1f);
+    child.primitiveCount = static_cast<uint32_t>(std::popcount(meta >> 5));
+  }
+  // q * 2^e is exact and p + q * 2^e rounds to the float nearest, which rounding's monotonicity
+  // keeps on the outer side of the exact bound (itself a float).
+  float lo[3], hi[3];
+  const float origin[3] = {node.origin.x, node.origin.y, node.origin.z};
+  for (int axis = 0; axis < 3; ++axis) {
+    const float scale = std::bit_cast<float>(uint32_t(byteOf(&node.exponentsAndImask, axis)) << 23);
+    lo[axis] = origin[axis] + float(byteOf(node.quantizedMin, 8 * axis + slot)) * scale;
+    hi[axis] = origin[axis] + float(byteOf(node.quantizedMax, 8 * axis + slot)) * scale;
+  }
+  child.bounds = {.min = {lo[0], lo[1], lo[2]}, .max = {hi[0], hi[1], hi[2]}};
+  return child;
+}
+
+}  // namespace ptbench

@@ -1,0 +1,279 @@
+#include "core/scene/bvh/software_bvh.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <thread>
+#include <type_traits>
+
+#include "core/scene/bvh/bvh2.h"
+#include "core/scene/bvh/cwbvh.h"
+
+namespace ptbench {
+namespace {
+
+static_assert(sizeof(gpu::BvhTriangle) == 48);
+static_assert(sizeof(gpu::BvhInstance) == 64);
+static_assert(sizeof(gpu::Bvh2Child) == 32);
+static_assert(sizeof(gpu::Bvh2Node) == 64);
+static_assert(sizeof(gpu::CwbvhNode) == 80);
+static_assert(offsetof(gpu::CwbvhNode, childBase) == 16 && offsetof(gpu::CwbvhNode, meta) == 24);
+static_assert(offsetof(gpu::CwbvhNode, quantizedMin) == 32 && offsetof(gpu::CwbvhNode, quantizedMax) == 56);
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+template <typename Node>
+struct Collapsed {
+  BvhTree<Node> tree;
+  double ms = 0;
+};
+
+// One level's binary tree and both collapses of it.
+struct LevelBuild {
+  uint32_t primitiveCount = 0;
+  Bounds bounds;
+  double binaryMs = 0;
+  Collapsed<gpu::Bvh2Node> bvh2;
+  Collapsed<gpu::CwbvhNode> cwbvh;
+
+  template <typename Node>
+  const Collapsed<Node>& collapsed() const {
+    if constexpr (std::is_same_v<Node, gpu::Bvh2Node>)
+      return bvh2;
+    else
+      return cwbvh;
+  }
+};
+
+LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget) {
+  LevelBuild level{.primitiveCount = static_cast<uint32_t>(primitives.size())};
+  auto start = Clock::now();
+  const BinaryBvh binary = buildBinaryBvh(primitives, options.binary, budget);
+  level.binaryMs = msSince(start);
+  if (!binary.nodes.empty()) level.bounds = binary.nodes[0].bounds;
+  start = Clock::now();
+  level.bvh2.tree = collapseToBvh2(binary, options.costs);
+  level.bvh2.ms = msSince(start);
+  start = Clock::now();
+  level.cwbvh.tree = collapseToCwbvh(binary, options.costs);
+  level.cwbvh.ms = msSince(start);
+  return level;
+}
+
+uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
+  uint64_t count = 0;
+  for (uint32_t g = mesh.firstGeometry; g < mesh.firstGeometry + mesh.geometryCount; ++g)
+    count += scene.geometries[g].triangleCount;
+  return count;
+}
+
+// A mesh's triangles in its own numbering: geometry by geometry, primitive by primitive.
+std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& mesh) {
+  std::vector<gpu::BvhTriangle> triangles;
+  triangles.reserve(meshTriangleCount(scene, mesh));
+  for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
+    const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
+    const auto position = [&](uint32_t primitive, uint32_t corner) {
+      return scene.vertices[geometry.firstVertex + scene.indices[geometry.firstIndex + 3 * primitive + corner]]
+          .position;
+    };
+    for (uint32_t p = 0; p < geometry.triangleCount; ++p)
+      triangles.push_back(
+          {.v0 = position(p, 0), .geometry = g, .v1 = position(p, 1), .primitive = p, .v2 = position(p, 2)});
+  }
+  return triangles;
+}
+
+struct MeshBuild {
+  std::vector<gpu::BvhTriangle> triangles;  // in the mesh's numbering
+  LevelBuild level;
+};
+
+MeshBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget) {
+  MeshBuild build{.triangles = meshTriangles(scene, mesh)};
+  std::vector<Bounds> boxes(build.triangles.size());
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const gpu::BvhTriangle& t = build.triangles[i];
+    boxes[i].extend(toVec3(t.v0));
+    boxes[i].extend(toVec3(t.v1));
+    boxes[i].extend(toVec3(t.v2));
+  }
+  build.level = buildLevel(boxes, options, budget);
+  return build;
+}
+
+float roundDown(double value) {
+  const auto f = static_cast<float>(value);
+  return double(f) > value ? std::nextafter(f, -INFINITY) : f;
+}
+float roundUp(double value) {
+  const auto f = static_cast<float>(value);
+  return double(f) < value ? std::nextafter(f, INFINITY) : f;
+}
+
+// The world box of an object box's eight corners, in double and rounded outwards, so that it
+// holds the exactly transformed object box.
+Bounds worldBounds(const gpu::Instance& instance, const Bounds& object) {
+  const gpu::vec4* rows = instance.objectToWorld;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int corner = 0; corner < 8; ++corner) {
+    const double x = (corner & 1 ? object.max : object.min).x;
+    const double y = (corner & 2 ? object.max : object.min).y;
+    const double z = (corner & 4 ? object.max : object.min).z;
+    for (int r = 0; r < 3; ++r) {
+      const double v = rows[r].x * x + rows[r].y * y + rows[r].z * z + rows[r].w;
+      lo[r] = std::min(lo[r], v);
+      hi[r] = std::max(hi[r], v);
+    }
+  }
+  return {.min = {roundDown(lo[0]), roundDown(lo[1]), roundDown(lo[2])},
+          .max = {roundUp(hi[0]), roundUp(hi[1]), roundUp(hi[2])}};
+}
+
+void offsetIndices(gpu::Bvh2Node& node, uint32_t nodeOffset, uint32_t primitiveOffset) {
+  for (gpu::Bvh2Child& child : node.children)
+    child.index += child.primitiveCount == gpu::BVH2_INNER_CHILD ? nodeOffset : primitiveOffset;
+}
+void offsetIndices(gpu::CwbvhNode& node, uint32_t nodeOffset, uint32_t primitiveOffset) {
+  node.childBase += nodeOffset;
+  node.primitiveBase += primitiveOffset;
+}
+
+// The root of a top level over no instances: a node that no ray leaves.
+template <typename Node>
+Node emptyRoot() {
+  Node node{};
+  if constexpr (std::is_same_v<Node, gpu::Bvh2Node>) {
+    for (gpu::Bvh2Child& child : node.children)
+      child = {.boundsMin = toGpu(Bounds{}.min), .boundsMax = toGpu(Bounds{}.max), .primitiveCount = 0};
+  } else {
+    node.quantizedMin[0] = node.quantizedMin[1] = node.quantizedMin[2] = 0xffffffffu;
+    node.quantizedMin[3] = node.quantizedMin[4] = node.quantizedMin[5] = 0xffffffffu;
+  }
+  return node;
+}
+
+template <typename Node>
+BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
+  const Collapsed<Node>& collapsed = level.collapsed<Node>();
+  return {.buildMs = level.binaryMs + collapsed.ms,
+          .nodes = collapsed.tree.nodes.size(),
+          .leaves = collapsed.tree.leafCount,
+          .primitives = level.primitiveCount,
+          .sahCost = collapsed.tree.sahCost,
+          .bytes = collapsed.tree.nodes.size() * sizeof(Node) + level.primitiveCount * leafEntryBytes};
+}
+
+template <typename Node>
+void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
+              const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats) {
+  const BvhTree<Node>& topTree = top.collapsed<Node>().tree;
+  size_t nodeCount = topTree.nodes.size() + 1, triangleCount = 0;
+  for (const MeshBuild& mesh : meshes) {
+    nodeCount += mesh.level.collapsed<Node>().tree.nodes.size();
+    triangleCount += mesh.triangles.size();
+  }
+  layout.nodes.reserve(nodeCount);
+  layout.triangles.reserve(triangleCount);
+  layout.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
+  if (layout.nodes.empty()) layout.nodes.push_back(emptyRoot<Node>());
+  stats.topLevel = levelStats<Node>(top, sizeof(gpu::BvhInstance));
+  stats.topLevel.nodes = layout.nodes.size();
+
+  stats.meshes.assign(meshes.size(), {});
+  layout.meshRoots.assign(meshes.size(), NO_BVH_ROOT);
+  double weightedSah = 0;
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    const BvhTree<Node>& tree = meshes[m].level.collapsed<Node>().tree;
+    if (tree.nodes.empty()) continue;
+    const auto nodeOffset = static_cast<uint32_t>(layout.nodes.size());
+    const auto triangleOffset = static_cast<uint32_t>(layout.triangles.size());
+    layout.meshRoots[m] = nodeOffset;
+    for (Node node : tree.nodes) {
+      offsetIndices(node, nodeOffset, triangleOffset);
+      layout.nodes.push_back(node);
+    }
+    for (uint32_t t : tree.primitiveOrder) layout.triangles.push_back(meshes[m].triangles[t]);
+
+    const BvhStats mesh = levelStats<Node>(meshes[m].level, sizeof(gpu::BvhTriangle));
+    stats.meshes[m] = mesh;
+    stats.bottomLevels.buildMs += mesh.buildMs;
+    stats.bottomLevels.nodes += mesh.nodes;
+    stats.bottomLevels.leaves += mesh.leaves;
+    stats.bottomLevels.primitives += mesh.primitives;
+    stats.bottomLevels.bytes += mesh.bytes;
+    weightedSah += mesh.sahCost * double(mesh.primitives);
+  }
+  if (stats.bottomLevels.primitives > 0)
+    stats.bottomLevels.sahCost = weightedSah / double(stats.bottomLevels.primitives);
+
+  for (uint32_t i : topTree.primitiveOrder) {
+    const uint32_t instance = topInstances[i];
+    const std::array<gpu::vec4, 3> rows = worldToObjectRows(scene.instances[instance]);
+    layout.instances.push_back({.worldToObject = {rows[0], rows[1], rows[2]},
+                                .instance = instance,
+                                .rootNode = layout.meshRoots[scene.instanceMeshes[instance]]});
+  }
+  stats.bytes = layout.nodes.size() * sizeof(Node) + layout.triangles.size() * sizeof(gpu::BvhTriangle) +
+                layout.instances.size() * sizeof(gpu::BvhInstance);
+}
+
+}  // namespace
+
+std::array<gpu::vec4, 3> worldToObjectRows(const gpu::Instance& instance) {
+  // normalToWorld holds the inverse transpose of the 3x3, so its columns are the inverse's rows.
+  const gpu::vec4* n = instance.normalToWorld;
+  const double t[3] = {instance.objectToWorld[0].w, instance.objectToWorld[1].w, instance.objectToWorld[2].w};
+  std::array<gpu::vec4, 3> rows;
+  const float inverse[3][3] = {{n[0].x, n[1].x, n[2].x}, {n[0].y, n[1].y, n[2].y}, {n[0].z, n[1].z, n[2].z}};
+  for (int r = 0; r < 3; ++r) {
+    const double translation = -(inverse[r][0] * t[0] + inverse[r][1] * t[1] + inverse[r][2] * t[2]);
+    rows[r] = {inverse[r][0], inverse[r][1], inverse[r][2], static_cast<float>(translation)};
+  }
+  return rows;
+}
+
+SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& options) {
+  const auto start = Clock::now();
+  const unsigned threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  ThreadBudget budget(threads);
+
+  // Largest first, so that the mesh the build ends on is a small one.
+  std::vector<uint32_t> order(scene.meshes.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return meshTriangleCount(scene, scene.meshes[a]) > meshTriangleCount(scene, scene.meshes[b]);
+  });
+  std::vector<MeshBuild> meshes(scene.meshes.size());
+  parallelFor(budget, order.size(),
+              [&](size_t i) { meshes[order[i]] = buildMesh(scene, scene.meshes[order[i]], options, budget); });
+
+  // Instances of meshes without triangles have nothing to hit and stay out of the top level.
+  std::vector<uint32_t> topInstances;
+  std::vector<Bounds> instanceBounds;
+  for (uint32_t i = 0; i < scene.instances.size(); ++i) {
+    const LevelBuild& mesh = meshes[scene.instanceMeshes[i]].level;
+    if (mesh.primitiveCount == 0) continue;
+    topInstances.push_back(i);
+    instanceBounds.push_back(worldBounds(scene.instances[i], mesh.bounds));
+  }
+  const LevelBuild top = buildLevel(instanceBounds, options, budget);
+
+  SoftwareBvh bvh;
+  assemble(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
+  assemble(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
+  bvh.stats.threads = threads;
+  bvh.stats.binCount = options.binary.binCount;
+  bvh.stats.costs = options.costs;
+  bvh.stats.binaryBuildMs = top.binaryMs;
+  for (const MeshBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.level.binaryMs;
+  bvh.stats.buildMs = msSince(start);
+  return bvh;
+}
+
+}  // namespace ptbench

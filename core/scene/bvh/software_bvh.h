@@ -1,0 +1,70 @@
+// The software backend's acceleration structure (DESIGN.md: trace backends): a bottom level per
+// mesh over its triangles in object space and a top level over the instances' world-space
+// boxes, each built as a binary SAH tree and collapsed into both GPU layouts of shared/bvh.h.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/scene/bvh/binary_bvh.h"
+#include "core/scene/scene_data.h"
+#include "shared/bvh.h"
+
+namespace ptbench {
+
+struct BvhBuildOptions {
+  unsigned threads = 0;  // 0: every hardware thread
+  BinaryBvhOptions binary;
+  SahCosts costs;
+};
+
+struct BvhStats {
+  double buildMs = 0;  // the binary tree and this layout's collapse, on one thread
+  uint64_t nodes = 0;
+  uint64_t leaves = 0;
+  uint64_t primitives = 0;  // triangles, or instances at the top level
+  double sahCost = 0;       // SahCosts units per ray entering the root, with the exact boxes
+  uint64_t bytes = 0;       // nodes and the triangles or instance entries the leaves reference
+};
+
+struct BvhLayoutStats {
+  BvhStats topLevel;
+  std::vector<BvhStats> meshes;  // in SceneData::meshes order; a mesh without triangles has none
+  BvhStats bottomLevels;         // the meshes' sums; sahCost is their mean weighted by triangles
+  uint64_t bytes = 0;            // everything the layout uploads
+};
+
+struct SoftwareBvhStats {
+  double buildMs = 0;        // wall clock: every level, both layouts
+  double binaryBuildMs = 0;  // the binary trees alone, each level's time summed (their share of buildMs on one thread)
+  unsigned threads = 0;
+  uint32_t binCount = 0;
+  SahCosts costs;
+  BvhLayoutStats bvh2;
+  BvhLayoutStats cwbvh;
+};
+
+// One layout's arrays, as they are uploaded (shared/bvh.h says how they refer to each other).
+template <typename Node>
+struct SoftwareBvhLayout {
+  std::vector<Node> nodes;  // the top level from node 0, then each mesh's bottom level
+  std::vector<gpu::BvhTriangle> triangles;
+  std::vector<gpu::BvhInstance> instances;
+  std::vector<uint32_t> meshRoots;  // each mesh's bottom-level root, NO_BVH_ROOT for a mesh without triangles
+};
+
+constexpr uint32_t NO_BVH_ROOT = 0xffffffffu;
+
+struct SoftwareBvh {
+  SoftwareBvhLayout<gpu::Bvh2Node> bvh2;
+  SoftwareBvhLayout<gpu::CwbvhNode> cwbvh;
+  SoftwareBvhStats stats;
+};
+
+// Deterministic: the arrays are the same for every thread count.
+SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& options = {});
+
+// The rows of the inverse of an instance's objectToWorld, as BvhInstance stores them.
+std::array<gpu::vec4, 3> worldToObjectRows(const gpu::Instance& instance);
+
+}  // namespace ptbench

@@ -1,0 +1,69 @@
+// Nested fork-join for the BVH build: meshes in parallel, and subtrees within a mesh, never
+// more threads at once than the build was given.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <future>
+#include <vector>
+
+namespace ptbench {
+
+// The threads a build may still start, shared by every level of the nesting: a mesh worker
+// holds one while it runs, and a large subtree takes one only when another worker has
+// finished, so the mesh loop and the subtree splits never oversubscribe the machine.
+class ThreadBudget {
+ public:
+  explicit ThreadBudget(unsigned threads) : spare_(static_cast<int>(threads) - 1) {}
+  bool tryAcquire() {
+    int spare = spare_.load(std::memory_order_relaxed);
+    while (spare > 0)
+      if (spare_.compare_exchange_weak(spare, spare - 1)) return true;
+    return false;
+  }
+  void release() { spare_.fetch_add(1); }
+
+ private:
+  std::atomic<int> spare_;
+};
+
+namespace detail {
+struct BudgetReturn {
+  ThreadBudget& budget;
+  ~BudgetReturn() { budget.release(); }
+};
+}  // namespace detail
+
+// Runs both, `first` on a thread of its own when it is worth one and the budget has one spare.
+template <typename First, typename Second>
+void forkJoin(ThreadBudget& budget, bool worthAThread, First&& first, Second&& second) {
+  if (worthAThread && budget.tryAcquire()) {
+    auto done = std::async(std::launch::async, [&] {
+      detail::BudgetReturn giveBack{budget};
+      first();
+    });
+    second();
+    done.get();
+    return;
+  }
+  first();
+  second();
+}
+
+// body(i) for every i < count, on this thread and on as many more as the budget spares.
+template <typename Body>
+void parallelFor(ThreadBudget& budget, size_t count, Body&& body) {
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) body(i);
+  };
+  std::vector<std::future<void>> helpers;
+  while (helpers.size() + 1 < count && budget.tryAcquire())
+    helpers.push_back(std::async(std::launch::async, [&] {
+      detail::BudgetReturn giveBack{budget};
+      work();
+    }));
+  work();
+  for (auto& helper : helpers) helper.get();
+}
+
+}  // namespace ptbench

@@ -1,0 +1,691 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <numbers>
+#include <random>
+#include <set>
+
+#include "core/scene/builtin_scenes.h"
+#include "core/scene/bvh/cwbvh.h"
+#include "core/scene/bvh/software_bvh.h"
+#include "core/scene/bvh/traversal.h"
+
+namespace ptbench::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+SceneData loadTestScene(const std::string& spec) {
+  return loadScene(isBuiltinScene(spec) ? spec : (fs::path(PTBENCH_SOURCE_DIR) / "scenes" / spec).string());
+}
+
+// The oracle: every triangle, through the same transform into object space and the same
+// watertight test as the traversal, of every instance whose world box the ray's line meets.
+// Those boxes come from each vertex transformed in double and padded generously, so they cull
+// nothing a ray could hit; they only keep the 1M-triangle scene affordable.
+class BruteForce {
+ public:
+  explicit BruteForce(const SceneData& scene) : scene_(scene) {
+    for (uint32_t i = 0; i < scene.instances.size(); ++i) {
+      const gpu::vec4* rows = scene.instances[i].objectToWorld;
+      const Mesh& mesh = scene.meshes[scene.instanceMeshes[i]];
+      WorldBox box;
+      for (uint32_t g = mesh.firstGeometry; g < mesh.firstGeometry + mesh.geometryCount; ++g) {
+        const gpu::Geometry& geometry = scene.geometries[g];
+        for (uint32_t k = 0; k < 3 * geometry.triangleCount; ++k) {
+          const gpu::vec3 p = scene.vertices[geometry.firstVertex + scene.indices[geometry.firstIndex + k]].position;
+          for (int r = 0; r < 3; ++r) {
+            const double w = double(rows[r].x) * p.x + double(rows[r].y) * p.y + double(rows[r].z) * p.z + rows[r].w;
+            box.lo[r] = std::min(box.lo[r], w);
+            box.hi[r] = std::max(box.hi[r], w);
+          }
+        }
+      }
+      const double pad = 1e-3 * std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2], 1e-3});
+      for (int r = 0; r < 3; ++r) box.lo[r] -= pad, box.hi[r] += pad;
+      boxes_.push_back(box);
+    }
+  }
+
+  std::optional<SurfaceHit> closest(const Ray& ray, const CandidateFilter& filter = {}) const {
+    std::optional<SurfaceHit> closest;
+    float tFar = ray.tMax;
+    forEachHit(ray, tFar, [&](const SurfaceHit& hit) {
+      if (!filter || filter(hit)) {
+        closest = hit;
+        tFar = hit.t;
+      }
+      return false;
+    });
+    return closest;
+  }
+
+  bool any(const Ray& ray, const CandidateFilter& filter = {}) const {
+    bool found = false;
+    forEachHit(ray, ray.tMax, [&](const SurfaceHit& hit) { return found = !filter || filter(hit); });
+    return found;
+  }
+
+ private:
+  struct WorldBox {
+    double lo[3] = {INFINITY, INFINITY, INFINITY};
+    double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    bool meets(const Ray& ray) const {
+      double tNear = -INFINITY, tFar = INFINITY;
+      const double o[3] = {ray.origin.x, ray.origin.y, ray.origin.z};
+      const double d[3] = {ray.direction.x, ray.direction.y, ray.direction.z};
+      for (int axis = 0; axis < 3; ++axis) {
+        if (d[axis] == 0) {
+          if (o[axis] < lo[axis] || o[axis] > hi[axis]) return false;
+          continue;
+        }
+        const double t0 = (lo[axis] - o[axis]) / d[axis], t1 = (hi[axis] - o[axis]) / d[axis];
+        tNear = std::max(tNear, std::min(t0, t1));
+        tFar = std::min(tFar, std::max(t0, t1));
+      }
+      return tNear <= tFar;
+    }
+  };
+
+  // visit(hit) returns true to stop.
+  template <typename Visit>
+  void forEachHit(const Ray& ray, const float& tFar, Visit&& visit) const {
+    for (uint32_t i = 0; i < scene_.instances.size(); ++i) {
+      if (!boxes_[i].meets(ray)) continue;
+      const Ray objectRay = toObjectSpace(worldToObjectRows(scene_.instances[i]), ray);
+      const WatertightRay watertight(objectRay.origin, objectRay.direction);
+      const Mesh& mesh = scene_.meshes[scene_.instanceMeshes[i]];
+      for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
+        const gpu::Geometry& geometry = scene_.geometries[mesh.firstGeometry + g];
+        const auto position = [&](uint32_t p, uint32_t corner) {
+          return toVec3(
+              scene_.vertices[geometry.firstVertex + scene_.indices[geometry.firstIndex + 3 * p + corner]].position);
+        };
+        for (uint32_t p = 0; p < geometry.triangleCount; ++p) {
+          const auto hit = watertight.intersect(position(p, 0), position(p, 1), position(p, 2), ray.tMin, tFar);
+          if (hit &&
+              visit(SurfaceHit{.t = hit->t, .instance = i, .geometry = g, .primitive = p, .u = hit->u, .v = hit->v}))
+            return;
+        }
+      }
+    }
+  }
+
+  const SceneData& scene_;
+  std::vector<WorldBox> boxes_;
+};
+
+// Origins inside the bounds and in a margin of a quarter of their size around them, directions
+// uniform over the sphere.
+std::vector<Ray> randomRays(const Bounds& bounds, size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> unit(0, 1);
+  const Vec3 margin = (bounds.max - bounds.min) * 0.25f;
+  const Vec3 lo = bounds.min - margin, size = (bounds.max - bounds.min) + margin * 2;
+  std::vector<Ray> rays(count);
+  for (Ray& ray : rays) {
+    ray.origin = {lo.x + size.x * unit(rng), lo.y + size.y * unit(rng), lo.z + size.z * unit(rng)};
+    const float z = 2 * unit(rng) - 1, phi = 2 * std::numbers::pi_v<float> * unit(rng);
+    const float r = std::sqrt(std::max(0.0f, 1 - z * z));
+    ray.direction = {r * std::cos(phi), r * std::sin(phi), z};
+  }
+  return rays;
+}
+
+std::string describe(const std::optional<SurfaceHit>& hit) {
+  if (!hit) return "miss";
+  return "t " + std::to_string(hit->t) + " instance " + std::to_string(hit->instance) + " geometry " +
+         std::to_string(hit->geometry) + " primitive " + std::to_string(hit->primitive);
+}
+
+bool sameTriangle(const SurfaceHit& a, const SurfaceHit& b) {
+  return a.instance == b.instance && a.geometry == b.geometry && a.primitive == b.primitive;
+}
+
+bool closeT(float a, float b) {
+  return std::fabs(a - b) <= 1e-5f * std::max(std::fabs(a), std::fabs(b));
+}
+
+// Two answers to one closest-hit query agree when they name the same triangle at the same t and
+// barycentrics. Different triangles at the same t are a tie (a shared edge, coplanar copies):
+// either answer is right, and ties are counted, not failed.
+struct ClosestAgreement {
+  size_t rays = 0, hits = 0, ties = 0, mismatches = 0;
+  std::string firstMismatch;
+
+  void add(const std::optional<SurfaceHit>& expected, const std::optional<SurfaceHit>& actual) {
+    ++rays;
+    bool agree = expected.has_value() == actual.has_value();
+    if (agree && expected) {
+      ++hits;
+      if (sameTriangle(*expected, *actual))
+        agree = closeT(expected->t, actual->t) && std::fabs(expected->u - actual->u) <= 1e-5f &&
+                std::fabs(expected->v - actual->v) <= 1e-5f;
+      else if (closeT(expected->t, actual->t))
+        ++ties;
+      else
+        agree = false;
+    }
+    if (!agree && mismatches++ == 0) firstMismatch = "expected " + describe(expected) + ", found " + describe(actual);
+  }
+};
+
+constexpr size_t raysPerScene = 100'000;
+// Triangle tests the brute force may spend per scene; it checks at least 2,000 rays.
+constexpr double bruteForceBudget = 5e7;
+
+class SoftwareBvhScene : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SoftwareBvhScene, BothLayoutsFindWhatBruteForceFinds) {
+  const SceneData scene = loadTestScene(GetParam());
+  const SoftwareBvh bvh = buildSoftwareBvh(scene);
+  const BruteForce bruteForce(scene);
+  const std::vector<Ray> rays = randomRays(scene.bounds, raysPerScene, 20261122);
+  const size_t bruteForceRays = std::clamp<size_t>(
+      size_t(bruteForceBudget / double(std::max<uint64_t>(scene.triangleCount(), 1))), 2000, rays.size());
+  const float diagonal = length(scene.bounds.max - scene.bounds.min);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> fraction(0, 2);
+
+  ClosestAgreement layouts, bvh2Brute, cwbvhBrute;
+  size_t anyLayoutMismatches = 0, anyBruteMismatches = 0, anyHits = 0;
+  for (size_t i = 0; i < rays.size(); ++i) {
+    const Ray& ray = rays[i];
+    const auto bvh2Hit = traceClosest(bvh.bvh2, ray);
+    const auto cwbvhHit = traceClosest(bvh.cwbvh, ray);
+    layouts.add(bvh2Hit, cwbvhHit);
+    // A shadow ray that ends before or after the first hit, as often one as the other.
+    Ray shadow = ray;
+    shadow.tMax = fraction(rng) * (bvh2Hit ? bvh2Hit->t : diagonal);
+    const bool bvh2Any = traceAny(bvh.bvh2, shadow), cwbvhAny = traceAny(bvh.cwbvh, shadow);
+    anyLayoutMismatches += bvh2Any != cwbvhAny;
+    anyHits += bvh2Any;
+    if (i < bruteForceRays) {
+      const auto expected = bruteForce.closest(ray);
+      bvh2Brute.add(expected, bvh2Hit);
+      cwbvhBrute.add(expected, cwbvhHit);
+      // Something lies within [tMin, tMax] exactly when the closest hit of all does.
+      const bool expectedAny = expected && expected->t <= shadow.tMax;
+      anyBruteMismatches += (bvh2Any != expectedAny) + (cwbvhAny != expectedAny);
+    }
+  }
+  EXPECT_EQ(bvh2Brute.mismatches, 0u) << bvh2Brute.firstMismatch;
+  EXPECT_EQ(cwbvhBrute.mismatches, 0u) << cwbvhBrute.firstMismatch;
+  EXPECT_EQ(layouts.mismatches, 0u) << layouts.firstMismatch;
+  EXPECT_EQ(anyBruteMismatches, 0u);
+  EXPECT_EQ(anyLayoutMismatches, 0u);
+  // Ties come from coplanar overlaps (CornellBox_bevy's blocks stand in its floor's plane).
+  EXPECT_LE(layouts.ties + bvh2Brute.ties + cwbvhBrute.ties, (layouts.hits + bvh2Brute.hits) / 100);
+  // The rays must mean something: a good share hit, and some shadow rays are blocked and some not.
+  EXPECT_GT(layouts.hits, rays.size() / 20);
+  EXPECT_GT(anyHits, 0u);
+  EXPECT_LT(anyHits, rays.size());
+  EXPECT_GE(bvh2Brute.rays, 2000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, SoftwareBvhScene,
+                         ::testing::Values("builtin:cornell", "builtin:spheres?n=16&subdiv=24",
+                                           "CornellBox_bevy/CornellBox.glb", "CornellBox_nvpro/cornellBox.gltf",
+                                           "DamagedHelmet/glTF-Binary/DamagedHelmet.glb",
+                                           "FlightHelmet/FlightHelmet.gltf",
+                                           "MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb",
+                                           "ClearCoatTest/glTF-Binary/ClearCoatTest.glb",
+                                           "TransmissionTest/glTF-Binary/TransmissionTest.glb",
+                                           "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
+                                           "ToyCar/glTF/ToyCar.gltf"),
+                         [](const ::testing::TestParamInfo<std::string>& scene) {
+                           std::string name = scene.param.substr(0, scene.param.find_first_of("/?"));
+                           std::erase_if(name, [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); });
+                           return name;
+                         });
+
+// --- Instances -------------------------------------------------------------------------------
+
+Mat4 rotatedAndScaled(Vec3 translation) {
+  // 50 degrees about a normalised (1, 2, 2) / 3, then scaled unevenly.
+  const float half = 0.5f * 50 * std::numbers::pi_v<float> / 180, s = std::sin(half) / 3;
+  return Mat4::translation(translation) * Mat4::rotation(1 * s, 2 * s, 2 * s, std::cos(half)) *
+         Mat4::scale({2.0f, 0.5f, 1.5f});
+}
+
+Mat4 mirrored(Vec3 translation) {
+  return Mat4::translation(translation) * Mat4::scale({-1, 1, 1});
+}
+
+TEST(SoftwareBvh, MirroredAndRotatedInstancesHitInWorldUnits) {
+  SceneBuilder builder("test:instances");
+  const uint32_t material = builder.addMaterial(defaultMaterial());
+  Primitive triangle{.material = material};
+  triangle.vertices = {{.position = {0, 0, 0}}, {.position = {1, 0, 0}}, {.position = {0, 1, 0}}};
+  triangle.indices = {0, 1, 2};
+  std::vector<Primitive> triangleMesh = {triangle}, sphereMesh = {uvSphere(16, material)};
+  const uint32_t triangleIndex = builder.addMesh(triangleMesh), sphereIndex = builder.addMesh(sphereMesh);
+  const std::vector<Mat4> transforms = {mirrored({-3, 0, 0}), rotatedAndScaled({3, 1, 0})};
+  for (const Mat4& transform : transforms) builder.addInstance(triangleIndex, transform);
+  builder.addInstance(sphereIndex, mirrored({-3, 0, 6}));
+  builder.addInstance(sphereIndex, rotatedAndScaled({3, 0, 6}));
+  const SceneData scene = builder.finish();
+  const SoftwareBvh bvh = buildSoftwareBvh(scene);
+
+  // Rays at known points of the triangles: t is 1 at the target in world units, and (u, v)
+  // weigh world vertices 1 and 2 whether or not the transform mirrors.
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> unit(0, 1);
+  for (uint32_t instance = 0; instance < transforms.size(); ++instance) {
+    const Mat4& m = transforms[instance];
+    const Vec3 w0 = m.transformPoint({0, 0, 0}), w1 = m.transformPoint({1, 0, 0}), w2 = m.transformPoint({0, 1, 0});
+    const Vec3 normal = normalize(cross(w1 - w0, w2 - w0));
+    for (int i = 0; i < 200; ++i) {
+      float b1 = unit(rng), b2 = unit(rng);
+      if (b1 + b2 > 1) b1 = 1 - b1, b2 = 1 - b2;
+      const Vec3 target = w0 * (1 - b1 - b2) + w1 * b1 + w2 * b2;
+      const float side = i % 2 ? 1.0f : -1.0f;
+      const Vec3 origin = target + (normal * side + Vec3{unit(rng), unit(rng), unit(rng)} * 0.3f) * 2.0f;
+      const Ray ray{.origin = origin, .direction = target - origin};
+      for (const auto& hit : {traceClosest(bvh.bvh2, ray), traceClosest(bvh.cwbvh, ray)}) {
+        ASSERT_TRUE(hit.has_value());
+        EXPECT_EQ(hit->instance, instance);
+        EXPECT_EQ(hit->primitive, 0u);
+        EXPECT_NEAR(hit->t, 1.0f, 1e-5f);
+        EXPECT_NEAR(hit->u, b1, 1e-4f);
+        EXPECT_NEAR(hit->v, b2, 1e-4f);
+      }
+      // The interval is closed at both ends, as the hardware's is.
+      const float t = traceClosest(bvh.bvh2, ray)->t;
+      EXPECT_TRUE(traceAny(bvh.bvh2, {.origin = origin, .direction = ray.direction, .tMax = t}));
+      EXPECT_TRUE(traceAny(bvh.cwbvh, {.origin = origin, .direction = ray.direction, .tMin = t}));
+      EXPECT_FALSE(traceAny(bvh.bvh2, {.origin = origin, .direction = ray.direction, .tMax = std::nextafter(t, 0.0f)}));
+      const float after = std::nextafter(t, INFINITY);
+      EXPECT_FALSE(traceAny(bvh.cwbvh, {.origin = origin, .direction = ray.direction, .tMin = after, .tMax = after}));
+    }
+  }
+
+  // Rays from around the mirrored and the rotated spheres, aimed near their centres, agree
+  // with brute force.
+  Bounds around;
+  around.extend(Vec3{-6, -3, 3});
+  around.extend(Vec3{6, 3, 9});
+  const BruteForce bruteForce(scene);
+  ClosestAgreement bvh2Brute, cwbvhBrute;
+  for (Ray ray : randomRays(around, 5'000, 5)) {
+    const Vec3 centre = ray.direction.x < 0 ? Vec3{-3, 0, 6} : Vec3{3, 0, 6};
+    ray.direction = centre + ray.direction * 0.7f - ray.origin;
+    const auto expected = bruteForce.closest(ray);
+    bvh2Brute.add(expected, traceClosest(bvh.bvh2, ray));
+    cwbvhBrute.add(expected, traceClosest(bvh.cwbvh, ray));
+  }
+  EXPECT_EQ(bvh2Brute.mismatches, 0u) << bvh2Brute.firstMismatch;
+  EXPECT_EQ(cwbvhBrute.mismatches, 0u) << cwbvhBrute.firstMismatch;
+  EXPECT_GT(bvh2Brute.hits, 2500u);
+}
+
+TEST(SoftwareBvh, CandidateFilterDecidesWhichHitsCount) {
+  const SceneData scene = loadScene("builtin:spheres?n=16&subdiv=24");
+  const SoftwareBvh bvh = buildSoftwareBvh(scene);
+  // As an alpha mask might: every other triangle is a hole.
+  const CandidateFilter filter = [](const SurfaceHit& hit) { return hit.primitive % 2 == 0; };
+  const BruteForce bruteForce(scene);
+  ClosestAgreement bvh2Brute, cwbvhBrute;
+  size_t anyMismatches = 0;
+  for (Ray ray : randomRays(scene.bounds, 4000, 9)) {
+    const auto expected = bruteForce.closest(ray, filter);
+    bvh2Brute.add(expected, traceClosest(bvh.bvh2, ray, filter));
+    cwbvhBrute.add(expected, traceClosest(bvh.cwbvh, ray, filter));
+    if (expected) {
+      EXPECT_EQ(expected->primitive % 2, 0u);
+    }
+    ray.tMax = expected ? expected->t * 1.5f : 10;
+    const bool expectedAny = bruteForce.any(ray, filter);
+    anyMismatches +=
+        (traceAny(bvh.bvh2, ray, filter) != expectedAny) + (traceAny(bvh.cwbvh, ray, filter) != expectedAny);
+  }
+  EXPECT_EQ(bvh2Brute.mismatches, 0u) << bvh2Brute.firstMismatch;
+  EXPECT_EQ(cwbvhBrute.mismatches, 0u) << cwbvhBrute.firstMismatch;
+  EXPECT_EQ(anyMismatches, 0u);
+  EXPECT_GT(bvh2Brute.hits, 100u);
+}
+
+// --- Watertightness --------------------------------------------------------------------------
+
+// A UV sphere whose seam and pole vertices share indices. uvSphere repeats them, and the repeats'
+// positions differ in the last bits (sin 2pi is not 0 in float), leaving gaps about 1e-7 wide that
+// a ray may rightly pass through; welded, the mesh is closed and the test's premise exact.
+Primitive closedSphere(uint32_t subdivisions, uint32_t material) {
+  Primitive sphere = uvSphere(subdivisions, material);
+  std::vector<uint32_t> canonical(sphere.vertices.size());
+  std::vector<gpu::Vertex> kept;
+  for (size_t i = 0; i < sphere.vertices.size(); ++i) {
+    const Vec3 p = toVec3(sphere.vertices[i].position);
+    const auto same = std::find_if(kept.begin(), kept.end(),
+                                   [&](const gpu::Vertex& k) { return length(toVec3(k.position) - p) < 1e-5f; });
+    canonical[i] = static_cast<uint32_t>(same - kept.begin());
+    if (same == kept.end()) kept.push_back(sphere.vertices[i]);
+  }
+  sphere.vertices = kept;
+  for (uint32_t& index : sphere.indices) index = canonical[index];
+  return sphere;
+}
+
+TEST(SoftwareBvh, RaysAtSharedEdgesAndVerticesNeverEscape) {
+  SceneBuilder builder("test:closed-spheres");
+  std::vector<Primitive> mesh = {closedSphere(48, builder.addMaterial(defaultMaterial()))};
+  // Closed: every edge is shared by exactly two triangles, once in each direction.
+  std::map<std::pair<uint32_t, uint32_t>, int> edges;
+  const std::vector<uint32_t>& indices = mesh[0].indices;
+  for (size_t t = 0; t < indices.size(); t += 3)
+    for (int k = 0; k < 3; ++k) ++edges[{indices[t + k], indices[t + (k + 1) % 3]}];
+  for (const auto& [edge, count] : edges) {
+    ASSERT_EQ(count, 1);
+    ASSERT_EQ(edges.count({edge.second, edge.first}), 1u);
+  }
+  const uint32_t sphere = builder.addMesh(mesh);
+  const std::vector<Mat4> transforms = {Mat4{}, rotatedAndScaled({5, 0, 0})};
+  for (const Mat4& transform : transforms) builder.addInstance(sphere, transform);
+  const SceneData scene = builder.finish();
+  const SoftwareBvh bvh = buildSoftwareBvh(scene);
+  const std::vector<gpu::Vertex>& vertices = scene.vertices;
+
+  constexpr size_t rayCount = 1'000'000;
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> unit(0, 1);
+  const auto triangleCount = static_cast<uint32_t>(indices.size() / 3);
+  size_t bvh2Escapes = 0, cwbvhEscapes = 0;
+  for (size_t i = 0; i < rayCount; ++i) {
+    const Mat4& transform = transforms[i % transforms.size()];
+    const uint32_t t = std::min(static_cast<uint32_t>(unit(rng) * float(triangleCount)), triangleCount - 1);
+    const auto corner = [&](uint32_t k) { return toVec3(vertices[indices[3 * t + k % 3]].position); };
+    const uint32_t k = static_cast<uint32_t>(unit(rng) * 3) % 3;
+    // Half the rays at a vertex, half at a point of an edge.
+    const Vec3 objectTarget = i % 2 ? corner(k) + (corner(k + 1) - corner(k)) * unit(rng) : corner(k);
+    const Vec3 objectOrigin = Vec3{unit(rng) - 0.5f, unit(rng) - 0.5f, unit(rng) - 0.5f};
+    const Vec3 origin = transform.transformPoint(objectOrigin);
+    const Ray ray{.origin = origin, .direction = transform.transformPoint(objectTarget) - origin};
+    bvh2Escapes += !traceClosest(bvh.bvh2, ray).has_value();
+    cwbvhEscapes += !traceClosest(bvh.cwbvh, ray).has_value();
+  }
+  EXPECT_EQ(bvh2Escapes, 0u) << "of " << rayCount;
+  EXPECT_EQ(cwbvhEscapes, 0u) << "of " << rayCount;
+}
+
+// --- Structure -------------------------------------------------------------------------------
+
+bool contains(const Bounds& outer, const Bounds& inner) {
+  return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && outer.min.z <= inner.min.z &&
+         outer.max.x >= inner.max.x && outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
+}
+
+Bounds triangleBounds(const gpu::BvhTriangle& t) {
+  Bounds b;
+  b.extend(toVec3(t.v0));
+  b.extend(toVec3(t.v1));
+  b.extend(toVec3(t.v2));
+  return b;
+}
+
+// Every child's decoded box holds the exact box of the triangles below it, and is no more than
+// two quantisation steps larger on any side; returns the node's exact box.
+Bounds checkCwbvhBoxes(const SoftwareBvhLayout<gpu::CwbvhNode>& bvh, uint32_t index, size_t& checked) {
+  const gpu::CwbvhNode& node = bvh.nodes[index];
+  std::vector<std::pair<Bounds, Bounds>> children;  // decoded, exact
+  Bounds exactNode;
+  for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot) {
+    const auto child = cwbvhChild(node, slot);
+    if (!child) continue;
+    Bounds exact;
+    if (child->inner) {
+      exact = checkCwbvhBoxes(bvh, child->index, checked);
+    } else {
+      for (uint32_t t = child->index; t < child->index + child->primitiveCount; ++t)
+        exact.extend(triangleBounds(bvh.triangles[t]));
+    }
+    children.push_back({child->bounds, exact});
+    exactNode.extend(exact);
+  }
+  const Vec3 step = (exactNode.max - exactNode.min) * (2.0f / 255);
+  for (const auto& [decoded, exact] : children) {
+    EXPECT_TRUE(contains(decoded, exact)) << "node " << index;
+    for (int axis = 0; axis < 3; ++axis) {
+      EXPECT_LE(exact.min[axis] - decoded.min[axis], step[axis] * 1.001f) << "node " << index;
+      EXPECT_LE(decoded.max[axis] - exact.max[axis], step[axis] * 1.001f) << "node " << index;
+    }
+    ++checked;
+  }
+  return exactNode;
+}
+
+TEST(SoftwareBvh, QuantisedBoxesContainTheirExactBoxes) {
+  for (const std::string spec : {"builtin:spheres?n=16&subdiv=24", "DamagedHelmet/glTF-Binary/DamagedHelmet.glb"}) {
+    const SceneData scene = loadTestScene(spec);
+    const SoftwareBvh bvh = buildSoftwareBvh(scene);
+    size_t checked = 0;
+    for (uint32_t root : bvh.cwbvh.meshRoots)
+      if (root != NO_BVH_ROOT) checkCwbvhBoxes(bvh.cwbvh, root, checked);
+    EXPECT_GT(checked, 1000u) << spec;
+
+    // The top level's leaf boxes hold every vertex of their instances, transformed in double.
+    for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot) {
+      const auto child = cwbvhChild(bvh.cwbvh.nodes[0], slot);
+      if (!child || child->inner) continue;
+      for (uint32_t e = child->index; e < child->index + child->primitiveCount; ++e) {
+        const gpu::Instance& instance = scene.instances[bvh.cwbvh.instances[e].instance];
+        const Mesh& mesh = scene.meshes[scene.instanceMeshes[bvh.cwbvh.instances[e].instance]];
+        const gpu::Geometry& first = scene.geometries[mesh.firstGeometry];
+        for (uint32_t v = first.firstVertex; v < first.firstVertex + 64 && v < scene.vertices.size(); ++v) {
+          const gpu::vec3 p = scene.vertices[v].position;
+          const gpu::vec4* rows = instance.objectToWorld;
+          for (int r = 0; r < 3; ++r) {
+            const double world =
+                double(rows[r].x) * p.x + double(rows[r].y) * p.y + double(rows[r].z) * p.z + rows[r].w;
+            EXPECT_LE(double(child->bounds.min[r]), world);
+            EXPECT_GE(double(child->bounds.max[r]), world);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The leaf entries below a node (triangles, or instance entries in the top level), leaf by
+// leaf; in a bottom level, also checks that the BVH2 leaf boxes are exact.
+void collectLeafEntries(const SoftwareBvhLayout<gpu::Bvh2Node>& bvh, uint32_t node, bool bottomLevel,
+                        std::vector<uint32_t>& entries) {
+  for (const gpu::Bvh2Child& child : bvh.nodes[node].children) {
+    if (child.primitiveCount == gpu::BVH2_INNER_CHILD) {
+      collectLeafEntries(bvh, child.index, bottomLevel, entries);
+      continue;
+    }
+    EXPECT_LE(child.primitiveCount, gpu::BVH2_MAX_LEAF_SIZE);
+    Bounds exact;
+    for (uint32_t t = child.index; t < child.index + child.primitiveCount; ++t) {
+      entries.push_back(t);
+      if (bottomLevel) exact.extend(triangleBounds(bvh.triangles[t]));
+    }
+    if (bottomLevel && child.primitiveCount > 0) {
+      EXPECT_EQ(toVec3(child.boundsMin), exact.min);
+      EXPECT_EQ(toVec3(child.boundsMax), exact.max);
+    }
+  }
+}
+
+void collectLeafEntries(const SoftwareBvhLayout<gpu::CwbvhNode>& bvh, uint32_t node, bool bottomLevel,
+                        std::vector<uint32_t>& entries) {
+  for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot) {
+    const auto child = cwbvhChild(bvh.nodes[node], slot);
+    if (!child) continue;
+    if (child->inner) {
+      collectLeafEntries(bvh, child->index, bottomLevel, entries);
+      continue;
+    }
+    EXPECT_GE(child->primitiveCount, 1u);
+    EXPECT_LE(child->primitiveCount, gpu::CWBVH_MAX_LEAF_SIZE);
+    for (uint32_t t = child->index; t < child->index + child->primitiveCount; ++t) entries.push_back(t);
+  }
+}
+
+template <typename Node>
+void expectEveryTriangleOnce(const SceneData& scene, const SoftwareBvhLayout<Node>& bvh) {
+  size_t total = 0;
+  for (uint32_t m = 0; m < scene.meshes.size(); ++m) {
+    const Mesh& mesh = scene.meshes[m];
+    std::set<std::pair<uint32_t, uint32_t>> expected;
+    for (uint32_t g = 0; g < mesh.geometryCount; ++g)
+      for (uint32_t p = 0; p < scene.geometries[mesh.firstGeometry + g].triangleCount; ++p) expected.insert({g, p});
+    if (expected.empty()) {
+      EXPECT_EQ(bvh.meshRoots[m], NO_BVH_ROOT);
+      continue;
+    }
+    std::vector<uint32_t> triangles;
+    collectLeafEntries(bvh, bvh.meshRoots[m], true, triangles);
+    std::set<std::pair<uint32_t, uint32_t>> found;
+    for (uint32_t t : triangles) {
+      const gpu::BvhTriangle& triangle = bvh.triangles[t];
+      EXPECT_TRUE(found.insert({triangle.geometry, triangle.primitive}).second) << "mesh " << m << " twice";
+      const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + triangle.geometry];
+      const uint32_t* corner = &scene.indices[geometry.firstIndex + 3 * triangle.primitive];
+      EXPECT_EQ(toVec3(triangle.v0), toVec3(scene.vertices[geometry.firstVertex + corner[0]].position));
+      EXPECT_EQ(toVec3(triangle.v2), toVec3(scene.vertices[geometry.firstVertex + corner[2]].position));
+    }
+    EXPECT_EQ(std::set<uint32_t>(triangles.begin(), triangles.end()).size(), triangles.size()) << "mesh " << m;
+    EXPECT_EQ(found, expected) << "mesh " << m;
+    total += triangles.size();
+  }
+  EXPECT_EQ(total, bvh.triangles.size());
+  // The top level lists each instance entry once, and each instance with triangles has one.
+  std::vector<uint32_t> entries;
+  collectLeafEntries(bvh, 0, false, entries);
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries.size(), bvh.instances.size());
+  EXPECT_TRUE(std::adjacent_find(entries.begin(), entries.end()) == entries.end());
+  std::set<uint32_t> instances;
+  for (const gpu::BvhInstance& entry : bvh.instances) instances.insert(entry.instance);
+  EXPECT_EQ(instances.size(), scene.instances.size());
+}
+
+TEST(SoftwareBvh, EveryTriangleIsInExactlyOneLeaf) {
+  for (const std::string spec :
+       {"builtin:cornell", "builtin:spheres?n=16&subdiv=24", "FlightHelmet/FlightHelmet.gltf"}) {
+    SCOPED_TRACE(spec);
+    const SceneData scene = loadTestScene(spec);
+    const SoftwareBvh bvh = buildSoftwareBvh(scene);
+    expectEveryTriangleOnce(scene, bvh.bvh2);
+    expectEveryTriangleOnce(scene, bvh.cwbvh);
+  }
+}
+
+TEST(SoftwareBvh, NodeCountsAndSahCostsAreSane) {
+  const SceneData scene = loadTestScene("FlightHelmet/FlightHelmet.gltf");
+  const SoftwareBvh bvh = buildSoftwareBvh(scene);
+  const SahCosts& costs = bvh.stats.costs;
+  for (size_t m = 0; m < scene.meshes.size(); ++m) {
+    const BvhStats& bvh2 = bvh.stats.bvh2.meshes[m];
+    const BvhStats& cwbvh = bvh.stats.cwbvh.meshes[m];
+    const auto triangles = bvh2.primitives;
+    SCOPED_TRACE("mesh " + std::to_string(m) + ", " + std::to_string(triangles) + " triangles");
+    EXPECT_EQ(cwbvh.primitives, triangles);
+    if (triangles < 2) continue;
+    // A two-wide tree's leaves fill the child slots its nodes do not: one more than its nodes.
+    EXPECT_EQ(bvh2.leaves, bvh2.nodes + 1);
+    EXPECT_GE(bvh2.leaves * gpu::BVH2_MAX_LEAF_SIZE, triangles);
+    // Every wide node but the root fills one of its parent's 8 slots.
+    EXPECT_LE(cwbvh.leaves + cwbvh.nodes - 1, 8 * cwbvh.nodes);
+    EXPECT_GE(cwbvh.leaves * gpu::CWBVH_MAX_LEAF_SIZE, triangles);
+    EXPECT_LT(cwbvh.nodes, bvh2.nodes);
+    EXPECT_EQ(bvh2.bytes, bvh2.nodes * sizeof(gpu::Bvh2Node) + triangles * sizeof(gpu::BvhTriangle));
+    EXPECT_EQ(cwbvh.bytes, cwbvh.nodes * sizeof(gpu::CwbvhNode) + triangles * sizeof(gpu::BvhTriangle));
+    // Cheaper than one leaf of every triangle, dearer than a root visit and one triangle test.
+    if (triangles >= 16) {
+      EXPECT_LT(bvh2.sahCost, costs.primitive * double(triangles));
+      EXPECT_LT(cwbvh.sahCost, costs.primitive * double(triangles));
+    }
+    EXPECT_GT(bvh2.sahCost, costs.node + costs.primitive);
+    EXPECT_GT(cwbvh.sahCost, costs.node);
+  }
+  EXPECT_EQ(bvh.stats.bvh2.bytes, bvh.bvh2.nodes.size() * sizeof(gpu::Bvh2Node) +
+                                      bvh.bvh2.triangles.size() * sizeof(gpu::BvhTriangle) +
+                                      bvh.bvh2.instances.size() * sizeof(gpu::BvhInstance));
+  EXPECT_EQ(bvh.stats.cwbvh.bottomLevels.primitives, scene.uniqueTriangleCount());
+  EXPECT_EQ(bvh.stats.cwbvh.topLevel.primitives, scene.instances.size());
+  EXPECT_GT(bvh.stats.buildMs, 0);
+}
+
+template <typename Node>
+void expectSameArrays(const SoftwareBvhLayout<Node>& a, const SoftwareBvhLayout<Node>& b) {
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  ASSERT_EQ(a.triangles.size(), b.triangles.size());
+  ASSERT_EQ(a.instances.size(), b.instances.size());
+  EXPECT_EQ(std::memcmp(a.nodes.data(), b.nodes.data(), a.nodes.size() * sizeof(Node)), 0);
+  EXPECT_EQ(std::memcmp(a.triangles.data(), b.triangles.data(), a.triangles.size() * sizeof(gpu::BvhTriangle)), 0);
+  EXPECT_EQ(std::memcmp(a.instances.data(), b.instances.data(), a.instances.size() * sizeof(gpu::BvhInstance)), 0);
+  EXPECT_EQ(a.meshRoots, b.meshRoots);
+}
+
+TEST(SoftwareBvh, SameArraysForEveryThreadCount) {
+  const SceneData scene = loadScene("builtin:spheres?n=4&subdiv=128");
+  BvhBuildOptions options{.threads = 1};
+  options.binary.parallelThreshold = 256;  // so that subtrees go to other threads often
+  const SoftwareBvh one = buildSoftwareBvh(scene, options);
+  for (unsigned threads : {2u, 3u, 8u}) {
+    options.threads = threads;
+    const SoftwareBvh many = buildSoftwareBvh(scene, options);
+    EXPECT_EQ(many.stats.threads, threads);
+    expectSameArrays(one.bvh2, many.bvh2);
+    expectSameArrays(one.cwbvh, many.cwbvh);
+  }
+}
+
+TEST(SoftwareBvh, OneTriangleAndNoInstances) {
+  SceneBuilder builder("test:one-triangle");
+  Primitive triangle{.material = builder.addMaterial(defaultMaterial())};
+  triangle.vertices = {{.position = {0, 0, 0}}, {.position = {1, 0, 0}}, {.position = {0, 1, 0}}};
+  triangle.indices = {0, 1, 2};
+  std::vector<Primitive> primitives = {triangle};
+  builder.addInstance(builder.addMesh(primitives), Mat4{});
+  const SceneData one = builder.finish();
+  const SoftwareBvh bvh = buildSoftwareBvh(one);
+  const Ray ray{.origin = {0.25f, 0.25f, 1}, .direction = {0, 0, -1}};
+  EXPECT_EQ(traceClosest(bvh.bvh2, ray)->t, 1.0f);
+  EXPECT_EQ(traceClosest(bvh.cwbvh, ray)->t, 1.0f);
+  EXPECT_FALSE(traceAny(bvh.bvh2, {.origin = {2, 2, 1}, .direction = {0, 0, -1}}));
+
+  const SceneData none = SceneBuilder("test:empty").finish();
+  const SoftwareBvh empty = buildSoftwareBvh(none);
+  ASSERT_EQ(empty.bvh2.nodes.size(), 1u);
+  ASSERT_EQ(empty.cwbvh.nodes.size(), 1u);
+  EXPECT_FALSE(traceClosest(empty.bvh2, ray).has_value());
+  EXPECT_FALSE(traceClosest(empty.cwbvh, ray).has_value());
+}
+
+// Not a test: the build speed DESIGN.md quotes. Run with --gtest_also_run_disabled_tests.
+TEST(SoftwareBvh, DISABLED_BuildSpeed) {
+  const SceneData scene = loadTestScene("MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb");
+  const double triangles = double(scene.uniqueTriangleCount());
+  for (unsigned threads : {1u, 2u}) {
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      const std::clock_t cpuStart = std::clock();
+      const SoftwareBvh bvh = buildSoftwareBvh(scene, {.threads = threads});
+      const double cpuMs = 1000.0 * double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+      const auto& s = bvh.stats;
+      double bvh2Ms = 0, cwbvhMs = 0;
+      for (size_t m = 0; m < s.bvh2.meshes.size(); ++m) {
+        bvh2Ms += s.bvh2.meshes[m].buildMs;
+        cwbvhMs += s.cwbvh.meshes[m].buildMs;
+      }
+      std::printf(
+          "%u thread(s): %.0f triangles in %.1f ms wall (%.1f ms CPU) = %.2f Mtri/s (both layouts); summed over "
+          "meshes: binary %.1f ms, binary+bvh2 %.1f ms, binary+cwbvh %.1f ms; SAH bvh2 %.2f cwbvh %.2f; MiB bvh2 "
+          "%.1f cwbvh %.1f\n",
+          threads, triangles, s.buildMs, cpuMs, triangles / s.buildMs / 1e3, s.binaryBuildMs, bvh2Ms, cwbvhMs,
+          s.bvh2.bottomLevels.sahCost, s.cwbvh.bottomLevels.sahCost, double(s.bvh2.bytes) / (1 << 20),
+          double(s.cwbvh.bytes) / (1 << 20));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ptbench::test
