@@ -408,9 +408,12 @@ uint32_t GltfReader::material(int gltfMaterial) {
   return index;
 }
 
-// Per-vertex tangents from UV derivatives, accumulated over the triangles sharing a vertex.
-void generateTangents(Primitive& p) {
-  std::vector<Vec3> tangents(p.vertices.size()), bitangents(p.vertices.size());
+// Per-vertex tangents for a normal texture, from the derivatives of its own coordinates (its
+// set, after its KHR_texture_transform), summed over the triangles sharing a vertex. glTF's v
+// runs down the image, so the texture's +Y (the normal map's green) is -dP/dv: the sign w makes
+// cross(n, t) * w point that way, as MikkTSpace and the exporters that use it do.
+void generateTangents(Primitive& p, const gpu::TextureRef& normalTexture) {
+  std::vector<Vec3> tangents(p.vertices.size()), textureUps(p.vertices.size());
   for (size_t t = 0; t + 2 < p.indices.size(); t += 3) {
     const uint32_t i[3] = {p.indices[t], p.indices[t + 1], p.indices[t + 2]};
     const auto& v0 = p.vertices[i[0]];
@@ -420,15 +423,18 @@ void generateTangents(Primitive& p) {
         Vec3{v1.position.x, v1.position.y, v1.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
     const Vec3 e2 =
         Vec3{v2.position.x, v2.position.y, v2.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
-    const float du1 = v1.uv0.x - v0.uv0.x, dv1 = v1.uv0.y - v0.uv0.y;
-    const float du2 = v2.uv0.x - v0.uv0.x, dv2 = v2.uv0.y - v0.uv0.y;
+    const gpu::vec2 uv0 = textureUv(normalTexture, v0);
+    const gpu::vec2 uv1 = textureUv(normalTexture, v1);
+    const gpu::vec2 uv2 = textureUv(normalTexture, v2);
+    const float du1 = uv1.x - uv0.x, dv1 = uv1.y - uv0.y;
+    const float du2 = uv2.x - uv0.x, dv2 = uv2.y - uv0.y;
     const float det = du1 * dv2 - du2 * dv1;
     if (std::fabs(det) < 1e-12f) continue;
-    const Vec3 tangent = (e1 * dv2 - e2 * dv1) * (1 / det);
-    const Vec3 bitangent = (e2 * du1 - e1 * du2) * (1 / det);
+    const Vec3 dPdu = (e1 * dv2 - e2 * dv1) * (1 / det);
+    const Vec3 dPdv = (e2 * du1 - e1 * du2) * (1 / det);
     for (uint32_t k : i) {
-      tangents[k] = tangents[k] + tangent;
-      bitangents[k] = bitangents[k] + bitangent;
+      tangents[k] = tangents[k] + dPdu;
+      textureUps[k] = textureUps[k] - dPdv;
     }
   }
   for (size_t k = 0; k < p.vertices.size(); ++k) {
@@ -436,7 +442,7 @@ void generateTangents(Primitive& p) {
     Vec3 t = tangents[k] - n * dot(n, tangents[k]);
     if (length(t) < 1e-12f) t = std::fabs(n.x) < 0.9f ? cross(n, {1, 0, 0}) : cross(n, {0, 1, 0});
     t = normalize(t);
-    const float sign = dot(cross(n, t), bitangents[k]) < 0 ? -1.0f : 1.0f;
+    const float sign = dot(cross(n, t), textureUps[k]) < 0 ? -1.0f : 1.0f;
     p.vertices[k].tangent = {t.x, t.y, t.z, sign};
   }
 }
@@ -509,8 +515,8 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
     out.vertices = std::move(flat);
     for (uint32_t i = 0; i < out.indices.size(); ++i) out.indices[i] = i;
   }
-  const auto& material = builder_.material(out.material);
-  if (tangents.empty() && material.textures[gpu::SLOT_NORMAL].texture != gpu::NO_TEXTURE) generateTangents(out);
+  const auto& normalTexture = builder_.material(out.material).textures[gpu::SLOT_NORMAL];
+  if (tangents.empty() && normalTexture.texture != gpu::NO_TEXTURE) generateTangents(out, normalTexture);
   return true;
 }
 

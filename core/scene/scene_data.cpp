@@ -24,8 +24,7 @@ Vec3 toVec3(gpu::vec3 v) {
 Vec3 meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, const gpu::Vertex& a,
                       const gpu::Vertex& b, const gpu::Vertex& c) {
   constexpr int grid = 4;
-  auto uvOf = [&](const gpu::Vertex& v) { return ref.texCoord == 1 ? v.uv1 : v.uv0; };
-  const gpu::vec2 uv[3] = {uvOf(a), uvOf(b), uvOf(c)};
+  const gpu::vec2 uv[3] = {textureUv(ref, a), textureUv(ref, b), textureUv(ref, c)};
   Vec3 sum;
   for (int i = 0; i < grid; ++i)
     for (int j = 0; j < grid; ++j) {
@@ -34,10 +33,8 @@ Vec3 meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, c
         s = 1 - s;
         t = 1 - t;
       }
-      const float u0 = (1 - s - t) * uv[0].x + s * uv[1].x + t * uv[2].x;
-      const float v0 = (1 - s - t) * uv[0].y + s * uv[1].y + t * uv[2].y;
-      const float u = ref.transformRow0.x * u0 + ref.transformRow0.y * v0 + ref.transformRow0.z;
-      const float v = ref.transformRow1.x * u0 + ref.transformRow1.y * v0 + ref.transformRow1.z;
+      const float u = (1 - s - t) * uv[0].x + s * uv[1].x + t * uv[2].x;
+      const float v = (1 - s - t) * uv[0].y + s * uv[1].y + t * uv[2].y;
       const auto x = uint32_t(float(texture.width) * (u - std::floor(u))) % texture.width;
       const auto y = uint32_t(float(texture.height) * (v - std::floor(v))) % texture.height;
       const uint8_t* texel = &texture.rgba8[(size_t(y) * texture.width + x) * 4];
@@ -65,6 +62,12 @@ float texelToLinear(uint8_t value, bool srgb) {
     return table;
   }();
   return srgb ? srgbTable[value] : float(value) / 255.0f;
+}
+
+gpu::vec2 textureUv(const gpu::TextureRef& ref, const gpu::Vertex& vertex) {
+  const gpu::vec2 uv = ref.texCoord == 1 ? vertex.uv1 : vertex.uv0;
+  return {ref.transformRow0.x * uv.x + ref.transformRow0.y * uv.y + ref.transformRow0.z,
+          ref.transformRow1.x * uv.x + ref.transformRow1.y * uv.y + ref.transformRow1.z};
 }
 
 gpu::TextureRef noTexture() {

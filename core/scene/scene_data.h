@@ -90,6 +90,11 @@ struct Primitive {
 // An 8-bit texel channel as linear light: decoded from sRGB for colour textures.
 float texelToLinear(uint8_t value, bool srgb);
 
+// A vertex's coordinates in a texture: its set (uv0 or uv1) after its KHR_texture_transform,
+// as sampleTexture (surface.glsl) computes them. The transform is affine, so interpolating
+// these equals transforming the interpolated set.
+gpu::vec2 textureUv(const gpu::TextureRef& ref, const gpu::Vertex& vertex);
+
 // glTF's defaults: white, fully metallic and rough, as the specification gives them.
 gpu::Material defaultMaterial();
 gpu::TextureRef noTexture();

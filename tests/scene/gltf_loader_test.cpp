@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/scene/builtin_scenes.h"
+#include "test_files.h"
 
 namespace ptbench::test {
 namespace {
@@ -307,6 +309,49 @@ TEST_F(GltfFiles, PunctualLightsAreLoadedInWorldSpace) {
   EXPECT_EQ(sun.type, gpu::LIGHT_DIRECTIONAL);
   EXPECT_NEAR(sun.direction.y, -1, 1e-6);
   EXPECT_FLOAT_EQ(sun.intensity.x, 3);
+}
+
+// The TANGENT that exporters write (Blender's, from MikkTSpace) for a quad whose u runs along
+// +X and whose v runs down the image (-Y) is (1, 0, 0, 1): the texture's +Y, the normal map's
+// green, is -dP/dv. Generated tangents must say the same, from the normal texture's own
+// texture coordinates after its KHR_texture_transform.
+TEST_F(GltfFiles, GeneratedTangentsFollowTheGltfConvention) {
+  writePng(dir / "normal.png", 1, 1, PngColor::Rgb, 8, {128, 128, 255});
+  const std::vector<float> mirroredUv = {1, 1, 0, 1, 0, 0, 1, 0};  // u runs along -X
+  struct Case {
+    const char* what;
+    std::vector<float> uv0, uv1;
+    nlohmann::json normalTexture;
+    gpu::vec4 expected;
+  };
+  const std::vector<Case> cases = {
+      {"uv0", quadUv, {}, {{"index", 0}}, {1, 0, 0, 1}},
+      {"uv0 mirrored in u", mirroredUv, {}, {{"index", 0}}, {-1, 0, 0, -1}},
+      {"texCoord 1", mirroredUv, quadUv, {{"index", 0}, {"texCoord", 1}}, {1, 0, 0, 1}},
+      // u' = v, v' = -u: u' runs along -Y, the texture's up (-v') along +X.
+      {"a quarter turn of KHR_texture_transform",
+       quadUv,
+       {},
+       {{"index", 0}, {"extensions", {{"KHR_texture_transform", {{"rotation", M_PI / 2}}}}}},
+       {0, -1, 0, 1}},
+  };
+  for (const auto& c : cases) {
+    std::vector<QuadAttribute> attributes = {{.name = "TEXCOORD_0", .type = "VEC2", .bytes = bytesOf(c.uv0)}};
+    if (!c.uv1.empty()) attributes.push_back({.name = "TEXCOORD_1", .type = "VEC2", .bytes = bytesOf(c.uv1)});
+    auto gltf = quadGltf(dir, "quad", attributes);
+    gltf["extensionsUsed"] = {"KHR_texture_transform"};
+    gltf["images"] = {{{"uri", "normal.png"}}};
+    gltf["textures"] = {{{"source", 0}}};
+    gltf["materials"][0]["normalTexture"] = c.normalTexture;
+    const SceneData scene = loadGltf(write("quad.gltf", gltf.dump()));
+    ASSERT_EQ(scene.vertices.size(), 4u) << c.what;
+    for (const auto& vertex : scene.vertices) {
+      EXPECT_NEAR(vertex.tangent.x, c.expected.x, 1e-5) << c.what;
+      EXPECT_NEAR(vertex.tangent.y, c.expected.y, 1e-5) << c.what;
+      EXPECT_NEAR(vertex.tangent.z, c.expected.z, 1e-5) << c.what;
+      EXPECT_EQ(vertex.tangent.w, c.expected.w) << c.what;
+    }
+  }
 }
 
 TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
