@@ -47,8 +47,10 @@ class GltfReader {
   std::vector<float> readAccessor(int accessorIndex, int components, const std::string& what) const;
   std::vector<uint32_t> readIndices(int accessorIndex) const;
   uint32_t material(int gltfMaterial);
-  gpu::TextureRef textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions, bool srgb);
-  gpu::TextureRef textureRef(const tinygltf::Value& info, bool srgb);
+  // `what` names the texture for messages: material 3 ("Paint") normalTexture.
+  gpu::TextureRef textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions, bool srgb,
+                             const std::string& what);
+  gpu::TextureRef textureRef(const tinygltf::Value& info, bool srgb, const std::string& what);
   uint32_t texture(int textureIndex, bool srgb);
   uint32_t mesh(int gltfMesh);
   bool primitive(const tinygltf::Primitive& source, Primitive& out);
@@ -294,19 +296,23 @@ uint32_t GltfReader::texture(int textureIndex, bool srgb) {
 }
 
 gpu::TextureRef GltfReader::textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions,
-                                       bool srgb) {
+                                       bool srgb, const std::string& what) {
   gpu::TextureRef ref = noTexture();
   if (textureIndex < 0) return ref;
   ref.texture = int(texture(textureIndex, srgb));
-  ref.texCoord = uint32_t(std::max(texCoord, 0));
-  if (const auto* transform = extension(extensions, "KHR_texture_transform")) {
+  const auto* transform = extension(extensions, "KHR_texture_transform");
+  if (transform && transform->Has("texCoord")) texCoord = int(number(*transform, "texCoord", 0));
+  // A vertex carries two sets; reading uv0 for any other would texture the surface wrongly.
+  if (texCoord != 0 && texCoord != 1)
+    fail(what + " reads TEXCOORD_" + std::to_string(texCoord) + "; ptbench reads TEXCOORD_0 and TEXCOORD_1");
+  ref.texCoord = uint32_t(texCoord);
+  if (transform) {
     float offset[2] = {0, 0}, scale[2] = {1, 1};
     if (transform->Has("offset") && transform->Get("offset").ArrayLen() == 2)
       for (int i = 0; i < 2; ++i) offset[i] = float(transform->Get("offset").Get(i).GetNumberAsDouble());
     if (transform->Has("scale") && transform->Get("scale").ArrayLen() == 2)
       for (int i = 0; i < 2; ++i) scale[i] = float(transform->Get("scale").Get(i).GetNumberAsDouble());
     const float rotation = float(number(*transform, "rotation", 0));
-    if (transform->Has("texCoord")) ref.texCoord = uint32_t(number(*transform, "texCoord", 0));
     // The specification's translation x rotation x scale, as two rows of a 3x3 matrix.
     const float c = std::cos(rotation), s = std::sin(rotation);
     ref.transformRow0 = {c * scale[0], s * scale[1], offset[0]};
@@ -316,12 +322,12 @@ gpu::TextureRef GltfReader::textureRef(int textureIndex, int texCoord, const tin
 }
 
 // A textureInfo inside a material extension, which tinygltf leaves as a JSON value.
-gpu::TextureRef GltfReader::textureRef(const tinygltf::Value& info, bool srgb) {
+gpu::TextureRef GltfReader::textureRef(const tinygltf::Value& info, bool srgb, const std::string& what) {
   if (!info.IsObject() || !info.Has("index")) return noTexture();
   tinygltf::ExtensionMap extensions;
   if (info.Has("extensions") && info.Get("extensions").Has("KHR_texture_transform"))
     extensions["KHR_texture_transform"] = info.Get("extensions").Get("KHR_texture_transform");
-  return textureRef(int(number(info, "index", -1)), int(number(info, "texCoord", 0)), extensions, srgb);
+  return textureRef(int(number(info, "index", -1)), int(number(info, "texCoord", 0)), extensions, srgb, what);
 }
 
 uint32_t GltfReader::material(int gltfMaterial) {
@@ -334,24 +340,31 @@ uint32_t GltfReader::material(int gltfMaterial) {
     fail("a primitive names material " + std::to_string(gltfMaterial) + ", which does not exist");
   const auto& source = model_.materials[gltfMaterial];
   const auto& pbr = source.pbrMetallicRoughness;
+  const std::string name =
+      "material " + std::to_string(gltfMaterial) + (source.name.empty() ? "" : " (\"" + source.name + "\")");
+  // A core textureInfo, and one inside a material extension (a JSON value to tinygltf).
+  auto coreTexture = [&](const auto& info, const char* slot, bool srgb) {
+    return textureRef(info.index, info.texCoord, info.extensions, srgb, name + " " + slot);
+  };
+  auto extensionTexture = [&](const tinygltf::Value& extensionValue, const char* extensionName, const char* slot,
+                              bool srgb) {
+    return extensionValue.Has(slot)
+               ? textureRef(extensionValue.Get(slot), srgb, name + " " + extensionName + " " + slot)
+               : noTexture();
+  };
   gpu::Material m = defaultMaterial();
   m.baseColorFactor = {float(pbr.baseColorFactor[0]), float(pbr.baseColorFactor[1]), float(pbr.baseColorFactor[2]),
                        float(pbr.baseColorFactor[3])};
   m.metallicFactor = float(pbr.metallicFactor);
   m.roughnessFactor = float(pbr.roughnessFactor);
-  m.textures[gpu::SLOT_BASE_COLOR] =
-      textureRef(pbr.baseColorTexture.index, pbr.baseColorTexture.texCoord, pbr.baseColorTexture.extensions, true);
+  m.textures[gpu::SLOT_BASE_COLOR] = coreTexture(pbr.baseColorTexture, "baseColorTexture", true);
   m.textures[gpu::SLOT_METALLIC_ROUGHNESS] =
-      textureRef(pbr.metallicRoughnessTexture.index, pbr.metallicRoughnessTexture.texCoord,
-                 pbr.metallicRoughnessTexture.extensions, false);
-  m.textures[gpu::SLOT_NORMAL] =
-      textureRef(source.normalTexture.index, source.normalTexture.texCoord, source.normalTexture.extensions, false);
+      coreTexture(pbr.metallicRoughnessTexture, "metallicRoughnessTexture", false);
+  m.textures[gpu::SLOT_NORMAL] = coreTexture(source.normalTexture, "normalTexture", false);
   m.normalScale = float(source.normalTexture.scale);
-  m.textures[gpu::SLOT_OCCLUSION] = textureRef(source.occlusionTexture.index, source.occlusionTexture.texCoord,
-                                               source.occlusionTexture.extensions, false);
+  m.textures[gpu::SLOT_OCCLUSION] = coreTexture(source.occlusionTexture, "occlusionTexture", false);
   m.occlusionStrength = float(source.occlusionTexture.strength);
-  m.textures[gpu::SLOT_EMISSIVE] = textureRef(source.emissiveTexture.index, source.emissiveTexture.texCoord,
-                                              source.emissiveTexture.extensions, true);
+  m.textures[gpu::SLOT_EMISSIVE] = coreTexture(source.emissiveTexture, "emissiveTexture", true);
   float emissiveStrength = 1;
   if (const auto* strength = extension(source.extensions, "KHR_materials_emissive_strength"))
     emissiveStrength = float(number(*strength, "emissiveStrength", 1));
@@ -368,40 +381,37 @@ uint32_t GltfReader::material(int gltfMaterial) {
   if (const auto* specular = extension(source.extensions, "KHR_materials_specular")) {
     m.specularFactor = float(number(*specular, "specularFactor", 1));
     m.specularColorFactor = vector3(*specular, "specularColorFactor", {1, 1, 1});
-    if (specular->Has("specularTexture"))
-      m.textures[gpu::SLOT_SPECULAR] = textureRef(specular->Get("specularTexture"), false);
-    if (specular->Has("specularColorTexture"))
-      m.textures[gpu::SLOT_SPECULAR_COLOR] = textureRef(specular->Get("specularColorTexture"), true);
+    m.textures[gpu::SLOT_SPECULAR] = extensionTexture(*specular, "KHR_materials_specular", "specularTexture", false);
+    m.textures[gpu::SLOT_SPECULAR_COLOR] =
+        extensionTexture(*specular, "KHR_materials_specular", "specularColorTexture", true);
   }
   if (const auto* transmission = extension(source.extensions, "KHR_materials_transmission")) {
     m.transmissionFactor = float(number(*transmission, "transmissionFactor", 0));
-    if (transmission->Has("transmissionTexture"))
-      m.textures[gpu::SLOT_TRANSMISSION] = textureRef(transmission->Get("transmissionTexture"), false);
+    m.textures[gpu::SLOT_TRANSMISSION] =
+        extensionTexture(*transmission, "KHR_materials_transmission", "transmissionTexture", false);
   }
   if (const auto* clearcoat = extension(source.extensions, "KHR_materials_clearcoat")) {
     m.clearcoatFactor = float(number(*clearcoat, "clearcoatFactor", 0));
     m.clearcoatRoughnessFactor = float(number(*clearcoat, "clearcoatRoughnessFactor", 0));
-    if (clearcoat->Has("clearcoatTexture"))
-      m.textures[gpu::SLOT_CLEARCOAT] = textureRef(clearcoat->Get("clearcoatTexture"), false);
-    if (clearcoat->Has("clearcoatRoughnessTexture"))
-      m.textures[gpu::SLOT_CLEARCOAT_ROUGHNESS] = textureRef(clearcoat->Get("clearcoatRoughnessTexture"), false);
-    if (clearcoat->Has("clearcoatNormalTexture"))
-      m.textures[gpu::SLOT_CLEARCOAT_NORMAL] = textureRef(clearcoat->Get("clearcoatNormalTexture"), false);
+    m.textures[gpu::SLOT_CLEARCOAT] =
+        extensionTexture(*clearcoat, "KHR_materials_clearcoat", "clearcoatTexture", false);
+    m.textures[gpu::SLOT_CLEARCOAT_ROUGHNESS] =
+        extensionTexture(*clearcoat, "KHR_materials_clearcoat", "clearcoatRoughnessTexture", false);
+    m.textures[gpu::SLOT_CLEARCOAT_NORMAL] =
+        extensionTexture(*clearcoat, "KHR_materials_clearcoat", "clearcoatNormalTexture", false);
   }
   if (const auto* sheen = extension(source.extensions, "KHR_materials_sheen")) {
     m.sheenColorFactor = vector3(*sheen, "sheenColorFactor", {0, 0, 0});
     m.sheenRoughnessFactor = float(number(*sheen, "sheenRoughnessFactor", 0));
-    if (sheen->Has("sheenColorTexture"))
-      m.textures[gpu::SLOT_SHEEN_COLOR] = textureRef(sheen->Get("sheenColorTexture"), true);
-    if (sheen->Has("sheenRoughnessTexture"))
-      m.textures[gpu::SLOT_SHEEN_ROUGHNESS] = textureRef(sheen->Get("sheenRoughnessTexture"), false);
+    m.textures[gpu::SLOT_SHEEN_COLOR] = extensionTexture(*sheen, "KHR_materials_sheen", "sheenColorTexture", true);
+    m.textures[gpu::SLOT_SHEEN_ROUGHNESS] =
+        extensionTexture(*sheen, "KHR_materials_sheen", "sheenRoughnessTexture", false);
   }
   if (const auto* volume = extension(source.extensions, "KHR_materials_volume")) {
     m.thicknessFactor = float(number(*volume, "thicknessFactor", 0));
     m.attenuationColor = vector3(*volume, "attenuationColor", {1, 1, 1});
     m.attenuationDistance = float(number(*volume, "attenuationDistance", INFINITY));
-    if (volume->Has("thicknessTexture"))
-      m.textures[gpu::SLOT_THICKNESS] = textureRef(volume->Get("thicknessTexture"), false);
+    m.textures[gpu::SLOT_THICKNESS] = extensionTexture(*volume, "KHR_materials_volume", "thicknessTexture", false);
   }
   const uint32_t index = builder_.addMaterial(m);
   materials_[gltfMaterial] = index;

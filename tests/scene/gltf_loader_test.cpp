@@ -354,6 +354,27 @@ TEST_F(GltfFiles, GeneratedTangentsFollowTheGltfConvention) {
   }
 }
 
+TEST_F(GltfFiles, TexCoordSetsBeyondOneAreRefused) {
+  writePng(dir / "white.png", 1, 1, PngColor::Rgb, 8, {255, 255, 255});
+  auto gltf = triangleGltf();
+  gltf["images"] = {{{"uri", "white.png"}}};
+  gltf["textures"] = {{{"source", 0}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  gltf["materials"] = {{{"name", "Paint"}, {"normalTexture", {{"index", 0}, {"texCoord", 2}}}}};
+  std::string message = loadError(write("texcoord.gltf", gltf.dump()));
+  for (const char* part :
+       {"texcoord.gltf", "Paint", "normalTexture", "TEXCOORD_2", "ptbench reads TEXCOORD_0 and TEXCOORD_1"})
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in: " << message;
+  // The set KHR_texture_transform chooses, in a material extension's texture.
+  gltf["materials"] = {
+      {{"extensions",
+        {{"KHR_materials_clearcoat",
+          {{"clearcoatTexture", {{"index", 0}, {"extensions", {{"KHR_texture_transform", {{"texCoord", 3}}}}}}}}}}}}};
+  message = loadError(write("texcoord.gltf", gltf.dump()));
+  for (const char* part : {"material 0", "clearcoatTexture", "TEXCOORD_3"})
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in: " << message;
+}
+
 TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
   const SceneData cornell = loadScene("builtin:cornell");
   EXPECT_EQ(cornell.triangleCount(), 32u);
