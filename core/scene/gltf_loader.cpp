@@ -261,25 +261,25 @@ uint32_t GltfReader::texture(int textureIndex, bool srgb) {
   out.height = uint32_t(image.height);
   out.srgb = srgb;
   const size_t pixels = size_t(out.width) * out.height;
-  const int channels = image.component;
-  const int channelBytes = image.bits == 16 ? 2 : 1;
-  if (image.image.size() < pixels * channels * channelBytes)
+  // tinygltf asks stb for four channels, so every image arrives as RGBA (grey copied to red,
+  // green and blue; alpha 1 where the file has none): the expansion is stb's alone.
+  if (image.component != 4 || (image.bits != 8 && image.bits != 16))
+    fail("image " + std::to_string(source.source) + " (" + image.uri + ") was decoded to " +
+         std::to_string(image.component) + " channels of " + std::to_string(image.bits) +
+         " bits; ptbench takes 4 channels of 8 or 16 bits");
+  const size_t channelBytes = size_t(image.bits) / 8;
+  if (image.image.size() < pixels * 4 * channelBytes)
     fail("image " + std::to_string(source.source) + " (" + image.uri + ") has fewer bytes than its size says");
   out.rgba8.resize(pixels * 4);
-  double sum[3] = {0, 0, 0};
-  for (size_t i = 0; i < pixels; ++i) {
-    uint8_t texel[4] = {0, 0, 0, 255};
-    for (int c = 0; c < channels && c < 4; ++c) {
-      const size_t at = (i * channels + c) * channelBytes;
-      // 16-bit PNG: the high byte (big-endian in the file, decoded to host order by stb).
-      texel[c] = channelBytes == 2 ? uint8_t(reinterpret_cast<const uint16_t*>(image.image.data())[at / 2] >> 8)
-                                   : image.image[at];
-    }
-    if (channels <= 2) texel[2] = texel[1] = texel[0];  // grey (and alpha in the second)
-    if (channels == 2) texel[3] = image.image[(i * 2 + 1) * channelBytes];
-    std::memcpy(&out.rgba8[i * 4], texel, 4);
-    for (int c = 0; c < 3; ++c) sum[c] += texelToLinear(texel[c], srgb);
+  for (size_t i = 0; i < pixels * 4; ++i) {
+    // 16-bit: the high byte of a sample (big-endian in the file, decoded to host order by stb).
+    uint16_t sample = 0;
+    if (channelBytes == 2) std::memcpy(&sample, &image.image[i * 2], 2);
+    out.rgba8[i] = channelBytes == 2 ? uint8_t(sample >> 8) : image.image[i];
   }
+  double sum[3] = {0, 0, 0};
+  for (size_t i = 0; i < pixels; ++i)
+    for (int c = 0; c < 3; ++c) sum[c] += texelToLinear(out.rgba8[i * 4 + c], srgb);
   const double pixelCount = double(pixels);
   out.averageLinearColor = {float(sum[0] / pixelCount), float(sum[1] / pixelCount), float(sum[2] / pixelCount)};
   if (source.sampler >= 0 && source.sampler < int(model_.samplers.size())) {

@@ -375,6 +375,21 @@ TEST_F(GltfFiles, TexCoordSetsBeyondOneAreRefused) {
     EXPECT_NE(message.find(part), std::string::npos) << part << " in: " << message;
 }
 
+// A 16-bit grey+alpha PNG: grey in red, green and blue, alpha in the fourth, each the high byte
+// of its own sample (the low bytes here differ from the high ones).
+TEST_F(GltfFiles, SixteenBitGreyAlphaImagesKeepTheirAlpha) {
+  writePng(dir / "grey_alpha.png", 2, 1, PngColor::GreyAlpha, 16, {0x1234, 0xabcd, 0xff00, 0x00ff});
+  auto gltf = triangleGltf();
+  gltf["images"] = {{{"uri", "grey_alpha.png"}}};
+  gltf["textures"] = {{{"source", 0}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  gltf["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
+  const SceneData scene = loadGltf(write("grey_alpha.gltf", gltf.dump()));
+  ASSERT_EQ(scene.textures.size(), 1u);
+  const std::vector<uint8_t> expected = {0x12, 0x12, 0x12, 0xab, 0xff, 0xff, 0xff, 0x00};
+  EXPECT_EQ(scene.textures[0].rgba8, expected);
+}
+
 TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
   const SceneData cornell = loadScene("builtin:cornell");
   EXPECT_EQ(cornell.triangleCount(), 32u);
