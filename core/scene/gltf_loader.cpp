@@ -46,6 +46,7 @@ class GltfReader {
   ElementBytes locate(const tinygltf::Accessor& accessor, size_t elementBytes, const std::string& name) const;
   std::vector<float> readAccessor(int accessorIndex, int components, const std::string& what) const;
   std::vector<uint32_t> readIndices(int accessorIndex) const;
+  int colorComponents(const tinygltf::Primitive& source) const;
   uint32_t material(int gltfMaterial);
   // `what` names the texture for messages: material 3 ("Paint") normalTexture.
   gpu::TextureRef textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions, bool srgb,
@@ -242,6 +243,25 @@ std::vector<uint32_t> GltfReader::readIndices(int accessorIndex) const {
     indices[i] = v;
   }
   return indices;
+}
+
+// COLOR_0's components (3 or 4; 0 without one), checked to be of a type the specification
+// allows: float, or unsigned byte or short normalized.
+int GltfReader::colorComponents(const tinygltf::Primitive& source) const {
+  const auto found = source.attributes.find("COLOR_0");
+  if (found == source.attributes.end()) return 0;
+  if (found->second < 0 || found->second >= int(model_.accessors.size()))
+    fail("COLOR_0 names accessor " + std::to_string(found->second) + ", which does not exist");
+  const auto& accessor = model_.accessors[found->second];
+  const std::string name = "COLOR_0 (accessor " + std::to_string(found->second) + ")";
+  if (accessor.type != TINYGLTF_TYPE_VEC3 && accessor.type != TINYGLTF_TYPE_VEC4)
+    fail(name + " is neither VEC3 nor VEC4");
+  const bool normalizedUnsigned =
+      accessor.normalized && (accessor.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE ||
+                              accessor.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
+  if (accessor.componentType != TINYGLTF_COMPONENT_TYPE_FLOAT && !normalizedUnsigned)
+    fail(name + " is neither float nor normalized unsigned byte or short, as glTF requires of colours");
+  return tinygltf::GetNumComponentsInType(accessor.type);
 }
 
 uint32_t GltfReader::texture(int textureIndex, bool srgb) {
@@ -492,6 +512,8 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
   const auto uv0 = optional("TEXCOORD_0", 2);
   const auto uv1 = optional("TEXCOORD_1", 2);
   const auto tangents = optional("TANGENT", 4);
+  const int colorSize = colorComponents(source);
+  const auto colors = optional("COLOR_0", colorSize);
 
   out.material = material(source.material);
   out.vertices.resize(vertexCount);
@@ -503,6 +525,10 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
     if (!uv1.empty()) vertex.uv1 = {uv1[2 * v], uv1[2 * v + 1]};
     if (!tangents.empty())
       vertex.tangent = {tangents[4 * v], tangents[4 * v + 1], tangents[4 * v + 2], tangents[4 * v + 3]};
+    if (!colors.empty()) {
+      const float* color = &colors[colorSize * v];
+      vertex.color = packVertexColor(color[0], color[1], color[2], colorSize == 4 ? color[3] : 1.0f);
+    }
   }
   out.indices = std::move(indices);
 

@@ -70,6 +70,11 @@ gpu::vec2 textureUv(const gpu::TextureRef& ref, const gpu::Vertex& vertex) {
           ref.transformRow1.x * uv.x + ref.transformRow1.y * uv.y + ref.transformRow1.z};
 }
 
+gpu::uvec2 packVertexColor(float r, float g, float b, float a) {
+  auto unorm16 = [](float value) { return uint32_t(std::lround(std::clamp(value, 0.0f, 1.0f) * 65535.0f)); };
+  return {unorm16(r) | unorm16(g) << 16, unorm16(b) | unorm16(a) << 16};
+}
+
 gpu::TextureRef noTexture() {
   return {.texture = gpu::NO_TEXTURE, .texCoord = 0, .transformRow0 = {1, 0, 0}, .transformRow1 = {0, 1, 0}};
 }

@@ -95,6 +95,9 @@ float texelToLinear(uint8_t value, bool srgb);
 // these equals transforming the interpolated set.
 gpu::vec2 textureUv(const gpu::TextureRef& ref, const gpu::Vertex& vertex);
 
+// An RGBA colour in [0, 1] as gpu::Vertex::color holds it.
+gpu::uvec2 packVertexColor(float r, float g, float b, float a);
+
 // glTF's defaults: white, fully metallic and rough, as the specification gives them.
 gpu::Material defaultMaterial();
 gpu::TextureRef noTexture();

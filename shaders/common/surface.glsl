@@ -70,6 +70,13 @@ vec3 emissionOf(uint material, vec2 uv0, vec2 uv1) {
   return MATERIAL(material).emissiveFactor * materialTexture(material, SLOT_EMISSIVE, uv0, uv1, vec4(1.0)).rgb;
 }
 
+// COLOR_0, which multiplies the base colour and its alpha; white where a mesh has none.
+vec4 vertexColor(TriangleVertices tri, vec3 w) {
+  return vec4(unpackUnorm2x16(tri.v0.color.x), unpackUnorm2x16(tri.v0.color.y)) * w.x +
+         vec4(unpackUnorm2x16(tri.v1.color.x), unpackUnorm2x16(tri.v1.color.y)) * w.y +
+         vec4(unpackUnorm2x16(tri.v2.color.x), unpackUnorm2x16(tri.v2.color.y)) * w.z;
+}
+
 // Whether a candidate hit on non-opaque geometry counts: alpha masks cut at their cutoff;
 // blended surfaces are kept with probability alpha, decided by a hash of the ray and the
 // triangle so that every backend and integrator decides alike.
@@ -83,7 +90,8 @@ bool alphaTestPasses(uint instanceIndex, uint geometry, uint primitive, vec2 bar
   vec3 w = vec3(1.0 - barycentrics.x - barycentrics.y, barycentrics);
   vec2 uv0 = barycentricMix(tri.v0.uv0, tri.v1.uv0, tri.v2.uv0, w);
   vec2 uv1 = barycentricMix(tri.v0.uv1, tri.v1.uv1, tri.v2.uv1, w);
-  float alpha = MATERIAL(material).baseColorFactor.a * materialTexture(material, SLOT_BASE_COLOR, uv0, uv1, vec4(1.0)).a;
+  float alpha = MATERIAL(material).baseColorFactor.a * materialTexture(material, SLOT_BASE_COLOR, uv0, uv1, vec4(1.0)).a *
+                vertexColor(tri, w).a;
   if (mode == ALPHA_MASK) return alpha >= MATERIAL(material).alphaCutoff;
   uint h = hashCombine(hashCombine(instanceIndex, primitive), floatBitsToUint(origin.x) ^ floatBitsToUint(direction.y));
   h = hashCombine(h, floatBitsToUint(origin.y) ^ floatBitsToUint(origin.z) ^ floatBitsToUint(direction.x));
@@ -154,7 +162,8 @@ ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
   sp.geometricNormal = ng;
   sp.shadingNormal = ns;
 
-  vec4 baseColor = MATERIAL(m).baseColorFactor * materialTexture(m, SLOT_BASE_COLOR, sp.uv0, sp.uv1, vec4(1.0));
+  vec4 baseColor =
+      MATERIAL(m).baseColorFactor * materialTexture(m, SLOT_BASE_COLOR, sp.uv0, sp.uv1, vec4(1.0)) * vertexColor(tri, w);
   vec4 metallicRoughness = materialTexture(m, SLOT_METALLIC_ROUGHNESS, sp.uv0, sp.uv1, vec4(1.0));
   sp.baseColor = baseColor.rgb;
   sp.metallic = clamp(MATERIAL(m).metallicFactor * metallicRoughness.b, 0.0, 1.0);

@@ -349,5 +349,44 @@ TEST_F(MegakernelTest, ATiltedNormalMapShadesAlikeWithGivenAndGeneratedTangents)
   fs::remove_all(dir);
 }
 
+// COLOR_0 multiplies the base colour: a white quad with COLOR_0 (0.5, 0.25, 1) under a light
+// along its normal has radiance COLOR_0 / pi x E. Its alpha multiplies the base colour's alpha:
+// 0.25 under alphaMode MASK (cutoff 0.5) cuts the quad away, leaving the black sky.
+TEST_F(MegakernelTest, VertexColorsTintTheBaseColorAndItsAlpha) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "ptbench-vertex-colors";
+  fs::create_directories(dir);
+  const float irradiance = 2;
+  struct Case {
+    const char* what;
+    std::vector<float> color;  // one vertex's COLOR_0; every vertex has the same
+    const char* alphaMode;
+    bool visible;
+  };
+  const std::vector<Case> cases = {{"RGB, opaque", {0.5f, 0.25f, 1}, "OPAQUE", true},
+                                   {"RGBA of alpha 1, masked", {0.5f, 0.25f, 1, 1}, "MASK", true},
+                                   {"RGBA of alpha 0.25, masked", {0.5f, 0.25f, 1, 0.25f}, "MASK", false}};
+  for (const auto& c : cases) {
+    std::vector<float> colors;
+    for (int v = 0; v < 4; ++v) colors.insert(colors.end(), c.color.begin(), c.color.end());
+    const QuadAttribute color = {
+        .name = "COLOR_0", .type = c.color.size() == 3 ? "VEC3" : "VEC4", .bytes = bytesOf(colors)};
+    LitQuad quad = litQuad(dir, {color}, {1, 1, 1, 1}, irradiance, 0);
+    quad.gltf["materials"][0]["alphaMode"] = c.alphaMode;
+    std::ofstream(dir / "quad.gltf") << quad.gltf.dump();
+    const SceneData scene = loadGltf(dir / "quad.gltf");
+    const GpuScene gpuScene(*context, scene);
+    for (const Renderer& renderer : everyRenderer) {
+      const FrameResult frame =
+          createIntegrator(renderer.integrator, *context, gpuScene, renderer.backend)->render(quad.settings);
+      for (size_t i = 0; i < frame.image.rgb.size(); ++i) {
+        const double expected = c.visible ? c.color[i % 3] / M_PI * irradiance : 0.0;
+        ASSERT_NEAR(frame.image.rgb[i], expected, 1e-3 * expected + 1e-7)
+            << c.what << ", " << renderer.name() << ", channel " << i % 3;
+      }
+    }
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ptbench::test

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -351,6 +352,60 @@ TEST_F(GltfFiles, GeneratedTangentsFollowTheGltfConvention) {
       EXPECT_NEAR(vertex.tangent.z, c.expected.z, 1e-5) << c.what;
       EXPECT_EQ(vertex.tangent.w, c.expected.w) << c.what;
     }
+  }
+}
+
+// COLOR_0 in every form glTF allows, each vertex's as four unorm16 (gpu::Vertex::color).
+TEST_F(GltfFiles, VertexColorsAreDecodedFromEveryAllowedComponentType) {
+  auto repeat = [](auto element) {
+    std::vector<typename decltype(element)::value_type> values;
+    for (int v = 0; v < 4; ++v) values.insert(values.end(), element.begin(), element.end());
+    return bytesOf(values);
+  };
+  struct Case {
+    const char* what;
+    std::vector<QuadAttribute> attributes;
+    std::array<float, 4> expected;
+  };
+  const std::vector<Case> cases = {
+      {"no COLOR_0", {}, {1, 1, 1, 1}},
+      {"float RGB",
+       {{.name = "COLOR_0", .type = "VEC3", .bytes = repeat(std::vector<float>{0.5f, 0.25f, 1})}},
+       {0.5f, 0.25f, 1, 1}},
+      {"normalized unsigned byte RGBA",
+       {{.name = "COLOR_0",
+         .type = "VEC4",
+         .componentType = 5121,
+         .normalized = true,
+         .bytes = repeat(std::vector<uint8_t>{255, 128, 0, 51})}},
+       {1, 128 / 255.0f, 0, 0.2f}},
+      {"normalized unsigned short RGBA",
+       {{.name = "COLOR_0",
+         .type = "VEC4",
+         .componentType = 5123,
+         .normalized = true,
+         .bytes = repeat(std::vector<uint16_t>{65535, 32768, 0, 13107})}},
+       {1, 32768 / 65535.0f, 0, 0.2f}},
+  };
+  for (const auto& c : cases) {
+    const SceneData scene = loadGltf(write("colors.gltf", quadGltf(dir, "colors", c.attributes).dump()));
+    ASSERT_EQ(scene.vertices.size(), 4u) << c.what;
+    for (const auto& vertex : scene.vertices) {
+      const float unpacked[4] = {float(vertex.color.x & 0xffff) / 65535, float(vertex.color.x >> 16) / 65535,
+                                 float(vertex.color.y & 0xffff) / 65535, float(vertex.color.y >> 16) / 65535};
+      for (int k = 0; k < 4; ++k) EXPECT_NEAR(unpacked[k], c.expected[k], 0.5 / 65535) << c.what << ", channel " << k;
+    }
+  }
+  // Integers that are not normalized mean nothing as a colour; signed ones glTF does not allow.
+  for (const auto& [componentType, normalized] : {std::pair{5121, false}, std::pair{5120, true}}) {
+    const QuadAttribute color = {.name = "COLOR_0",
+                                 .type = "VEC4",
+                                 .componentType = componentType,
+                                 .normalized = normalized,
+                                 .bytes = repeat(std::vector<uint8_t>{1, 2, 3, 4})};
+    const std::string message = loadError(write("colors.gltf", quadGltf(dir, "colors", {color}).dump()));
+    EXPECT_NE(message.find("COLOR_0 (accessor"), std::string::npos) << message;
+    EXPECT_NE(message.find("normalized unsigned byte or short"), std::string::npos) << message;
   }
 }
 
