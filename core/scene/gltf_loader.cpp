@@ -14,6 +14,7 @@ namespace ptbench {
 namespace {
 
 // Extensions whose data ptbench reads; any other in extensionsRequired is refused.
+// KHR_materials_unlit is not among them: its materials would be shaded as lit.
 const std::set<std::string> supportedExtensions = {"KHR_materials_emissive_strength",
                                                    "KHR_texture_transform",
                                                    "KHR_materials_transmission",
@@ -23,8 +24,7 @@ const std::set<std::string> supportedExtensions = {"KHR_materials_emissive_stren
                                                    "KHR_materials_sheen",
                                                    "KHR_materials_volume",
                                                    "KHR_lights_punctual",
-                                                   "KHR_mesh_quantization",
-                                                   "KHR_materials_unlit"};
+                                                   "KHR_mesh_quantization"};
 
 constexpr int modeTriangles = 4;
 

@@ -445,6 +445,15 @@ TEST_F(GltfFiles, SixteenBitGreyAlphaImagesKeepTheirAlpha) {
   EXPECT_EQ(scene.textures[0].rgba8, expected);
 }
 
+// A file that requires unlit materials is refused by name: ptbench would shade them as lit.
+TEST_F(GltfFiles, RequiredUnlitIsRefused) {
+  auto gltf = triangleGltf();
+  gltf["extensionsUsed"] = {"KHR_materials_unlit"};
+  gltf["extensionsRequired"] = {"KHR_materials_unlit"};
+  const std::string message = loadError(write("unlit.gltf", gltf.dump()));
+  EXPECT_NE(message.find("requires the extension KHR_materials_unlit"), std::string::npos) << message;
+}
+
 TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
   const SceneData cornell = loadScene("builtin:cornell");
   EXPECT_EQ(cornell.triangleCount(), 32u);
