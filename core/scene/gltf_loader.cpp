@@ -26,6 +26,11 @@ const std::set<std::string> supportedExtensions = {"KHR_materials_emissive_stren
                                                    "KHR_lights_punctual",
                                                    "KHR_mesh_quantization"};
 
+// Material extensions the shaders render. Any other that a scene uses is loaded (or ignored)
+// without shading, and named in a warning: the image lacks its effect.
+const std::set<std::string> shadedMaterialExtensions = {"KHR_materials_emissive_strength", "KHR_materials_ior",
+                                                        "KHR_materials_specular"};
+
 constexpr int modeTriangles = 4;
 
 class GltfReader {
@@ -56,6 +61,7 @@ class GltfReader {
   uint32_t mesh(int gltfMesh);
   bool primitive(const tinygltf::Primitive& source, Primitive& out);
   void visit(int nodeIndex, const Mat4& parent, int depth);
+  std::vector<std::string> unshadedMaterialExtensions() const;
 
   const std::filesystem::path& path_;
   tinygltf::Model& model_;
@@ -616,6 +622,21 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
   for (int child : node.children) visit(child, world, depth + 1);
 }
 
+// Those on a material, and the KHR_materials_ ones in extensionsUsed, whether or not a
+// material carries them. KHR_materials_variants only chooses among materials; without it the
+// default ones are shown, as the specification intends.
+std::vector<std::string> GltfReader::unshadedMaterialExtensions() const {
+  std::set<std::string> used;
+  for (const auto& name : model_.extensionsUsed)
+    if (name.rfind("KHR_materials_", 0) == 0 && name != "KHR_materials_variants") used.insert(name);
+  for (const auto& material : model_.materials)
+    for (const auto& [name, value] : material.extensions) used.insert(name);
+  std::vector<std::string> unshaded;
+  for (const auto& name : used)
+    if (!shadedMaterialExtensions.count(name)) unshaded.push_back(name);
+  return unshaded;
+}
+
 SceneData GltfReader::read() {
   for (const auto& required : model_.extensionsRequired)
     if (!supportedExtensions.count(required))
@@ -640,6 +661,13 @@ SceneData GltfReader::read() {
   SceneData scene = builder_.finish();
   if (scene.triangleCount() == 0) fail("has no triangles to render in its default scene");
   if (!haveCamera_) scene.cameraCount = uint32_t(model_.cameras.size());
+  scene.unshadedExtensions = unshadedMaterialExtensions();
+  // Said here, where every command loads its scenes once, so each names them once.
+  if (!scene.unshadedExtensions.empty()) {
+    std::string names;
+    for (const auto& name : scene.unshadedExtensions) names += (names.empty() ? "" : ", ") + name;
+    spdlog::warn("{}: ptbench does not shade {}: the image lacks their effect", path_.string(), names);
+  }
   return scene;
 }
 

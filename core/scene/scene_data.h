@@ -73,6 +73,9 @@ struct SceneData {
   std::optional<Camera> sceneCamera;  // the first perspective camera of the scene
   uint32_t cameraCount = 0;
   Bounds bounds;  // world space, over every instance
+  // Material extensions the scene uses that ptbench loads without shading (the loader warns of
+  // them); sorted, each once.
+  std::vector<std::string> unshadedExtensions;
 
   uint64_t triangleCount() const;        // as instanced
   uint64_t uniqueTriangleCount() const;  // as stored

@@ -114,6 +114,20 @@ TEST(ShippedScenes, MaterialsAndLightsAreRead) {
   EXPECT_EQ(car.cameraCount, 8u);
 }
 
+// Material extensions that a scene uses and ptbench does not shade, each named once.
+TEST(ShippedScenes, UnshadedMaterialExtensionsAreListed) {
+  const fs::path scenes = fs::path(PTBENCH_SOURCE_DIR) / "scenes";
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(loadGltf(scenes / "ClearCoatTest/glTF-Binary/ClearCoatTest.glb").unshadedExtensions,
+            Names{"KHR_materials_clearcoat"});
+  EXPECT_EQ(loadGltf(scenes / "ToyCar/glTF/ToyCar.gltf").unshadedExtensions,
+            (Names{"KHR_materials_clearcoat", "KHR_materials_sheen", "KHR_materials_transmission"}));
+  // Shaded: KHR_materials_emissive_strength.
+  EXPECT_EQ(loadGltf(scenes / "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb").unshadedExtensions, Names{});
+  EXPECT_EQ(loadGltf(scenes / "DamagedHelmet/glTF-Binary/DamagedHelmet.glb").unshadedExtensions, Names{});
+  EXPECT_EQ(loadScene("builtin:cornell").unshadedExtensions, Names{});
+}
+
 TEST(AliasTable, ProbabilitiesReproduceTheWeights) {
   const std::vector<float> weights = {1, 2, 3, 10, 0.5f};
   const auto table = buildAliasTable(weights);
@@ -244,6 +258,20 @@ TEST_F(GltfFiles, UnsupportedRequiredExtensionIsNamed) {
   gltf["extensionsRequired"] = {"KHR_draco_mesh_compression"};
   const std::string message = loadError(write("draco.gltf", gltf.dump()));
   EXPECT_NE(message.find("KHR_draco_mesh_compression"), std::string::npos) << message;
+}
+
+// Unlit only in extensionsUsed, where a renderer may ignore it, is loaded and named as unshaded,
+// beside one that only a material carries; variants only choose among materials.
+TEST_F(GltfFiles, UnshadedExtensionsComeFromExtensionsUsedAndMaterials) {
+  auto gltf = triangleGltf();
+  gltf["extensionsUsed"] = {"KHR_materials_unlit", "KHR_materials_variants", "KHR_materials_specular",
+                            "KHR_lights_punctual"};
+  gltf["materials"] = {{{"extensions",
+                         {{"KHR_materials_iridescence", {{"iridescenceFactor", 1}}},
+                          {"KHR_materials_specular", {{"specularFactor", 0.5}}}}}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  const SceneData scene = loadGltf(write("unlit.gltf", gltf.dump()));
+  EXPECT_EQ(scene.unshadedExtensions, (std::vector<std::string>{"KHR_materials_iridescence", "KHR_materials_unlit"}));
 }
 
 TEST_F(GltfFiles, SceneWithoutTrianglesIsRefused) {
