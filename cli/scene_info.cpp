@@ -48,6 +48,7 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
       {"emissive_power", scene.totalEmissivePower},
       {"punctual_lights", scene.punctualLights.size()},
       {"cameras", scene.cameraCount},
+      {"unshaded_extensions", scene.unshadedExtensions},
       {"camera",
        {{"from_scene", scene.sceneCamera.has_value()},
         {"position", vec3Json(camera.position)},

@@ -99,6 +99,7 @@ json runJson(const RunRecord& run) {
                        {"segments_per_s", seconds > 0 ? double(run.work.pathSegments) / seconds : 0}};
   out["pipeline_create_ms"] = run.pipelineCreateMs;
   out["scene_load_ms"] = run.sceneLoadMs;
+  out["unshaded_extensions"] = run.unshadedExtensions;
   out["memory_bytes"] = {{"scene_buffers", run.sceneBufferBytes},
                          {"scene_textures", run.sceneTextureBytes},
                          {"acceleration_structures", run.accelerationStructureBytes},

@@ -215,6 +215,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       const size_t index = size_t(record - result.runs.data());
       if (options.progress) options.progress(index, total, *record, false);
       record->sceneLoadMs = loadMs;
+      record->unshadedExtensions = scene->unshadedExtensions;
       record->sceneBufferBytes = gpuScene->bufferBytes();
       record->sceneTextureBytes = gpuScene->textureBytes();
       record->accelerationStructureBytes =

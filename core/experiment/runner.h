@@ -38,6 +38,7 @@ struct RunRecord {
   uint64_t wavefrontStateBytes = 0;
   double pipelineCreateMs = 0;
   double sceneLoadMs = 0;
+  std::vector<std::string> unshadedExtensions;  // SceneData::unshadedExtensions of its scene
   uint64_t sceneBufferBytes = 0, sceneTextureBytes = 0, accelerationStructureBytes = 0, filmBytes = 0;
   std::string png, exr;  // file names inside the results folder
 

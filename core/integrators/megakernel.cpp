@@ -19,7 +19,7 @@ static_assert(sizeof(gpu::FilmPixel) == 48 && offsetof(gpu::FilmPixel, radianceS
 static_assert(sizeof(gpu::FramePush) == 16);
 static_assert(sizeof(gpu::Material) == 124 + gpu::TEXTURE_SLOT_COUNT * sizeof(gpu::TextureRef));
 static_assert(sizeof(gpu::TextureRef) == 32);
-static_assert(sizeof(gpu::Vertex) == 56);
+static_assert(sizeof(gpu::Vertex) == 64 && offsetof(gpu::Vertex, color) == 56);
 static_assert(sizeof(gpu::Instance) == 116);
 
 }  // namespace

@@ -14,6 +14,7 @@ namespace ptbench {
 namespace {
 
 // Extensions whose data ptbench reads; any other in extensionsRequired is refused.
+// KHR_materials_unlit is not among them: its materials would be shaded as lit.
 const std::set<std::string> supportedExtensions = {"KHR_materials_emissive_strength",
                                                    "KHR_texture_transform",
                                                    "KHR_materials_transmission",
@@ -23,8 +24,12 @@ const std::set<std::string> supportedExtensions = {"KHR_materials_emissive_stren
                                                    "KHR_materials_sheen",
                                                    "KHR_materials_volume",
                                                    "KHR_lights_punctual",
-                                                   "KHR_mesh_quantization",
-                                                   "KHR_materials_unlit"};
+                                                   "KHR_mesh_quantization"};
+
+// Material extensions the shaders render. Any other that a scene uses is loaded (or ignored)
+// without shading, and named in a warning: the image lacks its effect.
+const std::set<std::string> shadedMaterialExtensions = {"KHR_materials_emissive_strength", "KHR_materials_ior",
+                                                        "KHR_materials_specular"};
 
 constexpr int modeTriangles = 4;
 
@@ -46,13 +51,17 @@ class GltfReader {
   ElementBytes locate(const tinygltf::Accessor& accessor, size_t elementBytes, const std::string& name) const;
   std::vector<float> readAccessor(int accessorIndex, int components, const std::string& what) const;
   std::vector<uint32_t> readIndices(int accessorIndex) const;
+  int colorComponents(const tinygltf::Primitive& source) const;
   uint32_t material(int gltfMaterial);
-  gpu::TextureRef textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions, bool srgb);
-  gpu::TextureRef textureRef(const tinygltf::Value& info, bool srgb);
+  // `what` names the texture for messages: material 3 ("Paint") normalTexture.
+  gpu::TextureRef textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions, bool srgb,
+                             const std::string& what);
+  gpu::TextureRef textureRef(const tinygltf::Value& info, bool srgb, const std::string& what);
   uint32_t texture(int textureIndex, bool srgb);
   uint32_t mesh(int gltfMesh);
   bool primitive(const tinygltf::Primitive& source, Primitive& out);
   void visit(int nodeIndex, const Mat4& parent, int depth);
+  std::vector<std::string> unshadedMaterialExtensions() const;
 
   const std::filesystem::path& path_;
   tinygltf::Model& model_;
@@ -242,6 +251,25 @@ std::vector<uint32_t> GltfReader::readIndices(int accessorIndex) const {
   return indices;
 }
 
+// COLOR_0's components (3 or 4; 0 without one), checked to be of a type the specification
+// allows: float, or unsigned byte or short normalized.
+int GltfReader::colorComponents(const tinygltf::Primitive& source) const {
+  const auto found = source.attributes.find("COLOR_0");
+  if (found == source.attributes.end()) return 0;
+  if (found->second < 0 || found->second >= int(model_.accessors.size()))
+    fail("COLOR_0 names accessor " + std::to_string(found->second) + ", which does not exist");
+  const auto& accessor = model_.accessors[found->second];
+  const std::string name = "COLOR_0 (accessor " + std::to_string(found->second) + ")";
+  if (accessor.type != TINYGLTF_TYPE_VEC3 && accessor.type != TINYGLTF_TYPE_VEC4)
+    fail(name + " is neither VEC3 nor VEC4");
+  const bool normalizedUnsigned =
+      accessor.normalized && (accessor.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE ||
+                              accessor.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
+  if (accessor.componentType != TINYGLTF_COMPONENT_TYPE_FLOAT && !normalizedUnsigned)
+    fail(name + " is neither float nor normalized unsigned byte or short, as glTF requires of colours");
+  return tinygltf::GetNumComponentsInType(accessor.type);
+}
+
 uint32_t GltfReader::texture(int textureIndex, bool srgb) {
   const auto key = std::make_pair(textureIndex, srgb);
   if (const auto found = textures_.find(key); found != textures_.end()) return found->second;
@@ -259,25 +287,25 @@ uint32_t GltfReader::texture(int textureIndex, bool srgb) {
   out.height = uint32_t(image.height);
   out.srgb = srgb;
   const size_t pixels = size_t(out.width) * out.height;
-  const int channels = image.component;
-  const int channelBytes = image.bits == 16 ? 2 : 1;
-  if (image.image.size() < pixels * channels * channelBytes)
+  // tinygltf asks stb for four channels, so every image arrives as RGBA (grey copied to red,
+  // green and blue; alpha 1 where the file has none): the expansion is stb's alone.
+  if (image.component != 4 || (image.bits != 8 && image.bits != 16))
+    fail("image " + std::to_string(source.source) + " (" + image.uri + ") was decoded to " +
+         std::to_string(image.component) + " channels of " + std::to_string(image.bits) +
+         " bits; ptbench takes 4 channels of 8 or 16 bits");
+  const size_t channelBytes = size_t(image.bits) / 8;
+  if (image.image.size() < pixels * 4 * channelBytes)
     fail("image " + std::to_string(source.source) + " (" + image.uri + ") has fewer bytes than its size says");
   out.rgba8.resize(pixels * 4);
-  double sum[3] = {0, 0, 0};
-  for (size_t i = 0; i < pixels; ++i) {
-    uint8_t texel[4] = {0, 0, 0, 255};
-    for (int c = 0; c < channels && c < 4; ++c) {
-      const size_t at = (i * channels + c) * channelBytes;
-      // 16-bit PNG: the high byte (big-endian in the file, decoded to host order by stb).
-      texel[c] = channelBytes == 2 ? uint8_t(reinterpret_cast<const uint16_t*>(image.image.data())[at / 2] >> 8)
-                                   : image.image[at];
-    }
-    if (channels <= 2) texel[2] = texel[1] = texel[0];  // grey (and alpha in the second)
-    if (channels == 2) texel[3] = image.image[(i * 2 + 1) * channelBytes];
-    std::memcpy(&out.rgba8[i * 4], texel, 4);
-    for (int c = 0; c < 3; ++c) sum[c] += texelToLinear(texel[c], srgb);
+  for (size_t i = 0; i < pixels * 4; ++i) {
+    // 16-bit: the high byte of a sample (big-endian in the file, decoded to host order by stb).
+    uint16_t sample = 0;
+    if (channelBytes == 2) std::memcpy(&sample, &image.image[i * 2], 2);
+    out.rgba8[i] = channelBytes == 2 ? uint8_t(sample >> 8) : image.image[i];
   }
+  double sum[3] = {0, 0, 0};
+  for (size_t i = 0; i < pixels; ++i)
+    for (int c = 0; c < 3; ++c) sum[c] += texelToLinear(out.rgba8[i * 4 + c], srgb);
   const double pixelCount = double(pixels);
   out.averageLinearColor = {float(sum[0] / pixelCount), float(sum[1] / pixelCount), float(sum[2] / pixelCount)};
   if (source.sampler >= 0 && source.sampler < int(model_.samplers.size())) {
@@ -294,19 +322,23 @@ uint32_t GltfReader::texture(int textureIndex, bool srgb) {
 }
 
 gpu::TextureRef GltfReader::textureRef(int textureIndex, int texCoord, const tinygltf::ExtensionMap& extensions,
-                                       bool srgb) {
+                                       bool srgb, const std::string& what) {
   gpu::TextureRef ref = noTexture();
   if (textureIndex < 0) return ref;
   ref.texture = int(texture(textureIndex, srgb));
-  ref.texCoord = uint32_t(std::max(texCoord, 0));
-  if (const auto* transform = extension(extensions, "KHR_texture_transform")) {
+  const auto* transform = extension(extensions, "KHR_texture_transform");
+  if (transform && transform->Has("texCoord")) texCoord = int(number(*transform, "texCoord", 0));
+  // A vertex carries two sets; reading uv0 for any other would texture the surface wrongly.
+  if (texCoord != 0 && texCoord != 1)
+    fail(what + " reads TEXCOORD_" + std::to_string(texCoord) + "; ptbench reads TEXCOORD_0 and TEXCOORD_1");
+  ref.texCoord = uint32_t(texCoord);
+  if (transform) {
     float offset[2] = {0, 0}, scale[2] = {1, 1};
     if (transform->Has("offset") && transform->Get("offset").ArrayLen() == 2)
       for (int i = 0; i < 2; ++i) offset[i] = float(transform->Get("offset").Get(i).GetNumberAsDouble());
     if (transform->Has("scale") && transform->Get("scale").ArrayLen() == 2)
       for (int i = 0; i < 2; ++i) scale[i] = float(transform->Get("scale").Get(i).GetNumberAsDouble());
     const float rotation = float(number(*transform, "rotation", 0));
-    if (transform->Has("texCoord")) ref.texCoord = uint32_t(number(*transform, "texCoord", 0));
     // The specification's translation x rotation x scale, as two rows of a 3x3 matrix.
     const float c = std::cos(rotation), s = std::sin(rotation);
     ref.transformRow0 = {c * scale[0], s * scale[1], offset[0]};
@@ -316,12 +348,12 @@ gpu::TextureRef GltfReader::textureRef(int textureIndex, int texCoord, const tin
 }
 
 // A textureInfo inside a material extension, which tinygltf leaves as a JSON value.
-gpu::TextureRef GltfReader::textureRef(const tinygltf::Value& info, bool srgb) {
+gpu::TextureRef GltfReader::textureRef(const tinygltf::Value& info, bool srgb, const std::string& what) {
   if (!info.IsObject() || !info.Has("index")) return noTexture();
   tinygltf::ExtensionMap extensions;
   if (info.Has("extensions") && info.Get("extensions").Has("KHR_texture_transform"))
     extensions["KHR_texture_transform"] = info.Get("extensions").Get("KHR_texture_transform");
-  return textureRef(int(number(info, "index", -1)), int(number(info, "texCoord", 0)), extensions, srgb);
+  return textureRef(int(number(info, "index", -1)), int(number(info, "texCoord", 0)), extensions, srgb, what);
 }
 
 uint32_t GltfReader::material(int gltfMaterial) {
@@ -334,24 +366,31 @@ uint32_t GltfReader::material(int gltfMaterial) {
     fail("a primitive names material " + std::to_string(gltfMaterial) + ", which does not exist");
   const auto& source = model_.materials[gltfMaterial];
   const auto& pbr = source.pbrMetallicRoughness;
+  const std::string name =
+      "material " + std::to_string(gltfMaterial) + (source.name.empty() ? "" : " (\"" + source.name + "\")");
+  // A core textureInfo, and one inside a material extension (a JSON value to tinygltf).
+  auto coreTexture = [&](const auto& info, const char* slot, bool srgb) {
+    return textureRef(info.index, info.texCoord, info.extensions, srgb, name + " " + slot);
+  };
+  auto extensionTexture = [&](const tinygltf::Value& extensionValue, const char* extensionName, const char* slot,
+                              bool srgb) {
+    return extensionValue.Has(slot)
+               ? textureRef(extensionValue.Get(slot), srgb, name + " " + extensionName + " " + slot)
+               : noTexture();
+  };
   gpu::Material m = defaultMaterial();
   m.baseColorFactor = {float(pbr.baseColorFactor[0]), float(pbr.baseColorFactor[1]), float(pbr.baseColorFactor[2]),
                        float(pbr.baseColorFactor[3])};
   m.metallicFactor = float(pbr.metallicFactor);
   m.roughnessFactor = float(pbr.roughnessFactor);
-  m.textures[gpu::SLOT_BASE_COLOR] =
-      textureRef(pbr.baseColorTexture.index, pbr.baseColorTexture.texCoord, pbr.baseColorTexture.extensions, true);
+  m.textures[gpu::SLOT_BASE_COLOR] = coreTexture(pbr.baseColorTexture, "baseColorTexture", true);
   m.textures[gpu::SLOT_METALLIC_ROUGHNESS] =
-      textureRef(pbr.metallicRoughnessTexture.index, pbr.metallicRoughnessTexture.texCoord,
-                 pbr.metallicRoughnessTexture.extensions, false);
-  m.textures[gpu::SLOT_NORMAL] =
-      textureRef(source.normalTexture.index, source.normalTexture.texCoord, source.normalTexture.extensions, false);
+      coreTexture(pbr.metallicRoughnessTexture, "metallicRoughnessTexture", false);
+  m.textures[gpu::SLOT_NORMAL] = coreTexture(source.normalTexture, "normalTexture", false);
   m.normalScale = float(source.normalTexture.scale);
-  m.textures[gpu::SLOT_OCCLUSION] = textureRef(source.occlusionTexture.index, source.occlusionTexture.texCoord,
-                                               source.occlusionTexture.extensions, false);
+  m.textures[gpu::SLOT_OCCLUSION] = coreTexture(source.occlusionTexture, "occlusionTexture", false);
   m.occlusionStrength = float(source.occlusionTexture.strength);
-  m.textures[gpu::SLOT_EMISSIVE] = textureRef(source.emissiveTexture.index, source.emissiveTexture.texCoord,
-                                              source.emissiveTexture.extensions, true);
+  m.textures[gpu::SLOT_EMISSIVE] = coreTexture(source.emissiveTexture, "emissiveTexture", true);
   float emissiveStrength = 1;
   if (const auto* strength = extension(source.extensions, "KHR_materials_emissive_strength"))
     emissiveStrength = float(number(*strength, "emissiveStrength", 1));
@@ -368,49 +407,49 @@ uint32_t GltfReader::material(int gltfMaterial) {
   if (const auto* specular = extension(source.extensions, "KHR_materials_specular")) {
     m.specularFactor = float(number(*specular, "specularFactor", 1));
     m.specularColorFactor = vector3(*specular, "specularColorFactor", {1, 1, 1});
-    if (specular->Has("specularTexture"))
-      m.textures[gpu::SLOT_SPECULAR] = textureRef(specular->Get("specularTexture"), false);
-    if (specular->Has("specularColorTexture"))
-      m.textures[gpu::SLOT_SPECULAR_COLOR] = textureRef(specular->Get("specularColorTexture"), true);
+    m.textures[gpu::SLOT_SPECULAR] = extensionTexture(*specular, "KHR_materials_specular", "specularTexture", false);
+    m.textures[gpu::SLOT_SPECULAR_COLOR] =
+        extensionTexture(*specular, "KHR_materials_specular", "specularColorTexture", true);
   }
   if (const auto* transmission = extension(source.extensions, "KHR_materials_transmission")) {
     m.transmissionFactor = float(number(*transmission, "transmissionFactor", 0));
-    if (transmission->Has("transmissionTexture"))
-      m.textures[gpu::SLOT_TRANSMISSION] = textureRef(transmission->Get("transmissionTexture"), false);
+    m.textures[gpu::SLOT_TRANSMISSION] =
+        extensionTexture(*transmission, "KHR_materials_transmission", "transmissionTexture", false);
   }
   if (const auto* clearcoat = extension(source.extensions, "KHR_materials_clearcoat")) {
     m.clearcoatFactor = float(number(*clearcoat, "clearcoatFactor", 0));
     m.clearcoatRoughnessFactor = float(number(*clearcoat, "clearcoatRoughnessFactor", 0));
-    if (clearcoat->Has("clearcoatTexture"))
-      m.textures[gpu::SLOT_CLEARCOAT] = textureRef(clearcoat->Get("clearcoatTexture"), false);
-    if (clearcoat->Has("clearcoatRoughnessTexture"))
-      m.textures[gpu::SLOT_CLEARCOAT_ROUGHNESS] = textureRef(clearcoat->Get("clearcoatRoughnessTexture"), false);
-    if (clearcoat->Has("clearcoatNormalTexture"))
-      m.textures[gpu::SLOT_CLEARCOAT_NORMAL] = textureRef(clearcoat->Get("clearcoatNormalTexture"), false);
+    m.textures[gpu::SLOT_CLEARCOAT] =
+        extensionTexture(*clearcoat, "KHR_materials_clearcoat", "clearcoatTexture", false);
+    m.textures[gpu::SLOT_CLEARCOAT_ROUGHNESS] =
+        extensionTexture(*clearcoat, "KHR_materials_clearcoat", "clearcoatRoughnessTexture", false);
+    m.textures[gpu::SLOT_CLEARCOAT_NORMAL] =
+        extensionTexture(*clearcoat, "KHR_materials_clearcoat", "clearcoatNormalTexture", false);
   }
   if (const auto* sheen = extension(source.extensions, "KHR_materials_sheen")) {
     m.sheenColorFactor = vector3(*sheen, "sheenColorFactor", {0, 0, 0});
     m.sheenRoughnessFactor = float(number(*sheen, "sheenRoughnessFactor", 0));
-    if (sheen->Has("sheenColorTexture"))
-      m.textures[gpu::SLOT_SHEEN_COLOR] = textureRef(sheen->Get("sheenColorTexture"), true);
-    if (sheen->Has("sheenRoughnessTexture"))
-      m.textures[gpu::SLOT_SHEEN_ROUGHNESS] = textureRef(sheen->Get("sheenRoughnessTexture"), false);
+    m.textures[gpu::SLOT_SHEEN_COLOR] = extensionTexture(*sheen, "KHR_materials_sheen", "sheenColorTexture", true);
+    m.textures[gpu::SLOT_SHEEN_ROUGHNESS] =
+        extensionTexture(*sheen, "KHR_materials_sheen", "sheenRoughnessTexture", false);
   }
   if (const auto* volume = extension(source.extensions, "KHR_materials_volume")) {
     m.thicknessFactor = float(number(*volume, "thicknessFactor", 0));
     m.attenuationColor = vector3(*volume, "attenuationColor", {1, 1, 1});
     m.attenuationDistance = float(number(*volume, "attenuationDistance", INFINITY));
-    if (volume->Has("thicknessTexture"))
-      m.textures[gpu::SLOT_THICKNESS] = textureRef(volume->Get("thicknessTexture"), false);
+    m.textures[gpu::SLOT_THICKNESS] = extensionTexture(*volume, "KHR_materials_volume", "thicknessTexture", false);
   }
   const uint32_t index = builder_.addMaterial(m);
   materials_[gltfMaterial] = index;
   return index;
 }
 
-// Per-vertex tangents from UV derivatives, accumulated over the triangles sharing a vertex.
-void generateTangents(Primitive& p) {
-  std::vector<Vec3> tangents(p.vertices.size()), bitangents(p.vertices.size());
+// Per-vertex tangents for a normal texture, from the derivatives of its own coordinates (its
+// set, after its KHR_texture_transform), summed over the triangles sharing a vertex. glTF's v
+// runs down the image, so the texture's +Y (the normal map's green) is -dP/dv: the sign w makes
+// cross(n, t) * w point that way, as MikkTSpace and the exporters that use it do.
+void generateTangents(Primitive& p, const gpu::TextureRef& normalTexture) {
+  std::vector<Vec3> tangents(p.vertices.size()), textureUps(p.vertices.size());
   for (size_t t = 0; t + 2 < p.indices.size(); t += 3) {
     const uint32_t i[3] = {p.indices[t], p.indices[t + 1], p.indices[t + 2]};
     const auto& v0 = p.vertices[i[0]];
@@ -420,15 +459,18 @@ void generateTangents(Primitive& p) {
         Vec3{v1.position.x, v1.position.y, v1.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
     const Vec3 e2 =
         Vec3{v2.position.x, v2.position.y, v2.position.z} - Vec3{v0.position.x, v0.position.y, v0.position.z};
-    const float du1 = v1.uv0.x - v0.uv0.x, dv1 = v1.uv0.y - v0.uv0.y;
-    const float du2 = v2.uv0.x - v0.uv0.x, dv2 = v2.uv0.y - v0.uv0.y;
+    const gpu::vec2 uv0 = textureUv(normalTexture, v0);
+    const gpu::vec2 uv1 = textureUv(normalTexture, v1);
+    const gpu::vec2 uv2 = textureUv(normalTexture, v2);
+    const float du1 = uv1.x - uv0.x, dv1 = uv1.y - uv0.y;
+    const float du2 = uv2.x - uv0.x, dv2 = uv2.y - uv0.y;
     const float det = du1 * dv2 - du2 * dv1;
     if (std::fabs(det) < 1e-12f) continue;
-    const Vec3 tangent = (e1 * dv2 - e2 * dv1) * (1 / det);
-    const Vec3 bitangent = (e2 * du1 - e1 * du2) * (1 / det);
+    const Vec3 dPdu = (e1 * dv2 - e2 * dv1) * (1 / det);
+    const Vec3 dPdv = (e2 * du1 - e1 * du2) * (1 / det);
     for (uint32_t k : i) {
-      tangents[k] = tangents[k] + tangent;
-      bitangents[k] = bitangents[k] + bitangent;
+      tangents[k] = tangents[k] + dPdu;
+      textureUps[k] = textureUps[k] - dPdv;
     }
   }
   for (size_t k = 0; k < p.vertices.size(); ++k) {
@@ -436,7 +478,7 @@ void generateTangents(Primitive& p) {
     Vec3 t = tangents[k] - n * dot(n, tangents[k]);
     if (length(t) < 1e-12f) t = std::fabs(n.x) < 0.9f ? cross(n, {1, 0, 0}) : cross(n, {0, 1, 0});
     t = normalize(t);
-    const float sign = dot(cross(n, t), bitangents[k]) < 0 ? -1.0f : 1.0f;
+    const float sign = dot(cross(n, t), textureUps[k]) < 0 ? -1.0f : 1.0f;
     p.vertices[k].tangent = {t.x, t.y, t.z, sign};
   }
 }
@@ -476,6 +518,8 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
   const auto uv0 = optional("TEXCOORD_0", 2);
   const auto uv1 = optional("TEXCOORD_1", 2);
   const auto tangents = optional("TANGENT", 4);
+  const int colorSize = colorComponents(source);
+  const auto colors = optional("COLOR_0", colorSize);
 
   out.material = material(source.material);
   out.vertices.resize(vertexCount);
@@ -487,6 +531,10 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
     if (!uv1.empty()) vertex.uv1 = {uv1[2 * v], uv1[2 * v + 1]};
     if (!tangents.empty())
       vertex.tangent = {tangents[4 * v], tangents[4 * v + 1], tangents[4 * v + 2], tangents[4 * v + 3]};
+    if (!colors.empty()) {
+      const float* color = &colors[colorSize * v];
+      vertex.color = packVertexColor(color[0], color[1], color[2], colorSize == 4 ? color[3] : 1.0f);
+    }
   }
   out.indices = std::move(indices);
 
@@ -509,8 +557,8 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
     out.vertices = std::move(flat);
     for (uint32_t i = 0; i < out.indices.size(); ++i) out.indices[i] = i;
   }
-  const auto& material = builder_.material(out.material);
-  if (tangents.empty() && material.textures[gpu::SLOT_NORMAL].texture != gpu::NO_TEXTURE) generateTangents(out);
+  const auto& normalTexture = builder_.material(out.material).textures[gpu::SLOT_NORMAL];
+  if (tangents.empty() && normalTexture.texture != gpu::NO_TEXTURE) generateTangents(out, normalTexture);
   return true;
 }
 
@@ -574,6 +622,21 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
   for (int child : node.children) visit(child, world, depth + 1);
 }
 
+// Those on a material, and the KHR_materials_ ones in extensionsUsed, whether or not a
+// material carries them. KHR_materials_variants only chooses among materials; without it the
+// default ones are shown, as the specification intends.
+std::vector<std::string> GltfReader::unshadedMaterialExtensions() const {
+  std::set<std::string> used;
+  for (const auto& name : model_.extensionsUsed)
+    if (name.rfind("KHR_materials_", 0) == 0 && name != "KHR_materials_variants") used.insert(name);
+  for (const auto& material : model_.materials)
+    for (const auto& [name, value] : material.extensions) used.insert(name);
+  std::vector<std::string> unshaded;
+  for (const auto& name : used)
+    if (!shadedMaterialExtensions.count(name)) unshaded.push_back(name);
+  return unshaded;
+}
+
 SceneData GltfReader::read() {
   for (const auto& required : model_.extensionsRequired)
     if (!supportedExtensions.count(required))
@@ -598,6 +661,13 @@ SceneData GltfReader::read() {
   SceneData scene = builder_.finish();
   if (scene.triangleCount() == 0) fail("has no triangles to render in its default scene");
   if (!haveCamera_) scene.cameraCount = uint32_t(model_.cameras.size());
+  scene.unshadedExtensions = unshadedMaterialExtensions();
+  // Said here, where every command loads its scenes once, so each names them once.
+  if (!scene.unshadedExtensions.empty()) {
+    std::string names;
+    for (const auto& name : scene.unshadedExtensions) names += (names.empty() ? "" : ", ") + name;
+    spdlog::warn("{}: ptbench does not shade {}: the image lacks their effect", path_.string(), names);
+  }
   return scene;
 }
 

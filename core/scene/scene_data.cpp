@@ -15,17 +15,15 @@ float luminance(Vec3 c) {
   return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
 }
 
-// The mean linear colour of a texture over a triangle, from a stratified grid of points (nearest
-// texel, repeating). It only steers light sampling: a triangle whose samples all miss its
-// emission is still found by BSDF sampling, with full MIS weight.
-// The mean of texelValue over a 4x4 stratified grid of points on a triangle, looked up through
-// the texture reference (its uv set and transform) with nearest-texel lookups.
+// The mean of texelValue over a triangle, from a 4x4 stratified grid of points looked up through
+// the texture reference (its uv set and transform; nearest texel, repeating). It only steers
+// light sampling: a triangle whose samples all miss its emission is still found by BSDF
+// sampling, with full MIS weight.
 template <typename TexelValue>
 auto meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, const gpu::Vertex& a,
                       const gpu::Vertex& b, const gpu::Vertex& c, TexelValue texelValue) {
   constexpr int grid = 4;
-  auto uvOf = [&](const gpu::Vertex& v) { return ref.texCoord == 1 ? v.uv1 : v.uv0; };
-  const gpu::vec2 uv[3] = {uvOf(a), uvOf(b), uvOf(c)};
+  const gpu::vec2 uv[3] = {textureUv(ref, a), textureUv(ref, b), textureUv(ref, c)};
   decltype(texelValue(texture.rgba8.data())) sum{};
   for (int i = 0; i < grid; ++i)
     for (int j = 0; j < grid; ++j) {
@@ -34,10 +32,8 @@ auto meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, c
         s = 1 - s;
         t = 1 - t;
       }
-      const float u0 = (1 - s - t) * uv[0].x + s * uv[1].x + t * uv[2].x;
-      const float v0 = (1 - s - t) * uv[0].y + s * uv[1].y + t * uv[2].y;
-      const float u = ref.transformRow0.x * u0 + ref.transformRow0.y * v0 + ref.transformRow0.z;
-      const float v = ref.transformRow1.x * u0 + ref.transformRow1.y * v0 + ref.transformRow1.z;
+      const float u = (1 - s - t) * uv[0].x + s * uv[1].x + t * uv[2].x;
+      const float v = (1 - s - t) * uv[0].y + s * uv[1].y + t * uv[2].y;
       const auto x = uint32_t(float(texture.width) * (u - std::floor(u))) % texture.width;
       const auto y = uint32_t(float(texture.height) * (v - std::floor(v))) % texture.height;
       sum = sum + texelValue(&texture.rgba8[(size_t(y) * texture.width + x) * 4]);
@@ -83,6 +79,17 @@ float texelToLinear(uint8_t value, bool srgb) {
     return table;
   }();
   return srgb ? srgbTable[value] : float(value) / 255.0f;
+}
+
+gpu::vec2 textureUv(const gpu::TextureRef& ref, const gpu::Vertex& vertex) {
+  const gpu::vec2 uv = ref.texCoord == 1 ? vertex.uv1 : vertex.uv0;
+  return {ref.transformRow0.x * uv.x + ref.transformRow0.y * uv.y + ref.transformRow0.z,
+          ref.transformRow1.x * uv.x + ref.transformRow1.y * uv.y + ref.transformRow1.z};
+}
+
+gpu::uvec2 packVertexColor(float r, float g, float b, float a) {
+  auto unorm16 = [](float value) { return uint32_t(std::lround(std::clamp(value, 0.0f, 1.0f) * 65535.0f)); };
+  return {unorm16(r) | unorm16(g) << 16, unorm16(b) | unorm16(a) << 16};
 }
 
 gpu::TextureRef noTexture() {

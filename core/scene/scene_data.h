@@ -90,6 +90,9 @@ struct SceneData {
   std::optional<Camera> sceneCamera;  // the first perspective camera of the scene
   uint32_t cameraCount = 0;
   Bounds bounds;  // world space, over every instance
+  // Material extensions the scene uses that ptbench loads without shading (the loader warns of
+  // them); sorted, each once.
+  std::vector<std::string> unshadedExtensions;
 
   uint64_t triangleCount() const;        // as instanced
   uint64_t uniqueTriangleCount() const;  // as stored
@@ -106,6 +109,14 @@ struct Primitive {
 
 // An 8-bit texel channel as linear light: decoded from sRGB for colour textures.
 float texelToLinear(uint8_t value, bool srgb);
+
+// A vertex's coordinates in a texture: its set (uv0 or uv1) after its KHR_texture_transform,
+// as sampleTexture (surface.glsl) computes them. The transform is affine, so interpolating
+// these equals transforming the interpolated set.
+gpu::vec2 textureUv(const gpu::TextureRef& ref, const gpu::Vertex& vertex);
+
+// An RGBA colour in [0, 1] as gpu::Vertex::color holds it.
+gpu::uvec2 packVertexColor(float r, float g, float b, float a);
 
 // glTF's defaults: white, fully metallic and rough, as the specification gives them.
 gpu::Material defaultMaterial();

@@ -70,18 +70,26 @@ vec3 emissionOf(uint material, vec2 uv0, vec2 uv1) {
   return MATERIAL(material).emissiveFactor * materialTexture(material, SLOT_EMISSIVE, uv0, uv1, vec4(1.0)).rgb;
 }
 
-// The alpha that ALPHA_MASK cuts and ALPHA_BLEND blends with.
-float materialAlpha(uint material, vec2 uv0, vec2 uv1) {
-  return MATERIAL(material).baseColorFactor.a * materialTexture(material, SLOT_BASE_COLOR, uv0, uv1, vec4(1.0)).a;
+// COLOR_0, which multiplies the base colour and its alpha; white where a mesh has none.
+vec4 vertexColor(TriangleVertices tri, vec3 w) {
+  return vec4(unpackUnorm2x16(tri.v0.color.x), unpackUnorm2x16(tri.v0.color.y)) * w.x +
+         vec4(unpackUnorm2x16(tri.v1.color.x), unpackUnorm2x16(tri.v1.color.y)) * w.y +
+         vec4(unpackUnorm2x16(tri.v2.color.x), unpackUnorm2x16(tri.v2.color.y)) * w.z;
+}
+
+// The alpha that ALPHA_MASK cuts and ALPHA_BLEND blends with: factor, texture and COLOR_0.
+float materialAlpha(uint material, TriangleVertices tri, vec3 w, vec2 uv0, vec2 uv1) {
+  return MATERIAL(material).baseColorFactor.a * materialTexture(material, SLOT_BASE_COLOR, uv0, uv1, vec4(1.0)).a *
+         vertexColor(tri, w).a;
 }
 
 // The share of an emitter's emission that a light sample at this point may collect: what a
 // ray passing alphaTestPasses would see on average (0 or 1 under a mask, alpha when blended),
 // so that light sampling and BSDF sampling see the same emitter.
-float emitterCoverage(uint material, vec2 uv0, vec2 uv1) {
+float emitterCoverage(uint material, TriangleVertices tri, vec3 w, vec2 uv0, vec2 uv1) {
   uint mode = MATERIAL(material).alphaMode;
   if (mode == ALPHA_OPAQUE) return 1.0;
-  float alpha = materialAlpha(material, uv0, uv1);
+  float alpha = materialAlpha(material, tri, w, uv0, uv1);
   if (mode == ALPHA_MASK) return alpha >= MATERIAL(material).alphaCutoff ? 1.0 : 0.0;
   return clamp(alpha, 0.0, 1.0);
 }
@@ -99,7 +107,7 @@ bool alphaTestPasses(uint instanceIndex, uint geometry, uint primitive, vec2 bar
   vec3 w = vec3(1.0 - barycentrics.x - barycentrics.y, barycentrics);
   vec2 uv0 = barycentricMix(tri.v0.uv0, tri.v1.uv0, tri.v2.uv0, w);
   vec2 uv1 = barycentricMix(tri.v0.uv1, tri.v1.uv1, tri.v2.uv1, w);
-  float alpha = materialAlpha(material, uv0, uv1);
+  float alpha = materialAlpha(material, tri, w, uv0, uv1);
   if (mode == ALPHA_MASK) return alpha >= MATERIAL(material).alphaCutoff;
   uint h = hashCombine(hashCombine(instanceIndex, primitive), floatBitsToUint(origin.x) ^ floatBitsToUint(direction.y));
   h = hashCombine(h, floatBitsToUint(origin.y) ^ floatBitsToUint(origin.z) ^ floatBitsToUint(direction.x));
@@ -171,7 +179,8 @@ ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
   sp.geometricNormal = ng;
   sp.shadingNormal = ns;
 
-  vec4 baseColor = MATERIAL(m).baseColorFactor * materialTexture(m, SLOT_BASE_COLOR, sp.uv0, sp.uv1, vec4(1.0));
+  vec4 baseColor =
+      MATERIAL(m).baseColorFactor * materialTexture(m, SLOT_BASE_COLOR, sp.uv0, sp.uv1, vec4(1.0)) * vertexColor(tri, w);
   vec4 metallicRoughness = materialTexture(m, SLOT_METALLIC_ROUGHNESS, sp.uv0, sp.uv1, vec4(1.0));
   sp.baseColor = baseColor.rgb;
   sp.metallic = clamp(MATERIAL(m).metallicFactor * metallicRoughness.b, 0.0, 1.0);

@@ -13,6 +13,13 @@ struct Vertex {
   vec2 uv0;
   vec2 uv1;
   vec4 tangent;  // xyz tangent, w bitangent sign, as glTF defines it
+  // COLOR_0 (RGBA) as four unorm16, red and green in x, blue and alpha in y (packUnorm2x16):
+  // 8 bytes where four floats would take 16. White where a mesh has none.
+#ifdef __cplusplus
+  uvec2 color = {0xffffffffu, 0xffffffffu};
+#else
+  uvec2 color;
+#endif
 };
 
 // One glTF primitive: a triangle list inside the scene's vertex and index arrays.

@@ -17,6 +17,9 @@ struct vec3 {
 struct vec4 {
   float x, y, z, w;
 };
+struct uvec2 {
+  uint x, y;
+};
 #define PTBENCH_CONST static constexpr
 #define PTBENCH_END_NAMESPACE }
 #else

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -83,6 +84,43 @@ TEST(SceneInfoCommand, MissingSceneFailsWithItsName) {
   const auto result = runPtbench("scene-info /nonexistent/scene.glb");
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.all().find("/nonexistent/scene.glb: no such scene file"), std::string::npos) << result.all();
+}
+
+// A material extension that ptbench loads without shading is named once by every command
+// that loads the scene, and listed in scene-info's JSON and in each run of the report.
+TEST(UnshadedExtensions, EveryCommandNamesThemOnce) {
+  const std::string scene = std::string(PTBENCH_SOURCE_DIR) + "/scenes/ClearCoatTest/glTF-Binary/ClearCoatTest.glb";
+  auto warnings = [](const std::string& text) {
+    size_t count = 0;
+    for (size_t at = text.find("does not shade KHR_materials_clearcoat"); at != std::string::npos;
+         at = text.find("does not shade KHR_materials_clearcoat", at + 1))
+      ++count;
+    return count;
+  };
+  const auto info = runPtbench("scene-info " + scene);
+  ASSERT_EQ(info.exitCode, 0) << info.all();
+  EXPECT_EQ(warnings(info.err), 1u) << info.all();
+  const auto json = runPtbench("scene-info --json " + scene);
+  ASSERT_EQ(json.exitCode, 0) << json.all();
+  EXPECT_EQ(nlohmann::json::parse(json.out)["unshaded_extensions"], nlohmann::json::array({"KHR_materials_clearcoat"}));
+
+  const auto render = runPtbench("render --scene " + scene + " --backend pipeline --width 8 --height 8 --spp 1");
+  ASSERT_EQ(render.exitCode, 0) << render.all();
+  EXPECT_EQ(warnings(render.err), 1u) << render.all();
+
+  const std::string dir = ::testing::TempDir() + "ptbench-unshaded/";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "config.json") << R"({"schema_version": 1, "name": "unshaded", "scenes": [")" + scene +
+                                            R"("], "integrators": ["megakernel", "megakernel-regen"],
+      "width": 8, "height": 8, "spp": 1, "backends": "pipeline", "warmup": 0, "repeats": 1})";
+  const auto run = runPtbench("run " + dir + "config.json --quiet --json - --out " + dir + "out");
+  ASSERT_EQ(run.exitCode, 0) << run.all();
+  EXPECT_EQ(warnings(run.err), 1u) << run.all();
+  const auto report = nlohmann::json::parse(run.out);
+  ASSERT_EQ(report["runs"].size(), 2u);
+  for (const auto& r : report["runs"])
+    EXPECT_EQ(r["unshaded_extensions"], nlohmann::json::array({"KHR_materials_clearcoat"})) << r["id"];
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RenderCommand, WritesEveryRequestedImageAndReportsThroughput) {

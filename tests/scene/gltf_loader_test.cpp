@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 
 #include "core/errors.h"
 #include "core/scene/builtin_scenes.h"
+#include "test_files.h"
 
 namespace ptbench::test {
 namespace {
@@ -109,6 +112,20 @@ TEST(ShippedScenes, MaterialsAndLightsAreRead) {
   EXPECT_TRUE(transmission);
   EXPECT_TRUE(transformed) << "ToyCar uses KHR_texture_transform";
   EXPECT_EQ(car.cameraCount, 8u);
+}
+
+// Material extensions that a scene uses and ptbench does not shade, each named once.
+TEST(ShippedScenes, UnshadedMaterialExtensionsAreListed) {
+  const fs::path scenes = fs::path(PTBENCH_SOURCE_DIR) / "scenes";
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(loadGltf(scenes / "ClearCoatTest/glTF-Binary/ClearCoatTest.glb").unshadedExtensions,
+            Names{"KHR_materials_clearcoat"});
+  EXPECT_EQ(loadGltf(scenes / "ToyCar/glTF/ToyCar.gltf").unshadedExtensions,
+            (Names{"KHR_materials_clearcoat", "KHR_materials_sheen", "KHR_materials_transmission"}));
+  // Shaded: KHR_materials_emissive_strength.
+  EXPECT_EQ(loadGltf(scenes / "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb").unshadedExtensions, Names{});
+  EXPECT_EQ(loadGltf(scenes / "DamagedHelmet/glTF-Binary/DamagedHelmet.glb").unshadedExtensions, Names{});
+  EXPECT_EQ(loadScene("builtin:cornell").unshadedExtensions, Names{});
 }
 
 TEST(AliasTable, ProbabilitiesReproduceTheWeights) {
@@ -243,6 +260,20 @@ TEST_F(GltfFiles, UnsupportedRequiredExtensionIsNamed) {
   EXPECT_NE(message.find("KHR_draco_mesh_compression"), std::string::npos) << message;
 }
 
+// Unlit only in extensionsUsed, where a renderer may ignore it, is loaded and named as unshaded,
+// beside one that only a material carries; variants only choose among materials.
+TEST_F(GltfFiles, UnshadedExtensionsComeFromExtensionsUsedAndMaterials) {
+  auto gltf = triangleGltf();
+  gltf["extensionsUsed"] = {"KHR_materials_unlit", "KHR_materials_variants", "KHR_materials_specular",
+                            "KHR_lights_punctual"};
+  gltf["materials"] = {{{"extensions",
+                         {{"KHR_materials_iridescence", {{"iridescenceFactor", 1}}},
+                          {"KHR_materials_specular", {{"specularFactor", 0.5}}}}}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  const SceneData scene = loadGltf(write("unlit.gltf", gltf.dump()));
+  EXPECT_EQ(scene.unshadedExtensions, (std::vector<std::string>{"KHR_materials_iridescence", "KHR_materials_unlit"}));
+}
+
 TEST_F(GltfFiles, SceneWithoutTrianglesIsRefused) {
   auto gltf = triangleGltf();
   gltf["meshes"][0]["primitives"][0]["mode"] = 1;  // lines
@@ -307,6 +338,148 @@ TEST_F(GltfFiles, PunctualLightsAreLoadedInWorldSpace) {
   EXPECT_EQ(sun.type, gpu::LIGHT_DIRECTIONAL);
   EXPECT_NEAR(sun.direction.y, -1, 1e-6);
   EXPECT_FLOAT_EQ(sun.intensity.x, 3);
+}
+
+// The TANGENT that exporters write (Blender's, from MikkTSpace) for a quad whose u runs along
+// +X and whose v runs down the image (-Y) is (1, 0, 0, 1): the texture's +Y, the normal map's
+// green, is -dP/dv. Generated tangents must say the same, from the normal texture's own
+// texture coordinates after its KHR_texture_transform.
+TEST_F(GltfFiles, GeneratedTangentsFollowTheGltfConvention) {
+  writePng(dir / "normal.png", 1, 1, PngColor::Rgb, 8, {128, 128, 255});
+  const std::vector<float> mirroredUv = {1, 1, 0, 1, 0, 0, 1, 0};  // u runs along -X
+  struct Case {
+    const char* what;
+    std::vector<float> uv0, uv1;
+    nlohmann::json normalTexture;
+    gpu::vec4 expected;
+  };
+  const std::vector<Case> cases = {
+      {"uv0", quadUv, {}, {{"index", 0}}, {1, 0, 0, 1}},
+      {"uv0 mirrored in u", mirroredUv, {}, {{"index", 0}}, {-1, 0, 0, -1}},
+      {"texCoord 1", mirroredUv, quadUv, {{"index", 0}, {"texCoord", 1}}, {1, 0, 0, 1}},
+      // u' = v, v' = -u: u' runs along -Y, the texture's up (-v') along +X.
+      {"a quarter turn of KHR_texture_transform",
+       quadUv,
+       {},
+       {{"index", 0}, {"extensions", {{"KHR_texture_transform", {{"rotation", M_PI / 2}}}}}},
+       {0, -1, 0, 1}},
+  };
+  for (const auto& c : cases) {
+    std::vector<QuadAttribute> attributes = {{.name = "TEXCOORD_0", .type = "VEC2", .bytes = bytesOf(c.uv0)}};
+    if (!c.uv1.empty()) attributes.push_back({.name = "TEXCOORD_1", .type = "VEC2", .bytes = bytesOf(c.uv1)});
+    auto gltf = quadGltf(dir, "quad", attributes);
+    gltf["extensionsUsed"] = {"KHR_texture_transform"};
+    gltf["images"] = {{{"uri", "normal.png"}}};
+    gltf["textures"] = {{{"source", 0}}};
+    gltf["materials"][0]["normalTexture"] = c.normalTexture;
+    const SceneData scene = loadGltf(write("quad.gltf", gltf.dump()));
+    ASSERT_EQ(scene.vertices.size(), 4u) << c.what;
+    for (const auto& vertex : scene.vertices) {
+      EXPECT_NEAR(vertex.tangent.x, c.expected.x, 1e-5) << c.what;
+      EXPECT_NEAR(vertex.tangent.y, c.expected.y, 1e-5) << c.what;
+      EXPECT_NEAR(vertex.tangent.z, c.expected.z, 1e-5) << c.what;
+      EXPECT_EQ(vertex.tangent.w, c.expected.w) << c.what;
+    }
+  }
+}
+
+// COLOR_0 in every form glTF allows, each vertex's as four unorm16 (gpu::Vertex::color).
+TEST_F(GltfFiles, VertexColorsAreDecodedFromEveryAllowedComponentType) {
+  auto repeat = [](auto element) {
+    std::vector<typename decltype(element)::value_type> values;
+    for (int v = 0; v < 4; ++v) values.insert(values.end(), element.begin(), element.end());
+    return bytesOf(values);
+  };
+  struct Case {
+    const char* what;
+    std::vector<QuadAttribute> attributes;
+    std::array<float, 4> expected;
+  };
+  const std::vector<Case> cases = {
+      {"no COLOR_0", {}, {1, 1, 1, 1}},
+      {"float RGB",
+       {{.name = "COLOR_0", .type = "VEC3", .bytes = repeat(std::vector<float>{0.5f, 0.25f, 1})}},
+       {0.5f, 0.25f, 1, 1}},
+      {"normalized unsigned byte RGBA",
+       {{.name = "COLOR_0",
+         .type = "VEC4",
+         .componentType = 5121,
+         .normalized = true,
+         .bytes = repeat(std::vector<uint8_t>{255, 128, 0, 51})}},
+       {1, 128 / 255.0f, 0, 0.2f}},
+      {"normalized unsigned short RGBA",
+       {{.name = "COLOR_0",
+         .type = "VEC4",
+         .componentType = 5123,
+         .normalized = true,
+         .bytes = repeat(std::vector<uint16_t>{65535, 32768, 0, 13107})}},
+       {1, 32768 / 65535.0f, 0, 0.2f}},
+  };
+  for (const auto& c : cases) {
+    const SceneData scene = loadGltf(write("colors.gltf", quadGltf(dir, "colors", c.attributes).dump()));
+    ASSERT_EQ(scene.vertices.size(), 4u) << c.what;
+    for (const auto& vertex : scene.vertices) {
+      const float unpacked[4] = {float(vertex.color.x & 0xffff) / 65535, float(vertex.color.x >> 16) / 65535,
+                                 float(vertex.color.y & 0xffff) / 65535, float(vertex.color.y >> 16) / 65535};
+      for (int k = 0; k < 4; ++k) EXPECT_NEAR(unpacked[k], c.expected[k], 0.5 / 65535) << c.what << ", channel " << k;
+    }
+  }
+  // Integers that are not normalized mean nothing as a colour; signed ones glTF does not allow.
+  for (const auto& [componentType, normalized] : {std::pair{5121, false}, std::pair{5120, true}}) {
+    const QuadAttribute color = {.name = "COLOR_0",
+                                 .type = "VEC4",
+                                 .componentType = componentType,
+                                 .normalized = normalized,
+                                 .bytes = repeat(std::vector<uint8_t>{1, 2, 3, 4})};
+    const std::string message = loadError(write("colors.gltf", quadGltf(dir, "colors", {color}).dump()));
+    EXPECT_NE(message.find("COLOR_0 (accessor"), std::string::npos) << message;
+    EXPECT_NE(message.find("normalized unsigned byte or short"), std::string::npos) << message;
+  }
+}
+
+TEST_F(GltfFiles, TexCoordSetsBeyondOneAreRefused) {
+  writePng(dir / "white.png", 1, 1, PngColor::Rgb, 8, {255, 255, 255});
+  auto gltf = triangleGltf();
+  gltf["images"] = {{{"uri", "white.png"}}};
+  gltf["textures"] = {{{"source", 0}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  gltf["materials"] = {{{"name", "Paint"}, {"normalTexture", {{"index", 0}, {"texCoord", 2}}}}};
+  std::string message = loadError(write("texcoord.gltf", gltf.dump()));
+  for (const char* part :
+       {"texcoord.gltf", "Paint", "normalTexture", "TEXCOORD_2", "ptbench reads TEXCOORD_0 and TEXCOORD_1"})
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in: " << message;
+  // The set KHR_texture_transform chooses, in a material extension's texture.
+  gltf["materials"] = {
+      {{"extensions",
+        {{"KHR_materials_clearcoat",
+          {{"clearcoatTexture", {{"index", 0}, {"extensions", {{"KHR_texture_transform", {{"texCoord", 3}}}}}}}}}}}}};
+  message = loadError(write("texcoord.gltf", gltf.dump()));
+  for (const char* part : {"material 0", "clearcoatTexture", "TEXCOORD_3"})
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in: " << message;
+}
+
+// A 16-bit grey+alpha PNG: grey in red, green and blue, alpha in the fourth, each the high byte
+// of its own sample (the low bytes here differ from the high ones).
+TEST_F(GltfFiles, SixteenBitGreyAlphaImagesKeepTheirAlpha) {
+  writePng(dir / "grey_alpha.png", 2, 1, PngColor::GreyAlpha, 16, {0x1234, 0xabcd, 0xff00, 0x00ff});
+  auto gltf = triangleGltf();
+  gltf["images"] = {{{"uri", "grey_alpha.png"}}};
+  gltf["textures"] = {{{"source", 0}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  gltf["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
+  const SceneData scene = loadGltf(write("grey_alpha.gltf", gltf.dump()));
+  ASSERT_EQ(scene.textures.size(), 1u);
+  const std::vector<uint8_t> expected = {0x12, 0x12, 0x12, 0xab, 0xff, 0xff, 0xff, 0x00};
+  EXPECT_EQ(scene.textures[0].rgba8, expected);
+}
+
+// A file that requires unlit materials is refused by name: ptbench would shade them as lit.
+TEST_F(GltfFiles, RequiredUnlitIsRefused) {
+  auto gltf = triangleGltf();
+  gltf["extensionsUsed"] = {"KHR_materials_unlit"};
+  gltf["extensionsRequired"] = {"KHR_materials_unlit"};
+  const std::string message = loadError(write("unlit.gltf", gltf.dump()));
+  EXPECT_NE(message.find("requires the extension KHR_materials_unlit"), std::string::npos) << message;
 }
 
 TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
