@@ -15,6 +15,7 @@
 #include "core/scene/bvh/cwbvh.h"
 #include "core/scene/bvh/software_bvh.h"
 #include "core/scene/bvh/traversal.h"
+#include "shipped_scenes.h"
 
 namespace ptbench::test {
 namespace {
@@ -229,16 +230,11 @@ TEST_P(SoftwareBvhScene, BothLayoutsFindWhatBruteForceFinds) {
   EXPECT_GE(bvh2Brute.rays, 2000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, SoftwareBvhScene,
-                         ::testing::Values("builtin:cornell", "builtin:spheres?n=16&subdiv=24",
-                                           "CornellBox_bevy/CornellBox.glb", "CornellBox_nvpro/cornellBox.gltf",
-                                           "DamagedHelmet/glTF-Binary/DamagedHelmet.glb",
-                                           "FlightHelmet/FlightHelmet.gltf",
-                                           "MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb",
-                                           "ClearCoatTest/glTF-Binary/ClearCoatTest.glb",
-                                           "TransmissionTest/glTF-Binary/TransmissionTest.glb",
-                                           "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
-                                           "ToyCar/glTF/ToyCar.gltf"),
+INSTANTIATE_TEST_SUITE_P(Scenes, SoftwareBvhScene, ::testing::ValuesIn([] {
+                           std::vector<std::string> scenes = {"builtin:cornell", "builtin:spheres?n=16&subdiv=24"};
+                           scenes.insert(scenes.end(), shippedScenes.begin(), shippedScenes.end());
+                           return scenes;
+                         }()),
                          [](const ::testing::TestParamInfo<std::string>& scene) {
                            std::string name = scene.param.substr(0, scene.param.find_first_of("/?"));
                            std::erase_if(name, [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); });

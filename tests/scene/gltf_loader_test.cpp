@@ -13,6 +13,7 @@
 
 #include "core/errors.h"
 #include "core/scene/builtin_scenes.h"
+#include "shipped_scenes.h"
 #include "test_files.h"
 
 namespace ptbench::test {
@@ -54,15 +55,7 @@ TEST_P(ShippedScene, LoadsWithEveryInstancedTriangle) {
   for (const auto& g : scene.geometries) EXPECT_LT(g.material, scene.materials.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene,
-                         ::testing::Values("CornellBox_bevy/CornellBox.glb", "CornellBox_nvpro/cornellBox.gltf",
-                                           "DamagedHelmet/glTF-Binary/DamagedHelmet.glb",
-                                           "FlightHelmet/FlightHelmet.gltf",
-                                           "MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb",
-                                           "ClearCoatTest/glTF-Binary/ClearCoatTest.glb",
-                                           "TransmissionTest/glTF-Binary/TransmissionTest.glb",
-                                           "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
-                                           "ToyCar/glTF/ToyCar.gltf"));
+INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene, ::testing::ValuesIn(shippedScenes));
 
 TEST(ShippedScenes, MaterialsAndLightsAreRead) {
   const fs::path scenes = fs::path(PTBENCH_SOURCE_DIR) / "scenes";
