@@ -193,10 +193,17 @@ Primitive uvSphere(uint32_t subdivisions, uint32_t material) {
   Primitive p{.material = material};
   const uint32_t rings = std::max(subdivisions, 2u), segments = 2 * rings;
   for (uint32_t r = 0; r <= rings; ++r) {
+    // The poles and the seam repeat vertices (for their uv): their positions must be exactly
+    // equal, or the mesh has gaps a watertight ray test rightly passes through (sin(pi) and
+    // sin(2 pi) are not 0 in float).
+    const bool pole = r == 0 || r == rings;
     const float theta = pi * float(r) / float(rings);
+    const float sinTheta = pole ? 0.0f : std::sin(theta), cosTheta = r == 0       ? 1.0f
+                                                                     : r == rings ? -1.0f
+                                                                                  : std::cos(theta);
     for (uint32_t s = 0; s <= segments; ++s) {
-      const float phi = 2 * pi * float(s) / float(segments);
-      const Vec3 n{std::sin(theta) * std::cos(phi), std::cos(theta), -std::sin(theta) * std::sin(phi)};
+      const float phi = s == segments ? 0.0f : 2 * pi * float(s) / float(segments);
+      const Vec3 n{sinTheta * std::cos(phi), cosTheta, -sinTheta * std::sin(phi)};
       const Vec3 t{-std::sin(phi), 0, -std::cos(phi)};
       p.vertices.push_back({.position = {n.x, n.y, n.z},
                             .normal = {n.x, n.y, n.z},

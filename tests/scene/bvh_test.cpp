@@ -349,17 +349,19 @@ TEST(SoftwareBvh, CandidateFilterDecidesWhichHitsCount) {
 
 // --- Watertightness --------------------------------------------------------------------------
 
-// A UV sphere whose seam and pole vertices share indices. uvSphere repeats them, and the repeats'
-// positions differ in the last bits (sin 2pi is not 0 in float), leaving gaps about 1e-7 wide that
-// a ray may rightly pass through; welded, the mesh is closed and the test's premise exact.
+// A UV sphere whose seam and pole vertices share indices. uvSphere repeats them (for their uv)
+// at exactly the same positions; welded by exact equality, the mesh must be closed (a repeat a
+// bit apart would leave a gap a ray may rightly pass through, and the edge check below fails).
 Primitive closedSphere(uint32_t subdivisions, uint32_t material) {
   Primitive sphere = uvSphere(subdivisions, material);
   std::vector<uint32_t> canonical(sphere.vertices.size());
   std::vector<gpu::Vertex> kept;
   for (size_t i = 0; i < sphere.vertices.size(); ++i) {
     const Vec3 p = toVec3(sphere.vertices[i].position);
-    const auto same = std::find_if(kept.begin(), kept.end(),
-                                   [&](const gpu::Vertex& k) { return length(toVec3(k.position) - p) < 1e-5f; });
+    const auto same = std::find_if(kept.begin(), kept.end(), [&](const gpu::Vertex& k) {
+      const Vec3 q = toVec3(k.position);
+      return q.x == p.x && q.y == p.y && q.z == p.z;
+    });
     canonical[i] = static_cast<uint32_t>(same - kept.begin());
     if (same == kept.end()) kept.push_back(sphere.vertices[i]);
   }
