@@ -111,20 +111,11 @@ BsdfValue bsdfValueLocal(ShadingPoint sp, vec3 v, vec3 l) {
   return value;
 }
 
-// f (without the cosine) and the pdf for world-space directions pointing away from the surface.
-struct BsdfEvaluation {
-  vec3 f;
-  float pdf;
-};
-
-BsdfEvaluation bsdfEvaluate(ShadingPoint sp, vec3 v, vec3 l) {
+// The same for world-space directions pointing away from the surface: zero where either is
+// below the shading normal.
+BsdfValue bsdfEvaluate(ShadingPoint sp, vec3 v, vec3 l) {
   BsdfFrame frame = bsdfFrame(sp);
-  vec3 lLocal = toLocal(frame, l);
-  BsdfValue value = bsdfValueLocal(sp, toLocal(frame, v), lLocal);
-  BsdfEvaluation result;
-  result.f = lLocal.z > 0.0 ? value.fCos / lLocal.z : vec3(0.0);
-  result.pdf = value.pdf;
-  return result;
+  return bsdfValueLocal(sp, toLocal(frame, v), toLocal(frame, l));
 }
 
 // Heitz 2018, "Sampling the GGX Distribution of Visible Normals", in the local frame (z = n).

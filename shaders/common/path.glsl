@@ -66,16 +66,14 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
                   sampleBits(stream, bounceDimension(vertex, DIMENSION_LIGHT_INDEX)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
       dot(light.direction, sp.geometricNormal) > 0.0) {
-    BsdfEvaluation atLight = bsdfEvaluate(sp, wo, light.direction);
-    vec3 f = atLight.f;
-    float cosine = dot(sp.shadingNormal, light.direction);
-    if (maxComponent(f) > 0.0 && cosine > 0.0) {
+    BsdfValue atLight = bsdfEvaluate(sp, wo, light.direction);
+    if (maxComponent(atLight.fCos) > 0.0) {
       float weight = light.delta ? 1.0 : powerHeuristic(light.pdf, atLight.pdf);
       shadow.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
       shadow.direction = light.direction;
       // Stop short of the emitter so that it does not occlude itself.
       shadow.tMax = light.delta && light.distance >= RAY_T_MAX ? RAY_T_MAX : light.distance * (1.0 - 1e-4);
-      shadow.contribution = path.throughput * f * cosine * light.radiance * weight / light.pdf;
+      shadow.contribution = path.throughput * atLight.fCos * light.radiance * weight / light.pdf;
       shadow.requested = true;
     }
   }
