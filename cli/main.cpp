@@ -33,10 +33,6 @@ std::string unknownCommand(CLI::App& app, int argc, char** argv) {
   return "";
 }
 
-}  // namespace
-
-namespace {
-
 int runCommandLine(int argc, char** argv) {
   using namespace ptbench;
   // Logs go to stderr, so that stdout carries only results (tables, JSON).

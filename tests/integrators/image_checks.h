@@ -1,14 +1,28 @@
-// Checks on rendered frames that the integrator tests share: channel means with their
-// standard errors, and agreement of two frames pixel by pixel.
+// What the integrator tests share: every way to render (integrator and hardware backend),
+// channel means with their standard errors, and agreement of two frames pixel by pixel.
 #pragma once
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
+#include "core/backend.h"
 #include "core/integrators/integrator.h"
 
 namespace ptbench::test {
+
+// The shading code is shared, but each integrator and backend reaches it its own way.
+struct Renderer {
+  Backend backend;
+  IntegratorKind integrator;
+  std::string name() const {
+    return std::string(backendName(backend)) + ", " + std::string(integratorName(integrator));
+  }
+};
+inline const Renderer everyRenderer[] = {
+    {Backend::RayQuery, IntegratorKind::Megakernel},      {Backend::RayQuery, IntegratorKind::MegakernelRegen},
+    {Backend::RayQuery, IntegratorKind::Wavefront},       {Backend::Pipeline, IntegratorKind::Megakernel},
+    {Backend::Pipeline, IntegratorKind::MegakernelRegen}, {Backend::Pipeline, IntegratorKind::Wavefront}};
 
 struct ChannelMeans {
   double mean[3] = {0, 0, 0};

@@ -20,19 +20,15 @@
 namespace ptbench::test {
 namespace {
 
-constexpr Backend hardwareBackends[] = {Backend::RayQuery, Backend::Pipeline};
-constexpr IntegratorKind everyIntegrator[] = {IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen,
-                                              IntegratorKind::Wavefront};
-
 class LightTransportTest : public GpuTest {
  protected:
   void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline}); }
 
-  FrameResult render(const SceneData& scene, const RenderSettings& settings, Backend backend,
-                     IntegratorKind integrator) {
+  FrameResult render(const SceneData& scene, const RenderSettings& settings, const Renderer& renderer) {
     const GpuScene gpuScene(*context, scene);
-    FrameResult frame = createIntegrator(integrator, *context, gpuScene, backend, settings.wavefront)->render(settings);
-    EXPECT_EQ(frame.invalidSamples, 0u) << scene.source << ", " << integratorName(integrator);
+    FrameResult frame = createIntegrator(renderer.integrator, *context, gpuScene, renderer.backend, settings.wavefront)
+                            ->render(settings);
+    EXPECT_EQ(frame.invalidSamples, 0u) << scene.source << ", " << renderer.name();
     return frame;
   }
 
@@ -40,15 +36,13 @@ class LightTransportTest : public GpuTest {
   // `transform` (e.g. a mirror) is applied to the second frame.
   template <typename Transform>
   void expectSameImages(const SceneData& a, const SceneData& b, const RenderSettings& settings, Transform transform) {
-    for (Backend backend : hardwareBackends)
-      for (IntegratorKind integrator : everyIntegrator) {
-        const std::string what = a.source + " vs " + b.source + ", " + std::string(backendName(backend)) + ", " +
-                                 std::string(integratorName(integrator));
-        const FrameResult frameA = render(a, settings, backend, integrator);
-        const FrameResult frameB = transform(render(b, settings, backend, integrator));
-        expectAgree(frameA, frameB, 0.02, what);
-        EXPECT_GT(channelMeans(frameA).mean[0], 0.05) << what << ": the scene is lit";
-      }
+    for (const Renderer& renderer : everyRenderer) {
+      const std::string what = a.source + " vs " + b.source + ", " + renderer.name();
+      const FrameResult frameA = render(a, settings, renderer);
+      const FrameResult frameB = transform(render(b, settings, renderer));
+      expectAgree(frameA, frameB, 0.02, what);
+      EXPECT_GT(channelMeans(frameA).mean[0], 0.05) << what << ": the scene is lit";
+    }
   }
 };
 

@@ -19,6 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+struct LitQuad;
+
 class MegakernelTest : public GpuTest {
  protected:
   void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline}); }
@@ -29,6 +31,9 @@ class MegakernelTest : public GpuTest {
     MegakernelIntegrator renderer(*context, gpuScene, backend, integrator == IntegratorKind::MegakernelRegen);
     return renderer.render(settings);
   }
+
+  // Writes the quad's glTF to `file`, loads it and renders it every way.
+  std::vector<std::pair<Renderer, FrameResult>> renderEveryWay(const LitQuad& quad, const fs::path& file);
 };
 
 // The analytic scenes (furnaces, the emissive sphere, punctual lights) are core/verify's cases,
@@ -154,18 +159,17 @@ LitQuad litQuad(const fs::path& dir, const std::vector<QuadAttribute>& attribute
   return quad;
 }
 
-// The shading code is shared, but each integrator and backend reaches it its own way.
-struct Renderer {
-  Backend backend;
-  IntegratorKind integrator;
-  std::string name() const {
-    return std::string(backendName(backend)) + ", " + std::string(integratorName(integrator));
-  }
-};
-const Renderer everyRenderer[] = {
-    {Backend::RayQuery, IntegratorKind::Megakernel},      {Backend::RayQuery, IntegratorKind::MegakernelRegen},
-    {Backend::RayQuery, IntegratorKind::Wavefront},       {Backend::Pipeline, IntegratorKind::Megakernel},
-    {Backend::Pipeline, IntegratorKind::MegakernelRegen}, {Backend::Pipeline, IntegratorKind::Wavefront}};
+std::vector<std::pair<Renderer, FrameResult>> MegakernelTest::renderEveryWay(const LitQuad& quad,
+                                                                             const fs::path& file) {
+  std::ofstream(file) << quad.gltf.dump();
+  const SceneData scene = loadGltf(file);
+  const GpuScene gpuScene(*context, scene);
+  std::vector<std::pair<Renderer, FrameResult>> frames;
+  for (const Renderer& renderer : everyRenderer)
+    frames.emplace_back(
+        renderer, createIntegrator(renderer.integrator, *context, gpuScene, renderer.backend)->render(quad.settings));
+  return frames;
+}
 
 // A normal map that tilts every normal 30 degrees toward the texture's up (+Y on this quad),
 // under a light from above and in front: albedo / pi x E x cos(mapped normal, light), whether
@@ -187,16 +191,10 @@ TEST_F(MegakernelTest, ATiltedNormalMapShadesAlikeWithGivenAndGeneratedTangents)
     quad.gltf["images"] = {{{"uri", "tilted.png"}}};
     quad.gltf["textures"] = {{{"source", 0}}};
     quad.gltf["materials"][0]["normalTexture"] = {{"index", 0}};
-    std::ofstream(dir / "quad.gltf") << quad.gltf.dump();
-    const SceneData scene = loadGltf(dir / "quad.gltf");
-    const GpuScene gpuScene(*context, scene);
-    for (const Renderer& renderer : everyRenderer) {
-      const FrameResult frame =
-          createIntegrator(renderer.integrator, *context, gpuScene, renderer.backend)->render(quad.settings);
+    for (const auto& [renderer, frame] : renderEveryWay(quad, dir / "quad.gltf"))
       for (float value : frame.image.rgb)
         ASSERT_NEAR(value, expected, 1e-3 * expected)
             << (given ? "given" : "generated") << " tangents, " << renderer.name();
-    }
   }
   fs::remove_all(dir);
 }
@@ -224,18 +222,12 @@ TEST_F(MegakernelTest, VertexColorsTintTheBaseColorAndItsAlpha) {
         .name = "COLOR_0", .type = c.color.size() == 3 ? "VEC3" : "VEC4", .bytes = bytesOf(colors)};
     LitQuad quad = litQuad(dir, {color}, {1, 1, 1, 1}, irradiance, 0);
     quad.gltf["materials"][0]["alphaMode"] = c.alphaMode;
-    std::ofstream(dir / "quad.gltf") << quad.gltf.dump();
-    const SceneData scene = loadGltf(dir / "quad.gltf");
-    const GpuScene gpuScene(*context, scene);
-    for (const Renderer& renderer : everyRenderer) {
-      const FrameResult frame =
-          createIntegrator(renderer.integrator, *context, gpuScene, renderer.backend)->render(quad.settings);
+    for (const auto& [renderer, frame] : renderEveryWay(quad, dir / "quad.gltf"))
       for (size_t i = 0; i < frame.image.rgb.size(); ++i) {
         const double expected = c.visible ? c.color[i % 3] / M_PI * irradiance : 0.0;
         ASSERT_NEAR(frame.image.rgb[i], expected, 1e-3 * expected + 1e-7)
             << c.what << ", " << renderer.name() << ", channel " << i % 3;
       }
-    }
   }
   fs::remove_all(dir);
 }
