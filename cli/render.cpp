@@ -57,6 +57,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (std::isnan(options.fov) || options.fov < 0 || options.fov >= 180)
     throw UserError("--fov: expected a vertical field of view in degrees, more than 0 and less than 180");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
+  std::string softwareOption;  // the first software-backend option given, which needs --backend software
   for (const auto& assignment : options.integratorOptions) {
     const size_t equals = assignment.find('=');
     if (equals == std::string::npos || equals == 0)
@@ -65,7 +66,13 @@ void render(const GlobalOptions& global, RenderOptions options) {
     const std::string text = assignment.substr(equals + 1);
     // The value as JSON (true, 1000), else as a bare string (pool).
     const nlohmann::json value = nlohmann::json::accept(text) ? nlohmann::json::parse(text) : nlohmann::json(text);
-    if (const std::string problem = applyOption(*integrator, key, value, options.settings); !problem.empty())
+    const auto& software = backendOptions(Backend::Software);
+    const bool backendOption =
+        std::any_of(software.begin(), software.end(), [&](const OptionInfo& o) { return o.name == key; });
+    if (backendOption && softwareOption.empty()) softwareOption = assignment;
+    if (const std::string problem = backendOption ? applyBackendOption(Backend::Software, key, value, options.settings)
+                                                  : applyOption(*integrator, key, value, options.settings);
+        !problem.empty())
       throw UserError("--option " + assignment + ": " + problem);
   }
 
@@ -81,12 +88,17 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (!options.environment.empty()) settings.environment = toVec3(options.environment);
 
   const Backend backend = vk::resolveBackend(vk::selectDevice(global.device), options.backend);
+  if (!softwareOption.empty() && backend != Backend::Software)
+    throw UserError("--option " + softwareOption + ": an option of the software backend; add --backend software");
   vk::Context context(vk::ContextOptions{.validation = global.validate,
                                          .deviceSelector = global.device,
                                          .backends = {backend},
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const GpuScene gpuScene(context, scene);
-  const auto renderer = createIntegrator(*integrator, context, gpuScene, backend, settings.wavefront);
+  const TraceTarget target(backend, settings.softwareBvh);
+  const std::vector<BvhLayout> softwareLayouts =
+      backend == Backend::Software ? std::vector<BvhLayout>{settings.softwareBvh} : std::vector<BvhLayout>{};
+  const GpuScene gpuScene(context, scene, softwareLayouts);
+  const auto renderer = createIntegrator(*integrator, context, gpuScene, target, settings.wavefront);
   // The first frame pays for the driver's shader compilation; warm-up frames keep it out.
   for (uint32_t i = 0; i < options.warmup; ++i) renderer->render(settings);
   const FrameResult frame = renderer->render(settings);
@@ -96,8 +108,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
   std::cout << fmt::format("{} | {} | {} | {}x{} | {} spp | max depth {} | {}\n", options.scene, options.integrator,
                            backendName(backend), settings.width, settings.height, settings.samplesPerPixel,
                            settings.maxDepth, context.capabilities().name);
-  if (*integrator == IntegratorKind::Wavefront)
-    std::cout << "  options " << optionsJson(*integrator, settings).dump() << "\n";
+  if (const auto used = runOptionsJson(*integrator, backendName(backend), settings); !used.empty())
+    std::cout << "  options " << used.dump() << "\n";
   std::cout << kernelProfile(frame);
   std::cout << fmt::format(
       "  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipelines created in {:.1f} ms\n", "frame",
@@ -131,8 +143,14 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   std::string optionHelp = "an integrator option, key=value, repeatable; wavefront:";
   for (const auto& option : integratorOptions(IntegratorKind::Wavefront))
     optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
+  optionHelp += "\nsoftware backend:";
+  for (const auto& option : backendOptions(Backend::Software))
+    optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
   command->add_option("--option", options->integratorOptions, optionHelp);
-  command->add_option("--backend", options->backend, "auto, rayquery or pipeline (auto: rayquery where supported)")
+  command
+      ->add_option("--backend", options->backend,
+                   "auto, rayquery, pipeline or software (auto: rayquery where supported, else pipeline, else "
+                   "software)")
       ->capture_default_str();
   command->add_option("--width", options->settings.width, "image width")
       ->capture_default_str()

@@ -45,7 +45,7 @@ fs::path defaultConfig() {
 
 std::string runLabel(const RunRecord& run) {
   const auto& s = run.spec.settings;
-  const std::string options = optionsText(optionsJson(run.spec.integrator, s));
+  const std::string options = optionsText(runOptionsJson(run.spec.integrator, run.backend, s));
   return fmt::format("{} | {}{} | {} | {}x{} | {} spp", fs::path(run.scene).filename().string(),
                      integratorName(run.spec.integrator), options.empty() ? "" : " [" + options + "]", run.backend,
                      s.width, s.height, s.samplesPerPixel);

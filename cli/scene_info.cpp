@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
+#include "core/experiment/report.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gpu_scene.h"
 
@@ -21,12 +22,14 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
   const SceneData scene = loadScene(spec);
   const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
 
-  // Acceleration structures are built when the device has a hardware backend to use them.
+  // Acceleration structures are built when the device has a hardware backend to use them; the
+  // software BVH always, both layouts uploaded.
   vk::Context context(vk::ContextOptions{.validation = global.validate,
                                          .deviceSelector = global.device,
-                                         .backends = vk::selectDevice(global.device).hardwareBackends(),
+                                         .backends = vk::selectDevice(global.device).supportedBackends(),
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const GpuScene gpuScene(context, scene);
+  const GpuScene gpuScene(context, scene, allBvhLayouts);
+  const SoftwareBvhStats& bvh = *gpuScene.softwareBvhStats();
   const auto& as = gpuScene.accelerationStats();
   const Camera camera = scene.defaultCamera();
 
@@ -67,6 +70,7 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
     info["blas_compaction_gpu_ms"] = as.compactionGpuMs;
     info["tlas_build_gpu_ms"] = as.tlasBuildGpuMs;
   }
+  info["software_bvh"] = softwareBvhJson(bvh);
   if (asJson) {
     std::cout << info.dump(2) << "\n";
     return;
@@ -87,6 +91,13 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
         "{:.3f} ms compaction + {:.3f} ms TLAS\n",
         double(as.blasBytes) / (1 << 20), double(as.blasBytesBuilt) / (1 << 20), double(as.tlasBytes) / (1 << 20),
         as.blasBuildGpuMs, as.compactionGpuMs, as.tlasBuildGpuMs);
+  std::cout << fmt::format("  software BVH built in {:.1f} ms on {} threads ({:.2f} Mtriangles/s)\n", bvh.buildMs,
+                           bvh.threads, double(scene.uniqueTriangleCount()) / (bvh.buildMs * 1e3));
+  for (const auto& [name, layout] : {std::pair{"cwbvh", &bvh.cwbvh}, std::pair{"bvh2", &bvh.bvh2}})
+    std::cout << fmt::format(
+        "    {:<5} {:.2f} MiB; {} + {} nodes (top + bottom levels), depth {} + {}, SAH cost {:.2f} (bottom levels)\n",
+        name, double(layout->bytes) / (1 << 20), layout->topLevel.nodes, layout->bottomLevels.nodes,
+        layout->topLevel.depth, layout->bottomLevels.depth, layout->bottomLevels.sahCost);
 }
 
 }  // namespace

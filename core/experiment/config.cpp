@@ -337,13 +337,14 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   if (config.contains("options")) {
     const json& options = config["options"];
     if (!options.is_object()) {
-      v.error("/options", "expected an object keyed by integrator name");
+      v.error("/options", "expected an object keyed by integrator or backend name");
     } else {
       for (const auto& [integrator, values] : options.items()) {
         const std::string pointer = "/options/" + integrator;
         const auto kind = parseIntegrator(integrator);
-        if (!kind) {
-          v.error(pointer, "not an integrator; options are keyed by integrator name");
+        const auto backend = parseBackend(integrator);
+        if (!kind && !backend) {
+          v.error(pointer, "not an integrator or a backend; options are keyed by integrator or backend name");
           continue;
         }
         if (!values.is_object()) {
@@ -357,12 +358,16 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
           std::vector<json> axis = list ? value.get<std::vector<json>>() : std::vector<json>{value};
           for (size_t i = 0; i < axis.size(); ++i) {
             RenderSettings scratch;
-            const std::string problem = applyOption(*kind, key, axis[i], scratch);
+            const std::string problem =
+                kind ? applyOption(*kind, key, axis[i], scratch) : applyBackendOption(*backend, key, axis[i], scratch);
             if (!problem.empty())
               v.error(pointer + "/" + key + (list ? "/" + std::to_string(i) : ""),
                       problem + ", got " + Validator::describe(axis[i]));
           }
-          out.options[*kind].emplace_back(key, std::move(axis));
+          if (kind)
+            out.options[*kind].emplace_back(key, std::move(axis));
+          else
+            out.backendOptions[*backend].emplace_back(key, std::move(axis));
         }
       }
     }
@@ -443,10 +448,40 @@ std::vector<RenderSettings> withOptions(const ExperimentConfig& config, Integrat
 
 }  // namespace
 
+std::vector<RenderSettings> withBackendOptions(const ExperimentConfig& config, Backend backend,
+                                               const RenderSettings& settings) {
+  std::vector<RenderSettings> result = {settings};
+  const auto found = config.backendOptions.find(backend);
+  if (found == config.backendOptions.end()) return result;
+  for (const auto& [key, values] : found->second) {
+    std::vector<RenderSettings> expanded;
+    for (const RenderSettings& partial : result)
+      for (const json& value : values) {
+        RenderSettings next = partial;
+        applyBackendOption(backend, key, value, next);  // validated by loadConfig
+        expanded.push_back(next);
+      }
+    result = std::move(expanded);
+  }
+  return result;
+}
+
 uint64_t sweepSize(const ExperimentConfig& config) {
-  uint64_t perIntegrator = uint64_t{config.scenes.size()} * config.backends.size() * config.widths.size() *
-                           config.heights.size() * config.spps.size() * config.maxDepths.size() *
-                           config.rrDepths.size() * config.seeds.size() * config.samplers.size();
+  // A backend with options counts once per combination; "all" as if it meant every backend.
+  uint64_t backendRuns = 0;
+  for (const std::string& name : config.backends) {
+    std::vector<Backend> backends;
+    if (name == "all")
+      backends.assign(allBackends.begin(), allBackends.end());
+    else if (const auto backend = parseBackend(name))
+      backends.push_back(*backend);
+    else
+      backendRuns += 1;  // auto: a hardware backend, or software without options' effect
+    for (Backend backend : backends) backendRuns += withBackendOptions(config, backend, RenderSettings{}).size();
+  }
+  uint64_t perIntegrator = uint64_t{config.scenes.size()} * backendRuns * config.widths.size() * config.heights.size() *
+                           config.spps.size() * config.maxDepths.size() * config.rrDepths.size() * config.seeds.size() *
+                           config.samplers.size();
   uint64_t total = 0;
   for (IntegratorKind integrator : config.integrators) {
     uint64_t combinations = perIntegrator;
@@ -477,8 +512,11 @@ std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
                       settings.rrDepth = rrDepth;
                       settings.seed = seed;
                       settings.sampler = sampler;
+                      const auto named = parseBackend(backend);
                       for (const RenderSettings& withOption : withOptions(config, integrator, settings))
-                        runs.push_back({scene, integrator, backend, withOption});
+                        for (const RenderSettings& withBackend :
+                             named ? withBackendOptions(config, *named, withOption) : std::vector{withOption})
+                          runs.push_back({scene, integrator, backend, withBackend});
                     }
   return runs;
 }

@@ -48,6 +48,8 @@ struct ExperimentConfig {
   std::vector<SamplerKind> samplers;
   // options.<integrator>: each option's values, in the config's order (a list is a sweep axis).
   std::map<IntegratorKind, std::vector<std::pair<std::string, std::vector<nlohmann::json>>>> options;
+  // options.<backend>: the same, for the runs on that backend (software: software_bvh).
+  std::map<Backend, std::vector<std::pair<std::string, std::vector<nlohmann::json>>>> backendOptions;
   float exposure = 0;
   bool images = true;
   uint32_t warmup = 1;
@@ -83,7 +85,12 @@ ExperimentConfig loadConfig(const std::filesystem::path& file, const std::vector
 // How many runs expandSweep makes, counted without making them.
 uint64_t sweepSize(const ExperimentConfig& config);
 
-// The cartesian product of every list-valued parameter, scenes outermost.
+// The cartesian product of every list-valued parameter, scenes outermost. Runs on backend
+// "all" take their backend options when the runner resolves them (withBackendOptions).
 std::vector<RunSpec> expandSweep(const ExperimentConfig& config);
+
+// `settings` under every combination of the options configured for `backend`.
+std::vector<RenderSettings> withBackendOptions(const ExperimentConfig& config, Backend backend,
+                                               const RenderSettings& settings);
 
 }  // namespace ptbench

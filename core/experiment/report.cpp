@@ -49,7 +49,7 @@ json runJson(const RunRecord& run) {
         {"rr_depth", s.rrDepth},
         {"seed", s.seed},
         {"sampler", samplerName(s.sampler)},
-        {"options", optionsJson(run.spec.integrator, s)}}},
+        {"options", runOptionsJson(run.spec.integrator, run.backend, s)}}},
   };
   if (run.interrupted) return out;
   if (!run.ok()) {
@@ -105,8 +105,22 @@ json runJson(const RunRecord& run) {
                          {"acceleration_structures", run.accelerationStructureBytes},
                          {"film", run.filmBytes},
                          {"wavefront_state", run.wavefrontStateBytes}};
+  if (run.softwareBvh) out["software_bvh"] = softwareBvhJson(*run.softwareBvh);
   if (!run.png.empty()) out["images"] = {{"png", run.png}, {"exr", run.exr}};
   return out;
+}
+
+json levelJson(const BvhStats& level) {
+  return {{"nodes", level.nodes},     {"leaves", level.leaves},    {"primitives", level.primitives},
+          {"depth", level.depth},     {"sah_cost", level.sahCost}, {"bytes", level.bytes},
+          {"build_ms", level.buildMs}};
+}
+
+json layoutJson(const BvhLayoutStats& layout) {
+  return {{"bytes", layout.bytes},
+          {"stack_entries", layout.stackEntries},
+          {"top_level", levelJson(layout.topLevel)},
+          {"bottom_levels", levelJson(layout.bottomLevels)}};
 }
 
 std::string csvField(const std::string& text) {
@@ -210,6 +224,11 @@ void writeReport(const ExperimentResult& result, const json& report) {
   writeFileAtomically(result.folder / "report.csv", reportCsv(report));
   // The JSON last: its presence says the folder is complete.
   writeFileAtomically(result.folder / "report.json", report.dump(2) + "\n");
+}
+
+json softwareBvhJson(const SoftwareBvhStats& stats) {
+  return {{"build_ms", stats.buildMs}, {"binary_build_ms", stats.binaryBuildMs}, {"threads", stats.threads},
+          {"bins", stats.binCount},    {"cwbvh", layoutJson(stats.cwbvh)},       {"bvh2", layoutJson(stats.bvh2)}};
 }
 
 std::string runKey(const json& run) {

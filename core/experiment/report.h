@@ -19,6 +19,9 @@ std::string reportCsv(const nlohmann::json& report);
 // report.json, report.csv and config.json (the config as resolved) into result.folder.
 void writeReport(const ExperimentResult& result, const nlohmann::json& report);
 
+// The software BVH's build figures, as scene-info and reports give them.
+nlohmann::json softwareBvhJson(const SoftwareBvhStats& stats);
+
 // The parameters that identify a run across reports (compare matches on them).
 std::string runKey(const nlohmann::json& run);
 // A run's options as "key=value key=value", for CSV cells and labels.

@@ -27,14 +27,10 @@ double millisecondsSince(Clock::time_point start) {
 std::vector<std::string> resolveBackends(const vk::DeviceCapabilities& device, const std::string& configured,
                                          std::string& reason) {
   if (configured == "all") {
-    std::vector<std::string> hardware;
-    for (Backend backend : device.hardwareBackends()) hardware.emplace_back(backendName(backend));
-    if (hardware.empty()) reason = device.name + " supports no hardware ray-tracing backend";
-    return hardware;
-  }
-  if (configured == "software") {
-    reason = "the software backend is not implemented yet";
-    return {};
+    std::vector<std::string> supported;
+    for (Backend backend : device.supportedBackends()) supported.emplace_back(backendName(backend));
+    if (supported.empty()) reason = device.name + " supports no backend";
+    return supported;
   }
   try {
     return {std::string(backendName(resolveBackend(device, configured)))};
@@ -169,9 +165,18 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       result.runs.push_back(record);
     };
     if (backends.empty()) add(spec.backend, reason);
-    for (const auto& backend : backends) {
-      add(backend, "");
-      needed.insert(*parseBackend(backend));
+    for (const auto& name : backends) {
+      const Backend backend = *parseBackend(name);
+      needed.insert(backend);
+      // A named backend took its options in expandSweep; "auto" and "all" take them here.
+      if (parseBackend(spec.backend)) {
+        add(name, "");
+        continue;
+      }
+      for (const RenderSettings& settings : withBackendOptions(config, backend, spec.settings)) {
+        add(name, "");
+        result.runs.back().spec.settings = settings;
+      }
     }
   }
 
@@ -198,9 +203,13 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     std::unique_ptr<SceneData> scene;
     std::unique_ptr<GpuScene> gpuScene;
     const auto loadStart = Clock::now();
+    std::set<BvhLayout> softwareLayouts;
+    for (const RunRecord* record : sceneRuns)
+      if (record->backend == backendName(Backend::Software)) softwareLayouts.insert(record->spec.settings.softwareBvh);
     try {
       scene = std::make_unique<SceneData>(loadScene(entry.load));
-      gpuScene = std::make_unique<GpuScene>(context, *scene);
+      gpuScene = std::make_unique<GpuScene>(context, *scene,
+                                            std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
     } catch (const std::exception& error) {
       for (RunRecord* record : sceneRuns) record->error = error.what();
       continue;
@@ -220,12 +229,17 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       record->sceneTextureBytes = gpuScene->textureBytes();
       record->accelerationStructureBytes =
           gpuScene->accelerationStats().blasBytes + gpuScene->accelerationStats().tlasBytes;
+      if (record->backend == backendName(Backend::Software)) {
+        record->softwareBvh = gpuScene->softwareBvhStats();
+        record->accelerationStructureBytes = gpuScene->softwareBvhBytes(record->spec.settings.softwareBvh);
+      }
       try {
         RenderSettings settings = record->spec.settings;
         settings.camera = cameraFor(entry, *scene);
         if (entry.environment) settings.environment = *entry.environment;
-        const auto integrator = createIntegrator(record->spec.integrator, context, *gpuScene,
-                                                 *parseBackend(record->backend), settings.wavefront);
+        const auto integrator =
+            createIntegrator(record->spec.integrator, context, *gpuScene,
+                             TraceTarget(*parseBackend(record->backend), settings.softwareBvh), settings.wavefront);
         record->interrupted = !measure(*record, *integrator, settings, config, result.folder, stop);
       } catch (const vk::VulkanError& error) {
         record->error = error.what();

@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/experiment/config.h"
+#include "core/scene/bvh/software_bvh.h"
 #include "core/vk/context.h"
 
 namespace ptbench {
@@ -39,8 +41,11 @@ struct RunRecord {
   double pipelineCreateMs = 0;
   double sceneLoadMs = 0;
   std::vector<std::string> unshadedExtensions;  // SceneData::unshadedExtensions of its scene
+  // accelerationStructureBytes: the hardware backends' BLASes and TLAS, or the software BVH's
+  // layout this run traversed.
   uint64_t sceneBufferBytes = 0, sceneTextureBytes = 0, accelerationStructureBytes = 0, filmBytes = 0;
-  std::string png, exr;  // file names inside the results folder
+  std::optional<SoftwareBvhStats> softwareBvh;  // the software backend's build, on its runs
+  std::string png, exr;                         // file names inside the results folder
 
   bool ok() const { return error.empty() && !interrupted; }
   std::string status() const { return interrupted ? "interrupted" : error.empty() ? "ok" : "error"; }

@@ -8,14 +8,14 @@
 namespace ptbench {
 
 std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Context& context, const GpuScene& scene,
-                                             Backend backend, const WavefrontOptions& wavefront) {
+                                             TraceTarget target, const WavefrontOptions& wavefront) {
   switch (kind) {
     case IntegratorKind::Megakernel:
-      return std::make_unique<MegakernelIntegrator>(context, scene, backend, false);
+      return std::make_unique<MegakernelIntegrator>(context, scene, target, false);
     case IntegratorKind::MegakernelRegen:
-      return std::make_unique<MegakernelIntegrator>(context, scene, backend, true);
+      return std::make_unique<MegakernelIntegrator>(context, scene, target, true);
     case IntegratorKind::Wavefront:
-      return std::make_unique<WavefrontIntegrator>(context, scene, backend, wavefront);
+      return std::make_unique<WavefrontIntegrator>(context, scene, target, wavefront);
   }
   throw std::logic_error("unknown integrator kind");
 }

@@ -17,6 +17,6 @@ class Integrator {
 };
 
 std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Context& context, const GpuScene& scene,
-                                             Backend backend, const WavefrontOptions& wavefront = {});
+                                             TraceTarget target, const WavefrontOptions& wavefront = {});
 
 }  // namespace ptbench

@@ -62,7 +62,8 @@ struct RenderSettings {
   SamplerKind sampler = SamplerKind::Halton;
   Vec3 environment{0, 0, 0};
   Camera camera;
-  WavefrontOptions wavefront;  // read by the wavefront only
+  WavefrontOptions wavefront;                // read by the wavefront only
+  BvhLayout softwareBvh = BvhLayout::Cwbvh;  // read by the software backend only (option software_bvh)
 };
 
 // The work a frame did, counted on the GPU per pixel and summed (DESIGN.md, fairness rule 3).

@@ -2,11 +2,12 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
-#include "core/errors.h"
 #include "core/vk/barrier.h"
+#include "shared/bvh.h"
 #include "shared/raytracing.h"
 #include "shared/render.h"
 
@@ -25,17 +26,26 @@ uint32_t divideRoundingUp(uint32_t value, uint32_t divisor) {
 // kernels read their index through kernelIndex() (shaders/common/launch.glsl) and check it.
 constexpr uint32_t maxGroupsX = 65535;
 
+// The kernel's own constants (ids 0, 1, ...) and, on the software backend, the BVH layout.
 struct Specialization {
+  std::vector<uint32_t> values;
   std::vector<VkSpecializationMapEntry> entries;
   VkSpecializationInfo info{};
 
-  explicit Specialization(const std::vector<uint32_t>& values) {
-    for (uint32_t id = 0; id < values.size(); ++id)
-      entries.push_back({.constantID = id, .offset = id * uint32_t(sizeof(uint32_t)), .size = sizeof(uint32_t)});
+  Specialization(const std::vector<uint32_t>& kernelValues, std::optional<BvhLayout> softwareBvh)
+      : values(kernelValues) {
+    for (uint32_t id = 0; id < values.size(); ++id) entries.push_back(entry(id, id));
+    if (softwareBvh) {
+      entries.push_back(entry(gpu::SPEC_SOFTWARE_BVH, uint32_t(values.size())));
+      values.push_back(*softwareBvh == BvhLayout::Bvh2 ? gpu::SOFTWARE_BVH_BVH2 : gpu::SOFTWARE_BVH_CWBVH);
+    }
     info = {.mapEntryCount = uint32_t(entries.size()),
             .pMapEntries = entries.data(),
             .dataSize = values.size() * sizeof(uint32_t),
             .pData = values.data()};
+  }
+  static VkSpecializationMapEntry entry(uint32_t id, uint32_t slot) {
+    return {.constantID = id, .offset = slot * uint32_t(sizeof(uint32_t)), .size = sizeof(uint32_t)};
   }
   const VkSpecializationInfo* get() const { return entries.empty() ? nullptr : &info; }
 };
@@ -81,20 +91,21 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
 
 }  // namespace
 
-Kernel::Kernel(const vk::Context& context, KernelDesc desc, Backend backend, VkDescriptorSetLayout sceneLayout)
+Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, VkDescriptorSetLayout sceneLayout)
     : desc_(std::move(desc)) {
   const auto start = std::chrono::steady_clock::now();
   std::string shader = desc_.shader;
+  std::optional<BvhLayout> softwareBvh;
   if (desc_.traces) {
+    const Backend backend = target.backend;
     if (!context.backendEnabled(backend))
       throw std::logic_error("kernel " + shader + " for backend " + std::string(backendName(backend)) +
                              " on a context created without it");
-    if (backend == Backend::Software)
-      throw UserError("the software backend is not implemented yet; use rayquery or pipeline");
     shader += "_" + std::string(backendName(backend));
     rayGeneration_ = backend == Backend::Pipeline;
+    if (backend == Backend::Software) softwareBvh = target.softwareBvh;
   }
-  const Specialization specialization(desc_.specialization);
+  const Specialization specialization(desc_.specialization, softwareBvh);
   if (!rayGeneration_) {
     auto pipeline =
         vk::createComputePipeline(context, shader, desc_.pushBytes, std::span(&sceneLayout, 1), specialization.get());

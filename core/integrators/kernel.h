@@ -13,7 +13,8 @@
 namespace ptbench {
 
 struct KernelDesc {
-  std::string shader;   // embedded shader name; a tracing kernel's gets "_<backend>"
+  std::string shader;  // embedded shader name; a tracing kernel's gets "_<backend>"
+  // A tracing kernel on the software backend also gets SPEC_SOFTWARE_BVH (shared/bvh.h).
   bool traces = false;  // compiled per backend; a ray-generation shader on `pipeline`
   bool tiled = false;   // 2-D launches in MEGAKERNEL_TILE squares; else 1-D in WORKGROUP_SIZE_1D
   uint32_t pushBytes = 0;
@@ -29,7 +30,7 @@ struct ShaderBindingTable {
 
 class Kernel {
  public:
-  Kernel(const vk::Context& context, KernelDesc desc, Backend backend, VkDescriptorSetLayout sceneLayout);
+  Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, VkDescriptorSetLayout sceneLayout);
 
   // One invocation per pixel of a width x height grid (tiled kernels).
   void launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t width,

@@ -10,10 +10,10 @@
 namespace ptbench {
 namespace {
 
-static_assert(sizeof(gpu::SceneAddresses) == 88);
+static_assert(sizeof(gpu::SceneAddresses) == 112);
 static_assert(sizeof(gpu::CameraParams) == 64);
-static_assert(offsetof(gpu::FrameParams, film) == 152, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 216);
+static_assert(offsetof(gpu::FrameParams, film) == 176, "uint64 members must stay 8-byte aligned");
+static_assert(sizeof(gpu::FrameParams) == 240);
 static_assert(sizeof(gpu::FilmSample) == 48);
 static_assert(sizeof(gpu::FilmPixel) == 48 && offsetof(gpu::FilmPixel, radianceSquaredSumBits) == 24);
 static_assert(sizeof(gpu::FramePush) == 16);
@@ -39,10 +39,10 @@ gpu::CameraParams cameraParams(const RenderSettings& settings) {
           .up = toGpu(up)};
 }
 
-void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film& film,
+void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarget target, const Film& film,
                      const RenderSettings& settings) {
   params = {};
-  params.scene = scene.addresses();
+  params.scene = scene.addresses(target);
   params.camera = cameraParams(settings);
   params.film = film.pixels();
   params.filmSamples = film.samples();
@@ -57,18 +57,19 @@ void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film
   params.samplerKind = settings.sampler == SamplerKind::Pcg ? gpu::SAMPLER_PCG : gpu::SAMPLER_HALTON;
 }
 
-MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend,
+MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
                                            bool regenerate)
     : context_(context),
       scene_(scene),
+      target_(target),
       regenerate_(regenerate),
       kernel_(context,
               {.shader = regenerate ? "megakernel_regen" : "megakernel",
                .traces = true,
                .tiled = true,
                .pushBytes = sizeof(gpu::FramePush)},
-              backend, scene.descriptorSetLayout()),
-      resolve_(context, {.shader = "film_resolve", .pushBytes = sizeof(gpu::FramePush)}, backend,
+              target, scene.descriptorSetLayout()),
+      resolve_(context, {.shader = "film_resolve", .pushBytes = sizeof(gpu::FramePush)}, target,
                scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
@@ -76,7 +77,7 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
   const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
   gpu::FrameParams params;
-  fillFrameParams(params, scene_, film, settings);
+  fillFrameParams(params, scene_, target_, film, settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;
   const VkPipelineStageFlags2 kernelStage = kernel_.pipelineStage();
   const VkPipelineStageFlags2 shaderStages = kernelStage | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;

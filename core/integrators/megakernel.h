@@ -14,7 +14,7 @@ namespace ptbench {
 
 class MegakernelIntegrator final : public Integrator {
  public:
-  MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend, bool regenerate);
+  MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target, bool regenerate);
 
   FrameResult render(const RenderSettings& settings) override;
   double pipelineCreateMs() const override { return kernel_.createMs() + resolve_.createMs(); }
@@ -22,6 +22,7 @@ class MegakernelIntegrator final : public Integrator {
  private:
   const vk::Context& context_;
   const GpuScene& scene_;
+  TraceTarget target_;
   bool regenerate_;
   Kernel kernel_;
   Kernel resolve_;          // film_resolve: each launch's samples into the film
@@ -33,7 +34,8 @@ class MegakernelIntegrator final : public Integrator {
 // The camera as the kernels read it (shaders/common/camera.glsl turns it into rays).
 gpu::CameraParams cameraParams(const RenderSettings& settings);
 
-// Fills the frame parameters every kernel reads.
-void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, const Film& film, const RenderSettings& settings);
+// Fills the frame parameters every kernel reads; the scene's addresses are those `target` traces.
+void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarget target, const Film& film,
+                     const RenderSettings& settings);
 
 }  // namespace ptbench

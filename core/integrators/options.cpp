@@ -65,4 +65,33 @@ nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings) 
           {"material_queues", options.materialQueues}};
 }
 
+const std::vector<OptionInfo>& backendOptions(Backend backend) {
+  static const std::vector<OptionInfo> none;
+  static const std::vector<OptionInfo> software = {
+      {"software_bvh", "cwbvh or bvh2",
+       "the BVH layout traversed: cwbvh, compressed 8-wide (Ylitie et al. 2017); bvh2, two-wide (Aila & Laine 2009)"},
+  };
+  return backend == Backend::Software ? software : none;
+}
+
+std::string applyBackendOption(Backend backend, const std::string& key, const nlohmann::json& value,
+                               RenderSettings& settings) {
+  const auto& known = backendOptions(backend);
+  const auto info = std::find_if(known.begin(), known.end(), [&](const OptionInfo& o) { return o.name == key; });
+  if (info == known.end())
+    return known.empty() ? std::string(backendName(backend)) + " has no options"
+                         : "unknown option of the " + std::string(backendName(backend)) + " backend; it has " +
+                               known.front().name;
+  const auto layout = value.is_string() ? parseBvhLayout(value.get<std::string>()) : std::nullopt;
+  if (!layout) return "expected " + info->accepted;
+  settings.softwareBvh = *layout;
+  return "";
+}
+
+nlohmann::json runOptionsJson(IntegratorKind kind, std::string_view backend, const RenderSettings& settings) {
+  nlohmann::json options = optionsJson(kind, settings);
+  if (backend == backendName(Backend::Software)) options["software_bvh"] = bvhLayoutName(settings.softwareBvh);
+  return options;
+}
+
 }  // namespace ptbench

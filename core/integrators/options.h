@@ -26,6 +26,18 @@ std::string applyOption(IntegratorKind kind, const std::string& key, const nlohm
 // The options a run used, defaults resolved, for reports: {} for integrators without options.
 nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings);
 
+// The options of a backend (options.<backend> in configs; `render --option` takes them too):
+// the software backend's software_bvh. Empty for backends without options.
+const std::vector<OptionInfo>& backendOptions(Backend backend);
+
+// As applyOption, for an option of `backend`.
+std::string applyBackendOption(Backend backend, const std::string& key, const nlohmann::json& value,
+                               RenderSettings& settings);
+
+// The options a run used, its integrator's and its backend's (by name, as reports hold it), for
+// reports and run keys.
+nlohmann::json runOptionsJson(IntegratorKind kind, std::string_view backend, const RenderSettings& settings);
+
 // Paths in flight: the configured pool size, or the schedule's default. The depth schedule's
 // default is one path per pixel (at most 2^24 paths: ~2.7 GB of state); the pool schedule's is
 // 2^20 paths, Laine et al.'s choice and enough to fill an H100/H200 (132 SMs x 2048 threads

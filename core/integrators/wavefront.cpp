@@ -70,25 +70,26 @@ uint64_t WavefrontIntegrator::stateBytes(uint32_t poolSize) {
   return perSlot * poolSize;
 }
 
-WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend,
+WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
                                          const WavefrontOptions& options)
     : context_(context),
       scene_(scene),
-      options_(checkDevice(context, backend, options)),
-      generate_(context, stageKernel("wavefront_generate", false, options), backend, scene.descriptorSetLayout()),
-      extend_(context, stageKernel("wavefront_extend", true, options), backend, scene.descriptorSetLayout()),
-      shadow_(context, stageKernel("wavefront_shadow", true, options), backend, scene.descriptorSetLayout()),
-      accumulate_(context, stageKernel("wavefront_accumulate", false, options), backend, scene.descriptorSetLayout()),
-      prepare_(context, stageKernel("wavefront_prepare", false, options), backend, scene.descriptorSetLayout()),
+      target_(target),
+      options_(checkDevice(context, target.backend, options)),
+      generate_(context, stageKernel("wavefront_generate", false, options), target, scene.descriptorSetLayout()),
+      extend_(context, stageKernel("wavefront_extend", true, options), target, scene.descriptorSetLayout()),
+      shadow_(context, stageKernel("wavefront_shadow", true, options), target, scene.descriptorSetLayout()),
+      accumulate_(context, stageKernel("wavefront_accumulate", false, options), target, scene.descriptorSetLayout()),
+      prepare_(context, stageKernel("wavefront_prepare", false, options), target, scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
   if (options.materialQueues) {
-    classify_.emplace(context, stageKernel("wavefront_classify", false, options), backend, scene.descriptorSetLayout());
+    classify_.emplace(context, stageKernel("wavefront_classify", false, options), target, scene.descriptorSetLayout());
     for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
-      shade_.emplace_back(context, stageKernel("wavefront_shade", false, options, materialClass), backend,
+      shade_.emplace_back(context, stageKernel("wavefront_shade", false, options, materialClass), target,
                           scene.descriptorSetLayout());
   } else {
-    shade_.emplace_back(context, stageKernel("wavefront_shade", false, options), backend, scene.descriptorSetLayout());
+    shade_.emplace_back(context, stageKernel("wavefront_shade", false, options), target, scene.descriptorSetLayout());
   }
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
   for (const Kernel* kernel : {&generate_, &extend_, &shadow_, &accumulate_, &prepare_})
@@ -263,7 +264,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
 
   gpu::FrameParams frameParams;
-  fillFrameParams(frameParams, scene_, film, settings);
+  fillFrameParams(frameParams, scene_, target_, film, settings);
   gpu::WavefrontCounters counters{};
   counters.jobsTotal = jobs;
   auto initialize = [&](VkCommandBuffer commands) {

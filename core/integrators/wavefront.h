@@ -19,7 +19,7 @@ class WavefrontIntegrator final : public Integrator {
  public:
   // Compaction and material queues pick the kernels; the schedule and pool size are read
   // from each frame's settings.
-  WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, Backend backend,
+  WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
                       const WavefrontOptions& options);
 
   FrameResult render(const RenderSettings& settings) override;
@@ -63,6 +63,7 @@ class WavefrontIntegrator final : public Integrator {
 
   const vk::Context& context_;
   const GpuScene& scene_;
+  TraceTarget target_;
   WavefrontOptions options_;
   Kernel generate_, extend_, shadow_, accumulate_, prepare_;
   std::optional<Kernel> classify_;

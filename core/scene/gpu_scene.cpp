@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <stdexcept>
 
 #include "core/errors.h"
 #include "core/vk/barrier.h"
@@ -62,7 +63,7 @@ AccelerationStructure::AccelerationStructure(const vk::Context& context, VkAccel
   address_ = vkGetAccelerationStructureDeviceAddressKHR(context.device(), &addressInfo);
 }
 
-GpuScene::GpuScene(const vk::Context& context, const SceneData& scene) {
+GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> softwareBvhLayouts) {
   const VkBufferUsageFlags geometryUsage = context.accelerationStructuresEnabled() ? buildInputUsage : 0;
   vertices_ = upload(context, scene.vertices, geometryUsage);
   indices_ = upload(context, scene.indices, geometryUsage);
@@ -87,7 +88,73 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene) {
                 .totalEmissivePower = float(scene.totalEmissivePower)};
   uploadTextures(context, scene);
   if (context.accelerationStructuresEnabled()) buildAccelerationStructures(context, scene);
+  if (!softwareBvhLayouts.empty()) uploadSoftwareBvh(context, scene, softwareBvhLayouts);
   createDescriptors(context);
+}
+
+std::string softwareBvhFitError(const std::string& scene, BvhLayout layout, uint64_t bytes, uint64_t deviceLocalBytes,
+                                const std::string& device) {
+  // The scene's other buffers, the film and the textures need room too; a BVH that alone fills
+  // the memory certainly does not fit.
+  if (bytes < deviceLocalBytes) return "";
+  const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+  return scene + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ") needs " + mib(bytes) + ", but " +
+         device + " has " + mib(deviceLocalBytes) +
+         " of device memory; use a hardware backend, the other layout (software_bvh), or a smaller scene";
+}
+
+void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& scene,
+                                 std::span<const BvhLayout> layouts) {
+  const SoftwareBvh bvh = buildSoftwareBvh(scene);
+  softwareBvhStats_ = bvh.stats;
+  const auto& device = context.capabilities();
+  for (BvhLayout layout : layouts) {
+    const BvhLayoutStats& stats = layout == BvhLayout::Bvh2 ? bvh.stats.bvh2 : bvh.stats.cwbvh;
+    if (stats.stackEntries > gpu::SOFTWARE_TRACE_STACK_SIZE)
+      throw UserError(scene.source + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ") is " +
+                      std::to_string(stats.topLevel.depth) + " levels deep over the instances and " +
+                      std::to_string(stats.bottomLevels.depth) + " in its deepest mesh, more than the " +
+                      std::to_string(gpu::SOFTWARE_TRACE_STACK_SIZE) +
+                      "-entry traversal stack holds; use a hardware backend");
+    if (const std::string error =
+            softwareBvhFitError(scene.source, layout, stats.bytes, device.deviceLocalBytes, device.name);
+        !error.empty())
+      throw UserError(error);
+    SoftwareBvhBuffers buffers;
+    try {
+      if (layout == BvhLayout::Bvh2) {
+        buffers.nodes = upload(context, bvh.bvh2.nodes);
+        buffers.triangles = upload(context, bvh.bvh2.triangles);
+        buffers.instances = upload(context, bvh.bvh2.instances);
+      } else {
+        buffers.nodes = upload(context, bvh.cwbvh.nodes);
+        buffers.triangles = upload(context, bvh.cwbvh.triangles);
+        buffers.instances = upload(context, bvh.cwbvh.instances);
+      }
+    } catch (const vk::VulkanError& error) {
+      if (error.result() != VK_ERROR_OUT_OF_DEVICE_MEMORY && error.result() != VK_ERROR_OUT_OF_HOST_MEMORY) throw;
+      throw UserError(scene.source + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ", " +
+                      std::to_string(stats.bytes >> 20) + " MiB) does not fit in the memory " + device.name +
+                      " has left; use a hardware backend, the other layout (software_bvh), or a smaller scene");
+    }
+    softwareBvh_[size_t(layout)] = std::move(buffers);
+  }
+  spdlog::debug("{}: software BVH built in {:.1f} ms: bvh2 {} bytes, cwbvh {} bytes", scene.source, bvh.stats.buildMs,
+                bvh.stats.bvh2.bytes, bvh.stats.cwbvh.bytes);
+}
+
+gpu::SceneAddresses GpuScene::addresses(TraceTarget target) const {
+  gpu::SceneAddresses addresses = addresses_;
+  if (target.backend == Backend::Software) {
+    const auto& bvh = softwareBvh_[size_t(target.softwareBvh)];
+    if (!bvh)
+      throw std::logic_error("the " + std::string(bvhLayoutName(target.softwareBvh)) +
+                             " software BVH was not uploaded with this scene");
+    addresses.bvhNodes = bvh->nodes.address();
+    addresses.bvhTriangles = bvh->triangles.address();
+    addresses.bvhInstances = bvh->instances.address();
+  }
+  return addresses;
 }
 
 void GpuScene::uploadTextures(const vk::Context& context, const SceneData& scene) {
@@ -396,6 +463,11 @@ uint64_t GpuScene::bufferBytes() const {
                         &aliasTable_, &punctualLights_, &emissiveBases_})
     bytes += b->bytes();
   return bytes;
+}
+
+uint64_t GpuScene::softwareBvhBytes(BvhLayout layout) const {
+  const auto& bvh = softwareBvh_[size_t(layout)];
+  return bvh ? bvh->nodes.bytes() + bvh->triangles.bytes() + bvh->instances.bytes() : 0;
 }
 
 uint64_t GpuScene::textureBytes() const {

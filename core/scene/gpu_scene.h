@@ -1,8 +1,12 @@
 // A scene on the device: buffers, textures, and the acceleration structures the hardware
 // backends trace (DESIGN.md: GpuScene). Built once per scene and shared by every run on it.
 #pragma once
+#include <optional>
+#include <span>
 #include <vector>
 
+#include "core/backend.h"
+#include "core/scene/bvh/software_bvh.h"
 #include "core/scene/scene_data.h"
 #include "core/vk/buffer.h"
 #include "core/vk/check.h"
@@ -35,23 +39,34 @@ class AccelerationStructure {
   VkDeviceAddress address_ = 0;
 };
 
+// The software backend's BVH on the device: one layout's three arrays.
+struct SoftwareBvhBuffers {
+  vk::Buffer nodes, triangles, instances;
+};
+
 class GpuScene {
  public:
-  // Builds acceleration structures only when the context enabled them (a hardware backend).
-  GpuScene(const vk::Context& context, const SceneData& scene);
+  // Builds acceleration structures only when the context enabled them (a hardware backend),
+  // and the software BVH, uploading the layouts asked for, only when some are.
+  GpuScene(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> softwareBvhLayouts = {});
 
-  const gpu::SceneAddresses& addresses() const { return addresses_; }
+  // The scene's arrays as the kernels of `target` read them (the software BVH of its layout).
+  gpu::SceneAddresses addresses(TraceTarget target) const;
+  // The software BVH's build figures, when it was built.
+  const std::optional<SoftwareBvhStats>& softwareBvhStats() const { return softwareBvhStats_; }
   VkDescriptorSetLayout descriptorSetLayout() const { return setLayout_.get(); }
   VkDescriptorSet descriptorSet() const { return set_; }
   bool hasAccelerationStructures() const { return tlas_.get() != VK_NULL_HANDLE; }
   const AccelerationStructureStats& accelerationStats() const { return stats_; }
   uint64_t bufferBytes() const;
+  uint64_t softwareBvhBytes(BvhLayout layout) const;  // 0 when that layout was not uploaded
   uint64_t textureBytes() const;
 
  private:
   void uploadTextures(const vk::Context& context, const SceneData& scene);
   void buildAccelerationStructures(const vk::Context& context, const SceneData& scene);
   void createDescriptors(const vk::Context& context);
+  void uploadSoftwareBvh(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> layouts);
 
   vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_,
       emissiveBases_;
@@ -66,6 +81,13 @@ class GpuScene {
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   gpu::SceneAddresses addresses_{};
   AccelerationStructureStats stats_;
+  std::optional<SoftwareBvhBuffers> softwareBvh_[2];  // by BvhLayout
+  std::optional<SoftwareBvhStats> softwareBvhStats_;
 };
+
+// Why a software BVH of `bytes` cannot be uploaded to a device with `deviceLocalBytes` of
+// device-local memory, or empty when it may fit.
+std::string softwareBvhFitError(const std::string& scene, BvhLayout layout, uint64_t bytes, uint64_t deviceLocalBytes,
+                                const std::string& device);
 
 }  // namespace ptbench

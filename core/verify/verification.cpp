@@ -50,6 +50,12 @@ Verification verifyCases(const vk::Context& context, std::span<const AnalyticCas
       verification.skipped.push_back(
           {combination, context.capabilities().name + " does not support it (see `ptbench devices`)"});
 
+  // The software backend traverses its default layout here; `run` sweeps software_bvh.
+  std::vector<BvhLayout> softwareLayouts;
+  for (const Combination& combination : combinations)
+    if (combination.backend == Backend::Software && context.backendEnabled(Backend::Software))
+      softwareLayouts = {BvhLayout::Cwbvh};
+
   for (const AnalyticCase& analyticCase : cases) {
     std::unique_ptr<GpuScene> gpuScene;
     for (const Combination& combination : combinations) {
@@ -60,7 +66,7 @@ Verification verifyCases(const vk::Context& context, std::span<const AnalyticCas
         result.error = "not run: the device was lost (see the first failed case)";
       } else {
         try {
-          if (!gpuScene) gpuScene = std::make_unique<GpuScene>(context, analyticCase.sceneData);
+          if (!gpuScene) gpuScene = std::make_unique<GpuScene>(context, analyticCase.sceneData, softwareLayouts);
           const auto integrator = createIntegrator(combination.integrator, context, *gpuScene, combination.backend,
                                                    analyticCase.settings.wavefront);
           result.check = checkFrame(analyticCase, integrator->render(analyticCase.settings));

@@ -346,9 +346,11 @@ DeviceCapabilities selectDevice(const std::string& selector) {
 
 Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested) {
   if (requested == "auto") {
+    // The driver's traversal where there is one; ptbench's own BVH in compute shaders elsewhere.
     const auto hardware = device.hardwareBackends();
     if (!hardware.empty()) return hardware.front();
-    throw UserError(device.name + " has neither ray queries nor ray-tracing pipelines, which --backend auto needs");
+    if (device.supports(Backend::Software)) return Backend::Software;
+    throw UserError(missingBackendMessage(device, Backend::Software));
   }
   const auto backend = parseBackend(requested);
   if (!backend)

@@ -24,9 +24,9 @@ layout(buffer_reference, scalar) readonly buffer FrameParamsRef { FrameParams p;
 #ifdef WAVEFRONT
 #include "shared/wavefront.h"
 layout(push_constant, scalar) uniform PushBlock { WavefrontPush push; };
-#else
+#elif !defined(PUSH_BLOCK_DECLARED)
 layout(push_constant, scalar) uniform PushBlock { FramePush push; };
-#endif
+#endif  // else the kernel's own, whose `push.params` is the FrameParams address (test kernels)
 layout(set = SCENE_SET, binding = BINDING_TEXTURES) uniform sampler2D textures[];
 
 #define FRAME (FrameParamsRef(push.params).p)

@@ -4,6 +4,8 @@
 #include "trace_rayquery.glsl"
 #elif defined(BACKEND_PIPELINE)
 #include "trace_pipeline.glsl"
+#elif defined(BACKEND_SOFTWARE)
+#include "trace_software.glsl"
 #else
-#error "compile with BACKEND_RAYQUERY or BACKEND_PIPELINE"
+#error "compile with BACKEND_RAYQUERY, BACKEND_PIPELINE or BACKEND_SOFTWARE"
 #endif

@@ -23,6 +23,11 @@ struct SceneAddresses {
   uint64_t lightAliasTable;    // AliasEntry[]
   uint64_t punctualLights;     // PunctualLight[]
   uint64_t emissiveBases;      // uint[], see Instance::emissiveBasesOffset
+  // The software backend's BVH (shared/bvh.h) in the layout the kernel was specialised for;
+  // 0 on the hardware backends.
+  uint64_t bvhNodes;
+  uint64_t bvhTriangles;
+  uint64_t bvhInstances;
   uint emissiveTriangleCount;
   uint punctualLightCount;
   float totalEmissivePower;

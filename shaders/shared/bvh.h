@@ -22,8 +22,12 @@ struct BvhTriangle {
   vec3 v1;
   uint primitive;  // within the geometry
   vec3 v2;
-  uint pad;
+  uint flags;  // BVH_TRIANGLE_*
 };
+
+// The geometry's material is not opaque: hits ask alphaTestPasses, as the hardware backends'
+// any-hit does for geometry without VK_GEOMETRY_OPAQUE_BIT_KHR (core/scene/gpu_scene.cpp).
+PTBENCH_CONST uint BVH_TRIANGLE_ALPHA_TESTED = 1u;
 
 // A top-level leaf's entry: how to enter the instance's bottom level.
 struct BvhInstance {
@@ -81,6 +85,18 @@ struct CwbvhNode {
 // (s & 1 ? +x : -x, s & 2 ? +y : -y, s & 4 ? +z : -z) from the node's centre. A ray whose
 // direction has sign bits o (bit k set when component k is negative) then meets the children
 // roughly front to back by visiting slot (i ^ o) at step i.
+
+// Which layout the software traversal reads: a specialisation constant of every tracing
+// kernel on the software backend, its id above any kernel's own constants.
+PTBENCH_CONST uint SPEC_SOFTWARE_BVH = 16;
+PTBENCH_CONST uint SOFTWARE_BVH_CWBVH = 0;
+PTBENCH_CONST uint SOFTWARE_BVH_BVH2 = 1;
+
+// Entries of the traversal stack (a thread's local memory). Both layouts push at most one
+// entry per tree level below the root, plus one at the top level for the instances left in
+// a leaf, so a scene whose top-level depth + 1 + deepest bottom level exceeds this is refused
+// before any GPU work (software_bvh.cpp).
+PTBENCH_CONST uint SOFTWARE_TRACE_STACK_SIZE = 64;
 
 PTBENCH_END_NAMESPACE
 #endif

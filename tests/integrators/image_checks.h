@@ -15,14 +15,27 @@ namespace ptbench::test {
 struct Renderer {
   Backend backend;
   IntegratorKind integrator;
+  BvhLayout softwareBvh = BvhLayout::Cwbvh;
+  TraceTarget target() const { return {backend, softwareBvh}; }
   std::string name() const {
-    return std::string(backendName(backend)) + ", " + std::string(integratorName(integrator));
+    return std::string(backendName(backend)) +
+           (backend == Backend::Software ? " " + std::string(bvhLayoutName(softwareBvh)) : "") + ", " +
+           std::string(integratorName(integrator));
   }
 };
-inline const Renderer everyRenderer[] = {
-    {Backend::RayQuery, IntegratorKind::Megakernel},      {Backend::RayQuery, IntegratorKind::MegakernelRegen},
-    {Backend::RayQuery, IntegratorKind::Wavefront},       {Backend::Pipeline, IntegratorKind::Megakernel},
-    {Backend::Pipeline, IntegratorKind::MegakernelRegen}, {Backend::Pipeline, IntegratorKind::Wavefront}};
+// Every integrator on every backend, the software one with both BVH layouts. Scenes the tests
+// render with these are uploaded with every software layout (allBvhLayouts).
+inline const Renderer everyRenderer[] = {{Backend::RayQuery, IntegratorKind::Megakernel},
+                                         {Backend::RayQuery, IntegratorKind::MegakernelRegen},
+                                         {Backend::RayQuery, IntegratorKind::Wavefront},
+                                         {Backend::Pipeline, IntegratorKind::Megakernel},
+                                         {Backend::Pipeline, IntegratorKind::MegakernelRegen},
+                                         {Backend::Pipeline, IntegratorKind::Wavefront},
+                                         {Backend::Software, IntegratorKind::Megakernel, BvhLayout::Cwbvh},
+                                         {Backend::Software, IntegratorKind::MegakernelRegen, BvhLayout::Cwbvh},
+                                         {Backend::Software, IntegratorKind::Wavefront, BvhLayout::Cwbvh},
+                                         {Backend::Software, IntegratorKind::Megakernel, BvhLayout::Bvh2},
+                                         {Backend::Software, IntegratorKind::Wavefront, BvhLayout::Bvh2}};
 
 struct ChannelMeans {
   double mean[3] = {0, 0, 0};

@@ -22,11 +22,11 @@ namespace {
 
 class LightTransportTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline}); }
+  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
 
   FrameResult render(const SceneData& scene, const RenderSettings& settings, const Renderer& renderer) {
-    const GpuScene gpuScene(*context, scene);
-    FrameResult frame = createIntegrator(renderer.integrator, *context, gpuScene, renderer.backend, settings.wavefront)
+    const GpuScene gpuScene(*context, scene, allBvhLayouts);
+    FrameResult frame = createIntegrator(renderer.integrator, *context, gpuScene, renderer.target(), settings.wavefront)
                             ->render(settings);
     EXPECT_EQ(frame.invalidSamples, 0u) << scene.source << ", " << renderer.name();
     return frame;

@@ -23,12 +23,12 @@ struct LitQuad;
 
 class MegakernelTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline}); }
+  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
 
-  FrameResult render(const SceneData& scene, RenderSettings settings, Backend backend,
+  FrameResult render(const SceneData& scene, RenderSettings settings, TraceTarget target,
                      IntegratorKind integrator = IntegratorKind::Megakernel) {
-    const GpuScene gpuScene(*context, scene);
-    MegakernelIntegrator renderer(*context, gpuScene, backend, integrator == IntegratorKind::MegakernelRegen);
+    const GpuScene gpuScene(*context, scene, allBvhLayouts);
+    MegakernelIntegrator renderer(*context, gpuScene, target, integrator == IntegratorKind::MegakernelRegen);
     return renderer.render(settings);
   }
 
@@ -120,7 +120,7 @@ TEST_F(MegakernelTest, AlphaMaskedGeometryIsSkippedByEveryBackend) {
     gltf["materials"][0]["alphaMode"] = mode;
     std::ofstream(dir / "quad.gltf") << gltf.dump();
     const SceneData scene = loadGltf(dir / "quad.gltf");
-    for (Backend backend : {Backend::RayQuery, Backend::Pipeline}) {
+    for (Backend backend : allBackends) {
       const FrameResult frame = render(scene, settings, backend);
       const double expected = std::string(mode) == "MASK" ? 1.0 : 0.0;
       for (float value : frame.image.rgb) ASSERT_NEAR(value, expected, 1e-6) << mode << ", " << backendName(backend);
@@ -163,11 +163,11 @@ std::vector<std::pair<Renderer, FrameResult>> MegakernelTest::renderEveryWay(con
                                                                              const fs::path& file) {
   std::ofstream(file) << quad.gltf.dump();
   const SceneData scene = loadGltf(file);
-  const GpuScene gpuScene(*context, scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
   std::vector<std::pair<Renderer, FrameResult>> frames;
   for (const Renderer& renderer : everyRenderer)
     frames.emplace_back(
-        renderer, createIntegrator(renderer.integrator, *context, gpuScene, renderer.backend)->render(quad.settings));
+        renderer, createIntegrator(renderer.integrator, *context, gpuScene, renderer.target())->render(quad.settings));
   return frames;
 }
 

@@ -16,18 +16,18 @@ constexpr Backend hardwareBackends[] = {Backend::RayQuery, Backend::Pipeline};
 
 class WavefrontTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline}); }
+  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
 
-  FrameResult render(const GpuScene& scene, const RenderSettings& settings, Backend backend,
+  FrameResult render(const GpuScene& scene, const RenderSettings& settings, TraceTarget target,
                      IntegratorKind integrator = IntegratorKind::Wavefront) {
-    return createIntegrator(integrator, *context, scene, backend, settings.wavefront)->render(settings);
+    return createIntegrator(integrator, *context, scene, target, settings.wavefront)->render(settings);
   }
 
   // The wavefront under every schedule and ablation against the megakernel on one scene: the
   // same sample streams trace the same paths, so the images agree closely and the ray counts exactly.
   void expectEveryVariantAgrees(const std::string& sceneSpec, RenderSettings settings) {
     const SceneData scene = loadScene(sceneSpec);
-    const GpuScene gpuScene(*context, scene);
+    const GpuScene gpuScene(*context, scene, allBvhLayouts);
     if (settings.camera.yfovDegrees == 0) settings.camera = scene.defaultCamera();
     for (Backend backend : hardwareBackends) {
       const FrameResult reference = render(gpuScene, settings, backend, IntegratorKind::Megakernel);
@@ -103,7 +103,7 @@ TEST_F(WavefrontTest, TexturedSceneAgreesWithTheMegakernelInEveryVariant) {
 // exactly once, however often slots are refilled.
 TEST_F(WavefrontTest, SmallPoolRendersTheWholeFrame) {
   const SceneData scene = loadScene("builtin:cornell");
-  const GpuScene gpuScene(*context, scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
   RenderSettings settings = smallSettings(64, 4, 8);
   settings.camera = scene.defaultCamera();
   for (Backend backend : hardwareBackends) {
@@ -131,7 +131,7 @@ TEST_F(WavefrontTest, SmallPoolRendersTheWholeFrame) {
 // the frame sums its passes into the same bounces.
 TEST_F(WavefrontTest, LivePathsPerBounceNeverIncreaseAndSumToTheFrame) {
   const SceneData scene = loadScene("builtin:cornell");
-  const GpuScene gpuScene(*context, scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
   RenderSettings settings = smallSettings(32, 8, 8);
   settings.camera = scene.defaultCamera();
   const FrameResult reference = render(gpuScene, settings, Backend::RayQuery, IntegratorKind::Megakernel);
@@ -171,7 +171,7 @@ TEST_F(WavefrontTest, LivePathsPerBounceNeverIncreaseAndSumToTheFrame) {
 // records fold into rows that round up further (the kernels check the exact count).
 TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
   const SceneData scene = loadScene("builtin:cornell");
-  const GpuScene gpuScene(*context, scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
   RenderSettings settings = smallSettings(48, 1, 3);  // one pass, so the last iteration is the last bounce
   settings.rrDepth = 8;                               // no roulette: the last bounce still has many paths
   settings.camera = scene.defaultCamera();
@@ -209,7 +209,7 @@ TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
 // however many of the pixel's paths are in flight at once (the pool schedule).
 TEST_F(WavefrontTest, FilmDoesNotDriftOverAMillionSamplesOfOnePixel) {
   const SceneData scene = loadScene("builtin:furnace");
-  const GpuScene gpuScene(*context, scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
   RenderSettings settings = smallSettings(1, 1u << 20, 4);
   settings.environment = {0.1f, 0.1f, 0.1f};
   // Looking away from the sphere: every camera ray escapes at once.
@@ -225,7 +225,7 @@ TEST_F(WavefrontTest, FilmDoesNotDriftOverAMillionSamplesOfOnePixel) {
 // A sample the fixed-point film cannot hold (10^12 or more) is black and counted, as a NaN is.
 TEST_F(WavefrontTest, OutOfRangeSamplesAreCountedAndBlack) {
   const SceneData scene = loadScene("builtin:furnace");
-  const GpuScene gpuScene(*context, scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
   RenderSettings settings = smallSettings(2, 8, 4);
   settings.environment = {2e12f, 2e12f, 2e12f};
   settings.camera = {.position = {0, 0, 5}, .target = {0, 0, 10}, .up = {0, 1, 0}, .yfovDegrees = 10};
@@ -240,7 +240,7 @@ TEST_F(WavefrontTest, OutOfRangeSamplesAreCountedAndBlack) {
 // (WavefrontIntegrator::maxIterationsPerSubmission) and go into several; the frame stays whole.
 TEST_F(WavefrontTest, DepthScheduleSplitsVeryLongFramesIntoSubmissions) {
   const SceneData scene = loadScene("builtin:cornell");
-  const GpuScene gpuScene(*context, scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
   RenderSettings settings = smallSettings(16, 1, 17);
   settings.camera = scene.defaultCamera();
   ASSERT_GT(16u * 16u * settings.maxDepth, WavefrontIntegrator::maxIterationsPerSubmission);
@@ -256,7 +256,7 @@ TEST_F(WavefrontTest, DepthScheduleSplitsVeryLongFramesIntoSubmissions) {
 
 TEST_F(WavefrontTest, FrameTimeSpansTheStagesForEveryIntegrator) {
   const SceneData scene = loadScene("builtin:cornell");
-  const GpuScene gpuScene(*context, scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
   RenderSettings settings = smallSettings(24, 4, 4);
   settings.camera = scene.defaultCamera();
   for (IntegratorKind integrator : allIntegrators)

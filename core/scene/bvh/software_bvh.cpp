@@ -82,9 +82,15 @@ std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& 
       return scene.vertices[geometry.firstVertex + scene.indices[geometry.firstIndex + 3 * primitive + corner]]
           .position;
     };
+    const uint32_t flags =
+        scene.materials[geometry.material].alphaMode == gpu::ALPHA_OPAQUE ? 0 : gpu::BVH_TRIANGLE_ALPHA_TESTED;
     for (uint32_t p = 0; p < geometry.triangleCount; ++p)
-      triangles.push_back(
-          {.v0 = position(p, 0), .geometry = g, .v1 = position(p, 1), .primitive = p, .v2 = position(p, 2)});
+      triangles.push_back({.v0 = position(p, 0),
+                           .geometry = g,
+                           .v1 = position(p, 1),
+                           .primitive = p,
+                           .v2 = position(p, 2),
+                           .flags = flags});
   }
   return triangles;
 }
@@ -158,10 +164,37 @@ Node emptyRoot() {
   return node;
 }
 
+template <typename Visit>
+void forEachInnerChild(const gpu::Bvh2Node& node, Visit&& visit) {
+  for (const gpu::Bvh2Child& child : node.children)
+    if (child.primitiveCount == gpu::BVH2_INNER_CHILD) visit(child.index);
+}
+template <typename Visit>
+void forEachInnerChild(const gpu::CwbvhNode& node, Visit&& visit) {
+  for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot)
+    if (const auto child = cwbvhChild(node, slot); child && child->inner) visit(child->index);
+}
+
+// Nodes on the longest path from the root down: what bounds the traversal stack.
+template <typename Node>
+uint32_t treeDepth(const BvhTree<Node>& tree) {
+  if (tree.nodes.empty()) return 0;
+  uint32_t deepest = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> pending = {{0, 1}};  // (node, its depth)
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    deepest = std::max(deepest, depth);
+    forEachInnerChild(tree.nodes[node], [&, depth = depth](uint32_t child) { pending.emplace_back(child, depth + 1); });
+  }
+  return deepest;
+}
+
 template <typename Node>
 BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
   const Collapsed<Node>& collapsed = level.collapsed<Node>();
   return {.buildMs = level.binaryMs + collapsed.ms,
+          .depth = treeDepth(collapsed.tree),
           .nodes = collapsed.tree.nodes.size(),
           .leaves = collapsed.tree.leafCount,
           .primitives = level.primitiveCount,
@@ -207,6 +240,7 @@ void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, cons
     stats.bottomLevels.leaves += mesh.leaves;
     stats.bottomLevels.primitives += mesh.primitives;
     stats.bottomLevels.bytes += mesh.bytes;
+    stats.bottomLevels.depth = std::max(stats.bottomLevels.depth, mesh.depth);
     weightedSah += mesh.sahCost * double(mesh.primitives);
   }
   if (stats.bottomLevels.primitives > 0)
@@ -219,6 +253,7 @@ void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, cons
                                 .instance = instance,
                                 .rootNode = layout.meshRoots[scene.instanceMeshes[instance]]});
   }
+  stats.stackEntries = stats.topLevel.depth + 1 + stats.bottomLevels.depth;
   stats.bytes = layout.nodes.size() * sizeof(Node) + layout.triangles.size() * sizeof(gpu::BvhTriangle) +
                 layout.instances.size() * sizeof(gpu::BvhInstance);
 }

@@ -20,6 +20,7 @@ struct BvhBuildOptions {
 
 struct BvhStats {
   double buildMs = 0;  // the binary tree and this layout's collapse, on one thread
+  uint32_t depth = 0;  // nodes on the longest root-to-leaf path (bottomLevels: the deepest mesh's)
   uint64_t nodes = 0;
   uint64_t leaves = 0;
   uint64_t primitives = 0;  // triangles, or instances at the top level
@@ -32,6 +33,7 @@ struct BvhLayoutStats {
   std::vector<BvhStats> meshes;  // in SceneData::meshes order; a mesh without triangles has none
   BvhStats bottomLevels;         // the meshes' sums; sahCost is their mean weighted by triangles
   uint64_t bytes = 0;            // everything the layout uploads
+  uint32_t stackEntries = 0;     // the most a traversal pushes (shared/bvh.h, SOFTWARE_TRACE_STACK_SIZE)
 };
 
 struct SoftwareBvhStats {
