@@ -14,6 +14,8 @@ namespace ptbench {
 // `roofline_fraction` and `roofline_run`; stages `spawn` and `trace`; CSV columns
 // raycast_rays_per_s and roofline_fraction.
 constexpr int reportSchemaVersion = 3;
+// Schema 3 only added fields: compare reads schema 2 reports (baselines) as it reads 3.
+constexpr int oldestComparableSchemaVersion = 2;
 
 // Which ptbench wrote a report: version, git revision, build type.
 nlohmann::json toolJson();

@@ -269,6 +269,18 @@ TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
 }
 
 // Stages match by name and bounce: each bounce gets a line of its own.
+// Schema 3 only added fields (raycast, roofline_fraction): a schema-2 baseline still compares.
+TEST(Compare, ReadsSchemaTwoBaselinesAndRefusesOthers) {
+  json base = syntheticReport({{"megakernel", 10.0, 0.01}});
+  json next = syntheticReport({{"megakernel", 10.0, 0.01}});
+  next["schema_version"] = reportSchemaVersion;
+  EXPECT_EQ(compareReports(base, next, {}).exitCode, compareExitOk);
+  for (int version : {1, reportSchemaVersion + 1}) {
+    base["schema_version"] = version;
+    EXPECT_THROW(compareReports(base, next, {}), UserError) << version;
+  }
+}
+
 TEST(Compare, MatchesStagesByNameAndBounce) {
   const json base = syntheticReport({{"wavefront", 8.0, 0.01}});
   const auto result = compareReports(base, syntheticReport({{"wavefront", 4.0, 0.01}}), {});
