@@ -41,7 +41,8 @@ Vec3 toVec3(const std::vector<float>& v) {
 void render(const GlobalOptions& global, RenderOptions options) {
   const auto integrator = parseIntegrator(options.integrator);
   if (!integrator)
-    throw UserError("unknown integrator '" + options.integrator + "': use megakernel, megakernel-regen or wavefront");
+    throw UserError("unknown integrator '" + options.integrator +
+                    "': use megakernel, megakernel-regen, wavefront or raycast");
   for (const auto& out : options.outputs) {
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
     requireOutputFolder(out, "--out");
@@ -118,6 +119,14 @@ void render(const GlobalOptions& global, RenderOptions options) {
                            "throughput", double(frame.work.paths) / seconds * 1e-6, double(rays) / seconds * 1e-6,
                            frame.work.extensionRays, frame.work.shadowRays,
                            double(frame.work.pathSegments) / seconds * 1e-6);
+  if (*integrator == IntegratorKind::Raycast) {
+    double traceNs = 0;
+    for (const auto& stage : frame.stages)
+      if (stage.stage == Stage::Trace) traceNs += stage.gpuNs;
+    std::cout << fmt::format("  {:<12} {:.3f} Mrays/s: {} {} rays in {:.3f} ms of the trace stage (the roofline)\n",
+                             "raycast", traceNs > 0 ? double(rays) / traceNs * 1e3 : 0.0, rays,
+                             raycastRaysName(settings.raycast.rays), traceNs * 1e-6);
+  }
   if (frame.invalidSamples > 0)
     spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black",
                  frame.invalidSamples);
@@ -138,12 +147,15 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
       ->add_option("--scene", options->scene,
                    "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S")
       ->required();
-  command->add_option("--integrator", options->integrator, "megakernel, megakernel-regen or wavefront")
+  command->add_option("--integrator", options->integrator, "megakernel, megakernel-regen, wavefront or raycast")
       ->capture_default_str();
-  std::string optionHelp = "an integrator option, key=value, repeatable; wavefront:";
-  for (const auto& option : integratorOptions(IntegratorKind::Wavefront))
-    optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
-  optionHelp += "\nsoftware backend:";
+  std::string optionHelp = "an integrator option, key=value, repeatable";
+  for (IntegratorKind kind : {IntegratorKind::Wavefront, IntegratorKind::Raycast}) {
+    optionHelp += "; " + std::string(integratorName(kind)) + ":";
+    for (const auto& option : integratorOptions(kind))
+      optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
+  }
+  optionHelp += "; software backend:";
   for (const auto& option : backendOptions(Backend::Software))
     optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
   command->add_option("--option", options->integratorOptions, optionHelp);

@@ -87,6 +87,7 @@ class Progress {
 std::string integratorLabel(const json& parameters) {
   std::string label = parameters["integrator"];
   const json& options = parameters.value("options", json::object());
+  if (options.contains("rays")) label += " " + options["rays"].get<std::string>();
   if (options.contains("schedule")) label += " " + options["schedule"].get<std::string>();
   if (options.value("compaction", true) == false) label += " -compact";
   if (options.value("material_queues", false) == true) label += " +matq";
@@ -100,18 +101,29 @@ std::string integratorLabel(const json& parameters) {
   return label;
 }
 
+// The backend and its options: "software bvh2".
+std::string backendLabel(const json& parameters) {
+  std::string label = parameters["backend"];
+  const json& options = parameters.value("options", json::object());
+  if (options.contains("software_bvh")) label += " " + options["software_bvh"].get<std::string>();
+  return label;
+}
+
 // One row per run, then each integrator's GPU time relative to the megakernel, per scene.
+// A raycast run's Mrays/s are its trace stage's alone: the roofline the path tracers' are read against.
 std::string summaryTable(const json& report) {
-  std::string table = fmt::format("{:<5} {:<32} {:<36} {:<9} {:>9} {:>4} {:>11} {:>6} {:>10} {:>8}\n", "run", "scene",
-                                  "integrator", "backend", "size", "spp", "GPU ms", "cv %", "Mrays/s", "vs mk");
+  std::string table =
+      fmt::format("{:<5} {:<32} {:<36} {:<14} {:>9} {:>4} {:>11} {:>6} {:>10} {:>8} {:>8}\n", "run", "scene",
+                  "integrator", "backend", "size", "spp", "GPU ms", "cv %", "Mrays/s", "vs mk", "roofline");
+  bool anyRaycast = false;
   std::map<std::string, double> megakernelMs;  // by parameters other than the integrator
   auto peerKey = [](const json& p) {
-    return p["scene"].get<std::string>() + "|" + p["backend"].get<std::string>() + "|" + p["width"].dump() + "x" +
-           p["height"].dump() + "|" + p["spp"].dump() + "|" + p["max_depth"].dump() + "|" + p["rr_depth"].dump() + "|" +
-           p["seed"].dump() + "|" + p["sampler"].get<std::string>();
+    return p["scene"].get<std::string>() + "|" + backendLabel(p) + "|" + p["width"].dump() + "x" + p["height"].dump() +
+           "|" + p["spp"].dump() + "|" + p["max_depth"].dump() + "|" + p["rr_depth"].dump() + "|" + p["seed"].dump() +
+           "|" + p["sampler"].get<std::string>();
   };
   for (const auto& run : report["runs"])
-    if (run["status"] == "ok" && run["parameters"]["integrator"] == "megakernel")
+    if (run["status"] == "ok" && run["parameters"]["integrator"] == integratorName(IntegratorKind::Megakernel))
       megakernelMs[peerKey(run["parameters"])] = run["frame_gpu_ms"]["median"];
   std::map<std::pair<std::string, std::string>, std::vector<double>> ratios;  // (scene, integrator) -> ratios
   for (const auto& run : report["runs"]) {
@@ -120,23 +132,32 @@ std::string summaryTable(const json& report) {
     const std::string size = p["width"].dump() + "x" + p["height"].dump();
     const std::string integrator = integratorLabel(p);
     if (run["status"] != "ok") {
-      table += fmt::format("{:<5} {:<32} {:<36} {:<9} {:>9} {:>4} {}\n", run["id"].get<std::string>(), scene,
-                           integrator, p["backend"].get<std::string>(), size, p["spp"].dump(),
+      table += fmt::format("{:<5} {:<32} {:<36} {:<14} {:>9} {:>4} {}\n", run["id"].get<std::string>(), scene,
+                           integrator, backendLabel(p), size, p["spp"].dump(),
                            run["status"] == "interrupted" ? std::string("  interrupted")
                                                           : "  failed: " + run["error"].get<std::string>());
       continue;
     }
     const double ms = run["frame_gpu_ms"]["median"];
+    const bool raycast = run.contains("raycast");
+    anyRaycast = anyRaycast || raycast;
     std::string relative = "";
-    if (const auto found = megakernelMs.find(peerKey(p)); found != megakernelMs.end() && found->second > 0) {
+    if (const auto found = megakernelMs.find(peerKey(p));
+        !raycast && found != megakernelMs.end() && found->second > 0) {
       relative = fmt::format("{:.3f}", ms / found->second);
       ratios[{p["scene"], integrator}].push_back(ms / found->second);
     }
-    table += fmt::format("{:<5} {:<32} {:<36} {:<9} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10.2f} {:>8}\n",
-                         run["id"].get<std::string>(), scene, integrator, p["backend"].get<std::string>(), size,
-                         p["spp"].dump(), ms, 100.0 * run["frame_gpu_ms"]["cv"].get<double>(),
-                         run["throughput"]["rays_per_s"].get<double>() * 1e-6, relative);
+    const double raysPerSecond = (raycast ? run["raycast"] : run["throughput"])["rays_per_s"].get<double>();
+    const json& fraction = run.value("roofline_fraction", json());
+    table += fmt::format("{:<5} {:<32} {:<36} {:<14} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10.2f} {:>8} {:>8}\n",
+                         run["id"].get<std::string>(), scene, integrator, backendLabel(p), size, p["spp"].dump(), ms,
+                         100.0 * run["frame_gpu_ms"]["cv"].get<double>(), raysPerSecond * 1e-6, relative,
+                         fraction.is_number() ? fmt::format("{:.3f}", fraction.get<double>()) : "");
   }
+  if (anyRaycast)
+    table +=
+        "\nraycast rows: Mrays/s of the trace stage alone. roofline: a path tracer's Mrays/s over the diffuse "
+        "raycast's\nof the same scene and backend (the same size preferred).\n";
   if (!ratios.empty()) {
     table += "\nGPU time relative to the megakernel (geometric mean over matching runs; < 1 is faster):\n";
     for (const auto& [key, values] : ratios) {

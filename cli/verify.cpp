@@ -101,9 +101,15 @@ json resultJson(const verify::CaseResult& result, const verify::AnalyticCase& an
 
 // Every integrator and backend, or those the options name.
 std::vector<verify::Combination> chosenCombinations(const VerifyOptions& options) {
-  for (const auto& name : options.integrators)
-    if (!parseIntegrator(name))
+  for (const auto& name : options.integrators) {
+    const auto integrator = parseIntegrator(name);
+    if (integrator && !isPathTracer(*integrator))
+      throw UserError("--integrator " + name +
+                      ": raycast traces rays without shading and has no known answers to check; use megakernel, "
+                      "megakernel-regen or wavefront");
+    if (!integrator)
       throw UserError("--integrator " + name + ": unknown integrator; use megakernel, megakernel-regen or wavefront");
+  }
   for (const auto& name : options.backends)
     if (!parseBackend(name))
       throw UserError("--backend " + name + ": unknown backend; use rayquery, pipeline or software");

@@ -16,7 +16,10 @@ enum class Stage {
   Shadow,      // any-hit visibility of the light samples
   Accumulate,  // finished paths into the film
   Prepare,     // queue counts into indirect launch records
-  BuildBlas,   // scene setup, reported apart from frames
+  // The raycast's own (it also runs generate, extend, prepare and accumulate).
+  Spawn,      // diffuse or shadow rays from the camera rays' hits
+  Trace,      // the measured stage: the rays traced, nothing else
+  BuildBlas,  // scene setup, reported apart from frames
   CompactBlas,
   BuildTlas,
 };
@@ -41,6 +44,10 @@ constexpr std::string_view stageName(Stage stage) {
       return "accumulate";
     case Stage::Prepare:
       return "prepare";
+    case Stage::Spawn:
+      return "spawn";
+    case Stage::Trace:
+      return "trace";
     case Stage::BuildBlas:
       return "build_blas";
     case Stage::CompactBlas:

@@ -5,23 +5,11 @@
 // work. It is what keeps the CPU out of the frame.
 #define WAVEFRONT
 #include "wavefront/state.glsl"
+#include "common/launch_record.glsl"
 
 layout(local_size_x = 1) in;
 
-void writeLaunch(uint launch, uint count) {
-  LaunchRecord record;
-  uint groups = (count + WORKGROUP_SIZE_1D - 1u) / WORKGROUP_SIZE_1D;
-  // Only 65535 workgroups in X are guaranteed: larger launches fold into rows (kernelIndex).
-  record.groupsX = min(groups, 65535u);
-  record.groupsY = record.groupsX == 0u ? 1u : (groups + record.groupsX - 1u) / record.groupsX;
-  record.groupsZ = 1u;
-  record.width = min(count, TRACE_ROW_WIDTH);
-  record.height = record.width == 0u ? 1u : (count + record.width - 1u) / record.width;
-  record.depth = 1u;
-  record.count = count;
-  record.pad = 0u;
-  LaunchRecords(WAVEFRONT_PARAMS.launches).r[launch] = record;
-}
+void writeLaunch(uint launch, uint count) { LaunchRecords(WAVEFRONT_PARAMS.launches).r[launch] = launchRecord(count); }
 
 void main() {
   StepCountersRef steps = StepCountersRef(WAVEFRONT_PARAMS.steps);

@@ -38,9 +38,12 @@ double parseThreshold(const std::string& text) {
 }
 
 CompareResult compareReports(const json& base, const json& next, const CompareOptions& options) {
-  for (const json* report : {&base, &next})
-    if (!report->is_object() || report->value("schema_version", 0) != reportSchemaVersion || !report->contains("runs"))
-      throw UserError("not a ptbench report of schema version " + std::to_string(reportSchemaVersion));
+  for (const json* report : {&base, &next}) {
+    const int version = report->is_object() ? report->value("schema_version", 0) : 0;
+    if (version < oldestComparableSchemaVersion || version > reportSchemaVersion || !report->contains("runs"))
+      throw UserError("not a ptbench report of schema version " + std::to_string(oldestComparableSchemaVersion) +
+                      " to " + std::to_string(reportSchemaVersion));
+  }
   if (options.metric != "median" && options.metric != "mean" && options.metric != "min")
     throw UserError("--metric " + options.metric + ": use median, mean or min");
 

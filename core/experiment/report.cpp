@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/experiment/atomic_file.h"
@@ -97,6 +98,16 @@ json runJson(const RunRecord& run) {
   out["throughput"] = {{"paths_per_s", seconds > 0 ? double(run.work.paths) / seconds : 0},
                        {"rays_per_s", seconds > 0 ? double(rays) / seconds : 0},
                        {"segments_per_s", seconds > 0 ? double(run.work.pathSegments) / seconds : 0}};
+  if (run.spec.integrator == IntegratorKind::Raycast) {
+    // The roofline: the rays of the trace stage over that stage's own time, nothing else.
+    const auto trace = std::find_if(run.stages.begin(), run.stages.end(),
+                                    [](const auto& stage) { return stage.stage == Stage::Trace; });
+    const double traceSeconds = trace == run.stages.end() ? 0 : summarize(trace->gpuMs).median * 1e-3;
+    out["raycast"] = {{"rays", raycastRaysName(s.raycast.rays)},
+                      {"rays_traced", rays},
+                      {"trace_gpu_ms_median", traceSeconds * 1e3},
+                      {"rays_per_s", traceSeconds > 0 ? double(rays) / traceSeconds : 0}};
+  }
   out["pipeline_create_ms"] = run.pipelineCreateMs;
   out["scene_load_ms"] = run.sceneLoadMs;
   out["unshaded_extensions"] = run.unshadedExtensions;
@@ -141,7 +152,47 @@ std::string number(const json& value) {
   return out.str();
 }
 
+// Parameters that set a run's rendering rather than what it renders on: a roofline may differ
+// in them. Every other parameter (scene, backend, and any the backends add) must match.
+const std::set<std::string> renderParameters = {"integrator", "options",  "width", "height", "spp",
+                                                "max_depth",  "rr_depth", "seed",  "sampler"};
+
+// A run's options that are not its integrator's own (a backend's, say): a roofline must share them.
+json foreignOptions(const json& parameters) {
+  json options = parameters.value("options", json::object());
+  if (const auto kind = parseIntegrator(parameters.value("integrator", "")))
+    for (const auto& own : integratorOptions(*kind)) options.erase(own.name);
+  return options;
+}
+
+bool sameTarget(const json& a, const json& b) {
+  for (const auto& [key, value] : a.items())
+    if (!renderParameters.count(key) && (!b.contains(key) || b[key] != value)) return false;
+  for (const auto& [key, value] : b.items())
+    if (!renderParameters.count(key) && !a.contains(key)) return false;
+  return foreignOptions(a) == foreignOptions(b);
+}
+
 }  // namespace
+
+const json* rooflineOf(const json& run, const json& runs) {
+  const json& p = run["parameters"];
+  const json* best = nullptr;
+  int bestScore = -1;
+  for (const auto& candidate : runs) {
+    const json& c = candidate["parameters"];
+    if (candidate["status"] != "ok" || c["integrator"] != integratorName(IntegratorKind::Raycast) ||
+        !candidate.contains("raycast") || candidate["raycast"]["rays"] != "diffuse" || !sameTarget(p, c))
+      continue;
+    // The same resolution first (a ray's cost depends on how many share its pixels), then the same spp.
+    const int score = 2 * (c["width"] == p["width"] && c["height"] == p["height"]) + (c["spp"] == p["spp"]);
+    if (score > bestScore) {
+      best = &candidate;
+      bestScore = score;
+    }
+  }
+  return best;
+}
 
 json toolJson() {
   return {{"name", "ptbench"},
@@ -154,6 +205,7 @@ json toolJson() {
 json reportJson(const ExperimentResult& result) {
   json runs = json::array();
   for (const auto& run : result.runs) runs.push_back(runJson(run));
+  addRooflineFractions(runs);
   return {
       {"schema_version", reportSchemaVersion},
       {"tool", toolJson()},
@@ -170,6 +222,17 @@ json reportJson(const ExperimentResult& result) {
   };
 }
 
+void addRooflineFractions(json& runs) {
+  for (auto& run : runs) {
+    const auto kind = parseIntegrator(run["parameters"].value("integrator", ""));
+    if (run["status"] != "ok" || !kind || !isPathTracer(*kind)) continue;
+    const json* roofline = rooflineOf(run, runs);
+    const double ceiling = roofline ? (*roofline)["raycast"]["rays_per_s"].get<double>() : 0;
+    run["roofline_run"] = roofline ? (*roofline)["id"] : json();
+    run["roofline_fraction"] = ceiling > 0 ? json(run["throughput"]["rays_per_s"].get<double>() / ceiling) : json();
+  }
+}
+
 std::string optionsText(const json& options) {
   std::string text;
   for (const auto& [key, value] : options.items())
@@ -178,13 +241,13 @@ std::string optionsText(const json& options) {
 }
 
 // The columns between `sampler` and `error`: empty in a failed run's row.
-constexpr size_t csvStatisticsColumns = 14;
+constexpr size_t csvStatisticsColumns = 16;
 
 std::string reportCsv(const json& report) {
   std::string csv =
       "run_id,status,scene,integrator,options,backend,width,height,spp,max_depth,rr_depth,seed,sampler,stage,bounce,"
       "launches_per_frame,frames,gpu_ms_median,gpu_ms_mean,gpu_ms_min,gpu_ms_max,gpu_ms_stddev,gpu_ms_cv,"
-      "paths_per_s,rays_per_s,segments_per_s,invalid_samples,error\n";
+      "paths_per_s,rays_per_s,segments_per_s,invalid_samples,raycast_rays_per_s,roofline_fraction,error\n";
   for (const auto& run : report["runs"]) {
     const auto& p = run["parameters"];
     const std::string prefix = csvField(run["id"]) + "," + csvField(run["status"]) + "," + csvField(p["scene"]) + "," +
@@ -198,7 +261,9 @@ std::string reportCsv(const json& report) {
     }
     const auto& t = run["throughput"];
     const std::string rates = number(t["paths_per_s"]) + "," + number(t["rays_per_s"]) + "," +
-                              number(t["segments_per_s"]) + "," + number(run["invalid_samples"]);
+                              number(t["segments_per_s"]) + "," + number(run["invalid_samples"]) + "," +
+                              (run.contains("raycast") ? number(run["raycast"]["rays_per_s"]) : "") + "," +
+                              number(run.value("roofline_fraction", json()));
     // A statistic the summary lacks (per-bounce rows have medians only) is an empty cell;
     // operator[] of a const json on a missing key is undefined behaviour (ASan found it).
     auto row = [&](const std::string& stage, const std::string& bounce, const json& launches, const json& s) {

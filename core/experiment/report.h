@@ -1,4 +1,4 @@
-// Reports that describe themselves: report.json (schema_version 1) and report.csv (one row
+// Reports that describe themselves: report.json (schema_version below) and report.csv (one row
 // per run and stage, units in column names), written atomically into the results folder.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -10,7 +10,12 @@ namespace ptbench {
 
 // 2: frame_gpu_ms runs from the first timestamp to the last (was: the sum of the stages);
 // overhead, per-bounce times and work, options, invalid samples.
-constexpr int reportSchemaVersion = 2;
+// 3: raycast runs (`raycast`: the trace stage's rays and rays per second), path-tracing runs'
+// `roofline_fraction` and `roofline_run`; stages `spawn` and `trace`; CSV columns
+// raycast_rays_per_s and roofline_fraction.
+constexpr int reportSchemaVersion = 3;
+// Schema 3 only added fields: compare reads schema 2 reports (baselines) as it reads 3.
+constexpr int oldestComparableSchemaVersion = 2;
 
 // Which ptbench wrote a report: version, git revision, build type.
 nlohmann::json toolJson();
@@ -21,6 +26,13 @@ void writeReport(const ExperimentResult& result, const nlohmann::json& report);
 
 // The software BVH's build figures, as scene-info and reports give them.
 nlohmann::json softwareBvhJson(const SoftwareBvhStats& stats);
+// The diffuse raycast run among `runs` that is `run`'s roofline: the same scene and backend,
+// and the same value of every parameter and option that is neither the integrator's own nor a
+// render setting; the same resolution preferred, then the same spp. nullptr when there is none.
+const nlohmann::json* rooflineOf(const nlohmann::json& run, const nlohmann::json& runs);
+// Gives every successful path-tracing run `roofline_fraction` (its throughput rays_per_s over
+// its roofline's, null without one) and `roofline_run` (that run's id, or null).
+void addRooflineFractions(nlohmann::json& runs);
 
 // The parameters that identify a run across reports (compare matches on them).
 std::string runKey(const nlohmann::json& run);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/integrators/megakernel.h"
+#include "core/integrators/raycast.h"
 #include "core/integrators/wavefront.h"
 
 namespace ptbench {
@@ -16,6 +17,8 @@ std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Cont
       return std::make_unique<MegakernelIntegrator>(context, scene, target, true);
     case IntegratorKind::Wavefront:
       return std::make_unique<WavefrontIntegrator>(context, scene, target, wavefront);
+    case IntegratorKind::Raycast:
+      return std::make_unique<RaycastIntegrator>(context, scene, target);
   }
   throw std::logic_error("unknown integrator kind");
 }

@@ -1,5 +1,6 @@
 // What every integrator takes and gives: settings in, a timed frame and its image out.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -12,10 +13,19 @@
 
 namespace ptbench {
 
-enum class IntegratorKind { Megakernel, MegakernelRegen, Wavefront };
+enum class IntegratorKind { Megakernel, MegakernelRegen, Wavefront, Raycast };
 
-inline constexpr std::array<IntegratorKind, 3> allIntegrators = {
+// Every integrator a config or the command line may name.
+inline constexpr std::array<IntegratorKind, 4> allIntegrators = {
+    IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen, IntegratorKind::Wavefront, IntegratorKind::Raycast};
+// The path tracers: those that render an image of the light transport, which `ptbench verify`
+// and the image tests hold to known answers. `raycast` traces rays without shading (the roofline).
+inline constexpr std::array<IntegratorKind, 3> pathTracers = {
     IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen, IntegratorKind::Wavefront};
+
+constexpr bool isPathTracer(IntegratorKind kind) {
+  return kind != IntegratorKind::Raycast;
+}
 
 constexpr std::string_view integratorName(IntegratorKind kind) {
   switch (kind) {
@@ -25,6 +35,8 @@ constexpr std::string_view integratorName(IntegratorKind kind) {
       return "megakernel-regen";
     case IntegratorKind::Wavefront:
       return "wavefront";
+    case IntegratorKind::Raycast:
+      return "raycast";
   }
   return "?";
 }
@@ -52,6 +64,30 @@ struct WavefrontOptions {
   bool materialQueues = false;
 };
 
+// The rays `raycast` traces in its measured stage (DESIGN.md, "The roofline").
+enum class RaycastRays {
+  Primary,  // camera rays, closest hit: the most coherent rays there are
+  Diffuse,  // from the camera rays' hits, cosine-distributed about the normal, closest hit (incoherent)
+  Shadow,   // from the camera rays' hits to points sampled on the lights, as next-event estimation makes them; any hit
+};
+
+constexpr std::string_view raycastRaysName(RaycastRays rays) {
+  switch (rays) {
+    case RaycastRays::Primary:
+      return "primary";
+    case RaycastRays::Diffuse:
+      return "diffuse";
+    case RaycastRays::Shadow:
+      return "shadow";
+  }
+  return "?";
+}
+
+// The raycast's options (options.raycast in configs, render --option key=value).
+struct RaycastOptions {
+  RaycastRays rays = RaycastRays::Diffuse;
+};
+
 struct RenderSettings {
   uint32_t width = 640;
   uint32_t height = 480;
@@ -63,6 +99,7 @@ struct RenderSettings {
   Vec3 environment{0, 0, 0};
   Camera camera;
   WavefrontOptions wavefront;                // read by the wavefront only
+  RaycastOptions raycast;                    // read by the raycast only
   BvhLayout softwareBvh = BvhLayout::Cwbvh;  // read by the software backend only (option software_bvh)
 };
 

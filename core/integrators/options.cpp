@@ -14,7 +14,19 @@ const std::vector<OptionInfo>& integratorOptions(IntegratorKind kind) {
       {"compaction", "true or false", "launch each stage over its queue (true) or over the whole pool (false)"},
       {"material_queues", "true or false", "one shade kernel and queue per material class"},
   };
-  return kind == IntegratorKind::Wavefront ? wavefront : none;
+  static const std::vector<OptionInfo> raycast = {
+      {"rays", "primary, diffuse or shadow",
+       "the rays the trace stage measures: camera rays (closest hit), cosine-distributed rays from their hits "
+       "(closest hit) or rays from their hits to light samples (any hit)"},
+  };
+  switch (kind) {
+    case IntegratorKind::Wavefront:
+      return wavefront;
+    case IntegratorKind::Raycast:
+      return raycast;
+    default:
+      return none;
+  }
 }
 
 std::string applyOption(IntegratorKind kind, const std::string& key, const nlohmann::json& value,
@@ -27,8 +39,16 @@ std::string applyOption(IntegratorKind kind, const std::string& key, const nlohm
     for (const auto& option : known) names += (names.empty() ? "" : ", ") + option.name;
     return "unknown option of " + std::string(integratorName(kind)) + "; it has " + names;
   }
-  WavefrontOptions& options = settings.wavefront;
   const std::string expected = "expected " + info->accepted;
+  if (kind == IntegratorKind::Raycast) {
+    for (RaycastRays rays : {RaycastRays::Primary, RaycastRays::Diffuse, RaycastRays::Shadow})
+      if (value == raycastRaysName(rays)) {
+        settings.raycast.rays = rays;
+        return "";
+      }
+    return expected;
+  }
+  WavefrontOptions& options = settings.wavefront;
   if (key == "schedule") {
     if (value == "depth")
       options.schedule = WavefrontSchedule::Depth;
@@ -57,6 +77,7 @@ uint32_t wavefrontPoolSize(const RenderSettings& settings) {
 }
 
 nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings) {
+  if (kind == IntegratorKind::Raycast) return {{"rays", raycastRaysName(settings.raycast.rays)}};
   if (kind != IntegratorKind::Wavefront) return nlohmann::json::object();
   const WavefrontOptions& options = settings.wavefront;
   return {{"schedule", options.schedule == WavefrontSchedule::Pool ? "pool" : "depth"},

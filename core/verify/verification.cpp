@@ -19,7 +19,7 @@ bool sameCombination(const Combination& a, const Combination& b) {
 
 std::vector<Combination> everyCombination() {
   std::vector<Combination> combinations;
-  for (IntegratorKind integrator : allIntegrators)
+  for (IntegratorKind integrator : pathTracers)
     for (Backend backend : allBackends) combinations.push_back({integrator, backend});
   return combinations;
 }

@@ -16,7 +16,8 @@ struct Combination {
   Backend backend;
 };
 
-// Every integrator with every backend, in the order verify prints them.
+// Every path tracer with every backend, in the order verify prints them (raycast renders no
+// light transport: it has no known answers to meet).
 std::vector<Combination> everyCombination();
 
 struct CaseResult {

@@ -21,9 +21,12 @@ layout(buffer_reference, scalar) readonly buffer UintArray { uint u[]; };
 layout(buffer_reference, scalar) buffer CounterArray { PixelCounters c[]; };
 layout(buffer_reference, scalar) readonly buffer FrameParamsRef { FrameParams p; };
 
-#ifdef WAVEFRONT
+#if defined(WAVEFRONT)
 #include "shared/wavefront.h"
 layout(push_constant, scalar) uniform PushBlock { WavefrontPush push; };
+#elif defined(RAYCAST)
+#include "shared/raycast.h"
+layout(push_constant, scalar) uniform PushBlock { RaycastPush push; };
 #elif !defined(PUSH_BLOCK_DECLARED)
 layout(push_constant, scalar) uniform PushBlock { FramePush push; };
 #endif  // else the kernel's own, whose `push.params` is the FrameParams address (test kernels)

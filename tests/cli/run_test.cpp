@@ -89,6 +89,40 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
   fs::remove_all(out);
 }
 
+// A sweep with the diffuse raycast beside the path tracers: the raycast reports its trace
+// stage's rate, each path tracer its fraction of it, in report.json, the CSV and the summary.
+TEST(RunCommand, PathTracersAreReadAgainstTheDiffuseRaycastRoofline) {
+  const fs::path out = freshFolder("roofline");
+  const auto result = runPtbench("--validate run " + std::string(PTBENCH_SOURCE_DIR) +
+                                 "/configs/roofline.json --set width=12 --set height=8 --set spp=1 --set repeats=1 "
+                                 "--set 'scenes=[\"builtin:cornell\"]' --set 'backends=[\"rayquery\"]' "
+                                 "--set 'options.raycast.rays=[\"diffuse\", \"shadow\"]' --json - --out " +
+                                 out.string());
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  const json report = json::parse(result.out);
+  EXPECT_EQ(report["schema_version"], 3);
+  ASSERT_EQ(report["runs"].size(), 4u);  // raycast diffuse and shadow, megakernel, wavefront
+  const json& diffuse = report["runs"][0];
+  EXPECT_EQ(diffuse["parameters"]["options"]["rays"], "diffuse");
+  EXPECT_GT(diffuse["raycast"]["rays_traced"].get<uint64_t>(), 0u);
+  const double ceiling = diffuse["raycast"]["rays_per_s"];
+  EXPECT_GT(ceiling, 0);
+  EXPECT_EQ(report["runs"][1]["raycast"]["rays"], "shadow");
+  for (size_t i : {2u, 3u}) {
+    const json& run = report["runs"][i];
+    EXPECT_EQ(run["roofline_run"], diffuse["id"]) << run["parameters"]["integrator"];
+    EXPECT_NEAR(run["roofline_fraction"].get<double>(), run["throughput"]["rays_per_s"].get<double>() / ceiling,
+                1e-9 * run["roofline_fraction"].get<double>());
+  }
+  EXPECT_NE(result.err.find("roofline"), std::string::npos) << "the summary's column\n" << result.err;
+  EXPECT_NE(result.err.find("raycast diffuse"), std::string::npos) << result.err;
+  std::ifstream csv(resultsFolder(out, "roofline") / "report.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_NE(header.find("raycast_rays_per_s,roofline_fraction"), std::string::npos) << header;
+  fs::remove_all(out);
+}
+
 TEST(RunCommand, RelativeScenePathsResolveFromTheCurrentFolderAndJsonGoesToStdout) {
   const fs::path out = freshFolder("quick-run");
   const auto result = runPtbench(

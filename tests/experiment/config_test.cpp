@@ -146,6 +146,10 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
        "/options/wavefront/schedule/1", "expected depth or pool"},
       {"pool too large", minimal(R"(, "options": {"wavefront": {"pool_size": 100000000}})"),
        "/options/wavefront/pool_size", "expected an integer from 1 to 67108864"},
+      {"unknown kind of raycast rays", minimal(R"(, "options": {"raycast": {"rays": ["diffuse", "glossy"]}})"),
+       "/options/raycast/rays/1", "expected primary, diffuse or shadow"},
+      {"raycast rays not a string", minimal(R"(, "options": {"raycast": {"rays": 2}})"), "/options/raycast/rays",
+       "expected primary, diffuse or shadow"},
       {"compaction not a boolean", minimal(R"(, "options": {"wavefront": {"compaction": "yes"}})"),
        "/options/wavefront/compaction", "expected true or false"},
   };

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/errors.h"
 #include "core/experiment/compare.h"
@@ -75,6 +76,81 @@ ExperimentResult syntheticResult(const fs::path& folder) {
   return result;
 }
 
+// A raycast run of `rays` whose trace stage takes traceMs a frame for `traced` rays.
+RunRecord raycastRun(const std::string& id, RaycastRays rays, const std::string& backend, uint32_t width,
+                     double traceMs, uint64_t traced) {
+  RunRecord run;
+  run.id = id;
+  run.scene = "builtin:cornell";
+  run.backend = backend;
+  run.spec.integrator = IntegratorKind::Raycast;
+  run.spec.settings.raycast.rays = rays;
+  run.spec.settings.width = width;
+  run.spec.settings.height = 32;
+  run.frameGpuMs = run.frameHostMs = {2 * traceMs, 2 * traceMs};
+  run.frameOverheadMs = {0, 0};
+  run.stages = {{.stage = Stage::Generate, .gpuMs = {traceMs, traceMs}, .stepGpuMs = {{traceMs, traceMs}}},
+                {.stage = Stage::Trace, .gpuMs = {traceMs, traceMs}, .stepGpuMs = {{traceMs, traceMs}}}};
+  (rays == RaycastRays::Shadow ? run.work.shadowRays : run.work.extensionRays) = traced;
+  return run;
+}
+
+// The roofline of a path tracer is the diffuse raycast of its scene and backend, at its size
+// where there is one; its fraction is its throughput over the raycast's trace stage alone.
+TEST(Report, RooflineFractionIsOverTheDiffuseRaycastOfTheSameSceneAndBackend) {
+  ExperimentResult result = syntheticResult(fs::temp_directory_path());
+  RunRecord& megakernel = result.runs[0];  // pipeline, 64x32: 3000 rays in 11 ms
+  result.runs.push_back(raycastRun("r003", RaycastRays::Diffuse, "pipeline", 128, 1, 1000));   // other size
+  result.runs.push_back(raycastRun("r004", RaycastRays::Diffuse, "pipeline", 64, 2, 1000));    // the roofline
+  result.runs.push_back(raycastRun("r005", RaycastRays::Shadow, "pipeline", 64, 0.1, 1000));   // not diffuse
+  result.runs.push_back(raycastRun("r006", RaycastRays::Diffuse, "rayquery", 64, 0.1, 1000));  // other backend
+  RunRecord otherScene = megakernel;
+  otherScene.id = "r007";
+  otherScene.scene = "builtin:furnace";
+  result.runs.push_back(otherScene);
+  const json report = reportJson(result);
+  const json& runs = report["runs"];
+
+  const json& raycast = runs[4];
+  EXPECT_EQ(raycast["raycast"]["rays"], "diffuse");
+  EXPECT_EQ(raycast["raycast"]["rays_traced"], 1000);
+  EXPECT_DOUBLE_EQ(raycast["raycast"]["trace_gpu_ms_median"].get<double>(), 2);
+  EXPECT_DOUBLE_EQ(raycast["raycast"]["rays_per_s"].get<double>(), 1000 / 0.002) << "the trace stage alone";
+  EXPECT_DOUBLE_EQ(raycast["throughput"]["rays_per_s"].get<double>(), 1000 / 0.004) << "the whole frame";
+  EXPECT_EQ(raycast["parameters"]["options"], json({{"rays", "diffuse"}}));
+  EXPECT_FALSE(raycast.contains("roofline_fraction")) << "a roofline has none";
+
+  EXPECT_EQ(runs[0]["roofline_run"], "r004");
+  EXPECT_DOUBLE_EQ(runs[0]["roofline_fraction"].get<double>(), (3000 / 0.011) / (1000 / 0.002));
+  EXPECT_EQ(runs[2]["roofline_run"], "r004") << "the wavefront's options are its own";
+  EXPECT_TRUE(runs[7]["roofline_fraction"].is_null()) << "no raycast of that scene";
+  EXPECT_TRUE(runs[7]["roofline_run"].is_null());
+  EXPECT_FALSE(runs[1].contains("roofline_fraction")) << "a failed run";
+
+  // Without a run of the same size, another size will do.
+  result.runs.erase(result.runs.begin() + 4);
+  EXPECT_EQ(reportJson(result)["runs"][0]["roofline_run"], "r003");
+
+  // A backend's option (one the integrator does not own) must match.
+  json differing = runs;
+  differing[0]["parameters"]["options"]["software_bvh"] = "cwbvh";
+  EXPECT_EQ(rooflineOf(differing[0], differing), nullptr);
+  differing[4]["parameters"]["options"]["software_bvh"] = "cwbvh";
+  EXPECT_EQ((*rooflineOf(differing[0], differing))["id"], "r004");
+
+  const std::string csv = reportCsv(report);
+  EXPECT_NE(csv.find(",raycast_rays_per_s,roofline_fraction,error\n"), std::string::npos);
+  std::istringstream lines(csv);
+  std::string header, line;
+  std::getline(lines, header);
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(csvFieldCount(line), csvFieldCount(header)) << line;
+    if (line.rfind("r004,", 0) == 0) {
+      EXPECT_NE(line.find(",500000,,"), std::string::npos) << line;
+    }
+  }
+}
+
 TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   const fs::path folder = fs::temp_directory_path() / ("ptbench-report-" + std::to_string(::getpid()));
   fs::create_directories(folder);
@@ -83,7 +159,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
 
   std::ifstream in(folder / "report.json");
   const json report = json::parse(in);
-  EXPECT_EQ(report["schema_version"], 2);
+  EXPECT_EQ(report["schema_version"], 3);
   for (const char* key : {"version", "git_revision", "build_type"}) EXPECT_TRUE(report["tool"][key].is_string()) << key;
   EXPECT_TRUE(report["tool"]["git_dirty"].is_boolean());
   EXPECT_TRUE(report["date"].is_string());
@@ -193,6 +269,18 @@ TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
 }
 
 // Stages match by name and bounce: each bounce gets a line of its own.
+// Schema 3 only added fields (raycast, roofline_fraction): a schema-2 baseline still compares.
+TEST(Compare, ReadsSchemaTwoBaselinesAndRefusesOthers) {
+  json base = syntheticReport({{"megakernel", 10.0, 0.01}});
+  json next = syntheticReport({{"megakernel", 10.0, 0.01}});
+  next["schema_version"] = reportSchemaVersion;
+  EXPECT_EQ(compareReports(base, next, {}).exitCode, compareExitOk);
+  for (int version : {1, reportSchemaVersion + 1}) {
+    base["schema_version"] = version;
+    EXPECT_THROW(compareReports(base, next, {}), UserError) << version;
+  }
+}
+
 TEST(Compare, MatchesStagesByNameAndBounce) {
   const json base = syntheticReport({{"wavefront", 8.0, 0.01}});
   const auto result = compareReports(base, syntheticReport({{"wavefront", 4.0, 0.01}}), {});

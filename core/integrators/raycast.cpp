@@ -1,0 +1,217 @@
+#include "core/integrators/raycast.h"
+
+#include <chrono>
+#include <string>
+
+#include "core/errors.h"
+#include "core/integrators/megakernel.h"
+#include "core/vk/barrier.h"
+
+namespace ptbench {
+namespace {
+
+static_assert(sizeof(gpu::RaySet) == 32);
+static_assert(sizeof(gpu::RaycastCounters) == 24 && offsetof(gpu::RaycastCounters, tracedRays) == 8);
+static_assert(sizeof(gpu::RaycastParams) == 2 * 32 + 5 * 8);
+static_assert(sizeof(gpu::RaycastPush) == 32);
+
+// Where the control buffer keeps what it holds.
+constexpr VkDeviceSize paramsOffset = 0;
+constexpr VkDeviceSize countersOffset = 256;
+constexpr VkDeviceSize launchesOffset = 512;
+constexpr VkDeviceSize controlBytes = launchesOffset + gpu::RAY_SET_COUNT * sizeof(gpu::LaunchRecord);
+
+constexpr VkDeviceSize vec3Bytes = 3 * sizeof(float);
+constexpr VkDeviceSize wordBytes = sizeof(uint32_t);
+constexpr VkDeviceSize rayBytes = 2 * vec3Bytes + 2 * wordBytes;  // origin, direction, tMax, pixel
+
+VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+uint32_t raysConstant(RaycastRays rays) {
+  switch (rays) {
+    case RaycastRays::Primary:
+      return gpu::RAYS_PRIMARY;
+    case RaycastRays::Diffuse:
+      return gpu::RAYS_DIFFUSE;
+    case RaycastRays::Shadow:
+      return gpu::RAYS_SHADOW;
+  }
+  return gpu::RAYS_PRIMARY;
+}
+
+KernelDesc raycastKernel(const char* shader, bool traces = false, std::vector<uint32_t> specialization = {}) {
+  return {.shader = shader,
+          .traces = traces,
+          .pushBytes = sizeof(gpu::RaycastPush),
+          .specialization = std::move(specialization)};
+}
+
+// What the raycast needs of the device beyond the backend, checked before any of its
+// pipelines exists, so the message is the user's rather than a Vulkan error's.
+TraceTarget checkDevice(const vk::Context& context, TraceTarget target) {
+  const auto& caps = context.capabilities();
+  if (!caps.subgroupBallotInCompute)
+    throw UserError("the raycast needs subgroup ballot in compute shaders to append the rays it spawns, which " +
+                    caps.name + " lacks");
+  if (target.backend == Backend::Pipeline && !caps.rayTracingIndirect)
+    throw UserError(caps.name +
+                    " has ray-tracing pipelines but not rayTracingPipelineTraceRaysIndirect, which the raycast's "
+                    "trace launches need; use another backend");
+  return target;
+}
+
+}  // namespace
+
+uint64_t RaycastIntegrator::stateBytes(uint32_t width, uint32_t height) {
+  const uint64_t perPixel = gpu::RAY_SET_COUNT * rayBytes + sizeof(gpu::HitRecord) + 2 * wordBytes;
+  return perPixel * width * height;
+}
+
+RaycastIntegrator::RaycastIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target)
+    : context_(context),
+      scene_(scene),
+      target_(target),
+      generate_(context, raycastKernel("raycast_generate"), checkDevice(context, target), scene.descriptorSetLayout()),
+      prepare_(context, raycastKernel("raycast_prepare"), target, scene.descriptorSetLayout()),
+      spawn_(context, raycastKernel("raycast_spawn"), target, scene.descriptorSetLayout()),
+      resolve_(context, raycastKernel("raycast_resolve"), target, scene.descriptorSetLayout()),
+      traceClosest_(context, raycastKernel("raycast_trace", true, {0}), target, scene.descriptorSetLayout()),
+      traceAny_(context, raycastKernel("raycast_trace", true, {1}), target, scene.descriptorSetLayout()),
+      frameParams_(context, sizeof(gpu::FrameParams),
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly),
+      control_(context, controlBytes,
+               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+               vk::MemoryUse::DeviceOnly),
+      readback_(context, sizeof(gpu::RaycastCounters), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback) {
+  shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | traceClosest_.pipelineStage();
+  for (const Kernel* kernel : {&generate_, &prepare_, &spawn_, &resolve_, &traceClosest_, &traceAny_})
+    pipelineCreateMs_ += kernel->createMs();
+}
+
+void RaycastIntegrator::allocate(uint32_t pixels) {
+  if (pixels_ == pixels) return;
+  const uint64_t bytes = stateBytes(pixels, 1);
+  const uint64_t deviceBytes = context_.capabilities().deviceLocalBytes;
+  // Refused before any GPU work: some drivers (lavapipe) take the host down rather than fail.
+  if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
+    throw UserError("the raycast's rays for " + std::to_string(pixels) + " pixels need " + std::to_string(bytes >> 20) +
+                    " MiB, more than 3/4 of the device's " + std::to_string(deviceBytes >> 20) +
+                    " MiB; lower the resolution");
+  pixels_ = 0;
+  rays_ = {};
+  VkDeviceSize offset = 0;
+  auto array = [&](VkDeviceSize elementBytes) {
+    const VkDeviceSize at = offset;
+    offset = alignUp(offset + elementBytes * pixels, 16);
+    return at;
+  };
+  gpu::RaycastParams params{};
+  for (gpu::RaySet& set : params.rays) {
+    set.origin = array(vec3Bytes);
+    set.direction = array(vec3Bytes);
+    set.tMax = array(wordBytes);
+    set.pixel = array(wordBytes);
+  }
+  params.hits = array(sizeof(gpu::HitRecord));
+  params.occluded = array(wordBytes);
+  params.rayOfPixel = array(wordBytes);
+  rays_ = vk::Buffer(context_, offset, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceOnly);
+  const VkDeviceAddress base = rays_.address();
+  for (gpu::RaySet& set : params.rays)
+    for (uint64_t* address : {&set.origin, &set.direction, &set.tMax, &set.pixel}) *address += base;
+  for (uint64_t* address : {&params.hits, &params.occluded, &params.rayOfPixel}) *address += base;
+  params.counters = control_.address() + countersOffset;
+  params.launches = control_.address() + launchesOffset;
+  params_ = params;
+  pixels_ = pixels;
+}
+
+gpu::RaycastPush RaycastIntegrator::pushConstants(const RenderSettings& settings, uint32_t sampleIndex,
+                                                  uint32_t set) const {
+  return {.params = frameParams_.address(),
+          .raycast = control_.address() + paramsOffset,
+          .sampleIndex = sampleIndex,
+          .rays = raysConstant(settings.raycast.rays),
+          .set = set};
+}
+
+void RaycastIntegrator::timed(VkCommandBuffer commands, Stage stage, const std::function<void()>& body) {
+  timer_.time(commands, stage, body);
+  // Every stage reads what the one before wrote, its launch size included. The barrier sits
+  // outside the timed scope: its cost is the frame's overhead, not a stage's.
+  vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                    shaderStages_ | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+}
+
+void RaycastIntegrator::launchOverSet(VkCommandBuffer commands, const Kernel& kernel, const gpu::RaycastPush& push,
+                                      uint32_t set) const {
+  const VkDeviceSize record = launchesOffset + VkDeviceSize{set} * sizeof(gpu::LaunchRecord);
+  kernel.launchIndirect(commands, scene_.descriptorSet(), &push, control_.get(), record,
+                        control_.address() + record + offsetof(gpu::LaunchRecord, width));
+}
+
+FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
+  const uint32_t pixels = settings.width * settings.height;
+  allocate(pixels);
+  const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
+  gpu::FrameParams frameParams;
+  fillFrameParams(frameParams, scene_, target_, film, settings);
+  const bool primary = settings.raycast.rays == RaycastRays::Primary;
+  const bool shadow = settings.raycast.rays == RaycastRays::Shadow;
+  const VkDescriptorSet sceneSet = scene_.descriptorSet();
+
+  const auto start = std::chrono::steady_clock::now();
+  context_.submitAndWait([&](VkCommandBuffer commands) {
+    timer_.begin(commands);
+    film.recordClear(commands);
+    // Parameters and counters in device-local memory, written inside the frame.
+    vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof frameParams, &frameParams);
+    vkCmdUpdateBuffer(commands, control_.get(), paramsOffset, sizeof params_, &params_);
+    vkCmdFillBuffer(commands, control_.get(), countersOffset, sizeof(gpu::RaycastCounters), 0);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages_,
+                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    for (uint32_t sample = 0; sample < settings.samplesPerPixel; ++sample) {
+      const gpu::RaycastPush camera = pushConstants(settings, sample, gpu::RAY_SET_CAMERA);
+      timed(commands, Stage::Prepare, [&] { prepare_.launch(commands, sceneSet, &camera, 1); });
+      timed(commands, Stage::Generate, [&] { generate_.launch(commands, sceneSet, &camera, pixels); });
+      if (primary) {
+        timed(commands, Stage::Trace, [&] { launchOverSet(commands, traceClosest_, camera, gpu::RAY_SET_CAMERA); });
+      } else {
+        // The camera rays' hits, where diffuse and shadow rays start: traced, but not measured.
+        timed(commands, Stage::Extend, [&] { launchOverSet(commands, traceClosest_, camera, gpu::RAY_SET_CAMERA); });
+        timed(commands, Stage::Spawn, [&] { launchOverSet(commands, spawn_, camera, gpu::RAY_SET_CAMERA); });
+        const gpu::RaycastPush spawned = pushConstants(settings, sample, gpu::RAY_SET_SPAWNED);
+        timed(commands, Stage::Prepare, [&] { prepare_.launch(commands, sceneSet, &spawned, 1); });
+        timed(commands, Stage::Trace,
+              [&] { launchOverSet(commands, shadow ? traceAny_ : traceClosest_, spawned, gpu::RAY_SET_SPAWNED); });
+      }
+      timed(commands, Stage::Accumulate, [&] { resolve_.launch(commands, sceneSet, &camera, pixels); });
+    }
+    // The frame ends with its last kernel: reading back is output, outside the frame's time.
+    timer_.end(commands);
+    film.recordReadback(commands, shaderStages_);  // its barrier covers the counters' copy too
+    const VkBufferCopy counters{.srcOffset = countersOffset, .size = sizeof(gpu::RaycastCounters)};
+    vkCmdCopyBuffer(commands, control_.get(), readback_.get(), 1, &counters);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+  });
+  FrameResult result;
+  result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const vk::FrameTiming timing = timer_.read();
+  result.stages = timing.stages;
+  result.gpuMs = timing.frameNs * 1e-6;
+  film.read(result);
+  const auto& counters = *static_cast<const gpu::RaycastCounters*>(readback_.mapped());
+  result.work = {};
+  (shadow ? result.work.shadowRays : result.work.extensionRays) = counters.tracedRays;
+  result.work.pathSegments = counters.tracedRays;
+  result.work.paths = uint64_t{pixels} * settings.samplesPerPixel;
+  return result;
+}
+
+}  // namespace ptbench

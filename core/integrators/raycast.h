@@ -1,0 +1,54 @@
+// The raycast integrator: the roofline every path-tracing figure is read against (DESIGN.md,
+// "The roofline"). No shading: per sample pass, camera rays; for diffuse and shadow rays, their
+// closest hits and one ray spawned from each; then the measured `trace` stage, which traces one
+// set of rays (structure of arrays, as the wavefront keeps them) and does nothing else; then a
+// resolve of each pixel's ray into the film as 1 or 0, so the image shows what was traced.
+#pragma once
+#include <optional>
+
+#include "core/integrators/create.h"
+#include "core/integrators/film.h"
+#include "core/integrators/kernel.h"
+#include "core/scene/gpu_scene.h"
+#include "shared/raycast.h"
+
+namespace ptbench {
+
+class RaycastIntegrator final : public Integrator {
+ public:
+  // The kinds of rays are read from each frame's settings: every kernel exists from the start.
+  RaycastIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target);
+
+  // work.extensionRays: the closest-hit rays of the trace stage (primary or diffuse);
+  // work.shadowRays: its any-hit rays. The camera rays traced before diffuse and shadow rays
+  // are spawned are not the trace stage's and are not counted.
+  FrameResult render(const RenderSettings& settings) override;
+  double pipelineCreateMs() const override { return pipelineCreateMs_; }
+
+  // Device memory of the ray sets, results and per-pixel ray indices for a frame of this size.
+  static uint64_t stateBytes(uint32_t width, uint32_t height);
+
+ private:
+  void allocate(uint32_t pixels);
+  gpu::RaycastPush pushConstants(const RenderSettings& settings, uint32_t sampleIndex, uint32_t set) const;
+  void timed(VkCommandBuffer commands, Stage stage, const std::function<void()>& body);
+  void launchOverSet(VkCommandBuffer commands, const Kernel& kernel, const gpu::RaycastPush& push, uint32_t set) const;
+
+  const vk::Context& context_;
+  const GpuScene& scene_;
+  TraceTarget target_;
+  Kernel generate_, prepare_, spawn_, resolve_;
+  Kernel traceClosest_, traceAny_;  // raycast_trace, specialised
+  double pipelineCreateMs_ = 0;
+  VkPipelineStageFlags2 shaderStages_;
+  vk::Buffer frameParams_;  // device-local, written at the start of every frame
+  uint32_t pixels_ = 0;     // what the buffers below are sized for
+  vk::Buffer rays_;         // both ray sets, the results and the per-pixel ray indices
+  vk::Buffer control_;      // parameters, counters, launch records
+  vk::Buffer readback_;     // the counters, for the host
+  gpu::RaycastParams params_{};
+  std::optional<Film> film_;
+  vk::StageTimer timer_{context_};
+};
+
+}  // namespace ptbench
