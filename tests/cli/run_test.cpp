@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "csv_fields.h"
 #include "gpu_test.h"
@@ -46,8 +47,8 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
   EXPECT_EQ(report["validation_messages"], 0);
   EXPECT_EQ(report["device"]["backends"]["rayquery"], true);
   // 3 scenes x (2 megakernels + the wavefront in 2 schedules x 2 material-queue settings) x
-  // 2 hardware backends x 2 spp values.
-  ASSERT_EQ(report["runs"].size(), 3u * 6u * 2u * 2u);
+  // 3 backends (all: rayquery, pipeline, software) x 2 spp values.
+  ASSERT_EQ(report["runs"].size(), 3u * 6u * 3u * 2u);
   for (const auto& run : report["runs"]) {
     EXPECT_EQ(run["status"], "ok") << run.dump();
     EXPECT_EQ(run["frames"], 2);
@@ -148,21 +149,38 @@ TEST(RunCommand, RelativeScenePathsResolveFromTheCurrentFolderAndJsonGoesToStdou
   fs::remove_all(out);
 }
 
-TEST(RunCommand, UnsupportedBackendBecomesAnErrorRowAndTheExitCodeSaysSo) {
+// The software backend in a sweep: its option is a sweep axis of its runs only, every run
+// succeeds, and its reports carry the layout, the BVH's build figures and its bytes.
+TEST(RunCommand, SoftwareBackendRunsEachBvhLayoutItsConfigAsksFor) {
   const fs::path out = freshFolder("software-run");
-  const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
-                                 "/configs/ci.json --quiet --set 'backends=[\"pipeline\",\"software\"]' --set spp=1 "
-                                 "--set 'integrators=[\"megakernel\",\"megakernel-regen\"]' "
-                                 "--set 'scenes=[\"builtin:cornell\"]' --set repeats=1 --out " +
-                                 out.string());
-  EXPECT_EQ(result.exitCode, 1) << result.all();
+  const auto result =
+      runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
+                 "/configs/ci.json --quiet --set 'backends=[\"pipeline\",\"software\"]' --set spp=1 "
+                 "--set 'integrators=[\"megakernel\",\"wavefront\"]' --set 'options={\"software\": {\"software_bvh\": "
+                 "[\"cwbvh\", \"bvh2\"]}}' --set 'scenes=[\"builtin:cornell\"]' --set repeats=1 --out " +
+                 out.string());
+  EXPECT_EQ(result.exitCode, 0) << result.all();
   const json report = readJson(resultsFolder(out, "ci") / "report.json");
-  size_t failed = 0, succeeded = 0;
-  for (const auto& run : report["runs"]) (run["status"] == "ok" ? succeeded : failed)++;
-  EXPECT_EQ(succeeded, 2u);
-  EXPECT_EQ(failed, 2u);
-  EXPECT_NE(report["runs"][1]["error"].get<std::string>().find("software backend is not implemented"),
-            std::string::npos);
+  ASSERT_EQ(report["runs"].size(), 2u * 3u) << "2 integrators x (pipeline, software cwbvh, software bvh2)";
+  std::set<std::string> layouts;
+  for (const auto& run : report["runs"]) {
+    EXPECT_EQ(run["status"], "ok") << run.dump();
+    const json& options = run["parameters"]["options"];
+    if (run["parameters"]["backend"] != "software") {
+      EXPECT_FALSE(options.contains("software_bvh")) << run.dump();
+      EXPECT_FALSE(run.contains("software_bvh"));
+      continue;
+    }
+    const std::string layout = options.at("software_bvh");
+    layouts.insert(layout);
+    const json& bvh = run.at("software_bvh");
+    EXPECT_GT(bvh["build_ms"].get<double>(), 0.0);
+    EXPECT_EQ(run["memory_bytes"]["acceleration_structures"], bvh[layout]["bytes"]);
+    EXPECT_GT(bvh[layout]["bottom_levels"]["nodes"].get<uint64_t>(), 0u);
+    EXPECT_GT(bvh[layout]["bottom_levels"]["sah_cost"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(layouts, (std::set<std::string>{"cwbvh", "bvh2"}));
+  EXPECT_NE(result.out.find("software bvh2"), std::string::npos) << result.out;
   fs::remove_all(out);
 }
 
@@ -224,8 +242,8 @@ TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
   fs::remove_all(dir);
 }
 
-// One broken scene and one unsupported backend among good runs, every integrator: the good
-// runs succeed, the others are error rows, the report is complete, the CSV is rectangular and
+// One broken scene among good runs, every integrator, two backends: the good runs succeed,
+// the others are error rows, the report is complete, the CSV is rectangular and
 // parses, and nothing temporary is left.
 TEST(RunCommand, AMixedSweepReportsEveryRunAndLeavesNothingBehind) {
   const fs::path dir = freshFolder("mixed-sweep");
@@ -241,7 +259,7 @@ TEST(RunCommand, AMixedSweepReportsEveryRunAndLeavesNothingBehind) {
   EXPECT_EQ(report["complete"], true);
   ASSERT_EQ(report["runs"].size(), 2u * 3u * 2u);
   for (const auto& run : report["runs"]) {
-    const bool good = run["parameters"]["scene"] == "builtin:cornell" && run["parameters"]["backend"] == "rayquery";
+    const bool good = run["parameters"]["scene"] == "builtin:cornell";
     EXPECT_EQ(run["status"], good ? "ok" : "error") << run.dump();
     if (!good) {
       EXPECT_FALSE(run["error"].get<std::string>().empty());
