@@ -148,16 +148,19 @@ std::string summaryTable(const json& report) {
       ratios[{p["scene"], integrator}].push_back(ms / found->second);
     }
     const double raysPerSecond = (raycast ? run["raycast"] : run["throughput"])["rays_per_s"].get<double>();
+    // A shadow raycast in a scene without emitters has no light samples to trace towards.
+    const bool noRays = raycast && run["raycast"]["rays_traced"] == 0;
     const json& fraction = run.value("roofline_fraction", json());
-    table += fmt::format("{:<5} {:<32} {:<36} {:<14} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10.2f} {:>8} {:>8}\n",
+    table += fmt::format("{:<5} {:<32} {:<36} {:<14} {:>9} {:>4} {:>11.3f} {:>6.2f} {:>10} {:>8} {:>8}\n",
                          run["id"].get<std::string>(), scene, integrator, backendLabel(p), size, p["spp"].dump(), ms,
-                         100.0 * run["frame_gpu_ms"]["cv"].get<double>(), raysPerSecond * 1e-6, relative,
+                         100.0 * run["frame_gpu_ms"]["cv"].get<double>(),
+                         noRays ? std::string("none") : fmt::format("{:.2f}", raysPerSecond * 1e-6), relative,
                          fraction.is_number() ? fmt::format("{:.3f}", fraction.get<double>()) : "");
   }
   if (anyRaycast)
     table +=
-        "\nraycast rows: Mrays/s of the trace stage alone. roofline: a path tracer's Mrays/s over the diffuse "
-        "raycast's\nof the same scene and backend (the same size preferred).\n";
+        "\nraycast rows: Mrays/s of the trace stage alone (none: no emitter to aim shadow rays at). roofline: a\n"
+        "path tracer's Mrays/s over the diffuse raycast's of the same scene and backend (the same size preferred).\n";
   if (!ratios.empty()) {
     table += "\nGPU time relative to the megakernel (geometric mean over matching runs; < 1 is faster):\n";
     for (const auto& [key, values] : ratios) {

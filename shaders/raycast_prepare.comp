@@ -10,7 +10,7 @@ layout(local_size_x = 1) in;
 
 void main() {
   if (push.set == RAYCAST_PREPARE_CAMERA) {
-    uint count = FRAME.width * FRAME.height;
+    uint count = pixelCount() * push.samples;
     RAYCAST_COUNTERS.rayCount[RAY_SET_CAMERA] = count;
     RAYCAST_COUNTERS.rayCount[RAY_SET_SPAWNED] = 0u;
     RAYCAST_COUNTERS.cameraRays += uint64_t(count);

@@ -1,7 +1,7 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// resolve: each pixel's traced ray into the film, 1 or 0: hit (primary, diffuse) or unblocked
-// (shadow); a pixel without a ray adds 0. The image is a coverage or ambient-occlusion-like
+// resolve: each pixel's traced rays of the batch into the film, 1 or 0 a sample: hit (primary,
+// diffuse) or unblocked (shadow); a sample without a ray adds 0. The image is a coverage or ambient-occlusion-like
 // mask, an honest picture of what the trace stage did. Timed apart from it, as accumulate.
 #define RAYCAST
 #include "raycast/state.glsl"
@@ -11,13 +11,15 @@ layout(local_size_x = WORKGROUP_SIZE_1D) in;
 
 void main() {
   uint pixel = kernelIndex();
-  if (pixel >= FRAME.width * FRAME.height) return;
-  uint ray = UintBuffer(RAYCAST_PARAMS.rayOfPixel).u[pixel];
-  bool counted = false;
-  if (ray != NO_RAY)
-    counted = push.rays == RAYS_SHADOW ? UintBuffer(RAYCAST_PARAMS.occluded).u[ray] == 0u
-                                       : HitBuffer(RAYCAST_PARAMS.hits).h[ray].t >= 0.0;
+  if (pixel >= pixelCount()) return;
   FilmSample film = filmSample();
-  filmAdd(film, vec3(counted ? 1.0 : 0.0));
+  for (uint s = 0u; s < push.samples; ++s) {
+    uint ray = UintBuffer(RAYCAST_PARAMS.rayOfSlot).u[s * pixelCount() + pixel];
+    bool counted = false;
+    if (ray != NO_RAY)
+      counted = push.rays == RAYS_SHADOW ? UintBuffer(RAYCAST_PARAMS.occluded).u[ray] == 0u
+                                         : HitBuffer(RAYCAST_PARAMS.hits).h[ray].t >= 0.0;
+    filmAdd(film, vec3(counted ? 1.0 : 0.0));
+  }
   filmCommitOwned(film, pixel);
 }

@@ -24,7 +24,8 @@ void main() {
   uint ray = kernelIndex();
   if (ray >= rayCount(RAY_SET_CAMERA)) return;
   RaySet camera = RAYCAST_PARAMS.rays[RAY_SET_CAMERA];
-  uint pixel = UintBuffer(camera.pixel).u[ray];
+  uint slot = UintBuffer(camera.slot).u[ray];
+  uint pixel = slotPixel(slot);
   HitRecord record = HitBuffer(RAYCAST_PARAMS.hits).h[ray];
   bool spawns = false;
   vec3 origin, direction;
@@ -32,7 +33,7 @@ void main() {
   if (record.t >= 0.0) {
     SurfaceHit hit = SurfaceHit(record.t, record.instance, record.geometry, record.primitive, record.barycentrics);
     ShadingPoint sp = shadingPoint(hit, Vec3Buffer(camera.direction).v[ray]);
-    SampleStream stream = sampleStream(pixel, push.sampleIndex);
+    SampleStream stream = sampleStream(pixel, slotSample(slot));
     origin = offsetRayOrigin(sp.position, sp.geometricNormal);
     if (push.rays == RAYS_DIFFUSE) {
       vec3 t, b;
@@ -54,7 +55,7 @@ void main() {
   uint spawned = NO_RAY;
   if (spawns) {
     spawned = reserveRay();
-    storeRay(RAY_SET_SPAWNED, spawned, origin, direction, tMax, pixel);
+    storeRay(RAY_SET_SPAWNED, spawned, origin, direction, tMax, slot);
   }
-  UintBuffer(RAYCAST_PARAMS.rayOfPixel).u[pixel] = spawned;
+  UintBuffer(RAYCAST_PARAMS.rayOfSlot).u[slot] = spawned;
 }

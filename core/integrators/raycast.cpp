@@ -1,5 +1,6 @@
 #include "core/integrators/raycast.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -64,9 +65,14 @@ TraceTarget checkDevice(const vk::Context& context, TraceTarget target) {
 
 }  // namespace
 
-uint64_t RaycastIntegrator::stateBytes(uint32_t width, uint32_t height) {
-  const uint64_t perPixel = gpu::RAY_SET_COUNT * rayBytes + sizeof(gpu::HitRecord) + 2 * wordBytes;
-  return perPixel * width * height;
+uint64_t RaycastIntegrator::stateBytes(uint64_t rays) {
+  const uint64_t perRay = gpu::RAY_SET_COUNT * rayBytes + sizeof(gpu::HitRecord) + 2 * wordBytes;
+  return perRay * rays;
+}
+
+uint32_t RaycastIntegrator::batchSamples(const RenderSettings& settings) {
+  const uint32_t pixels = settings.width * settings.height;
+  return std::clamp<uint32_t>(gpu::RAYCAST_MAX_BATCH_RAYS / std::max<uint32_t>(pixels, 1), 1, settings.samplesPerPixel);
 }
 
 RaycastIntegrator::RaycastIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target)
@@ -91,21 +97,21 @@ RaycastIntegrator::RaycastIntegrator(const vk::Context& context, const GpuScene&
     pipelineCreateMs_ += kernel->createMs();
 }
 
-void RaycastIntegrator::allocate(uint32_t pixels) {
-  if (pixels_ == pixels) return;
-  const uint64_t bytes = stateBytes(pixels, 1);
+void RaycastIntegrator::allocate(uint32_t slots) {
+  if (slots_ == slots) return;
+  const uint64_t bytes = stateBytes(slots);
   const uint64_t deviceBytes = context_.capabilities().deviceLocalBytes;
   // Refused before any GPU work: some drivers (lavapipe) take the host down rather than fail.
   if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
-    throw UserError("the raycast's rays for " + std::to_string(pixels) + " pixels need " + std::to_string(bytes >> 20) +
+    throw UserError("the raycast's rays for " + std::to_string(slots) + " samples need " + std::to_string(bytes >> 20) +
                     " MiB, more than 3/4 of the device's " + std::to_string(deviceBytes >> 20) +
                     " MiB; lower the resolution");
-  pixels_ = 0;
+  slots_ = 0;
   rays_ = {};
   VkDeviceSize offset = 0;
   auto array = [&](VkDeviceSize elementBytes) {
     const VkDeviceSize at = offset;
-    offset = alignUp(offset + elementBytes * pixels, 16);
+    offset = alignUp(offset + elementBytes * slots, 16);
     return at;
   };
   gpu::RaycastParams params{};
@@ -113,29 +119,30 @@ void RaycastIntegrator::allocate(uint32_t pixels) {
     set.origin = array(vec3Bytes);
     set.direction = array(vec3Bytes);
     set.tMax = array(wordBytes);
-    set.pixel = array(wordBytes);
+    set.slot = array(wordBytes);
   }
   params.hits = array(sizeof(gpu::HitRecord));
   params.occluded = array(wordBytes);
-  params.rayOfPixel = array(wordBytes);
+  params.rayOfSlot = array(wordBytes);
   rays_ = vk::Buffer(context_, offset, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceOnly);
   const VkDeviceAddress base = rays_.address();
   for (gpu::RaySet& set : params.rays)
-    for (uint64_t* address : {&set.origin, &set.direction, &set.tMax, &set.pixel}) *address += base;
-  for (uint64_t* address : {&params.hits, &params.occluded, &params.rayOfPixel}) *address += base;
+    for (uint64_t* address : {&set.origin, &set.direction, &set.tMax, &set.slot}) *address += base;
+  for (uint64_t* address : {&params.hits, &params.occluded, &params.rayOfSlot}) *address += base;
   params.counters = control_.address() + countersOffset;
   params.launches = control_.address() + launchesOffset;
   params_ = params;
-  pixels_ = pixels;
+  slots_ = slots;
 }
 
-gpu::RaycastPush RaycastIntegrator::pushConstants(const RenderSettings& settings, uint32_t sampleIndex,
-                                                  uint32_t set) const {
+gpu::RaycastPush RaycastIntegrator::pushConstants(const RenderSettings& settings, uint32_t firstSample,
+                                                  uint32_t samples, uint32_t set) const {
   return {.params = frameParams_.address(),
           .raycast = control_.address() + paramsOffset,
-          .sampleIndex = sampleIndex,
+          .sampleIndex = firstSample,
           .rays = raysConstant(settings.raycast.rays),
-          .set = set};
+          .set = set,
+          .samples = samples};
 }
 
 void RaycastIntegrator::timed(VkCommandBuffer commands, Stage stage, const std::function<void()>& body) {
@@ -157,7 +164,8 @@ void RaycastIntegrator::launchOverSet(VkCommandBuffer commands, const Kernel& ke
 
 FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
   const uint32_t pixels = settings.width * settings.height;
-  allocate(pixels);
+  const uint32_t batch = batchSamples(settings);
+  allocate(pixels * batch);
   const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
   gpu::FrameParams frameParams;
   fillFrameParams(frameParams, scene_, target_, film, settings);
@@ -175,17 +183,18 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
     vkCmdFillBuffer(commands, control_.get(), countersOffset, sizeof(gpu::RaycastCounters), 0);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages_,
                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    for (uint32_t sample = 0; sample < settings.samplesPerPixel; ++sample) {
-      const gpu::RaycastPush camera = pushConstants(settings, sample, gpu::RAY_SET_CAMERA);
+    for (uint32_t first = 0; first < settings.samplesPerPixel; first += batch) {
+      const uint32_t samples = std::min(batch, settings.samplesPerPixel - first);
+      const gpu::RaycastPush camera = pushConstants(settings, first, samples, gpu::RAY_SET_CAMERA);
       timed(commands, Stage::Prepare, [&] { prepare_.launch(commands, sceneSet, &camera, 1); });
-      timed(commands, Stage::Generate, [&] { generate_.launch(commands, sceneSet, &camera, pixels); });
+      timed(commands, Stage::Generate, [&] { generate_.launch(commands, sceneSet, &camera, pixels * samples); });
       if (primary) {
         timed(commands, Stage::Trace, [&] { launchOverSet(commands, traceClosest_, camera, gpu::RAY_SET_CAMERA); });
       } else {
         // The camera rays' hits, where diffuse and shadow rays start: traced, but not measured.
         timed(commands, Stage::Extend, [&] { launchOverSet(commands, traceClosest_, camera, gpu::RAY_SET_CAMERA); });
         timed(commands, Stage::Spawn, [&] { launchOverSet(commands, spawn_, camera, gpu::RAY_SET_CAMERA); });
-        const gpu::RaycastPush spawned = pushConstants(settings, sample, gpu::RAY_SET_SPAWNED);
+        const gpu::RaycastPush spawned = pushConstants(settings, first, samples, gpu::RAY_SET_SPAWNED);
         timed(commands, Stage::Prepare, [&] { prepare_.launch(commands, sceneSet, &spawned, 1); });
         timed(commands, Stage::Trace,
               [&] { launchOverSet(commands, shadow ? traceAny_ : traceClosest_, spawned, gpu::RAY_SET_SPAWNED); });

@@ -25,12 +25,15 @@ class RaycastIntegrator final : public Integrator {
   FrameResult render(const RenderSettings& settings) override;
   double pipelineCreateMs() const override { return pipelineCreateMs_; }
 
-  // Device memory of the ray sets, results and per-pixel ray indices for a frame of this size.
-  static uint64_t stateBytes(uint32_t width, uint32_t height);
+  // Device memory of the ray sets, results and per-slot ray indices for batches of this many rays.
+  static uint64_t stateBytes(uint64_t rays);
+  // Samples per pixel a batch traces at once (shared/raycast.h, RAYCAST_MAX_BATCH_RAYS).
+  static uint32_t batchSamples(const RenderSettings& settings);
 
  private:
-  void allocate(uint32_t pixels);
-  gpu::RaycastPush pushConstants(const RenderSettings& settings, uint32_t sampleIndex, uint32_t set) const;
+  void allocate(uint32_t slots);
+  gpu::RaycastPush pushConstants(const RenderSettings& settings, uint32_t firstSample, uint32_t samples,
+                                 uint32_t set) const;
   void timed(VkCommandBuffer commands, Stage stage, const std::function<void()>& body);
   void launchOverSet(VkCommandBuffer commands, const Kernel& kernel, const gpu::RaycastPush& push, uint32_t set) const;
 
@@ -42,8 +45,8 @@ class RaycastIntegrator final : public Integrator {
   double pipelineCreateMs_ = 0;
   VkPipelineStageFlags2 shaderStages_;
   vk::Buffer frameParams_;  // device-local, written at the start of every frame
-  uint32_t pixels_ = 0;     // what the buffers below are sized for
-  vk::Buffer rays_;         // both ray sets, the results and the per-pixel ray indices
+  uint32_t slots_ = 0;      // what the buffers below are sized for: (sample, pixel) slots of a batch
+  vk::Buffer rays_;         // both ray sets, the results and the per-slot ray indices
   vk::Buffer control_;      // parameters, counters, launch records
   vk::Buffer readback_;     // the counters, for the host
   gpu::RaycastParams params_{};

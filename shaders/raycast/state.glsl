@@ -23,12 +23,16 @@ layout(buffer_reference, scalar) buffer HitBuffer { HitRecord h[]; };
 // The rays of a set a launch covers: the count the prepare kernel wrote with the launch.
 uint rayCount(uint set) { return LaunchRecords(RAYCAST_PARAMS.launches).r[set].count; }
 
-void storeRay(uint set, uint ray, vec3 origin, vec3 direction, float tMax, uint pixel) {
+void storeRay(uint set, uint ray, vec3 origin, vec3 direction, float tMax, uint slot) {
   RaySet rays = RAYCAST_PARAMS.rays[set];
   Vec3Buffer(rays.origin).v[ray] = origin;
   Vec3Buffer(rays.direction).v[ray] = direction;
   FloatBuffer(rays.tMax).f[ray] = tMax;
-  UintBuffer(rays.pixel).u[ray] = pixel;
+  UintBuffer(rays.slot).u[ray] = slot;
 }
+
+uint pixelCount() { return FRAME.width * FRAME.height; }
+uint slotPixel(uint slot) { return slot % pixelCount(); }
+uint slotSample(uint slot) { return push.sampleIndex + slot / pixelCount(); }
 
 #endif

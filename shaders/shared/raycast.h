@@ -15,7 +15,13 @@ PTBENCH_CONST uint RAY_SET_CAMERA = 0;
 PTBENCH_CONST uint RAY_SET_SPAWNED = 1;
 PTBENCH_CONST uint RAY_SET_COUNT = 2;
 
-PTBENCH_CONST uint NO_RAY = 0xffffffffu;  // RaycastParams::rayOfPixel: the pixel traces nothing
+PTBENCH_CONST uint NO_RAY = 0xffffffffu;  // RaycastParams::rayOfSlot: the slot traces nothing
+
+// A batch traces several samples of every pixel at once, so that the trace stage's launch
+// fills the GPU even where few camera rays hit (a helmet against the sky spawns diffuse rays
+// from a tenth of the pixels): as many samples as keep it under this many rays, at least one.
+// A slot is (sample within the batch, pixel): sample * pixels + pixel.
+PTBENCH_CONST uint RAYCAST_MAX_BATCH_RAYS = 1u << 22;
 
 // The prepare kernel's phases (RaycastPush::phase): the launch over a set, from its count.
 PTBENCH_CONST uint RAYCAST_PREPARE_CAMERA = 0;   // the camera rays' launch; clears the spawned count
@@ -26,7 +32,7 @@ struct RaySet {
   uint64_t origin;     // vec3
   uint64_t direction;  // vec3
   uint64_t tMax;       // float
-  uint64_t pixel;      // uint
+  uint64_t slot;       // uint: the ray's (sample, pixel) slot
 };
 
 struct RaycastCounters {
@@ -39,7 +45,7 @@ struct RaycastParams {
   RaySet rays[RAY_SET_COUNT];
   uint64_t hits;        // HitRecord per ray of the set traced last (closest hit)
   uint64_t occluded;    // uint per ray (any hit): 1 if something blocks it
-  uint64_t rayOfPixel;  // uint per pixel: its ray in the set the trace stage measures, or NO_RAY
+  uint64_t rayOfSlot;   // uint per slot: its ray in the set the trace stage measures, or NO_RAY
   uint64_t counters;    // RaycastCounters
   uint64_t launches;    // LaunchRecord[RAY_SET_COUNT]
 };
@@ -47,10 +53,10 @@ struct RaycastParams {
 struct RaycastPush {
   uint64_t params;   // FrameParams
   uint64_t raycast;  // RaycastParams
-  uint sampleIndex;
-  uint rays;  // the rays the trace stage measures: RAYS_*
-  uint set;   // the ray set a kernel reads (trace), or a prepare phase (prepare)
-  uint pad;
+  uint sampleIndex;  // the batch's first sample
+  uint rays;         // the rays the trace stage measures: RAYS_*
+  uint set;          // the ray set a kernel reads (trace), or a prepare phase (prepare)
+  uint samples;      // the batch's samples per pixel
 };
 
 PTBENCH_CONST uint RAYS_PRIMARY = 0;

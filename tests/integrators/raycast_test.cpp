@@ -85,6 +85,27 @@ TEST_F(RaycastTest, PrimaryRaysAreOnePerPixelAndSampleAndHitWhereTheCameraSeesGe
     }
 }
 
+// A frame larger than one batch (RAYCAST_MAX_BATCH_RAYS) traces its samples in batches, the
+// last one short: every sample of every pixel still traced once, and the same rays hit.
+TEST_F(RaycastTest, FramesLargerThanABatchTraceEverySampleOnce) {
+  const SceneData scene = loadScene("builtin:furnace");
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
+  RenderSettings settings = settingsFor(scene, 1448, 1448, 3);
+  settings.maxDepth = 1;
+  settings.environment = {1, 1, 1};
+  ASSERT_EQ(RaycastIntegrator::batchSamples(settings), 2u) << "batches of 2 samples and then 1";
+  const FrameResult frame = render(gpuScene, settings, Backend::RayQuery, RaycastRays::Primary);
+  EXPECT_EQ(frame.work.extensionRays, 1448u * 1448u * 3u);
+  EXPECT_EQ(frame.pixelSamplesMin, 3u);
+  EXPECT_EQ(frame.pixelSamplesMax, 3u);
+  const FrameResult escapes =
+      render(gpuScene, settings, Backend::RayQuery, RaycastRays::Primary, IntegratorKind::Megakernel);
+  int wrong = 0;
+  for (size_t i = 0; i < frame.image.rgb.size(); ++i)
+    if (std::fabs(frame.image.rgb[i] + escapes.image.rgb[i] - 1.0f) > 1e-5f && wrong++ < 5)
+      ADD_FAILURE() << "pixel " << i / 3 << ": hit " << frame.image.rgb[i] << ", escaped " << escapes.image.rgb[i];
+}
+
 // Inside a closed sphere every camera ray hits, and so does every diffuse ray spawned from it.
 TEST_F(RaycastTest, DiffuseRaysInsideAClosedSphereAllHit) {
   const SceneData scene = loadScene("builtin:furnace");
