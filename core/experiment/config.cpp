@@ -175,10 +175,23 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
     if (entry.is_string()) {
       path = entry;
     } else if (entry.is_object()) {
-      v.unknownKeys(entry, {"path", "camera", "env"}, pointer);
+      v.unknownKeys(entry, {"path", "camera", "env", "sun"}, pointer);
       if (!entry.contains("path")) v.error(pointer + "/path", "required: the scene's path or builtin: name");
       path = entry.value("path", json());
       if (entry.contains("env")) scene.environment = v.vec3(entry["env"], pointer + "/env", true);
+      if (entry.contains("sun")) {
+        const json& sun = entry["sun"];
+        const std::string at = pointer + "/sun";
+        if (!sun.is_object() || !sun.contains("direction") || !sun.contains("irradiance")) {
+          v.error(at, "expected an object with direction [x, y, z] (where the light travels) and irradiance [r, g, b]");
+        } else {
+          v.unknownKeys(sun, {"direction", "irradiance"}, at);
+          scene.sunDirection = v.vec3(sun["direction"], at + "/direction");
+          scene.sunIrradiance = v.vec3(sun["irradiance"], at + "/irradiance", true);
+          if (scene.sunDirection && length(*scene.sunDirection) == 0)
+            v.error(at + "/direction", "the direction is the zero vector: it points nowhere");
+        }
+      }
       if (entry.contains("camera")) {
         const json& camera = entry["camera"];
         const std::string at = pointer + "/camera";
@@ -225,6 +238,15 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
 }
 
 }  // namespace
+
+void addEntryLights(const SceneEntry& entry, SceneData& scene) {
+  if (!entry.sunDirection || !entry.sunIrradiance) return;
+  gpu::PunctualLight sun{};
+  sun.type = gpu::LIGHT_DIRECTIONAL;
+  sun.direction = toGpu(normalize(*entry.sunDirection));
+  sun.intensity = toGpu(*entry.sunIrradiance);
+  scene.punctualLights.push_back(sun);
+}
 
 Camera cameraFor(const SceneEntry& entry, const SceneData& scene) {
   Camera camera = scene.defaultCamera();

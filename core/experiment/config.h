@@ -23,10 +23,16 @@ struct SceneEntry {
   std::optional<Vec3> cameraPosition, cameraTarget, cameraUp;
   std::optional<float> fovDegrees;
   std::optional<Vec3> environment;
+  // A directional light added to the scene: the direction its light travels, and the
+  // irradiance it delivers head-on (glTF's directional light, lux).
+  std::optional<Vec3> sunDirection, sunIrradiance;
 };
 
 // The scene's own (or framing) camera with the entry's overrides applied.
 Camera cameraFor(const SceneEntry& entry, const SceneData& scene);
+
+// The lights the entry adds to the scene (its sun), appended to the scene's punctual lights.
+void addEntryLights(const SceneEntry& entry, SceneData& scene);
 
 struct Repetition {
   std::optional<uint32_t> repeats;  // fixed count; otherwise until min_samples and max_noise, or timeout

@@ -208,6 +208,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (record->backend == backendName(Backend::Software)) softwareLayouts.insert(record->spec.settings.softwareBvh);
     try {
       scene = std::make_unique<SceneData>(loadScene(entry.load));
+      addEntryLights(entry, *scene);
       gpuScene = std::make_unique<GpuScene>(context, *scene,
                                             std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
     } catch (const std::exception& error) {

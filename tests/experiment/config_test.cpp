@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/scene/builtin_scenes.h"
 
 namespace ptbench::test {
 namespace {
@@ -94,6 +95,41 @@ TEST_F(ConfigTest, IntegratorOptionListsAreSweepAxesOfThatIntegrator) {
   EXPECT_EQ(seen.size(), 4u) << "every combination once";
 }
 
+// A backend's options multiply that backend's runs only; "all" takes them when the runner
+// resolves it (withBackendOptions), and the sweep size counts them.
+TEST_F(ConfigTest, BackendOptionListsAreSweepAxesOfThatBackend) {
+  const auto config = loadConfig(write(minimal(R"(, "integrators": ["megakernel", "wavefront"],
+      "backends": ["pipeline", "software"], "options": {"software": {"software_bvh": ["cwbvh", "bvh2"]}})")));
+  const auto runs = expandSweep(config);
+  ASSERT_EQ(runs.size(), 2u * (1 + 2));
+  std::multiset<std::string> seen;
+  for (const RunSpec& run : runs)
+    seen.insert(run.backend + (run.backend == "software" ? " " + std::string(bvhLayoutName(run.settings.softwareBvh))
+                                                         : std::string()));
+  EXPECT_EQ(seen, (std::multiset<std::string>{"pipeline", "pipeline", "software cwbvh", "software cwbvh",
+                                              "software bvh2", "software bvh2"}));
+  EXPECT_EQ(sweepSize(config), runs.size());
+  const auto all = loadConfig(write(minimal(R"(, "backends": "all",
+      "options": {"software": {"software_bvh": ["cwbvh", "bvh2"]}})")));
+  EXPECT_EQ(expandSweep(all).size(), 1u) << "resolved by the runner";
+  EXPECT_EQ(withBackendOptions(all, Backend::Software, expandSweep(all)[0].settings).size(), 2u);
+  EXPECT_EQ(sweepSize(all), 4u) << "rayquery, pipeline and software twice, at most";
+}
+
+TEST_F(ConfigTest, ASunIsADirectionalLightAddedToTheScene) {
+  const auto config = loadConfig(write(R"({"schema_version": 1, "name": "t", "scenes": [
+      {"path": "builtin:furnace", "sun": {"direction": [0, -2, 0], "irradiance": [3, 2, 1]}}]})"));
+  SceneData scene = loadScene("builtin:furnace");
+  const size_t before = scene.punctualLights.size();
+  addEntryLights(config.scenes[0], scene);
+  ASSERT_EQ(scene.punctualLights.size(), before + 1);
+  const gpu::PunctualLight& sun = scene.punctualLights.back();
+  EXPECT_EQ(sun.type, gpu::LIGHT_DIRECTIONAL);
+  EXPECT_FLOAT_EQ(sun.direction.y, -1.0f) << "normalised";
+  EXPECT_FLOAT_EQ(sun.intensity.x, 3.0f);
+  EXPECT_FLOAT_EQ(sun.intensity.z, 1.0f);
+}
+
 TEST_F(ConfigTest, SetOverridesKeysBeforeValidation) {
   const auto config = loadConfig(write(minimal()), {"spp=[1,2]", "name=renamed", "integrators=megakernel-regen"});
   EXPECT_EQ(config.spps, (std::vector<uint32_t>{1, 2}));
@@ -152,6 +188,21 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
        "expected primary, diffuse or shadow"},
       {"compaction not a boolean", minimal(R"(, "options": {"wavefront": {"compaction": "yes"}})"),
        "/options/wavefront/compaction", "expected true or false"},
+      {"unknown software bvh", minimal(R"(, "options": {"software": {"software_bvh": ["cwbvh", "bvh4"]}})"),
+       "/options/software/software_bvh/1", "expected cwbvh or bvh2"},
+      {"options a backend lacks", minimal(R"(, "options": {"rayquery": {"software_bvh": "cwbvh"}})"),
+       "/options/rayquery/software_bvh", "rayquery has no options"},
+      {"sun without irradiance",
+       R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "sun": {"direction": [0, -1, 0]}}]})",
+       "/scenes/0/sun", "expected an object with direction"},
+      {"sun pointing nowhere",
+       R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell",
+           "sun": {"direction": [0, 0, 0], "irradiance": [1, 1, 1]}}]})",
+       "/scenes/0/sun/direction", "points nowhere"},
+      {"negative sun",
+       R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell",
+           "sun": {"direction": [0, -1, 0], "irradiance": [1, -1, 1]}}]})",
+       "/scenes/0/sun/irradiance", "non-negative"},
   };
   for (const auto& c : cases) {
     const auto [message, code] = failure(c.config);
