@@ -4,7 +4,11 @@
 
   frame_gpu_ms.png      median frame GPU time per run, min-max whiskers;
   stage_breakdown.png   each run's median frame split into its stages and the overhead
-                        (frame - stages: barriers, launch gaps, the pool's waits).
+                        (frame - stages: barriers, launch gaps, the pool's waits);
+  roofline.png          when the report has raycast runs: rays/s per backend (and BVH layout)
+                        of the raycast's primary, diffuse and shadow rays (the trace stage
+                        alone) beside each path tracer's (extension and shadow rays over the
+                        frame), with the path tracers' roofline_fraction written on their bars.
 
 A run is labelled by what sets it apart from the others of its scene: integrator, options,
 backend and any swept parameter.
@@ -97,6 +101,42 @@ def draw_stages(axis, runs):
     axis.legend(fontsize=7, ncol=4)
 
 
+def backend_label(run):
+    p = run["parameters"]
+    layout = p.get("options", {}).get("software_bvh")
+    return p["backend"] + (f" {layout}" if layout else "")
+
+
+def draw_roofline(axis, runs):
+    """Grouped bars: one group per backend, one bar per kind of rays or path tracer."""
+    def kind(run):
+        p = run["parameters"]
+        return f'raycast {p["options"]["rays"]}' if "raycast" in run else p["integrator"] + (
+            f' {p["options"]["schedule"]}' if "schedule" in p.get("options", {}) else "")
+
+    backends = list(dict.fromkeys(backend_label(r) for r in runs))
+    kinds = list(dict.fromkeys(kind(r) for r in runs))
+    width = 0.8 / len(kinds)
+    colours = plt.get_cmap("tab10")
+    for k, name in enumerate(kinds):
+        for b, backend in enumerate(backends):
+            chosen = [r for r in runs if kind(r) == name and backend_label(r) == backend]
+            if not chosen:
+                continue
+            run = chosen[0]
+            rate = (run["raycast"] if "raycast" in run else run["throughput"])["rays_per_s"] * 1e-6
+            x = b + (k - (len(kinds) - 1) / 2) * width
+            axis.bar(x, rate, width, color=colours(k % 10), label=name if b == 0 else None,
+                     hatch="" if "raycast" in run else "//")
+            fraction = run.get("roofline_fraction")
+            if isinstance(fraction, (int, float)):
+                axis.text(x, rate, f"{fraction:.2f}", ha="center", va="bottom", fontsize=6)
+    axis.set_xticks(range(len(backends)), backends, fontsize=8)
+    axis.set_yscale("log")
+    axis.set_ylabel("Mrays/s (log)")
+    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("report", type=pathlib.Path)
@@ -114,8 +154,12 @@ def main() -> int:
     folder = args.output or args.report.parent
     folder.mkdir(parents=True, exist_ok=True)
     title = f'{report.get("config", {}).get("name", "")} on {report.get("device", {}).get("name", "?")}'
-    for name, draw in (("frame_gpu_ms.png", draw_frames), ("stage_breakdown.png", draw_stages)):
-        figure = per_scene_figure(runs, title, draw)
+    figures = [("frame_gpu_ms.png", draw_frames), ("stage_breakdown.png", draw_stages)]
+    if any("raycast" in r for r in runs):
+        figures.append(("roofline.png", draw_roofline))
+    for name, draw in figures:
+        figure = per_scene_figure(runs, title + (" (numbers on bars: roofline_fraction)" if name == "roofline.png" else ""),
+                                  draw)
         figure.savefig(folder / name, dpi=110)
         plt.close(figure)
         print(folder / name)
