@@ -101,7 +101,9 @@ void render(const GlobalOptions& global, RenderOptions options) {
   const GpuScene gpuScene(context, scene, softwareLayouts);
   const auto renderer = createIntegrator(*integrator, context, gpuScene, target, settings.wavefront);
   // The first frame pays for the driver's shader compilation; warm-up frames keep it out.
-  for (uint32_t i = 0; i < options.warmup; ++i) renderer->render(settings);
+  RenderSettings warmupSettings = settings;
+  warmupSettings.readImage = false;  // as the runner's timed frames: no host work between frames
+  for (uint32_t i = 0; i < options.warmup; ++i) renderer->render(warmupSettings);
   const FrameResult frame = renderer->render(settings);
 
   const double seconds = frame.gpuMs * 1e-3;

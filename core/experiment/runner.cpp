@@ -66,9 +66,14 @@ fs::path createResultsFolder(const fs::path& root, const std::string& name, cons
 bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings, const ExperimentConfig& config,
              const fs::path& folder, const std::function<bool()>& stop) {
   record.pipelineCreateMs = integrator.pipelineCreateMs();
+  // Timed frames follow one another without the film's readback and resolve, which would keep
+  // the GPU idle between them; one more frame, untimed, gives the image and the work counts
+  // (identical in every frame: the sample stream is fixed).
+  RenderSettings timedSettings = settings;
+  timedSettings.readImage = false;
   for (uint32_t i = 0; i < config.warmup; ++i) {
     if (stop()) return false;
-    integrator.render(settings);
+    integrator.render(timedSettings);
   }
   record.warmupFrames = config.warmup;
   const auto start = Clock::now();
@@ -76,7 +81,7 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   size_t frame = 0;
   do {
     if (stop()) return false;
-    last = integrator.render(settings);
+    last = integrator.render(timedSettings);
     record.frameGpuMs.push_back(last.gpuMs);
     record.frameHostMs.push_back(last.hostMs);
     double stagesMs = 0;
@@ -101,6 +106,8 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
     record.frameOverheadMs.push_back(last.gpuMs - stagesMs);
     ++frame;
   } while (!enoughFrames(config.repetition, record.frameGpuMs, start));
+  if (stop()) return false;
+  last = integrator.render(settings);
   record.work = last.work;
   record.steps = last.steps;
   record.invalidSamples = last.invalidSamples;

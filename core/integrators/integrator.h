@@ -101,6 +101,11 @@ struct RenderSettings {
   WavefrontOptions wavefront;                // read by the wavefront only
   RaycastOptions raycast;                    // read by the raycast only
   BvhLayout softwareBvh = BvhLayout::Cwbvh;  // read by the software backend only (option software_bvh)
+  // Copy the film back and resolve it into FrameResult's image, variance, work counts and
+  // invalid samples. The runner turns it off for the frames it only times: the host's work
+  // between frames would leave the GPU idle long enough for its driver to lower the clocks
+  // under short frames (a 1 ms raycast frame on an H100 slowed to 6 ms over a run).
+  bool readImage = true;
 };
 
 // The work a frame did, counted on the GPU per pixel and summed (DESIGN.md, fairness rule 3).
@@ -119,6 +124,7 @@ struct StepWork {
   uint64_t pathsStarted = 0;
 };
 
+// Without RenderSettings::readImage, only the timings, and the wavefront's steps, are filled in.
 struct FrameResult {
   std::vector<vk::StageTiming> stages;  // in recording order: one per timed scope
   double gpuMs = 0;                     // the whole frame: first timestamp to last (DESIGN.md, "honest")

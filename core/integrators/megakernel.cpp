@@ -106,14 +106,14 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
     // The frame ends with its last kernel: copying the film to the host is output, the same
     // for every integrator, and would time the bus rather than the renderer.
     timer_.end(commands);
-    film.recordReadback(commands, shaderStages);
+    if (settings.readImage) film.recordReadback(commands, shaderStages);
   });
   FrameResult result;
   result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
-  film.read(result);
+  if (settings.readImage) film.read(result);
   return result;
 }
 

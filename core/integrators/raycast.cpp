@@ -203,7 +203,11 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
     }
     // The frame ends with its last kernel: reading back is output, outside the frame's time.
     timer_.end(commands);
-    film.recordReadback(commands, shaderStages_);  // its barrier covers the counters' copy too
+    if (settings.readImage)
+      film.recordReadback(commands, shaderStages_);  // its barrier covers the counters' copy too
+    else
+      vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                        VK_ACCESS_2_TRANSFER_READ_BIT);
     const VkBufferCopy counters{.srcOffset = countersOffset, .size = sizeof(gpu::RaycastCounters)};
     vkCmdCopyBuffer(commands, control_.get(), readback_.get(), 1, &counters);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
@@ -214,7 +218,7 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
-  film.read(result);
+  if (settings.readImage) film.read(result);
   const auto& counters = *static_cast<const gpu::RaycastCounters*>(readback_.mapped());
   result.work = {};
   (shadow ? result.work.shadowRays : result.work.extensionRays) = counters.tracedRays;

@@ -329,13 +329,13 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   // Output, outside the frame's timestamps.
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    film.recordReadback(commands, shaderStages_);
+    if (settings.readImage) film.recordReadback(commands, shaderStages_);
     recordCountersReadback(commands, true);
   });
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
-  film.read(result);
+  if (settings.readImage) film.read(result);
 
   const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +
                                                                  readbackStepsOffset);
