@@ -78,6 +78,22 @@ TEST(SceneInfoCommand, JsonDescribesTheScene) {
   EXPECT_EQ(json["bounds"]["max"].size(), 3u);
   EXPECT_GT(json["blas_bytes"].get<uint64_t>(), 0u);
   EXPECT_GT(json["blas_build_gpu_ms"].get<double>(), 0.0);
+  // The software BVH's figures, both layouts: one mesh of 15,452 triangles, one instance.
+  const auto& bvh = json.at("software_bvh");
+  EXPECT_GT(bvh["build_ms"].get<double>(), 0.0);
+  for (const char* layout : {"cwbvh", "bvh2"}) {
+    const auto& figures = bvh.at(layout);
+    EXPECT_EQ(figures["bottom_levels"]["primitives"], 15452) << layout;
+    EXPECT_EQ(figures["top_level"]["primitives"], 1) << layout;
+    EXPECT_GT(figures["bottom_levels"]["nodes"].get<uint64_t>(), 0u) << layout;
+    EXPECT_GT(figures["bottom_levels"]["depth"].get<uint32_t>(), 1u) << layout;
+    EXPECT_GT(figures["bottom_levels"]["sah_cost"].get<double>(), 1.0) << layout;
+    EXPECT_GE(figures["bytes"].get<uint64_t>(), 15452u * 48u) << layout << ": the triangles alone take 48 bytes each";
+    EXPECT_LE(figures["stack_entries"].get<uint32_t>(), 64u) << layout;
+  }
+  EXPECT_LT(bvh["cwbvh"]["bottom_levels"]["nodes"].get<uint64_t>(),
+            bvh["bvh2"]["bottom_levels"]["nodes"].get<uint64_t>())
+      << "8-wide nodes are fewer";
 }
 
 TEST(SceneInfoCommand, MissingSceneFailsWithItsName) {
