@@ -188,8 +188,15 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
           v.unknownKeys(sun, {"direction", "irradiance"}, at);
           scene.sunDirection = v.vec3(sun["direction"], at + "/direction");
           scene.sunIrradiance = v.vec3(sun["irradiance"], at + "/irradiance", true);
-          if (scene.sunDirection && length(*scene.sunDirection) == 0)
-            v.error(at + "/direction", "the direction is the zero vector: it points nowhere");
+          if (scene.sunDirection) {
+            // In double: float components may square to 0 or overflow to infinity.
+            const double x = sun["direction"][0], y = sun["direction"][1], z = sun["direction"][2];
+            const double norm = std::sqrt(x * x + y * y + z * z);
+            if (norm == 0)
+              v.error(at + "/direction", "the direction is the zero vector: it points nowhere");
+            else
+              scene.sunDirection = Vec3{float(x / norm), float(y / norm), float(z / norm)};
+          }
         }
       }
       if (entry.contains("camera")) {
@@ -497,8 +504,8 @@ uint64_t sweepSize(const ExperimentConfig& config) {
       backends.assign(allBackends.begin(), allBackends.end());
     else if (const auto backend = parseBackend(name))
       backends.push_back(*backend);
-    else
-      backendRuns += 1;  // auto: a hardware backend, or software without options' effect
+    else  // auto: one hardware backend, or the software one with its options
+      backendRuns += withBackendOptions(config, Backend::Software, RenderSettings{}).size();
     for (Backend backend : backends) backendRuns += withBackendOptions(config, backend, RenderSettings{}).size();
   }
   uint64_t perIntegrator = uint64_t{config.scenes.size()} * backendRuns * config.widths.size() * config.heights.size() *
