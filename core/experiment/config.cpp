@@ -131,13 +131,18 @@ class Validator {
   std::vector<std::string> errors_;
 };
 
-// A path relative to the config file's folder, else to the current folder.
+// A path relative to the config file's folder, else to the current folder. A path the file
+// system cannot even look up (too long, say) is as missing as one it cannot find.
 std::optional<fs::path> resolvePath(const fs::path& configFile, const std::string& path) {
+  const auto exists = [](const fs::path& candidate) {
+    std::error_code error;
+    return fs::exists(candidate, error) && !error;
+  };
   const fs::path candidate(path);
-  if (candidate.is_absolute()) return fs::exists(candidate) ? std::optional(candidate) : std::nullopt;
+  if (candidate.is_absolute()) return exists(candidate) ? std::optional(candidate) : std::nullopt;
   const fs::path besideConfig = configFile.parent_path() / candidate;
-  if (fs::exists(besideConfig)) return besideConfig;
-  if (fs::exists(candidate)) return candidate;
+  if (exists(besideConfig)) return besideConfig;
+  if (exists(candidate)) return candidate;
   return std::nullopt;
 }
 
