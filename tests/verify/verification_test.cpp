@@ -32,7 +32,7 @@ class VerificationTest : public GpuTest {};
 // What `ptbench verify --quick` runs, one integrator and backend per test so that CTest runs
 // them side by side: every case within its tolerance, no invalid sample, no validation message.
 TEST_P(EveryAnalyticCase, Passes) {
-  context = makeValidatedContext({GetParam().backend});
+  context = makeValidatedContext({allBackends.begin(), allBackends.end()});
   const verify::Combination combination = GetParam();
   const verify::Verification verification = verify::verifyCases(*context, quickCases(), std::span(&combination, 1));
   for (const auto& skipped : verification.skipped) ADD_FAILURE() << "skipped: " << skipped.reason;
