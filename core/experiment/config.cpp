@@ -178,7 +178,40 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
       v.unknownKeys(entry, {"path", "camera", "env", "sun"}, pointer);
       if (!entry.contains("path")) v.error(pointer + "/path", "required: the scene's path or builtin: name");
       path = entry.value("path", json());
-      if (entry.contains("env")) scene.environment = v.vec3(entry["env"], pointer + "/env", true);
+      if (entry.contains("env")) {
+        const json& env = entry["env"];
+        const std::string at = pointer + "/env";
+        if (env.is_object()) {
+          v.unknownKeys(env, {"file", "intensity", "rotation_deg"}, at);
+          SceneEntry::EnvironmentFile map;
+          if (!env.contains("file") || !env["file"].is_string()) {
+            v.error(at + "/file", "required: the environment map, a Radiance .hdr file");
+          } else if (const auto resolved = resolvePath(file, env["file"].get<std::string>())) {
+            map.file = *resolved;
+          } else {
+            v.error(at + "/file", "environment map " + env["file"].get<std::string>() +
+                                      " not found (relative paths resolve from the config's folder, then the "
+                                      "current folder)");
+          }
+          if (env.contains("intensity")) {
+            if (!env["intensity"].is_number() || !std::isfinite(env["intensity"].get<double>()) ||
+                env["intensity"].get<double>() < 0 || env["intensity"].get<double>() > 1e30)
+              v.error(at + "/intensity", "expected a finite, non-negative scale of the map's radiance");
+            else
+              map.intensity = env["intensity"].get<float>();
+          }
+          if (env.contains("rotation_deg")) {
+            if (!env["rotation_deg"].is_number() || !std::isfinite(env["rotation_deg"].get<double>()) ||
+                std::fabs(env["rotation_deg"].get<double>()) > 3600)
+              v.error(at + "/rotation_deg", "expected degrees about +Y, from -3600 to 3600");
+            else
+              map.rotationDegrees = env["rotation_deg"].get<float>();
+          }
+          scene.environmentMap = map;
+        } else {
+          scene.environment = v.vec3(env, at, true);
+        }
+      }
       if (entry.contains("sun")) {
         const json& sun = entry["sun"];
         const std::string at = pointer + "/sun";
@@ -240,6 +273,8 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
 }  // namespace
 
 void addEntryLights(const SceneEntry& entry, SceneData& scene) {
+  if (const auto& map = entry.environmentMap)
+    scene.environmentMap = loadEnvironmentMap(map->file, map->intensity, map->rotationDegrees);
   if (!entry.sunDirection || !entry.sunIrradiance) return;
   gpu::PunctualLight sun{};
   sun.type = gpu::LIGHT_DIRECTIONAL;
