@@ -16,6 +16,11 @@ for target in config gltf; do
   echo "fuzz: $target for $seconds s"
   (cd build-sanitize && ./fuzz_$target -max_total_time="$seconds" -print_final_stats=1 "$@" \
      "corpus-$target" "../tests/fuzz/corpus/$target" 2>&1 | grep -E "^(stat::number_of_executed_units|#[0-9]+ +DONE)|ERROR|SUMMARY" || true)
-  ls build-sanitize/crash-* build-sanitize/leak-* build-sanitize/timeout-* 2>/dev/null && { echo "fuzz: $target found a failure" >&2; exit 1; }
+  # find, not ls of three globs: ls fails when any glob matches nothing, even if another matched.
+  failures=$(find build-sanitize -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \) -print)
+  if [ -n "$failures" ]; then
+    echo "fuzz: $target found a failure: $failures" >&2
+    exit 1
+  fi
 done
 echo "fuzz: no failures"

@@ -131,13 +131,18 @@ class Validator {
   std::vector<std::string> errors_;
 };
 
-// A path relative to the config file's folder, else to the current folder.
+// A path relative to the config file's folder, else to the current folder. A path the file
+// system cannot even look up (too long, say) is as missing as one it cannot find.
 std::optional<fs::path> resolvePath(const fs::path& configFile, const std::string& path) {
+  const auto exists = [](const fs::path& candidate) {
+    std::error_code error;
+    return fs::exists(candidate, error) && !error;
+  };
   const fs::path candidate(path);
-  if (candidate.is_absolute()) return fs::exists(candidate) ? std::optional(candidate) : std::nullopt;
+  if (candidate.is_absolute()) return exists(candidate) ? std::optional(candidate) : std::nullopt;
   const fs::path besideConfig = configFile.parent_path() / candidate;
-  if (fs::exists(besideConfig)) return besideConfig;
-  if (fs::exists(candidate)) return candidate;
+  if (exists(besideConfig)) return besideConfig;
+  if (exists(candidate)) return candidate;
   return std::nullopt;
 }
 
@@ -221,8 +226,15 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
           v.unknownKeys(sun, {"direction", "irradiance"}, at);
           scene.sunDirection = v.vec3(sun["direction"], at + "/direction");
           scene.sunIrradiance = v.vec3(sun["irradiance"], at + "/irradiance", true);
-          if (scene.sunDirection && length(*scene.sunDirection) == 0)
-            v.error(at + "/direction", "the direction is the zero vector: it points nowhere");
+          if (scene.sunDirection) {
+            // In double: float components may square to 0 or overflow to infinity.
+            const double x = sun["direction"][0], y = sun["direction"][1], z = sun["direction"][2];
+            const double norm = std::sqrt(x * x + y * y + z * z);
+            if (norm == 0)
+              v.error(at + "/direction", "the direction is the zero vector: it points nowhere");
+            else
+              scene.sunDirection = Vec3{float(x / norm), float(y / norm), float(z / norm)};
+          }
         }
       }
       if (entry.contains("camera")) {
@@ -532,8 +544,8 @@ uint64_t sweepSize(const ExperimentConfig& config) {
       backends.assign(allBackends.begin(), allBackends.end());
     else if (const auto backend = parseBackend(name))
       backends.push_back(*backend);
-    else
-      backendRuns += 1;  // auto: a hardware backend, or software without options' effect
+    else  // auto: one hardware backend, or the software one with its options
+      backendRuns += withBackendOptions(config, Backend::Software, RenderSettings{}).size();
     for (Backend backend : backends) backendRuns += withBackendOptions(config, backend, RenderSettings{}).size();
   }
   uint64_t perIntegrator = uint64_t{config.scenes.size()} * backendRuns * config.widths.size() * config.heights.size() *

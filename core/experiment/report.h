@@ -12,10 +12,11 @@ namespace ptbench {
 // overhead, per-bounce times and work, options, invalid samples.
 // 3: raycast runs (`raycast`: the trace stage's rays and rays per second), path-tracing runs'
 // `roofline_fraction` and `roofline_run`; stages `spawn` and `trace`; CSV columns
-// raycast_rays_per_s and roofline_fraction.
+// raycast_rays_per_s and roofline_fraction; software runs' `software_bvh`. Frames are timed
+// back to back, without the film's readback between them (before, some GPUs lowered their
+// clocks under short frames: up to 5x slower on an H100), so compare refuses older reports.
 constexpr int reportSchemaVersion = 3;
-// Schema 3 only added fields: compare reads schema 2 reports (baselines) as it reads 3.
-constexpr int oldestComparableSchemaVersion = 2;
+constexpr int oldestComparableSchemaVersion = 3;
 
 // Which ptbench wrote a report: version, git revision, build type.
 nlohmann::json toolJson();

@@ -25,11 +25,15 @@ double millisecondsSince(Clock::time_point start) {
 
 // The backends a configured name stands for on this device; empty with a reason when none.
 std::vector<std::string> resolveBackends(const vk::DeviceCapabilities& device, const std::string& configured,
-                                         std::string& reason) {
+                                         const std::vector<std::string>& named, std::string& reason) {
   if (configured == "all") {
+    // Every backend the device has that the config does not name as well: `all` and `software`
+    // in one list run the software runs once.
     std::vector<std::string> supported;
-    for (Backend backend : device.supportedBackends()) supported.emplace_back(backendName(backend));
-    if (supported.empty()) reason = device.name + " supports no backend";
+    for (Backend backend : device.supportedBackends())
+      if (std::find(named.begin(), named.end(), backendName(backend)) == named.end())
+        supported.emplace_back(backendName(backend));
+    if (device.supportedBackends().empty()) reason = device.name + " supports no backend";
     return supported;
   }
   try {
@@ -160,7 +164,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   std::set<Backend> needed;
   for (const RunSpec& spec : expandSweep(config)) {
     std::string reason;
-    const auto backends = resolveBackends(result.device, spec.backend, reason);
+    const auto backends = resolveBackends(result.device, spec.backend, config.backends, reason);
     auto add = [&](const std::string& backend, const std::string& error) {
       RunRecord record;
       record.id = "r" + std::string(3 - std::min<size_t>(3, std::to_string(result.runs.size()).size()), '0') +
@@ -171,7 +175,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       record.error = error;
       result.runs.push_back(record);
     };
-    if (backends.empty()) add(spec.backend, reason);
+    if (backends.empty() && !reason.empty()) add(spec.backend, reason);
     for (const auto& name : backends) {
       const Backend backend = *parseBackend(name);
       needed.insert(backend);
@@ -240,6 +244,11 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (record->backend == backendName(Backend::Software)) {
         record->softwareBvh = gpuScene->softwareBvhStats();
         record->accelerationStructureBytes = gpuScene->softwareBvhBytes(record->spec.settings.softwareBvh);
+        if (const std::string& error = gpuScene->softwareBvhError(record->spec.settings.softwareBvh); !error.empty()) {
+          record->error = error;
+          if (options.progress) options.progress(index, total, *record, true);
+          continue;
+        }
       }
       try {
         RenderSettings settings = record->spec.settings;

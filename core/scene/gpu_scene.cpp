@@ -107,34 +107,47 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
   createDescriptors(context);
 }
 
-std::string softwareBvhFitError(const std::string& scene, BvhLayout layout, uint64_t bytes, uint64_t deviceLocalBytes,
-                                const std::string& device) {
+std::string softwareBvhLayoutError(const std::string& scene, BvhLayout layout, const BvhLayoutStats& stats,
+                                   uint64_t deviceLocalBytes, const std::string& device) {
+  const std::string name = scene + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ")";
+  if (stats.stackEntries > gpu::SOFTWARE_TRACE_STACK_SIZE)
+    return name + " is " + std::to_string(stats.topLevel.depth) + " levels deep over the instances and " +
+           std::to_string(stats.bottomLevels.depth) + " in its deepest mesh, more than the " +
+           std::to_string(gpu::SOFTWARE_TRACE_STACK_SIZE) + "-entry traversal stack holds; use a hardware backend";
+  // The traversal indexes its arrays' 16-byte words with 32-bit integers, and the hardware
+  // backends number instances with 24 bits (a TLAS's custom index).
+  const uint64_t nodeWords = (stats.topLevel.nodes + stats.bottomLevels.nodes) * (layout == BvhLayout::Bvh2 ? 4 : 5);
+  if (nodeWords >= (uint64_t{1} << 32) || stats.bottomLevels.primitives * 3 >= (uint64_t{1} << 32) ||
+      stats.topLevel.primitives > (uint64_t{1} << 24))
+    return name +
+           " has more nodes, triangles or instances than the software traversal indexes; use a hardware "
+           "backend or a smaller scene";
   // The scene's other buffers, the film and the textures need room too; a BVH that alone fills
   // the memory certainly does not fit.
-  if (bytes < deviceLocalBytes) return "";
+  if (stats.bytes < deviceLocalBytes) return "";
   const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
-  return scene + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ") needs " + mib(bytes) + ", but " +
-         device + " has " + mib(deviceLocalBytes) +
+  return name + " needs " + mib(stats.bytes) + ", but " + device + " has " + mib(deviceLocalBytes) +
          " of device memory; use a hardware backend, the other layout (software_bvh), or a smaller scene";
 }
 
 void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& scene,
                                  std::span<const BvhLayout> layouts) {
-  const SoftwareBvh bvh = buildSoftwareBvh(scene);
+  SoftwareBvh bvh;
+  try {
+    bvh = buildSoftwareBvh(scene);
+  } catch (const std::exception& error) {
+    for (BvhLayout layout : layouts)
+      softwareBvhErrors_[size_t(layout)] = scene.source + ": cannot build its software BVH: " + error.what();
+    return;
+  }
   softwareBvhStats_ = bvh.stats;
   const auto& device = context.capabilities();
   for (BvhLayout layout : layouts) {
+    const std::string name = scene.source + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ")";
     const BvhLayoutStats& stats = layout == BvhLayout::Bvh2 ? bvh.stats.bvh2 : bvh.stats.cwbvh;
-    if (stats.stackEntries > gpu::SOFTWARE_TRACE_STACK_SIZE)
-      throw UserError(scene.source + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ") is " +
-                      std::to_string(stats.topLevel.depth) + " levels deep over the instances and " +
-                      std::to_string(stats.bottomLevels.depth) + " in its deepest mesh, more than the " +
-                      std::to_string(gpu::SOFTWARE_TRACE_STACK_SIZE) +
-                      "-entry traversal stack holds; use a hardware backend");
-    if (const std::string error =
-            softwareBvhFitError(scene.source, layout, stats.bytes, device.deviceLocalBytes, device.name);
-        !error.empty())
-      throw UserError(error);
+    std::string& error = softwareBvhErrors_[size_t(layout)];
+    error = softwareBvhLayoutError(scene.source, layout, stats, device.deviceLocalBytes, device.name);
+    if (!error.empty()) continue;
     SoftwareBvhBuffers buffers;
     try {
       if (layout == BvhLayout::Bvh2) {
@@ -146,11 +159,11 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
         buffers.triangles = upload(context, bvh.cwbvh.triangles);
         buffers.instances = upload(context, bvh.cwbvh.instances);
       }
-    } catch (const vk::VulkanError& error) {
-      if (error.result() != VK_ERROR_OUT_OF_DEVICE_MEMORY && error.result() != VK_ERROR_OUT_OF_HOST_MEMORY) throw;
-      throw UserError(scene.source + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ", " +
-                      std::to_string(stats.bytes >> 20) + " MiB) does not fit in the memory " + device.name +
-                      " has left; use a hardware backend, the other layout (software_bvh), or a smaller scene");
+    } catch (const vk::VulkanError& failure) {
+      if (failure.result() != VK_ERROR_OUT_OF_DEVICE_MEMORY && failure.result() != VK_ERROR_OUT_OF_HOST_MEMORY) throw;
+      error = name + " (" + std::to_string(stats.bytes >> 20) + " MiB) does not fit in the memory " + device.name +
+              " has left; use a hardware backend, the other layout (software_bvh), or a smaller scene";
+      continue;
     }
     softwareBvh_[size_t(layout)] = std::move(buffers);
   }
@@ -162,6 +175,7 @@ gpu::SceneAddresses GpuScene::addresses(TraceTarget target) const {
   gpu::SceneAddresses addresses = addresses_;
   if (target.backend == Backend::Software) {
     const auto& bvh = softwareBvh_[size_t(target.softwareBvh)];
+    if (const std::string& error = softwareBvhError(target.softwareBvh); !bvh && !error.empty()) throw UserError(error);
     if (!bvh)
       throw std::logic_error("the " + std::string(bvhLayoutName(target.softwareBvh)) +
                              " software BVH was not uploaded with this scene");

@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/backend.h"
@@ -54,6 +55,9 @@ class GpuScene {
   gpu::SceneAddresses addresses(TraceTarget target) const;
   // The software BVH's build figures, when it was built.
   const std::optional<SoftwareBvhStats>& softwareBvhStats() const { return softwareBvhStats_; }
+  // Why a layout asked for could not be built or uploaded (a scene too deep, too large), or
+  // empty: only that layout's runs fail, the scene's other runs go on.
+  const std::string& softwareBvhError(BvhLayout layout) const { return softwareBvhErrors_[size_t(layout)]; }
   VkDescriptorSetLayout descriptorSetLayout() const { return setLayout_.get(); }
   VkDescriptorSet descriptorSet() const { return set_; }
   bool hasAccelerationStructures() const { return tlas_.get() != VK_NULL_HANDLE; }
@@ -82,12 +86,14 @@ class GpuScene {
   gpu::SceneAddresses addresses_{};
   AccelerationStructureStats stats_;
   std::optional<SoftwareBvhBuffers> softwareBvh_[2];  // by BvhLayout
+  std::string softwareBvhErrors_[2];
   std::optional<SoftwareBvhStats> softwareBvhStats_;
 };
 
-// Why a software BVH of `bytes` cannot be uploaded to a device with `deviceLocalBytes` of
-// device-local memory, or empty when it may fit.
-std::string softwareBvhFitError(const std::string& scene, BvhLayout layout, uint64_t bytes, uint64_t deviceLocalBytes,
-                                const std::string& device);
+// Why a software BVH layout cannot be traversed on a device with `deviceLocalBytes` of
+// device-local memory (deeper than the traversal stack, more nodes, triangles or instances than
+// it indexes, larger than the memory), or empty when it may.
+std::string softwareBvhLayoutError(const std::string& scene, BvhLayout layout, const BvhLayoutStats& stats,
+                                   uint64_t deviceLocalBytes, const std::string& device);
 
 }  // namespace ptbench

@@ -266,6 +266,8 @@ bool traverseBvh2(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHit
       } else {
         haveEntry = false;
       }
+    } else if (haveEntry && entry.y == 0u) {
+      haveEntry = false;  // the empty child of a one-leaf tree, entered only by a NaN ray
     } else if (haveEntry) {
       if (bottomLevelBase == TOP_LEVEL) {
         if (entry.y > 1u) stack[stackSize++] = uvec2(entry.x + 1u, entry.y - 1u);
@@ -296,6 +298,9 @@ bool traverseBvh2(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHit
 }
 
 bool traceSoftware(vec3 origin, vec3 direction, float tMax, bool anyHit, inout SurfaceHit hit) {
+  // A NaN or zero direction meets nothing; min and max of NaN are undefined in SPIR-V, and on
+  // some GPUs such a ray would enter every box.
+  if (any(isnan(direction)) || any(isnan(origin)) || all(equal(direction, vec3(0.0)))) return false;
   if (SOFTWARE_BVH == SOFTWARE_BVH_BVH2) return traverseBvh2(origin, direction, tMax, anyHit, hit);
   return traverseCwbvh(origin, direction, tMax, anyHit, hit);
 }

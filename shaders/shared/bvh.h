@@ -92,10 +92,12 @@ PTBENCH_CONST uint SPEC_SOFTWARE_BVH = 16;
 PTBENCH_CONST uint SOFTWARE_BVH_CWBVH = 0;
 PTBENCH_CONST uint SOFTWARE_BVH_BVH2 = 1;
 
-// Entries of the traversal stack (a thread's local memory). Both layouts push at most one
-// entry per tree level below the root, plus one at the top level for the instances left in
-// a leaf, so a scene whose top-level depth + 1 + deepest bottom level exceeds this is refused
-// before any GPU work (software_bvh.cpp).
+// Entries of the traversal stack (a thread's local memory). BVH2 pushes at most one entry per
+// node on the path from the root (the farther child), plus one for the instances left in a
+// top-level leaf: top depth + 1 + bottom depth, which is what BvhLayoutStats::stackEntries
+// counts; CWBVH pushes fewer (one group per node, two on top-level nodes above the last), so the
+// same bound holds for it with room to spare. A layout that exceeds it fails its own runs before
+// they start (GpuScene::softwareBvhError); the scene's other runs go on.
 PTBENCH_CONST uint SOFTWARE_TRACE_STACK_SIZE = 64;
 
 PTBENCH_END_NAMESPACE

@@ -184,6 +184,22 @@ TEST(RunCommand, SoftwareBackendRunsEachBvhLayoutItsConfigAsksFor) {
   fs::remove_all(out);
 }
 
+// A backend named beside `all` runs once: `all` stands for the backends the list does not name.
+TEST(RunCommand, AllBesideANamedBackendRunsItOnce) {
+  const fs::path out = freshFolder("all-and-software");
+  const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
+                                 "/configs/ci.json --quiet --set 'backends=[\"all\",\"software\"]' --set spp=1 "
+                                 "--set 'integrators=[\"megakernel\"]' --set 'scenes=[\"builtin:cornell\"]' "
+                                 "--set repeats=1 --set options={} --out " +
+                                 out.string());
+  EXPECT_EQ(result.exitCode, 0) << result.all();
+  const json report = readJson(resultsFolder(out, "ci") / "report.json");
+  std::multiset<std::string> backends;
+  for (const auto& run : report["runs"]) backends.insert(run["parameters"]["backend"].get<std::string>());
+  EXPECT_EQ(backends, (std::multiset<std::string>{"rayquery", "pipeline", "software"}));
+  fs::remove_all(out);
+}
+
 // Ctrl-C (and SIGTERM) stop the sweep after the current frame: the report keeps every finished
 // run, marks the rest interrupted and itself incomplete, the CSV stays rectangular, nothing
 // temporary is left, and the exit code is the shell's 128 + signal.
@@ -343,7 +359,7 @@ json gateReport(double medianMs, double cv) {
                 {"sampler", "halton"}}},
               {"frame_gpu_ms", {{"median", medianMs}, {"mean", medianMs}, {"min", medianMs}, {"cv", cv}}},
               {"stages", json::array()}};
-  return {{"schema_version", 2}, {"runs", json::array({run})}};
+  return {{"schema_version", 3}, {"runs", json::array({run})}};
 }
 
 TEST(CompareCommand, ExitCodesFromTheCommandLine) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "core/errors.h"
 #include "core/scene/builtin_scenes.h"
 #include "gpu_test.h"
 
@@ -52,12 +55,30 @@ TEST_F(GpuSceneTest, UploadsTheSoftwareBvhLayoutsAskedFor) {
   EXPECT_THROW(gpuScene.addresses(TraceTarget(Backend::Software, BvhLayout::Cwbvh)), std::logic_error);
 }
 
-TEST(SoftwareBvhFit, ABvhLargerThanTheDeviceMemoryIsAClearError) {
-  EXPECT_EQ(softwareBvhFitError("big.gltf", BvhLayout::Cwbvh, 1u << 20, 1u << 30, "GPU"), "");
-  const std::string error = softwareBvhFitError("big.gltf", BvhLayout::Cwbvh, 3ull << 30, 2ull << 30, "GPU");
-  EXPECT_NE(error.find("big.gltf"), std::string::npos) << error;
-  EXPECT_NE(error.find("3072 MiB"), std::string::npos) << error;
-  EXPECT_NE(error.find("cwbvh"), std::string::npos) << error;
+// Each layout is checked on its own: a layout the traversal cannot take fails its runs alone.
+TEST(SoftwareBvhFit, LayoutsTooDeepOrTooLargeForTheTraversalAreClearErrors) {
+  BvhLayoutStats fine{.bytes = 1u << 20, .stackEntries = 20};
+  fine.topLevel = {.depth = 3, .nodes = 10, .primitives = 100};
+  fine.bottomLevels = {.depth = 16, .nodes = 1000, .primitives = 3000};
+  EXPECT_EQ(softwareBvhLayoutError("s.gltf", BvhLayout::Bvh2, fine, 1ull << 30, "GPU"), "");
+  BvhLayoutStats deep = fine;
+  deep.topLevel.depth = 20;
+  deep.bottomLevels.depth = 44;
+  deep.stackEntries = 65;
+  const std::string tooDeep = softwareBvhLayoutError("s.gltf", BvhLayout::Bvh2, deep, 1ull << 30, "GPU");
+  EXPECT_NE(tooDeep.find("s.gltf: its software BVH (bvh2) is 20 levels deep over the instances and 44"),
+            std::string::npos)
+      << tooDeep;
+  BvhLayoutStats manyInstances = fine;
+  manyInstances.topLevel.primitives = (1u << 24) + 1;
+  EXPECT_NE(softwareBvhLayoutError("s.gltf", BvhLayout::Cwbvh, manyInstances, 1ull << 30, "GPU").find("instances"),
+            std::string::npos);
+  BvhLayoutStats manyNodes = fine;
+  manyNodes.bottomLevels.nodes = 900'000'000;  // x 5 words of 16 bytes passes 2^32 words
+  EXPECT_NE(softwareBvhLayoutError("s.gltf", BvhLayout::Cwbvh, manyNodes, 1ull << 40, "GPU").find("nodes"),
+            std::string::npos);
+  EXPECT_NE(softwareBvhLayoutError("s.gltf", BvhLayout::Cwbvh, fine, 1u << 19, "GPU").find("device memory"),
+            std::string::npos);
 }
 
 }  // namespace
