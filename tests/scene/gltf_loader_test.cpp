@@ -466,6 +466,18 @@ TEST_F(GltfFiles, SixteenBitGreyAlphaImagesKeepTheirAlpha) {
   EXPECT_EQ(scene.textures[0].rgba8, expected);
 }
 
+// A PNG with a corrupt data chunk, found by fuzz_gltf: stb_image's decoder wrote past its
+// buffer on it; libpng refuses it with a reason, and so does the loader.
+TEST(GltfCorpus, ACorruptPngIsRefusedNotOverrun) {
+  const auto file = std::filesystem::path(PTBENCH_SOURCE_DIR) / "tests/fuzz/corpus/gltf/png-heap-overflow.glb";
+  try {
+    loadGltf(file);
+    FAIL() << "a corrupt PNG was decoded";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("not a readable PNG"), std::string::npos) << error.what();
+  }
+}
+
 // A file that requires unlit materials is refused by name: ptbench would shade them as lit.
 TEST_F(GltfFiles, RequiredUnlitIsRefused) {
   auto gltf = triangleGltf();
