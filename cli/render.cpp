@@ -33,6 +33,7 @@ struct RenderOptions {
   float environmentRotation = 0;
   std::vector<float> cameraPosition, cameraTarget, cameraUp;
   float fov = 0;
+  float aperture = 0, focusDistance = 0;
   float exposure = 0;
   uint32_t warmup = 0;
   std::vector<std::string> outputs;
@@ -110,6 +111,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (!options.cameraTarget.empty()) entry.cameraTarget = toVec3(options.cameraTarget);
   if (!options.cameraUp.empty()) entry.cameraUp = toVec3(options.cameraUp);
   if (options.fov > 0) entry.fovDegrees = options.fov;
+  if (options.aperture > 0) entry.aperture = options.aperture;
+  if (options.focusDistance > 0) entry.focusDistance = options.focusDistance;
   if (!options.environment.empty() && !constantEnvironment)
     entry.environmentMap = SceneEntry::EnvironmentFile{.file = options.environment,
                                                        .intensity = options.environmentIntensity,
@@ -227,6 +230,12 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--camera-target", options->cameraTarget, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--camera-up", options->cameraUp, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--fov", options->fov, "vertical field of view in degrees")->check(CLI::Range(0.1f, 179.0f));
+  command->add_option("--aperture", options->aperture, "a thin lens's diameter in scene units (default 0: a pinhole)")
+      ->check(CLI::Range(0.0f, 1e30f));
+  command
+      ->add_option("--focus-distance", options->focusDistance,
+                   "distance of the plane in focus along the view (default: the camera target's)")
+      ->check(CLI::Range(0.0f, 1e30f));
   command
       ->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
       ->capture_default_str();

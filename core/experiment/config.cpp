@@ -243,7 +243,19 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
         if (!camera.is_object()) {
           v.error(at, "expected an object with position, target, up, fov");
         } else {
-          v.unknownKeys(camera, {"position", "target", "up", "fov"}, at);
+          v.unknownKeys(camera, {"position", "target", "up", "fov", "aperture", "focus_distance"}, at);
+          for (const auto& [key, field] :
+               {std::pair{"aperture", &scene.aperture}, std::pair{"focus_distance", &scene.focusDistance}}) {
+            if (!camera.contains(key)) continue;
+            const json& value = camera[key];
+            if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0 ||
+                value.get<double>() > 1e30)
+              v.error(at + "/" + key, std::string("expected a finite, non-negative length in scene units") +
+                                          (std::string(key) == "aperture" ? " (the lens's diameter; 0: a pinhole)"
+                                                                          : " (0: the target's distance)"));
+            else
+              *field = value.get<float>();
+          }
           if (camera.contains("position")) scene.cameraPosition = v.vec3(camera["position"], at + "/position");
           if (camera.contains("target")) scene.cameraTarget = v.vec3(camera["target"], at + "/target");
           if (camera.contains("up")) scene.cameraUp = v.vec3(camera["up"], at + "/up");
@@ -301,6 +313,8 @@ Camera cameraFor(const SceneEntry& entry, const SceneData& scene) {
   if (entry.cameraTarget) camera.target = *entry.cameraTarget;
   if (entry.cameraUp) camera.up = *entry.cameraUp;
   if (entry.fovDegrees) camera.yfovDegrees = *entry.fovDegrees;
+  if (entry.aperture) camera.aperture = *entry.aperture;
+  if (entry.focusDistance) camera.focusDistance = *entry.focusDistance;
   // Overrides can meet the scene's camera halfway: checked once they are combined.
   if (camera.position == camera.target)
     throw UserError(entry.spec + ": the camera's target equals its position (" + std::to_string(camera.position.x) +

@@ -22,6 +22,7 @@ struct SceneEntry {
   std::string load;  // what loadScene takes: the resolved path, or the builtin spec
   std::optional<Vec3> cameraPosition, cameraTarget, cameraUp;
   std::optional<float> fovDegrees;
+  std::optional<float> aperture, focusDistance;  // a thin lens (Camera::aperture)
   std::optional<Vec3> environment;
   // A directional light added to the scene: the direction its light travels, and the
   // irradiance it delivers head-on (glTF's directional light, lux).

@@ -36,7 +36,11 @@ gpu::CameraParams cameraParams(const RenderSettings& settings) {
           .forward = toGpu(forward),
           .aspect = float(settings.width) / float(settings.height),
           .right = toGpu(right),
-          .up = toGpu(up)};
+          .lensRadius = 0.5f * camera.aperture,
+          .up = toGpu(up),
+          // The target's distance along the view direction unless told otherwise.
+          .focusDistance = camera.focusDistance > 0 ? camera.focusDistance
+                                                    : std::max(dot(camera.target - camera.position, forward), 1e-6f)};
 }
 
 void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarget target, const Film& film,

@@ -12,7 +12,8 @@ namespace ptbench {
 
 EnvironmentMap loadEnvironmentMap(const std::filesystem::path& file, float intensity, float rotationDegrees) {
   const std::string name = file.string();
-  if (!std::filesystem::is_regular_file(file))
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error) || error)
     throw UserError(name + ": no such environment map (a Radiance .hdr file)");
   if (!stbi_is_hdr(name.c_str()))
     throw UserError(name + ": not a Radiance (.hdr, RGBE) image; convert the environment map to one");
@@ -27,7 +28,7 @@ EnvironmentMap loadEnvironmentMap(const std::filesystem::path& file, float inten
   // texel, or, run-length encoded (widths 8 to 32767), a 4-byte header and one 2-byte run per
   // channel and 127 texels: a file shorter than that lost its end.
   const uint64_t perLine = width >= 8 && width <= 32767 ? 4 + 8 * ((uint64_t(width) + 126) / 127) : 4 * uint64_t(width);
-  if (std::filesystem::file_size(file) < perLine * uint64_t(height))
+  if (std::filesystem::file_size(file, error) < perLine * uint64_t(height) || error)
     throw UserError(name + ": cannot read the environment map: the file is shorter than its " + std::to_string(width) +
                     "x" + std::to_string(height) + " texels need (truncated?)");
   EnvironmentMap map{.source = name,

@@ -38,6 +38,10 @@ struct Camera {
   Vec3 target;
   Vec3 up{0, 1, 0};
   float yfovDegrees = 45;
+  // A thin lens: its diameter (0: a pinhole) and the distance along the view direction of the
+  // plane in focus (0: the target's).
+  float aperture = 0;
+  float focusDistance = 0;
 };
 
 struct Bounds {
