@@ -1,6 +1,5 @@
 #include "core/scene/gltf_loader.h"
 
-#include <png.h>
 #include <spdlog/spdlog.h>
 #include <tiny_gltf.h>
 
@@ -672,73 +671,28 @@ SceneData GltfReader::read() {
   return scene;
 }
 
-// Decodes a PNG with libpng to 8-bit RGBA: palettes and low bit depths expanded, grey copied to
-// red, green and blue, 16-bit samples cut to their high byte, alpha 255 where the file has
-// none; no gamma or colour conversion (texture data is taken as stored). False with the reason
-// for a file libpng refuses.
-struct PngSource {
-  const unsigned char* bytes;
-  size_t size;
-  size_t offset;
-  std::string error;
-};
-
-bool decodePng(PngSource& source, tinygltf::Image& image) {
-  png_structp png = png_create_read_struct(
-      PNG_LIBPNG_VER_STRING, &source,
-      [](png_structp failing, png_const_charp message) {
-        static_cast<PngSource*>(png_get_error_ptr(failing))->error = message;
-        png_longjmp(failing, 1);
-      },
-      [](png_structp, png_const_charp) {});
-  if (!png) return false;
-  png_infop info = png_create_info_struct(png);
-  std::vector<png_bytep> rows;  // before setjmp: a longjmp skips destructors of later objects
-  if (!info || setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    return false;
-  }
-  png_set_read_fn(png, &source, [](png_structp reading, png_bytep out, png_size_t length) {
-    auto* from = static_cast<PngSource*>(png_get_io_ptr(reading));
-    if (length > from->size - from->offset) png_error(reading, "the image data ends early");
-    std::memcpy(out, from->bytes + from->offset, length);
-    from->offset += length;
-  });
-  png_set_user_limits(png, 32768, 32768);
-  png_read_info(png, info);
-  png_set_expand(png);
-  png_set_strip_16(png);
-  png_set_gray_to_rgb(png);
-  png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
-  png_set_interlace_handling(png);
-  png_read_update_info(png, info);
-  const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
-  if (png_get_rowbytes(png, info) != size_t(width) * 4) png_error(png, "not RGBA after expansion");
-  image.image.resize(size_t(width) * height * 4);
-  rows.resize(height);
-  for (png_uint_32 y = 0; y < height; ++y) rows[y] = &image.image[size_t(y) * width * 4];
-  png_read_image(png, rows.data());
-  png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
-  image.width = int(width);
-  image.height = int(height);
-  image.component = 4;
-  image.bits = 8;
-  image.pixel_type = TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE;
-  return true;
-}
-
-// tinygltf's image loader. PNG goes through libpng: stb_image's PNG decoder (Debian's
-// 2022-09 stb) writes past its buffer on some malformed files, which fuzz_gltf found. Other
-// formats (JPEG) keep tinygltf's stb default, which arrives as 8- or 16-bit RGBA.
+// tinygltf's image loader, `user` the model being loaded: tinygltf hands an image in a buffer
+// view to the decoder as the view's claimed range without checking it against the buffer, so
+// a file whose view runs past its buffer had stb_image read beyond it (fuzz_gltf found one).
+// The range is checked here; decoding stays tinygltf's (stb_image, 8- or 16-bit RGBA).
 bool loadImage(tinygltf::Image* image, int index, std::string* error, std::string* warning, int width, int height,
                const unsigned char* bytes, int size, void* user) {
-  if (size < 8 || png_sig_cmp(bytes, 0, 8) != 0)
-    return tinygltf::LoadImageData(image, index, error, warning, width, height, bytes, size, user);
-  PngSource source{.bytes = bytes, .size = size_t(size), .offset = 0, .error = ""};
-  if (decodePng(source, *image)) return true;
-  if (error) *error += "image " + std::to_string(index) + ": not a readable PNG: " + source.error + "\n";
-  return false;
+  const auto* model = static_cast<const tinygltf::Model*>(user);
+  if (image->bufferView >= 0) {
+    const auto& views = model->bufferViews;
+    const bool inside = size_t(image->bufferView) < views.size() &&
+                        size_t(views[size_t(image->bufferView)].buffer) < model->buffers.size() &&
+                        views[size_t(image->bufferView)].byteOffset <=
+                            model->buffers[size_t(views[size_t(image->bufferView)].buffer)].data.size() &&
+                        views[size_t(image->bufferView)].byteLength <=
+                            model->buffers[size_t(views[size_t(image->bufferView)].buffer)].data.size() -
+                                views[size_t(image->bufferView)].byteOffset;
+    if (!inside) {
+      if (error) *error += "image " + std::to_string(index) + ": its buffer view runs past its buffer\n";
+      return false;
+    }
+  }
+  return tinygltf::LoadImageData(image, index, error, warning, width, height, bytes, size, nullptr);
 }
 
 }  // namespace
@@ -750,8 +704,8 @@ SceneData loadGltf(const std::filesystem::path& path) {
                     ": no such scene file (give a .gltf or .glb path, or builtin:cornell, "
                     "builtin:furnace, builtin:spheres?n=N&subdiv=S)");
   tinygltf::TinyGLTF loader;
-  loader.SetImageLoader(loadImage, nullptr);
   tinygltf::Model model;
+  loader.SetImageLoader(loadImage, &model);
   std::string errors, warnings;
   const bool binary = path.extension() == ".glb" || path.extension() == ".GLB";
   const bool ok = binary ? loader.LoadBinaryFromFile(&model, &errors, &warnings, path.string())
