@@ -3,8 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include "cli/options.h"
 #include "core/errors.h"
@@ -25,9 +28,12 @@ struct RenderOptions {
   std::string backend = "auto";
   std::string sampler = "halton";
   RenderSettings settings;
-  std::vector<float> environment;
+  std::string environment;  // R,G,B or a Radiance .hdr file
+  float environmentIntensity = 1;
+  float environmentRotation = 0;
   std::vector<float> cameraPosition, cameraTarget, cameraUp;
   float fov = 0;
+  float aperture = 0, focusDistance = 0;
   float exposure = 0;
   uint32_t warmup = 0;
   std::vector<std::string> outputs;
@@ -47,14 +53,36 @@ void render(const GlobalOptions& global, RenderOptions options) {
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
     requireOutputFolder(out, "--out");
   }
-  for (const auto& [flag, values] : {std::pair<const char*, const std::vector<float>*>{"--env", &options.environment},
-                                     {"--camera-position", &options.cameraPosition},
-                                     {"--camera-target", &options.cameraTarget},
-                                     {"--camera-up", &options.cameraUp}})
+  for (const auto& [flag, values] :
+       {std::pair<const char*, const std::vector<float>*>{"--camera-position", &options.cameraPosition},
+        {"--camera-target", &options.cameraTarget},
+        {"--camera-up", &options.cameraUp}})
     for (float value : *values)
-      if (!std::isfinite(value) || (values == &options.environment && value < 0))
-        throw UserError(std::string(flag) + ": " + std::to_string(value) + " is not a " +
-                        (values == &options.environment ? "finite, non-negative" : "finite") + " number");
+      if (!std::isfinite(value)) throw UserError(std::string(flag) + ": " + std::to_string(value) + " is not finite");
+  // --env is a constant R,G,B when it reads as three numbers, else an environment map's file.
+  std::optional<Vec3> constantEnvironment;
+  if (!options.environment.empty()) {
+    std::vector<float> rgb;
+    std::stringstream parts(options.environment);
+    for (std::string part; std::getline(parts, part, ',');) {
+      char* end = nullptr;
+      const float value = std::strtof(part.c_str(), &end);
+      if (part.empty() || *end != '\0') {
+        rgb.clear();
+        break;
+      }
+      rgb.push_back(value);
+    }
+    if (rgb.size() == 3) {
+      for (float value : rgb)
+        if (!std::isfinite(value) || value < 0)
+          throw UserError("--env " + options.environment + ": a constant radiance takes finite, non-negative numbers");
+      constantEnvironment = toVec3(rgb);
+    }
+  }
+  if (!std::isfinite(options.environmentIntensity) || options.environmentIntensity < 0)
+    throw UserError("--env-intensity: expected a finite, non-negative scale");
+  if (!std::isfinite(options.environmentRotation)) throw UserError("--env-rotation: expected degrees about +Y");
   if (std::isnan(options.fov) || options.fov < 0 || options.fov >= 180)
     throw UserError("--fov: expected a vertical field of view in degrees, more than 0 and less than 180");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
@@ -83,10 +111,17 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (!options.cameraTarget.empty()) entry.cameraTarget = toVec3(options.cameraTarget);
   if (!options.cameraUp.empty()) entry.cameraUp = toVec3(options.cameraUp);
   if (options.fov > 0) entry.fovDegrees = options.fov;
-  const SceneData scene = loadScene(entry.load);
+  if (options.aperture > 0) entry.aperture = options.aperture;
+  if (options.focusDistance > 0) entry.focusDistance = options.focusDistance;
+  if (!options.environment.empty() && !constantEnvironment)
+    entry.environmentMap = SceneEntry::EnvironmentFile{.file = options.environment,
+                                                       .intensity = options.environmentIntensity,
+                                                       .rotationDegrees = options.environmentRotation};
+  SceneData scene = loadScene(entry.load);
+  addEntryLights(entry, scene);
   RenderSettings& settings = options.settings;
   settings.camera = cameraFor(entry, scene);
-  if (!options.environment.empty()) settings.environment = toVec3(options.environment);
+  if (constantEnvironment) settings.environment = *constantEnvironment;
 
   const Backend backend = vk::resolveBackend(vk::selectDevice(global.device), options.backend);
   if (!softwareOption.empty() && backend != Backend::Software)
@@ -185,13 +220,22 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--sampler", options->sampler, "halton (with Cranley-Patterson rotation) or pcg")
       ->capture_default_str()
       ->check(CLI::IsMember({"halton", "pcg"}));
-  command->add_option("--env", options->environment, "constant environment radiance R,G,B")
-      ->delimiter(',')
-      ->expected(3);
+  command->add_option("--env", options->environment,
+                      "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map");
+  command->add_option("--env-intensity", options->environmentIntensity, "scales the environment map's radiance")
+      ->capture_default_str();
+  command->add_option("--env-rotation", options->environmentRotation, "turns the environment map about +Y, degrees")
+      ->capture_default_str();
   command->add_option("--camera-position", options->cameraPosition, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--camera-target", options->cameraTarget, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--camera-up", options->cameraUp, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--fov", options->fov, "vertical field of view in degrees")->check(CLI::Range(0.1f, 179.0f));
+  command->add_option("--aperture", options->aperture, "a thin lens's diameter in scene units (default 0: a pinhole)")
+      ->check(CLI::Range(0.0f, 1e30f));
+  command
+      ->add_option("--focus-distance", options->focusDistance,
+                   "distance of the plane in focus along the view (default: the camera target's)")
+      ->check(CLI::Range(0.0f, 1e30f));
   command
       ->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
       ->capture_default_str();

@@ -183,7 +183,40 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
       v.unknownKeys(entry, {"path", "camera", "env", "sun"}, pointer);
       if (!entry.contains("path")) v.error(pointer + "/path", "required: the scene's path or builtin: name");
       path = entry.value("path", json());
-      if (entry.contains("env")) scene.environment = v.vec3(entry["env"], pointer + "/env", true);
+      if (entry.contains("env")) {
+        const json& env = entry["env"];
+        const std::string at = pointer + "/env";
+        if (env.is_object()) {
+          v.unknownKeys(env, {"file", "intensity", "rotation_deg"}, at);
+          SceneEntry::EnvironmentFile map;
+          if (!env.contains("file") || !env["file"].is_string()) {
+            v.error(at + "/file", "required: the environment map, a Radiance .hdr file");
+          } else if (const auto resolved = resolvePath(file, env["file"].get<std::string>())) {
+            map.file = *resolved;
+          } else {
+            v.error(at + "/file", "environment map " + env["file"].get<std::string>() +
+                                      " not found (relative paths resolve from the config's folder, then the "
+                                      "current folder)");
+          }
+          if (env.contains("intensity")) {
+            if (!env["intensity"].is_number() || !std::isfinite(env["intensity"].get<double>()) ||
+                env["intensity"].get<double>() < 0 || env["intensity"].get<double>() > 1e30)
+              v.error(at + "/intensity", "expected a finite, non-negative scale of the map's radiance");
+            else
+              map.intensity = env["intensity"].get<float>();
+          }
+          if (env.contains("rotation_deg")) {
+            if (!env["rotation_deg"].is_number() || !std::isfinite(env["rotation_deg"].get<double>()) ||
+                std::fabs(env["rotation_deg"].get<double>()) > 3600)
+              v.error(at + "/rotation_deg", "expected degrees about +Y, from -3600 to 3600");
+            else
+              map.rotationDegrees = env["rotation_deg"].get<float>();
+          }
+          scene.environmentMap = map;
+        } else {
+          scene.environment = v.vec3(env, at, true);
+        }
+      }
       if (entry.contains("sun")) {
         const json& sun = entry["sun"];
         const std::string at = pointer + "/sun";
@@ -210,7 +243,19 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
         if (!camera.is_object()) {
           v.error(at, "expected an object with position, target, up, fov");
         } else {
-          v.unknownKeys(camera, {"position", "target", "up", "fov"}, at);
+          v.unknownKeys(camera, {"position", "target", "up", "fov", "aperture", "focus_distance"}, at);
+          for (const auto& [key, field] :
+               {std::pair{"aperture", &scene.aperture}, std::pair{"focus_distance", &scene.focusDistance}}) {
+            if (!camera.contains(key)) continue;
+            const json& value = camera[key];
+            if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0 ||
+                value.get<double>() > 1e30)
+              v.error(at + "/" + key, std::string("expected a finite, non-negative length in scene units") +
+                                          (std::string(key) == "aperture" ? " (the lens's diameter; 0: a pinhole)"
+                                                                          : " (0: the target's distance)"));
+            else
+              *field = value.get<float>();
+          }
           if (camera.contains("position")) scene.cameraPosition = v.vec3(camera["position"], at + "/position");
           if (camera.contains("target")) scene.cameraTarget = v.vec3(camera["target"], at + "/target");
           if (camera.contains("up")) scene.cameraUp = v.vec3(camera["up"], at + "/up");
@@ -252,6 +297,8 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
 }  // namespace
 
 void addEntryLights(const SceneEntry& entry, SceneData& scene) {
+  if (const auto& map = entry.environmentMap)
+    scene.environmentMap = loadEnvironmentMap(map->file, map->intensity, map->rotationDegrees);
   if (!entry.sunDirection || !entry.sunIrradiance) return;
   gpu::PunctualLight sun{};
   sun.type = gpu::LIGHT_DIRECTIONAL;
@@ -266,6 +313,8 @@ Camera cameraFor(const SceneEntry& entry, const SceneData& scene) {
   if (entry.cameraTarget) camera.target = *entry.cameraTarget;
   if (entry.cameraUp) camera.up = *entry.cameraUp;
   if (entry.fovDegrees) camera.yfovDegrees = *entry.fovDegrees;
+  if (entry.aperture) camera.aperture = *entry.aperture;
+  if (entry.focusDistance) camera.focusDistance = *entry.focusDistance;
   // Overrides can meet the scene's camera halfway: checked once they are combined.
   if (camera.position == camera.target)
     throw UserError(entry.spec + ": the camera's target equals its position (" + std::to_string(camera.position.x) +

@@ -22,16 +22,25 @@ struct SceneEntry {
   std::string load;  // what loadScene takes: the resolved path, or the builtin spec
   std::optional<Vec3> cameraPosition, cameraTarget, cameraUp;
   std::optional<float> fovDegrees;
+  std::optional<float> aperture, focusDistance;  // a thin lens (Camera::aperture)
   std::optional<Vec3> environment;
   // A directional light added to the scene: the direction its light travels, and the
   // irradiance it delivers head-on (glTF's directional light, lux).
   std::optional<Vec3> sunDirection, sunIrradiance;
+  // An environment map (env as an object): the Radiance file, resolved, its scale and rotation.
+  struct EnvironmentFile {
+    std::filesystem::path file;
+    float intensity = 1;
+    float rotationDegrees = 0;
+  };
+  std::optional<EnvironmentFile> environmentMap;
 };
 
 // The scene's own (or framing) camera with the entry's overrides applied.
 Camera cameraFor(const SceneEntry& entry, const SceneData& scene);
 
-// The lights the entry adds to the scene (its sun), appended to the scene's punctual lights.
+// The lights the entry adds to the scene: its sun, appended to the scene's punctual lights, and
+// its environment map, loaded (a UserError names a file that cannot be read).
 void addEntryLights(const SceneEntry& entry, SceneData& scene);
 
 struct Repetition {

@@ -10,10 +10,10 @@
 namespace ptbench {
 namespace {
 
-static_assert(sizeof(gpu::SceneAddresses) == 112);
+static_assert(sizeof(gpu::SceneAddresses) == 144);
 static_assert(sizeof(gpu::CameraParams) == 64);
-static_assert(offsetof(gpu::FrameParams, film) == 176, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 240);
+static_assert(offsetof(gpu::FrameParams, film) == 208, "uint64 members must stay 8-byte aligned");
+static_assert(sizeof(gpu::FrameParams) == 272);
 static_assert(sizeof(gpu::FilmSample) == 48);
 static_assert(sizeof(gpu::FilmPixel) == 48 && offsetof(gpu::FilmPixel, radianceSquaredSumBits) == 24);
 static_assert(sizeof(gpu::FramePush) == 16);
@@ -36,7 +36,11 @@ gpu::CameraParams cameraParams(const RenderSettings& settings) {
           .forward = toGpu(forward),
           .aspect = float(settings.width) / float(settings.height),
           .right = toGpu(right),
-          .up = toGpu(up)};
+          .lensRadius = 0.5f * camera.aperture,
+          .up = toGpu(up),
+          // The target's distance along the view direction unless told otherwise.
+          .focusDistance = camera.focusDistance > 0 ? camera.focusDistance
+                                                    : std::max(dot(camera.target - camera.position, forward), 1e-6f)};
 }
 
 void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarget target, const Film& film,

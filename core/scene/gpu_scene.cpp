@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -86,6 +87,20 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
                 .emissiveTriangleCount = uint32_t(scene.emissiveTriangles.size()),
                 .punctualLightCount = uint32_t(scene.punctualLights.size()),
                 .totalEmissivePower = float(scene.totalEmissivePower)};
+  if (const auto& map = scene.environmentMap) {
+    environmentTexels_ = upload(context, map->rgb);
+    addresses_.environmentTexels = environmentTexels_.address();
+    // A black map sends no light: next-event estimation leaves it out (no alias table).
+    const std::vector<float> weights = environmentSamplingWeights(*map);
+    if (std::any_of(weights.begin(), weights.end(), [](float w) { return w > 0; })) {
+      environmentAliasTable_ = upload(context, buildAliasTable(weights));
+      addresses_.environmentAliasTable = environmentAliasTable_.address();
+    }
+    addresses_.environmentWidth = map->width;
+    addresses_.environmentHeight = map->height;
+    addresses_.environmentIntensity = map->intensity;
+    addresses_.environmentRotation = float(map->rotationDegrees * 3.14159265358979323846 / 180);
+  }
   uploadTextures(context, scene);
   if (context.accelerationStructuresEnabled()) buildAccelerationStructures(context, scene);
   if (!softwareBvhLayouts.empty()) uploadSoftwareBvh(context, scene, softwareBvhLayouts);
@@ -474,7 +489,7 @@ void GpuScene::createDescriptors(const vk::Context& context) {
 uint64_t GpuScene::bufferBytes() const {
   uint64_t bytes = 0;
   for (const auto* b : {&vertices_, &indices_, &geometries_, &instances_, &materials_, &emissiveTriangles_,
-                        &aliasTable_, &punctualLights_, &emissiveBases_})
+                        &aliasTable_, &punctualLights_, &emissiveBases_, &environmentTexels_, &environmentAliasTable_})
     bytes += b->bytes();
   return bytes;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/scene/environment_map.h"
 #include "core/scene/math.h"
 #include "shared/scene.h"
 
@@ -37,6 +38,10 @@ struct Camera {
   Vec3 target;
   Vec3 up{0, 1, 0};
   float yfovDegrees = 45;
+  // A thin lens: its diameter (0: a pinhole) and the distance along the view direction of the
+  // plane in focus (0: the target's).
+  float aperture = 0;
+  float focusDistance = 0;
 };
 
 struct Bounds {
@@ -87,6 +92,8 @@ struct SceneData {
   std::vector<uint32_t> emissiveBases;  // see gpu::Instance::emissiveBasesOffset
   double totalEmissivePower = 0;
   std::vector<gpu::PunctualLight> punctualLights;
+  // Light from every direction beyond the scene, added to RenderSettings::environment's constant.
+  std::optional<EnvironmentMap> environmentMap;
   std::optional<Camera> sceneCamera;  // the first perspective camera of the scene
   uint32_t cameraCount = 0;
   Bounds bounds;  // world space, over every instance

@@ -184,6 +184,119 @@ std::vector<AnalyticCase> punctualLightCases() {
   return cases;
 }
 
+// The diffuse furnace with its uniform light coming from an environment map of radiance 1,
+// turned by 30 degrees: every direction the importance sampling of the map picks, and its pdf
+// in solid angle (texel choice, uniform within the texel, the sin theta of the mapping), must
+// combine with BSDF sampling under MIS into exactly the constant environment's image.
+AnalyticCase environmentFurnace(const CaseBudget& budget) {
+  AnalyticCase c = furnace("diffuse, environment map", "builtin:furnace", budget);
+  c.scene = "builtin:furnace under an environment map of radiance 1";
+  c.settings.environment = {0, 0, 0};
+  c.sceneData.environmentMap = EnvironmentMap{.source = "a map of radiance 1",
+                                              .width = 64,
+                                              .height = 32,
+                                              .rgb = std::vector<float>(64 * 32 * 3, 1.0f),
+                                              .rotationDegrees = 30};
+  return c;
+}
+
+// A Lambertian plane (albedo 0.5), tilted, under an environment map with a sky gradient and a
+// small bright patch, the map turned by 50 degrees; seen along its normal over half a degree.
+// The radiance is albedo / pi times the irradiance, the integral over the map of its radiance
+// times the cosine to the normal, here summed texel by texel with 32 x 32 midpoints each through
+// environmentDirection, the mapping the shaders use. Texel lookup, sampling, pdfs and the
+// rotation must all be right for the image to match.
+AnalyticCase environmentIrradiance(const CaseBudget& budget) {
+  const double albedo = 0.5;
+  EnvironmentMap map{.source = "a sky with a bright patch", .width = 32, .height = 16, .rotationDegrees = 50};
+  map.rgb.resize(size_t{map.width} * map.height * 3);
+  for (uint32_t y = 0; y < map.height; ++y)
+    for (uint32_t x = 0; x < map.width; ++x) {
+      const bool patch = x >= 5 && x <= 7 && y >= 3 && y <= 4;
+      const float radiance = patch ? 40.0f : 0.2f + 0.6f * float(y) / float(map.height);
+      for (int k = 0; k < 3; ++k) map.rgb[(size_t{y} * map.width + x) * 3 + k] = radiance;
+    }
+  const Vec3 normal = normalize(Vec3{0.3f, 1, 0.45f});
+  const Vec3 tangent = normalize(cross(normal, Vec3{0, 0, 1}));
+  const Vec3 bitangent = cross(tangent, normal);
+
+  constexpr int sub = 32;
+  double irradiance = 0;
+  for (uint32_t y = 0; y < map.height; ++y)
+    for (uint32_t x = 0; x < map.width; ++x)
+      for (int j = 0; j < sub; ++j)
+        for (int i = 0; i < sub; ++i) {
+          const double u = (x + (i + 0.5) / sub) / map.width, v = (y + (j + 0.5) / sub) / map.height;
+          const Vec3 w = environmentDirection(map, u, v);
+          const double cosine = std::max(0.0, double(dot(w, normal)));
+          const double solidAngle = 2 * pi * pi * std::sin(pi * v) / (double(map.width) * map.height * sub * sub);
+          irradiance += map.rgb[(size_t{y} * map.width + x) * 3] * cosine * solidAngle;
+        }
+
+  SceneBuilder builder("a tilted plane under an environment map");
+  gpu::Material white = defaultMaterial();
+  white.baseColorFactor = {float(albedo), float(albedo), float(albedo), 1};
+  white.metallicFactor = 0;
+  white.specularFactor = 0;
+  const uint32_t material = builder.addMaterial(white);
+  const float e = 10;
+  const auto corner = [&](float a, float b) {
+    const Vec3 p = tangent * a + bitangent * b;
+    return gpu::Vertex{.position = {p.x, p.y, p.z}, .normal = {normal.x, normal.y, normal.z}};
+  };
+  std::vector<Primitive> plane = {{.vertices = {corner(-e, -e), corner(e, -e), corner(e, e), corner(-e, e)},
+                                   .indices = {0, 1, 2, 0, 2, 3},
+                                   .material = material}};
+  // Counter-clockwise about the normal: tangent x bitangent = normal.
+  builder.addInstance(builder.addMesh(plane), Mat4{});
+  AnalyticCase c{.name = "environment map irradiance",
+                 .scene = "a tilted Lambertian plane of albedo 0.5 under an environment map with a bright patch",
+                 .sceneData = builder.finish()};
+  c.sceneData.environmentMap = std::move(map);
+  c.settings.width = c.settings.height = 8;
+  c.settings.samplesPerPixel = budget.samplesPerPixel * 16;  // 64 pixels: cheap, and the patch is a hard light
+  c.settings.maxDepth = 2;
+  c.settings.rrDepth = 2;
+  const Vec3 eye = normal * 3.0f;
+  c.settings.camera = {.position = eye, .target = {0, 0, 0}, .up = bitangent, .yfovDegrees = 0.5f};
+  c.expected.assign(size_t{c.settings.width} * c.settings.height, albedo / pi * irradiance);
+  return c;
+}
+
+// The camera looking straight at one texel of a map whose texels all differ, the map turned by
+// 50 degrees and scaled by 2, over half a degree (a texel spans 11.25): every camera ray
+// escapes there, so every pixel is that texel's radiance times 2. Holds the lookup of escaped
+// rays (direction to texel, rotation, intensity) to the mapping the irradiance case integrates.
+AnalyticCase environmentSeenDirectly() {
+  EnvironmentMap map{
+      .source = "a map of distinct texels", .width = 32, .height = 16, .intensity = 2, .rotationDegrees = 50};
+  for (uint32_t y = 0; y < map.height; ++y)
+    for (uint32_t x = 0; x < map.width; ++x)
+      for (int k = 0; k < 3; ++k) map.rgb.push_back(0.1f + float(x) + 32.0f * float(y));
+  const uint32_t x = 21, y = 5;
+  const Vec3 view = environmentDirection(map, (x + 0.5) / map.width, (y + 0.5) / map.height);
+  const double expected = map.intensity * map.rgb[(size_t{y} * map.width + x) * 3];
+  // Something to trace against, far out of view: a scene needs geometry.
+  SceneBuilder builder("an environment map seen directly");
+  const uint32_t material = builder.addMaterial(defaultMaterial());
+  std::vector<Primitive> floor = {{.vertices = {{.position = {-1, -100, -1}, .normal = {0, 1, 0}},
+                                                {.position = {1, -100, -1}, .normal = {0, 1, 0}},
+                                                {.position = {0, -100, 1}, .normal = {0, 1, 0}}},
+                                   .indices = {0, 2, 1},
+                                   .material = material}};
+  builder.addInstance(builder.addMesh(floor), Mat4{});
+  AnalyticCase c{.name = "environment map seen directly",
+                 .scene = "the camera looking at texel (21, 5) of a map turned by 50 degrees, intensity 2",
+                 .sceneData = builder.finish()};
+  c.sceneData.environmentMap = std::move(map);
+  c.settings.width = c.settings.height = 8;
+  c.settings.samplesPerPixel = 4;
+  c.settings.maxDepth = 1;
+  c.settings.camera = {.position = {0, 0, 0}, .target = view, .up = {0, 1, 0}, .yfovDegrees = 0.5f};
+  c.expected.assign(size_t{c.settings.width} * c.settings.height, expected);
+  return c;
+}
+
 }  // namespace
 
 std::vector<AnalyticCase> analyticCases(const CaseBudget& budget) {
@@ -196,6 +309,9 @@ std::vector<AnalyticCase> analyticCases(const CaseBudget& budget) {
   cases.push_back(emissiveSphere(false, budget));
   cases.push_back(emissiveSphere(true, budget));
   for (AnalyticCase& c : punctualLightCases()) cases.push_back(std::move(c));
+  cases.push_back(environmentFurnace(budget));
+  cases.push_back(environmentIrradiance(budget));
+  cases.push_back(environmentSeenDirectly());
   return cases;
 }
 

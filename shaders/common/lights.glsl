@@ -1,8 +1,10 @@
 // Lights for next-event estimation. Emissive triangles: chosen in proportion to power
-// through the alias table, then a point uniformly on the triangle's area. KHR_lights_punctual
-// lights: chosen uniformly. When a scene has both, each kind is chosen half the time.
+// through the alias table, then a point uniformly on the triangle's area. The environment map:
+// a texel by its luminance, then a point in it (environment.glsl). KHR_lights_punctual lights:
+// chosen uniformly. Each kind the scene has is chosen with the same probability.
 #ifndef PTBENCH_LIGHTS_GLSL
 #define PTBENCH_LIGHTS_GLSL
+#include "common/environment.glsl"
 
 struct LightSample {
   vec3 direction;  // from the shading point to the light
@@ -12,11 +14,18 @@ struct LightSample {
   bool delta;      // punctual: no BSDF sample can hit it, so no MIS
 };
 
-// The probability of choosing the emissive triangles rather than the punctual lights.
-float emissiveTriangleShare() {
-  bool triangles = SCENE.emissiveTriangleCount > 0u && SCENE.totalEmissivePower > 0.0;
-  if (!triangles) return 0.0;
-  return SCENE.punctualLightCount > 0u ? 0.5 : 1.0;
+bool hasEmissiveTriangles() { return SCENE.emissiveTriangleCount > 0u && SCENE.totalEmissivePower > 0.0; }
+
+// The kinds of light the scene has, in the order sampleLight numbers them: emissive triangles,
+// the environment map, punctual lights.
+uint lightKindCount() {
+  return uint(hasEmissiveTriangles()) + uint(hasEnvironmentLight()) + uint(SCENE.punctualLightCount > 0u);
+}
+
+// The probability of choosing any one kind of light.
+float lightKindProbability() {
+  uint kinds = lightKindCount();
+  return kinds > 0u ? 1.0 / float(kinds) : 0.0;
 }
 
 struct EmitterPoint {
@@ -96,20 +105,36 @@ bool samplePunctualLight(vec3 from, uint index, out LightSample result) {
   return maxComponent(result.radiance) > 0.0;
 }
 
-// uChoice picks the kind of light (and then the punctual light, or the alias table's coin);
-// indexBits the emissive triangle.
+// uChoice picks the kind of light and, rescaled, the punctual light or an alias table's coin;
+// indexBits the emissive triangle or the environment's texel.
 bool sampleLight(vec3 from, float uChoice, uint indexBits, vec2 uPoint, out LightSample result) {
-  float share = emissiveTriangleShare();
-  if (uChoice < share) {
-    if (!sampleEmissiveTriangle(from, indexBits, uChoice / share, uPoint, result)) return false;
-    result.pdf *= share;
-    return true;
+  uint kinds = lightKindCount();
+  if (kinds == 0u) return false;
+  float scaled = uChoice * float(kinds);
+  uint kind = min(uint(scaled), kinds - 1u);
+  float u = scaled - float(kind);
+  float kindProbability = 1.0 / float(kinds);
+  if (hasEmissiveTriangles()) {
+    if (kind == 0u) {
+      if (!sampleEmissiveTriangle(from, indexBits, u, uPoint, result)) return false;
+      result.pdf *= kindProbability;
+      return true;
+    }
+    --kind;
+  }
+  if (hasEnvironmentLight()) {
+    if (kind == 0u) {
+      result.distance = RAY_T_MAX;
+      result.delta = false;
+      if (!sampleEnvironment(indexBits, u, uPoint, result.direction, result.radiance, result.pdf)) return false;
+      result.pdf *= kindProbability;
+      return true;
+    }
   }
   uint count = SCENE.punctualLightCount;
-  if (count == 0u) return false;
-  uint index = min(uint((uChoice - share) / (1.0 - share) * float(count)), count - 1u);
+  uint index = min(uint(u * float(count)), count - 1u);
   if (!samplePunctualLight(from, index, result)) return false;
-  result.pdf = (1.0 - share) / float(count);
+  result.pdf = kindProbability / float(count);
   return true;
 }
 
@@ -124,7 +149,7 @@ float emissiveTrianglePdf(ShadingPoint hitPoint, uint primitive, vec3 rayOrigin)
   float distanceSquared = dot(d, d);
   float cosLight = abs(dot(hitPoint.geometricNormal, normalize(d)));
   if (hitPoint.area <= 0.0 || cosLight <= 0.0) return 0.0;
-  return emissiveTriangleShare() * AliasTable(SCENE.lightAliasTable).e[index].pdf / hitPoint.area * distanceSquared /
+  return lightKindProbability() * AliasTable(SCENE.lightAliasTable).e[index].pdf / hitPoint.area * distanceSquared /
          cosLight;
 }
 

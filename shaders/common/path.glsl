@@ -37,8 +37,17 @@ PathState startPath(uint pixel, uint sampleIndex) {
   return path;
 }
 
+// The environment: the constant's radiance, and the map's weighted by MIS against the light
+// sample that could have chosen the same direction.
 void pathEscaped(inout PathState path) {
-  path.radiance += path.throughput * FRAME.environment;
+  vec3 radiance = FRAME.environment;
+  vec3 mapped = environmentMapRadiance(path.direction);
+  if (maxComponent(mapped) > 0.0) {
+    float weight = 1.0;
+    if (path.bsdfPdf > 0.0) weight = powerHeuristic(path.bsdfPdf, lightKindProbability() * environmentPdf(path.direction));
+    radiance += mapped * weight;
+  }
+  path.radiance += path.throughput * radiance;
   path.depth += 1u;
 }
 

@@ -54,7 +54,7 @@ float sample1D(SampleStream s, uint dimension) {
 
 vec2 sample2D(SampleStream s, uint dimension) { return vec2(sample1D(s, dimension), sample1D(s, dimension + 1u)); }
 
-uint bounceDimension(uint depth, uint offset) { return 2u + depth * DIMENSIONS_PER_BOUNCE + offset; }
+uint bounceDimension(uint depth, uint offset) { return DIMENSION_FIRST_BOUNCE + depth * DIMENSIONS_PER_BOUNCE + offset; }
 
 // 32 random bits, for choices among more items than a float's 24 bits resolve.
 uint sampleBits(SampleStream s, uint dimension) {

@@ -28,9 +28,17 @@ struct SceneAddresses {
   uint64_t bvhNodes;
   uint64_t bvhTriangles;
   uint64_t bvhInstances;
+  // The environment map (core/scene/environment_map.h): vec3 radiance per texel, rows from the
+  // zenith down, and an alias table over its texels for sampling; 0 without one.
+  uint64_t environmentTexels;
+  uint64_t environmentAliasTable;
   uint emissiveTriangleCount;
   uint punctualLightCount;
   float totalEmissivePower;
+  uint environmentWidth;  // 0: no environment map
+  uint environmentHeight;
+  float environmentIntensity;
+  float environmentRotation;  // radians about +Y
   uint pad;
 };
 

@@ -29,8 +29,11 @@ PTBENCH_CONST float FILM_FIXED_POINT_SCALE = 16777216.0f;  // 2^24
 // answers use the same constant.
 PTBENCH_CONST float SPECULAR_DELTA_ALPHA = 1e-3f;
 
-// Sample dimensions: two for the pixel, then DIMENSIONS_PER_BOUNCE for each path vertex.
+// Sample dimensions: two for the pixel, two for the lens, then DIMENSIONS_PER_BOUNCE for each
+// path vertex.
 PTBENCH_CONST uint DIMENSION_CAMERA = 0;
+PTBENCH_CONST uint DIMENSION_LENS = 2;  // two: the point on a thin lens
+PTBENCH_CONST uint DIMENSION_FIRST_BOUNCE = 4;
 PTBENCH_CONST uint DIMENSIONS_PER_BOUNCE = 8;
 PTBENCH_CONST uint DIMENSION_LIGHT_CHOICE = 0;
 PTBENCH_CONST uint DIMENSION_LIGHT_POINT = 1;  // two
@@ -45,9 +48,9 @@ struct CameraParams {
   vec3 forward;
   float aspect;
   vec3 right;
-  float pad0;
+  float lensRadius;  // 0: a pinhole
   vec3 up;
-  float pad1;
+  float focusDistance;  // along forward: the plane the lens focuses on
 };
 
 // One pixel of the film. Every integrator adds to it with atomics, so any number of paths of

@@ -181,7 +181,7 @@ TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
       << table;
   EXPECT_NE(table.find("furnace, rough dielectric          megakernel-regen pipeline    1.0"), std::string::npos)
       << table;
-  EXPECT_NE(table.find("verify: 11 passed, 0 failed, 0 skipped in"), std::string::npos) << table;
+  EXPECT_NE(table.find("verify: 14 passed, 0 failed, 0 skipped in"), std::string::npos) << table;
   EXPECT_EQ(table.find("FAIL"), std::string::npos) << table;
 
   const auto json = nlohmann::json::parse(result.out);
@@ -189,7 +189,7 @@ TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
   EXPECT_EQ(json["passed"], true);
   EXPECT_EQ(json["validation"], true);
   EXPECT_NE(json["device"]["name"].get<std::string>().find("llvmpipe"), std::string::npos);
-  ASSERT_EQ(json["results"].size(), 11u);
+  ASSERT_EQ(json["results"].size(), 14u);
   EXPECT_TRUE(json["skipped"].empty());
   for (const auto& r : json["results"]) {
     const std::string what = r["case"].get<std::string>();

@@ -153,6 +153,53 @@ TEST(EmitterPower, CountsOnlyTheVisibleShareOfAnAlphaCutEmitter) {
   EXPECT_FLOAT_EQ(scene.emissiveTriangles[4].power, 0.125f);
 }
 
+// A thin lens focused on a plane sees it as the pinhole does: every ray through a pixel's
+// point on the plane in focus meets the plane there. Focused elsewhere, the plane blurs: its
+// checkerboard loses contrast. The plane emits its texture (no lighting), one segment.
+TEST_F(LightTransportTest, AThinLensFocusesOnItsPlaneAndBlursOthers) {
+  SceneBuilder builder("checkerboard");
+  TextureImage checker{.name = "checker", .width = 8, .height = 8};
+  for (uint32_t y = 0; y < 8; ++y)
+    for (uint32_t x = 0; x < 8; ++x)
+      for (uint8_t value : {uint8_t((x + y) % 2 ? 255 : 0), uint8_t((x + y) % 2 ? 255 : 0), uint8_t(0), uint8_t(255)})
+        checker.rgba8.push_back(value);
+  checker.sampler.magFilter = TextureFilter::Nearest;
+  checker.sampler.minFilter = TextureFilter::Nearest;
+  gpu::Material glowing = emitter(1);
+  glowing.textures[gpu::SLOT_EMISSIVE].texture = int(builder.addTexture(checker));
+  addPrimitive(builder, quad({-1, -1, 0}, {2, 0, 0}, {0, 2, 0}, builder.addMaterial(glowing)), Mat4{});
+  const SceneData scene = builder.finish();
+  RenderSettings settings;
+  settings.width = settings.height = 24;
+  settings.samplesPerPixel = 64;
+  settings.maxDepth = 1;
+  settings.camera = {.position = {0, 0, 3}, .target = {0, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 30};
+  const auto contrast = [](const FrameResult& frame) {
+    double sum = 0, squares = 0;
+    const size_t pixels = frame.image.rgb.size() / 3;
+    for (size_t i = 0; i < pixels; ++i) {
+      sum += frame.image.rgb[3 * i];
+      squares += double(frame.image.rgb[3 * i]) * frame.image.rgb[3 * i];
+    }
+    const double n = double(pixels);
+    return std::sqrt(std::max(0.0, squares / n - (sum / n) * (sum / n)));
+  };
+  for (const Renderer& renderer : {Renderer{Backend::RayQuery, IntegratorKind::Megakernel},
+                                   Renderer{Backend::Software, IntegratorKind::Wavefront}}) {
+    const FrameResult pinhole = render(scene, settings, renderer);
+    RenderSettings lens = settings;
+    lens.camera.aperture = 0.4f;  // focus: the target's distance, the plane's
+    const FrameResult focused = render(scene, lens, renderer);
+    for (size_t i = 0; i < pinhole.image.rgb.size(); ++i)
+      ASSERT_NEAR(focused.image.rgb[i], pinhole.image.rgb[i], 1e-3) << renderer.name() << ": value " << i;
+    lens.camera.focusDistance = 1.5f;
+    const FrameResult blurred = render(scene, lens, renderer);
+    EXPECT_LT(contrast(blurred), 0.8 * contrast(pinhole)) << renderer.name();
+    EXPECT_NEAR(channelMeans(blurred).mean[0], channelMeans(pinhole).mean[0], 0.05)
+        << renderer.name() << ": blur moves light, it does not make or lose it";
+  }
+}
+
 // Walker's alias table sampled by the renderer's aliasTableSample on the GPU: with 2^20 and
 // more entries of unequal weight, every entry must come out in proportion to its weight.
 TEST_F(LightTransportTest, AliasTableSamplesLargeTablesInProportion) {

@@ -1,0 +1,38 @@
+// Environment maps: equirectangular Radiance (.hdr) images of the light from every direction,
+// and the distribution next-event estimation samples them by (DESIGN.md, "Environment maps").
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/scene/math.h"
+
+namespace ptbench {
+
+// Texel (x, y) of a width x height map covers u in [x, x + 1) / width and v in [y, y + 1) /
+// height; a direction's (u, v) is u = (phi + rotation) / 2 pi + 1/2 (wrapped), v = theta / pi,
+// with theta from +Y (up) and phi = atan2(x, -z): the map's centre column looks down -Z, row 0
+// is the zenith. shaders/common/environment.glsl maps directions the same way.
+struct EnvironmentMap {
+  std::string source;  // the file, for messages
+  uint32_t width = 0;
+  uint32_t height = 0;
+  std::vector<float> rgb;     // linear radiance, rows from the zenith down
+  float intensity = 1;        // scales every texel
+  float rotationDegrees = 0;  // about +Y: the map turns by this angle (counter-clockwise seen from above)
+};
+
+// Reads a Radiance RGBE file. A file that is missing, not Radiance, or has texels that are not
+// finite and non-negative is a UserError naming it.
+EnvironmentMap loadEnvironmentMap(const std::filesystem::path& file, float intensity = 1, float rotationDegrees = 0);
+
+// The direction of (u, v) in the map, and back; the C++ twins of environment.glsl's.
+Vec3 environmentDirection(const EnvironmentMap& map, double u, double v);
+
+// Texel weights for importance sampling: luminance x sin(theta) at the texel's centre, so that
+// texels are chosen in proportion to the light they send (the map's rows near the poles cover
+// less solid angle). Sampled through an alias table over all texels, then uniformly within the
+// texel: a piecewise-constant 2D distribution.
+std::vector<float> environmentSamplingWeights(const EnvironmentMap& map);
+
+}  // namespace ptbench
