@@ -10,11 +10,7 @@ layout(local_size_x = WORKGROUP_SIZE_1D) in;
 uint materialClass(HitRecord hit) {
   if (hit.t < 0.0) return MATERIAL_CLASS_ESCAPED;
   Instance instance = Instances(SCENE.instances).i[hit.instance];
-  Material material = Materials(SCENE.materials).m[materialOf(instance, instance.firstGeometry + hit.geometry)];
-  bool textured = false;
-  for (uint slot = 0u; slot < TEXTURE_SLOT_COUNT; ++slot) textured = textured || material.textures[slot].texture != NO_TEXTURE;
-  bool diffuse = !textured && material.metallicFactor == 0.0 && material.alphaMode == ALPHA_OPAQUE;
-  return diffuse ? MATERIAL_CLASS_DIFFUSE : MATERIAL_CLASS_METALLIC_ROUGHNESS;
+  return materialClassOf(Materials(SCENE.materials).m[materialOf(instance, instance.firstGeometry + hit.geometry)]);
 }
 
 void main() {

@@ -10,14 +10,14 @@
 namespace ptbench {
 namespace {
 
-static_assert(sizeof(gpu::SceneAddresses) == 144);
+static_assert(sizeof(gpu::SceneAddresses) == 152);
 static_assert(sizeof(gpu::CameraParams) == 64);
-static_assert(offsetof(gpu::FrameParams, film) == 208, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 272);
+static_assert(offsetof(gpu::FrameParams, film) == 216, "uint64 members must stay 8-byte aligned");
+static_assert(sizeof(gpu::FrameParams) == 280);
 static_assert(sizeof(gpu::FilmSample) == 48);
 static_assert(sizeof(gpu::FilmPixel) == 48 && offsetof(gpu::FilmPixel, radianceSquaredSumBits) == 24);
 static_assert(sizeof(gpu::FramePush) == 16);
-static_assert(sizeof(gpu::Material) == 124 + gpu::TEXTURE_SLOT_COUNT * sizeof(gpu::TextureRef));
+static_assert(sizeof(gpu::Material) == 136 + gpu::TEXTURE_SLOT_COUNT * sizeof(gpu::TextureRef));
 static_assert(sizeof(gpu::TextureRef) == 32);
 static_assert(sizeof(gpu::Vertex) == 64 && offsetof(gpu::Vertex, color) == 56);
 static_assert(sizeof(gpu::Instance) == 116);

@@ -15,7 +15,7 @@ namespace {
 
 static_assert(sizeof(gpu::LaunchRecord) == 32);
 static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays record follows the dispatch record");
-static_assert(sizeof(gpu::WavefrontCounters) == 64);
+static_assert(sizeof(gpu::WavefrontCounters) == 80);
 static_assert(sizeof(gpu::StepCounters) == 24);
 static_assert(sizeof(gpu::HitRecord) == 24);
 static_assert(sizeof(gpu::WavefrontParams) == 152);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "core/errors.h"
 #include "core/scene/gltf_loader.h"
@@ -13,6 +14,8 @@ namespace {
 
 constexpr std::string_view builtinPrefix = "builtin:";
 constexpr float pi = 3.14159265358979f;
+
+}  // namespace
 
 gpu::Material lambertian(gpu::vec3 albedo) {
   gpu::Material m = defaultMaterial();
@@ -33,6 +36,8 @@ Primitive quad(const std::array<Vec3, 4>& corners, uint32_t material) {
   p.indices = {0, 1, 2, 0, 2, 3};
   return p;
 }
+
+namespace {
 
 // The Cornell box as measured at graphics.cornell.edu (millimetres, scaled to metres).
 SceneData cornell() {
@@ -83,14 +88,27 @@ SceneData cornell() {
 }
 
 // A white unit sphere at the origin under the environment: diffuse (albedo 1, no specular
-// layer), a white metal or a white dielectric (the glTF defaults: specular 1, IOR 1.5).
+// layer), a white metal, a white dielectric (the glTF defaults: specular 1, IOR 1.5), a clear
+// glass (KHR_materials_transmission and _volume, no absorption), or the diffuse sphere under a
+// white clearcoat or a white sheen; `roughness` is the metal's, dielectric's, glass's, coat's or
+// sheen's.
 SceneData furnace(const BuiltinSceneRequest& request) {
   SceneBuilder builder(request.spec);
   gpu::Material m = lambertian({1, 1, 1});
-  if (request.material != "diffuse") {
-    m.metallicFactor = request.material == "dielectric" ? 0 : 1;
+  if (request.material == "clearcoat") {
+    m.clearcoatFactor = 1;
+    m.clearcoatRoughnessFactor = request.roughness;
+  } else if (request.material == "sheen") {
+    m.sheenColorFactor = {1, 1, 1};
+    m.sheenRoughnessFactor = request.roughness;
+  } else if (request.material != "diffuse") {
+    m.metallicFactor = request.material == "metal" || request.material == "mirror" ? 1 : 0;
     m.roughnessFactor = request.roughness;
     m.specularFactor = 1;
+    if (request.material == "glass") {
+      m.transmissionFactor = 1;
+      m.thicknessFactor = 1;
+    }
   }
   const uint32_t sphereMaterial = builder.addMaterial(m);
   std::vector<Primitive> primitives = {uvSphere(64, sphereMaterial)};
@@ -233,13 +251,16 @@ BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
     const auto found = parameters.find("material");
     request.kind = BuiltinSceneRequest::Furnace;
     request.material = found == parameters.end() ? "diffuse" : found->second;
-    if (request.material != "diffuse" && request.material != "mirror" && request.material != "metal" &&
-        request.material != "dielectric")
-      throw UserError(spec + ": material must be diffuse, mirror, metal or dielectric");
+    const std::set<std::string> materials = {"diffuse", "mirror", "metal", "dielectric", "glass", "clearcoat", "sheen"};
+    if (!materials.contains(request.material))
+      throw UserError(spec + ": material must be diffuse, mirror, metal, dielectric, glass, clearcoat or sheen");
     if (parameters.contains("roughness")) {
-      if (request.material != "metal" && request.material != "dielectric")
-        throw UserError(spec + ": roughness is a parameter of the metal and dielectric furnaces");
+      if (request.material == "diffuse" || request.material == "mirror")
+        throw UserError(spec +
+                        ": roughness is a parameter of the metal, dielectric, glass, clearcoat and sheen furnaces");
       request.roughness = fractionParameter(spec, parameters, "roughness");
+    } else if (request.material == "sheen") {
+      request.roughness = 0.5f;
     }
   } else if (name == "spheres") {
     refuseUnknown(spec, parameters, {"n", "subdiv"});
@@ -249,7 +270,7 @@ BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
   } else {
     throw UserError("unknown built-in scene '" + spec +
                     "': the built-in scenes are builtin:cornell, "
-                    "builtin:furnace[?material=diffuse|mirror|metal|dielectric&roughness=R] and "
+                    "builtin:furnace[?material=diffuse|mirror|metal|dielectric|glass|clearcoat|sheen&roughness=R] and "
                     "builtin:spheres?n=N&subdiv=S");
   }
   return request;

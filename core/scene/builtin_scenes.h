@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <string>
 
 #include "core/scene/scene_data.h"
@@ -23,6 +24,12 @@ SceneData loadBuiltinScene(const std::string& spec);
 
 // A scene by its spec: a builtin: name or a .gltf/.glb path.
 SceneData loadScene(const std::string& spec);
+
+// A double-sided Lambertian of this albedo, without glTF's default specular layer.
+gpu::Material lambertian(gpu::vec3 albedo);
+
+// A planar quad (corners in order) as two triangles, normal from the winding.
+Primitive quad(const std::array<Vec3, 4>& corners, uint32_t material);
 
 // A unit UV sphere with `subdivisions` rings and twice as many segments.
 Primitive uvSphere(uint32_t subdivisions, uint32_t material);

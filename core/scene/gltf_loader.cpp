@@ -28,8 +28,13 @@ const std::set<std::string> supportedExtensions = {"KHR_materials_emissive_stren
 
 // Material extensions the shaders render. Any other that a scene uses is loaded (or ignored)
 // without shading, and named in a warning: the image lacks its effect.
-const std::set<std::string> shadedMaterialExtensions = {"KHR_materials_emissive_strength", "KHR_materials_ior",
-                                                        "KHR_materials_specular"};
+const std::set<std::string> shadedMaterialExtensions = {"KHR_materials_emissive_strength",
+                                                        "KHR_materials_ior",
+                                                        "KHR_materials_specular",
+                                                        "KHR_materials_transmission",
+                                                        "KHR_materials_volume",
+                                                        "KHR_materials_clearcoat",
+                                                        "KHR_materials_sheen"};
 
 constexpr int modeTriangles = 4;
 
@@ -425,6 +430,8 @@ uint32_t GltfReader::material(int gltfMaterial) {
         extensionTexture(*clearcoat, "KHR_materials_clearcoat", "clearcoatRoughnessTexture", false);
     m.textures[gpu::SLOT_CLEARCOAT_NORMAL] =
         extensionTexture(*clearcoat, "KHR_materials_clearcoat", "clearcoatNormalTexture", false);
+    if (clearcoat->Has("clearcoatNormalTexture"))
+      m.clearcoatNormalScale = float(number(clearcoat->Get("clearcoatNormalTexture"), "scale", 1));
   }
   if (const auto* sheen = extension(source.extensions, "KHR_materials_sheen")) {
     m.sheenColorFactor = vector3(*sheen, "sheenColorFactor", {0, 0, 0});

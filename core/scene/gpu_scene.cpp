@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/scene/sheen.h"
 #include "core/vk/barrier.h"
 #include "core/vk/timestamps.h"
 
@@ -100,6 +101,14 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
     addresses_.environmentHeight = map->height;
     addresses_.environmentIntensity = map->intensity;
     addresses_.environmentRotation = float(map->rotationDegrees * 3.14159265358979323846 / 180);
+  }
+  const bool anySheen = std::any_of(scene.materials.begin(), scene.materials.end(), [](const gpu::Material& m) {
+    return m.model == gpu::MATERIAL_MODEL_GLTF &&
+           std::max({m.sheenColorFactor.x, m.sheenColorFactor.y, m.sheenColorFactor.z}) > 0;
+  });
+  if (anySheen) {
+    sheenAlbedo_ = upload(context, sheenAlbedoTable());
+    addresses_.sheenAlbedo = sheenAlbedo_.address();
   }
   uploadTextures(context, scene);
   if (context.accelerationStructuresEnabled()) buildAccelerationStructures(context, scene);
@@ -488,8 +497,9 @@ void GpuScene::createDescriptors(const vk::Context& context) {
 
 uint64_t GpuScene::bufferBytes() const {
   uint64_t bytes = 0;
-  for (const auto* b : {&vertices_, &indices_, &geometries_, &instances_, &materials_, &emissiveTriangles_,
-                        &aliasTable_, &punctualLights_, &emissiveBases_, &environmentTexels_, &environmentAliasTable_})
+  for (const auto* b :
+       {&vertices_, &indices_, &geometries_, &instances_, &materials_, &emissiveTriangles_, &aliasTable_,
+        &punctualLights_, &emissiveBases_, &environmentTexels_, &environmentAliasTable_, &sheenAlbedo_})
     bytes += b->bytes();
   return bytes;
 }

@@ -73,7 +73,7 @@ class GpuScene {
   void uploadSoftwareBvh(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> layouts);
 
   vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_,
-      emissiveBases_, environmentTexels_, environmentAliasTable_;
+      emissiveBases_, environmentTexels_, environmentAliasTable_, sheenAlbedo_;
   std::vector<vk::Image> images_;
   std::vector<vk::DeviceHandle<VkSampler, vkDestroySampler>> samplers_;
   std::vector<uint32_t> imageSampler_;  // which sampler each image uses

@@ -111,6 +111,7 @@ gpu::Material defaultMaterial() {
   m.specularFactor = 1;
   m.specularColorFactor = {1, 1, 1};
   m.attenuationColor = {1, 1, 1};
+  m.clearcoatNormalScale = 1;
   m.attenuationDistance = INFINITY;
   for (auto& t : m.textures) t = noTexture();
   return m;

@@ -7,55 +7,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/scene/sheen.h"
+
 namespace ptbench::verify {
 namespace {
 
 constexpr double pi = std::numbers::pi;
-
-// Nodes and weights of an n-point Gauss-Legendre rule on [0, 1], by Newton's method on the
-// Legendre polynomial from the Chebyshev-like first guesses (Numerical Recipes' gauleg).
-template <int n>
-struct GaussLegendre {
-  std::array<double, n> nodes{}, weights{};
-  GaussLegendre() {
-    for (int i = 0; i < n; ++i) {
-      double x = std::cos(pi * (i + 0.75) / (n + 0.5));
-      double derivative = 0;
-      for (int iteration = 0; iteration < 100; ++iteration) {
-        double p = 1, previous = 0;
-        for (int k = 1; k <= n; ++k) {
-          const double older = previous;
-          previous = p;
-          p = ((2 * k - 1) * x * previous - (k - 1) * older) / k;
-        }
-        derivative = n * (x * p - previous) / (x * x - 1);
-        const double step = p / derivative;
-        x -= step;
-        if (std::fabs(step) < 1e-16) break;
-      }
-      nodes[i] = 0.5 * (1 - x);
-      weights[i] = 1 / ((1 - x * x) * derivative * derivative);
-    }
-  }
-  double apply(const std::function<double(double)>& f, double a, double b) const {
-    double sum = 0;
-    for (int i = 0; i < n; ++i) sum += weights[i] * f(a + (b - a) * nodes[i]);
-    return sum * (b - a);
-  }
-};
-
-double integrateAdaptively(const std::function<double(double)>& f, double a, double b, double tolerance, int depth) {
-  static const GaussLegendre<8> coarse;
-  static const GaussLegendre<16> fine;
-  const double estimate = fine.apply(f, a, b);
-  // Below a relative 1e-14 the two rules differ by rounding alone; 30 halvings resolve features
-  // a billionth of the interval wide.
-  const double difference = std::fabs(estimate - coarse.apply(f, a, b));
-  if (depth >= 30 || difference <= tolerance || difference <= 1e-14 * std::fabs(estimate)) return estimate;
-  const double middle = 0.5 * (a + b);
-  return integrateAdaptively(f, a, middle, 0.5 * tolerance, depth + 1) +
-         integrateAdaptively(f, middle, b, 0.5 * tolerance, depth + 1);
-}
 
 double schlickFresnel(double f0, double cosTheta) {
   const double m = std::clamp(1 - cosTheta, 0.0, 1.0);
@@ -138,13 +95,11 @@ double ggxD(double cosHalf, double alpha) {
   return a2 / (pi * d * d);
 }
 
-double integrate(const std::function<double(double)>& f, double a, double b, double tolerance) {
-  return integrateAdaptively(f, a, b, tolerance, 0);
-}
-
 double directionalAlbedo(const gpu::Material& material, double cosView) {
   for (const gpu::TextureRef& texture : material.textures)
     if (texture.texture != gpu::NO_TEXTURE) throw std::logic_error("directionalAlbedo needs an untextured material");
+  if (material.transmissionFactor > 0 || material.model != gpu::MATERIAL_MODEL_GLTF)
+    throw std::logic_error("directionalAlbedo integrates opaque glTF materials only");
   const double baseColor =
       greyValue("base colour", material.baseColorFactor.x, material.baseColorFactor.y, material.baseColorFactor.z);
   const double specularColor = greyValue("specular colour", material.specularColorFactor.x,
@@ -162,7 +117,34 @@ double directionalAlbedo(const gpu::Material& material, double cosView) {
                                 : baseColor * diffuseAlbedo(dielectricF0, specular, cosView) +
                                       (specular > 0 ? specular * specularAlbedo(dielectricF0, cosView, alpha) : 0.0);
   const double metal = metallic == 0 ? 0.0 : specularAlbedo(baseColor, cosView, alpha);
-  return (1 - metallic) * dielectric + metallic * metal;
+  double albedo = (1 - metallic) * dielectric + metallic * metal;
+
+  const double sheen =
+      greyValue("sheen colour", material.sheenColorFactor.x, material.sheenColorFactor.y, material.sheenColorFactor.z);
+  if (sheen > 0) {
+    // KHR_materials_sheen over a Lambertian: the lobe's own albedo, scaled down where it would
+    // exceed 1, and the Lambertian scaled by min(1 - sheen E(v), 1 - sheen E(l)), E as the
+    // shaders read it from the table.
+    if (metallic != 0 || specular != 0)
+      throw std::logic_error("directionalAlbedo integrates sheen over a Lambertian base only");
+    const double sheenRoughness = material.sheenRoughnessFactor;
+    const double tableView = sheenAlbedoFromTable(cosView, sheenRoughness);
+    const double sheenView = sheen * std::min(tableView, 1.0);
+    const auto scaledLambertian = [&](double cosLight) {
+      return 2 * std::min(1 - sheenView, 1 - sheen * std::min(sheenAlbedoFromTable(cosLight, sheenRoughness), 1.0)) *
+             cosLight;
+    };
+    albedo = sheen * charlieSheenAlbedo(cosView, sheenRoughness) / std::max(tableView, 1.0) +
+             baseColor * integrate(scaledLambertian, 0, 1, albedoTolerance);
+  }
+  if (material.clearcoatFactor > 0) {
+    // KHR_materials_clearcoat: the coat takes clearcoat F(0.04, n.v) and reflects it through
+    // its GGX lobe (no Fresnel of its own); the rest reaches the material below.
+    const double coat = material.clearcoatFactor * schlickFresnel(0.04, cosView);
+    const double coatAlpha = double(material.clearcoatRoughnessFactor) * material.clearcoatRoughnessFactor;
+    albedo = (1 - coat) * albedo + coat * specularAlbedo(1.0, cosView, coatAlpha);
+  }
+  return albedo;
 }
 
 AlbedoTable::AlbedoTable(const gpu::Material& material, uint32_t intervals) : values_(intervals + 1) {

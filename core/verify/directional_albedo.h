@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/scene/quadrature.h"
 #include "shared/render.h"
 #include "shared/scene.h"
 
@@ -18,10 +19,6 @@ inline constexpr double deltaLobeAlpha = gpu::SPECULAR_DELTA_ALPHA;
 
 // GGX's normal distribution D(h) for the cosine between h and the normal.
 double ggxD(double cosHalf, double alpha);
-
-// The integral of f over [a, b], by Gauss-Legendre rules of 8 and 16 points on intervals
-// halved until the two agree within `tolerance` (absolute, shared out among the intervals).
-double integrate(const std::function<double(double)>& f, double a, double b, double tolerance);
 
 // The integral of f(v, l) (n . l) over the hemisphere of l, for a view direction at `cosView` to
 // the normal: what a convex surface of this material returns under a uniform environment of

@@ -23,6 +23,13 @@ struct ShadowRay {
   bool requested;
 };
 
+// exp(-sigma t) with sigma = -ln(attenuationColor) / attenuationDistance.
+vec3 volumeTransmittance(uint material, float distance) {
+  float attenuationDistance = MATERIAL(material).attenuationDistance;
+  if (!(attenuationDistance < RAY_T_MAX)) return vec3(1.0);
+  return pow(max(MATERIAL(material).attenuationColor, vec3(0.0)), vec3(distance / attenuationDistance));
+}
+
 uvec2 pixelCoordinates(uint pixel) { return uvec2(pixel % FRAME.width, pixel / FRAME.width); }
 
 PathState startPath(uint pixel, uint sampleIndex) {
@@ -58,6 +65,10 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   path.depth += 1u;
   ShadingPoint sp = shadingPoint(hit, path.direction);
   vec3 wo = -path.direction;
+  // A ray that meets the back of a volumetric transmissive surface has crossed its inside
+  // (KHR_materials_volume): Beer-Lambert over the distance.
+  if (shadesClass(MATERIAL_CLASS_TRANSMISSION) && !sp.frontFace && !sp.thinWalled && sp.transmission > 0.0)
+    path.throughput *= volumeTransmittance(sp.material, hit.t);
 
   if (maxComponent(sp.emission) > 0.0) {
     // A pdf of 0 marks a direction no light sample could have chosen (the camera ray, a delta
@@ -70,12 +81,13 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
 
   SampleStream stream = sampleStream(path.pixel, path.sampleIndex);
   uint vertex = path.depth - 1u;
+  BsdfContext bsdfCtx = bsdfContext(sp, wo);
   LightSample light;
   if (sampleLight(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
                   sampleBits(stream, bounceDimension(vertex, DIMENSION_LIGHT_INDEX)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
       dot(light.direction, sp.geometricNormal) > 0.0) {
-    BsdfValue atLight = bsdfEvaluate(sp, wo, light.direction);
+    BsdfValue atLight = bsdfValue(sp, bsdfCtx, light.direction);
     if (maxComponent(atLight.fCos) > 0.0) {
       float weight = light.delta ? 1.0 : powerHeuristic(light.pdf, atLight.pdf);
       shadow.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
@@ -88,14 +100,16 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   }
 
   BsdfSample bsdf;
-  if (!bsdfSample(sp, wo, sample1D(stream, bounceDimension(vertex, DIMENSION_LOBE)),
+  if (!bsdfSample(sp, bsdfCtx, sample1D(stream, bounceDimension(vertex, DIMENSION_LOBE)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_BSDF)), bsdf))
     return false;
-  // A direction under the geometric surface would leak through it.
-  if (dot(bsdf.direction, sp.geometricNormal) <= 0.0) return false;
+  // A reflection under the geometric surface would leak through it, a transmission above it
+  // would not cross it.
+  float side = bsdf.transmitted ? -1.0 : 1.0;
+  if (side * dot(bsdf.direction, sp.geometricNormal) <= 0.0) return false;
   path.throughput *= bsdf.weight;
   path.bsdfPdf = bsdf.pdf;
-  path.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
+  path.origin = offsetRayOrigin(sp.position, side * sp.geometricNormal);
   path.direction = bsdf.direction;
 
   if (path.depth >= FRAME.rrDepth) {

@@ -2,6 +2,14 @@
 // geometry, texture coordinates and the material evaluated there.
 #ifndef PTBENCH_SURFACE_GLSL
 #define PTBENCH_SURFACE_GLSL
+#include "car_paint.glsl"
+
+#ifndef SHADED_CLASS_LIMIT
+#define SHADED_CLASS_LIMIT MATERIAL_CLASS_COUNT
+#endif
+// Whether this kernel may meet materials of this class (the wavefront's shade kernels meet one
+// class each): a constant, so that the code of the classes it never meets is compiled out.
+bool shadesClass(uint materialClass) { return materialClass <= SHADED_CLASS_LIMIT; }
 
 struct SurfaceHit {
   float t;
@@ -114,6 +122,14 @@ bool alphaTestPasses(uint instanceIndex, uint geometry, uint primitive, vec2 bar
   return unitFloat(h) < alpha;
 }
 
+// A tangent-space normal-map texel turned into a world-space normal (glTF's normalTexture).
+vec3 normalMapped(vec3 texel, float scale, vec3 t, vec3 b, vec3 n) {
+  vec3 local = texel * 2.0 - 1.0;
+  local.xy *= scale;
+  vec3 mapped = t * local.x + b * local.y + n * local.z;
+  return dot(mapped, mapped) > 0.0 ? normalize(mapped) : n;
+}
+
 // Everything shading needs at a surface point.
 struct ShadingPoint {
   vec3 position;
@@ -133,6 +149,16 @@ struct ShadingPoint {
   float specularWeight;  // KHR_materials_specular
   vec3 specularColor;
   float ior;
+  float transmission;  // KHR_materials_transmission
+  bool thinWalled;     // KHR_materials_volume's thickness is 0: light passes without refracting
+  float clearcoat;     // KHR_materials_clearcoat
+  float clearcoatRoughness;
+  vec3 coatNormal;  // the coat's own normal map, or the interpolated normal; faces like shadingNormal
+  vec3 sheenColor;  // KHR_materials_sheen
+  float sheenRoughness;
+  uint model;  // MATERIAL_MODEL_*
+  // The car paint's layers (car_paint.glsl), from its procedural noise.
+  CarPaintLayers paint;
 };
 
 ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
@@ -155,29 +181,36 @@ ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
   sp.uv1 = barycentricMix(tri.v0.uv1, tri.v1.uv1, tri.v2.uv1, w);
 
   uint m = sp.material;
+  // The clearcoat has a normal map of its own; without one it sees the interpolated normal.
+  vec3 coatNormal = ns;
   TextureRef normalRef = MATERIAL(m).textures[SLOT_NORMAL];
-  if (normalRef.texture != NO_TEXTURE) {
+  TextureRef coatNormalRef = MATERIAL(m).textures[SLOT_CLEARCOAT_NORMAL];
+  if (normalRef.texture != NO_TEXTURE || coatNormalRef.texture != NO_TEXTURE) {
     vec4 tangentObject = tri.v0.tangent * w.x + tri.v1.tangent * w.y + tri.v2.tangent * w.z;
     vec3 t = toWorldVector(instance, tangentObject.xyz);
     t = normalize(t - ns * dot(ns, t));
     // A mirroring transform flips cross(ns, t) relative to the transformed bitangent.
     vec3 b = cross(ns, t) * ((tangentObject.w < 0.0 ? -1.0 : 1.0) * instance.windingSign);
-    vec3 local = sampleTexture(normalRef, sp.uv0, sp.uv1).xyz * 2.0 - 1.0;
-    local.xy *= MATERIAL(m).normalScale;
-    vec3 mapped = t * local.x + b * local.y + ns * local.z;
-    if (dot(mapped, mapped) > 0.0) ns = normalize(mapped);
+    if (coatNormalRef.texture != NO_TEXTURE)
+      coatNormal = normalMapped(sampleTexture(coatNormalRef, sp.uv0, sp.uv1).xyz, MATERIAL(m).clearcoatNormalScale, t,
+                                b, ns);
+    if (normalRef.texture != NO_TEXTURE)
+      ns = normalMapped(sampleTexture(normalRef, sp.uv0, sp.uv1).xyz, MATERIAL(m).normalScale, t, b, ns);
   }
 
   sp.frontFace = dot(ng, rayDirection) < 0.0;
   if (!sp.frontFace) {
     ng = -ng;
     ns = -ns;
+    coatNormal = -coatNormal;
   }
   // A shading normal facing away from the viewer has no meaningful BSDF: fall back to the
   // geometric one rather than absorb the path.
   if (dot(ns, -rayDirection) <= 0.0) ns = ng;
+  if (dot(coatNormal, -rayDirection) <= 0.0) coatNormal = ng;
   sp.geometricNormal = ng;
   sp.shadingNormal = ns;
+  sp.coatNormal = coatNormal;
 
   vec4 baseColor =
       MATERIAL(m).baseColorFactor * materialTexture(m, SLOT_BASE_COLOR, sp.uv0, sp.uv1, vec4(1.0)) * vertexColor(tri, w);
@@ -191,6 +224,20 @@ ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
   sp.specularColor =
       MATERIAL(m).specularColorFactor * materialTexture(m, SLOT_SPECULAR_COLOR, sp.uv0, sp.uv1, vec4(1.0)).rgb;
   sp.ior = MATERIAL(m).ior;
+  sp.transmission = clamp(
+      MATERIAL(m).transmissionFactor * materialTexture(m, SLOT_TRANSMISSION, sp.uv0, sp.uv1, vec4(1.0)).r, 0.0, 1.0);
+  sp.thinWalled = MATERIAL(m).thicknessFactor <= 0.0;
+  vec4 clearcoat = materialTexture(m, SLOT_CLEARCOAT, sp.uv0, sp.uv1, vec4(1.0));
+  vec4 clearcoatRoughness = materialTexture(m, SLOT_CLEARCOAT_ROUGHNESS, sp.uv0, sp.uv1, vec4(1.0));
+  sp.clearcoat = clamp(MATERIAL(m).clearcoatFactor * clearcoat.r, 0.0, 1.0);
+  sp.clearcoatRoughness = clamp(MATERIAL(m).clearcoatRoughnessFactor * clearcoatRoughness.g, 0.0, 1.0);
+  sp.sheenColor = clamp(
+      MATERIAL(m).sheenColorFactor * materialTexture(m, SLOT_SHEEN_COLOR, sp.uv0, sp.uv1, vec4(1.0)).rgb, 0.0, 1.0);
+  sp.sheenRoughness = clamp(
+      MATERIAL(m).sheenRoughnessFactor * materialTexture(m, SLOT_SHEEN_ROUGHNESS, sp.uv0, sp.uv1, vec4(1.0)).a, 0.0, 1.0);
+  sp.model = MATERIAL(m).model;
+  if (shadesClass(MATERIAL_CLASS_CAR_PAINT) && sp.model == MATERIAL_MODEL_CAR_PAINT)
+    sp.paint = carPaintLayers(sp.position, sp.shadingNormal, sp.baseColor, sp.sheenColor, MATERIAL(m).noiseOctaves);
   return sp;
 }
 

@@ -32,6 +32,9 @@ struct SceneAddresses {
   // zenith down, and an alias table over its texels for sampling; 0 without one.
   uint64_t environmentTexels;
   uint64_t environmentAliasTable;
+  // KHR_materials_sheen's directional albedo E(cos theta, roughness), SHEEN_ALBEDO_SIZE squared
+  // floats (core/scene/sheen.h); 0 when no material has sheen.
+  uint64_t sheenAlbedo;
   uint emissiveTriangleCount;
   uint punctualLightCount;
   float totalEmissivePower;

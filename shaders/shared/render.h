@@ -29,6 +29,11 @@ PTBENCH_CONST float FILM_FIXED_POINT_SCALE = 16777216.0f;  // 2^24
 // answers use the same constant.
 PTBENCH_CONST float SPECULAR_DELTA_ALPHA = 1e-3f;
 
+// KHR_materials_sheen: the directional-albedo table's size in each of cos theta and roughness,
+// and the least roughness shaded (the Charlie distribution degenerates at 0).
+PTBENCH_CONST uint SHEEN_ALBEDO_SIZE = 32;
+PTBENCH_CONST float SHEEN_MIN_ROUGHNESS = 0.07f;
+
 // Sample dimensions: two for the pixel, two for the lens, then DIMENSIONS_PER_BOUNCE for each
 // path vertex.
 PTBENCH_CONST uint DIMENSION_CAMERA = 0;

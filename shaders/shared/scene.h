@@ -25,7 +25,7 @@ struct Vertex {
 // One glTF primitive: a triangle list inside the scene's vertex and index arrays.
 struct Geometry {
   uint firstVertex;
-  uint firstIndex;   // indices are relative to firstVertex
+  uint firstIndex;  // indices are relative to firstVertex
   uint triangleCount;
   uint material;
 };
@@ -79,6 +79,25 @@ PTBENCH_CONST uint ALPHA_OPAQUE = 0;
 PTBENCH_CONST uint ALPHA_MASK = 1;
 PTBENCH_CONST uint ALPHA_BLEND = 2;
 
+// How a material shades: glTF's metallic-roughness model with its extensions, or ptbench's
+// layered car paint (shaders/common/car_paint.glsl), whose cost grows with its noise octaves.
+PTBENCH_CONST uint MATERIAL_MODEL_GLTF = 0;
+PTBENCH_CONST uint MATERIAL_MODEL_CAR_PAINT = 1;
+PTBENCH_CONST uint CAR_PAINT_MAX_OCTAVES = 32;
+
+// Material classes, by the costliest code a material needs; a class may use the code of every
+// class below it (a clearcoat material may have sheen), so that a kernel compiled for one class
+// leaves out the code of the classes above it. The wavefront's material queues sort by them;
+// reports count the triangles of each.
+PTBENCH_CONST uint MATERIAL_CLASS_ESCAPED = 0;             // no material: the ray left the scene
+PTBENCH_CONST uint MATERIAL_CLASS_DIFFUSE = 1;             // untextured, not metallic, not alpha-tested
+PTBENCH_CONST uint MATERIAL_CLASS_METALLIC_ROUGHNESS = 2;  // the rest of glTF's core material
+PTBENCH_CONST uint MATERIAL_CLASS_SHEEN = 3;               // KHR_materials_sheen
+PTBENCH_CONST uint MATERIAL_CLASS_CLEARCOAT = 4;           // KHR_materials_clearcoat
+PTBENCH_CONST uint MATERIAL_CLASS_TRANSMISSION = 5;        // KHR_materials_transmission
+PTBENCH_CONST uint MATERIAL_CLASS_CAR_PAINT = 6;           // MATERIAL_MODEL_CAR_PAINT
+PTBENCH_CONST uint MATERIAL_CLASS_COUNT = 7;
+
 struct Material {
   vec4 baseColorFactor;
   vec3 emissiveFactor;  // emissiveFactor x KHR_materials_emissive_strength, not clamped
@@ -89,19 +108,38 @@ struct Material {
   float alphaCutoff;
   uint alphaMode;
   uint doubleSided;
-  float ior;                 // KHR_materials_ior (1.5 by default)
-  float specularFactor;      // KHR_materials_specular
+  float ior;             // KHR_materials_ior (1.5 by default)
+  float specularFactor;  // KHR_materials_specular
   vec3 specularColorFactor;
   float transmissionFactor;  // KHR_materials_transmission
   float clearcoatFactor;     // KHR_materials_clearcoat
   float clearcoatRoughnessFactor;
-  vec3 sheenColorFactor;     // KHR_materials_sheen
+  float clearcoatNormalScale;  // clearcoatNormalTexture's scale
+  vec3 sheenColorFactor;       // KHR_materials_sheen
   float sheenRoughnessFactor;
-  float thicknessFactor;     // KHR_materials_volume
+  float thicknessFactor;  // KHR_materials_volume
   vec3 attenuationColor;
   float attenuationDistance;
+  uint model;         // MATERIAL_MODEL_*
+  uint noiseOctaves;  // car paint: octaves of each procedural noise, 0 to CAR_PAINT_MAX_OCTAVES
   TextureRef textures[TEXTURE_SLOT_COUNT];
 };
+
+#ifdef __cplusplus
+inline uint materialClassOf(const Material& m) {
+#else
+uint materialClassOf(Material m) {
+#endif
+  if (m.model == MATERIAL_MODEL_CAR_PAINT) return MATERIAL_CLASS_CAR_PAINT;
+  if (m.transmissionFactor > 0.0f) return MATERIAL_CLASS_TRANSMISSION;
+  if (m.clearcoatFactor > 0.0f) return MATERIAL_CLASS_CLEARCOAT;
+  if (m.sheenColorFactor.x > 0.0f || m.sheenColorFactor.y > 0.0f || m.sheenColorFactor.z > 0.0f)
+    return MATERIAL_CLASS_SHEEN;
+  bool textured = false;
+  for (uint slot = 0; slot < TEXTURE_SLOT_COUNT; ++slot) textured = textured || m.textures[slot].texture != NO_TEXTURE;
+  bool diffuse = !textured && m.metallicFactor == 0.0f && m.alphaMode == ALPHA_OPAQUE;
+  return diffuse ? MATERIAL_CLASS_DIFFUSE : MATERIAL_CLASS_METALLIC_ROUGHNESS;
+}
 
 // An emissive triangle, for next-event estimation.
 struct EmissiveTriangle {
@@ -115,7 +153,7 @@ struct EmissiveTriangle {
 struct AliasEntry {
   float probability;  // of keeping this entry rather than taking its alias
   uint alias;
-  float pdf;          // of choosing this entry overall (power / total power)
+  float pdf;  // of choosing this entry overall (power / total power)
   uint pad;
 };
 

@@ -17,12 +17,8 @@ PTBENCH_CONST uint QUEUE_SHADOW = 2;
 PTBENCH_CONST uint QUEUE_FINISHED = 3;  // accumulated this iteration; the free slots of the next generate
 PTBENCH_CONST uint QUEUE_MATERIAL_FIRST = 4;
 
-// Material classes: with material_queues, each has its own queue and shade kernel, so that a
-// kernel's threads run the same code.
-PTBENCH_CONST uint MATERIAL_CLASS_ESCAPED = 0;             // the ray left the scene: environment only
-PTBENCH_CONST uint MATERIAL_CLASS_DIFFUSE = 1;             // untextured, not metallic, not alpha-tested
-PTBENCH_CONST uint MATERIAL_CLASS_METALLIC_ROUGHNESS = 2;  // everything else glTF's core material has
-PTBENCH_CONST uint MATERIAL_CLASS_COUNT = 3;
+// Material classes (scene.h): with material_queues, each has its own queue and shade kernel,
+// so that a kernel's threads run the same code.
 PTBENCH_CONST uint MATERIAL_CLASS_ALL = 0xffffffffu;  // the one shade kernel without material queues
 
 PTBENCH_CONST uint QUEUE_COUNT = QUEUE_MATERIAL_FIRST + MATERIAL_CLASS_COUNT;

@@ -7,6 +7,13 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
 #include "common/frame.glsl"
+
+layout(constant_id = SPEC_COMPACTION) const bool COMPACTION = true;
+layout(constant_id = SPEC_MATERIAL_QUEUES) const bool MATERIAL_QUEUES = false;
+layout(constant_id = SPEC_MATERIAL_CLASS) const uint MATERIAL_CLASS = MATERIAL_CLASS_ALL;
+// A shade kernel of one material class compiles without the code of the classes above it.
+#define SHADED_CLASS_LIMIT (MATERIAL_QUEUES && MATERIAL_CLASS != MATERIAL_CLASS_ALL ? MATERIAL_CLASS : MATERIAL_CLASS_COUNT)
+
 #include "common/sampling.glsl"
 #include "common/camera.glsl"
 #include "common/surface.glsl"
@@ -15,10 +22,6 @@
 #include "common/path.glsl"
 #include "common/film.glsl"
 #include "common/launch.glsl"
-
-layout(constant_id = SPEC_COMPACTION) const bool COMPACTION = true;
-layout(constant_id = SPEC_MATERIAL_QUEUES) const bool MATERIAL_QUEUES = false;
-layout(constant_id = SPEC_MATERIAL_CLASS) const uint MATERIAL_CLASS = MATERIAL_CLASS_ALL;
 
 layout(buffer_reference, scalar) readonly buffer WavefrontParamsRef { WavefrontParams p; };
 layout(buffer_reference, scalar) buffer CountersRef { WavefrontCounters c; };

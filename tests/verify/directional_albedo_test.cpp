@@ -65,10 +65,10 @@ double whiteMetal(const Directions& d, double alpha) {
 // The albedo straight from its definition, ∫ f(v, l) (n.l) dω_l, over l in polar coordinates:
 // no change of variables, no cut at the horizon; only for lobes broad enough to resolve so.
 double albedoByBruteForce(const std::function<double(const Directions&)>& brdf, double cosView) {
-  return verify::integrate(
+  return integrate(
       [&](double phi) {
-        return verify::integrate([&](double cosLight) { return brdf(Directions(cosView, cosLight, phi)) * cosLight; },
-                                 0, 1, 1e-8);
+        return integrate([&](double cosLight) { return brdf(Directions(cosView, cosLight, phi)) * cosLight; }, 0, 1,
+                         1e-8);
       },
       0, 2 * pi, 1e-7);
 }
@@ -76,7 +76,7 @@ double albedoByBruteForce(const std::function<double(const Directions&)>& brdf, 
 TEST(DirectionalAlbedo, GgxDistributionCoversTheProjectedAreaOnce) {
   // ∫ D(h) (n.h) dω_h = 1: integrated in the polar angle, not through GGX's own sampling map.
   for (double alpha : {1.0, 0.5, 0.25, 0.1, 0.01, 0.001}) {
-    const double area = verify::integrate(
+    const double area = integrate(
         [&](double theta) { return verify::ggxD(std::cos(theta), alpha) * std::cos(theta) * std::sin(theta) * 2 * pi; },
         0, pi / 2, 1e-9);
     EXPECT_NEAR(area, 1, 1e-7) << "alpha " << alpha;

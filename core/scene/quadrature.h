@@ -1,0 +1,12 @@
+// Numerical integration for the known answers computed on the CPU: the furnaces' albedos
+// (core/verify) and the sheen layer's albedo table (core/scene/sheen.h).
+#pragma once
+#include <functional>
+
+namespace ptbench {
+
+// The integral of f over [a, b], by Gauss-Legendre rules of 8 and 16 points on intervals
+// halved until the two agree within `tolerance` (absolute, shared out among the intervals).
+double integrate(const std::function<double(double)>& f, double a, double b, double tolerance);
+
+}  // namespace ptbench
