@@ -31,6 +31,9 @@ struct RenderOptions {
   std::string environment;  // R,G,B or a Radiance .hdr file
   float environmentIntensity = 1;
   float environmentRotation = 0;
+  std::string environmentSampling = "importance";
+  std::string materialOverride;
+  uint32_t materialCost = defaultCarPaintCost;
   std::vector<float> cameraPosition, cameraTarget, cameraUp;
   float fov = 0;
   float aperture = 0, focusDistance = 0;
@@ -83,6 +86,10 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (!std::isfinite(options.environmentIntensity) || options.environmentIntensity < 0)
     throw UserError("--env-intensity: expected a finite, non-negative scale");
   if (!std::isfinite(options.environmentRotation)) throw UserError("--env-rotation: expected degrees about +Y");
+  if (options.environmentSampling == "uniform" && (options.environment.empty() || constantEnvironment))
+    throw UserError("--env-sampling uniform: samples an environment map; give one with --env FILE.hdr");
+  if (options.materialCost != defaultCarPaintCost && options.materialOverride.empty())
+    throw UserError("--material-cost: the cost of the car paint that --material-override makes; give that too");
   if (std::isnan(options.fov) || options.fov < 0 || options.fov >= 180)
     throw UserError("--fov: expected a vertical field of view in degrees, more than 0 and less than 180");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
@@ -116,9 +123,12 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (!options.environment.empty() && !constantEnvironment)
     entry.environmentMap = SceneEntry::EnvironmentFile{.file = options.environment,
                                                        .intensity = options.environmentIntensity,
-                                                       .rotationDegrees = options.environmentRotation};
+                                                       .rotationDegrees = options.environmentRotation,
+                                                       .uniformSampling = options.environmentSampling == "uniform"};
+  if (!options.materialOverride.empty())
+    entry.materialOverride = SceneEntry::MaterialOverride{.match = options.materialOverride, .cost = options.materialCost};
   SceneData scene = loadScene(entry.load);
-  addEntryLights(entry, scene);
+  applySceneEntry(entry, scene);
   RenderSettings& settings = options.settings;
   settings.camera = cameraFor(entry, scene);
   if (constantEnvironment) settings.environment = *constantEnvironment;
@@ -226,6 +236,19 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   command->add_option("--env-rotation", options->environmentRotation, "turns the environment map about +Y, degrees")
       ->capture_default_str();
+  command
+      ->add_option("--env-sampling", options->environmentSampling,
+                   "how light samples choose the map's directions: importance (by luminance) or uniform (the baseline)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"importance", "uniform"}));
+  command->add_option("--material-override", options->materialOverride,
+                      "makes car paint of the materials this index or name glob (e.g. '*Paint*') selects");
+  command
+      ->add_option("--material-cost", options->materialCost,
+                   "the car paint's noise octaves (its shading cost), 0 to " +
+                       std::to_string(gpu::CAR_PAINT_MAX_OCTAVES))
+      ->capture_default_str()
+      ->check(CLI::Range(0u, gpu::CAR_PAINT_MAX_OCTAVES));
   command->add_option("--camera-position", options->cameraPosition, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--camera-target", options->cameraTarget, "x,y,z")->delimiter(',')->expected(3);
   command->add_option("--camera-up", options->cameraUp, "x,y,z")->delimiter(',')->expected(3);

@@ -180,14 +180,14 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
     if (entry.is_string()) {
       path = entry;
     } else if (entry.is_object()) {
-      v.unknownKeys(entry, {"path", "camera", "env", "sun"}, pointer);
+      v.unknownKeys(entry, {"path", "camera", "env", "sun", "material_override"}, pointer);
       if (!entry.contains("path")) v.error(pointer + "/path", "required: the scene's path or builtin: name");
       path = entry.value("path", json());
       if (entry.contains("env")) {
         const json& env = entry["env"];
         const std::string at = pointer + "/env";
         if (env.is_object()) {
-          v.unknownKeys(env, {"file", "intensity", "rotation_deg"}, at);
+          v.unknownKeys(env, {"file", "intensity", "rotation_deg", "sampling"}, at);
           SceneEntry::EnvironmentFile map;
           if (!env.contains("file") || !env["file"].is_string()) {
             v.error(at + "/file", "required: the environment map, a Radiance .hdr file");
@@ -212,9 +212,39 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
             else
               map.rotationDegrees = env["rotation_deg"].get<float>();
           }
+          if (env.contains("sampling")) {
+            if (env["sampling"] != "importance" && env["sampling"] != "uniform")
+              v.error(at + "/sampling", "expected importance (by the map's luminance, the default) or uniform");
+            else
+              map.uniformSampling = env["sampling"] == "uniform";
+          }
           scene.environmentMap = map;
         } else {
           scene.environment = v.vec3(env, at, true);
+        }
+      }
+      if (entry.contains("material_override")) {
+        const json& paint = entry["material_override"];
+        const std::string at = pointer + "/material_override";
+        if (!paint.is_object() || !paint.contains("match") ||
+            !(paint["match"].is_string() || paint["match"].is_number_unsigned())) {
+          v.error(at, "expected an object with match (a material index, or a glob on material names) and cost "
+                      "(the car paint's noise octaves, 0 to " + std::to_string(gpu::CAR_PAINT_MAX_OCTAVES) + ")");
+        } else {
+          v.unknownKeys(paint, {"match", "model", "cost"}, at);
+          SceneEntry::MaterialOverride materialOverride;
+          materialOverride.match = paint["match"].is_string() ? paint["match"].get<std::string>()
+                                                                 : std::to_string(paint["match"].get<uint64_t>());
+          if (paint.contains("model") && paint["model"] != "car_paint")
+            v.error(at + "/model", "the one model materials can be made is car_paint");
+          if (paint.contains("cost")) {
+            if (!paint["cost"].is_number_unsigned() || paint["cost"].get<uint64_t>() > gpu::CAR_PAINT_MAX_OCTAVES)
+              v.error(at + "/cost", "expected the car paint's noise octaves, an integer from 0 to " +
+                                        std::to_string(gpu::CAR_PAINT_MAX_OCTAVES));
+            else
+              materialOverride.cost = paint["cost"].get<uint32_t>();
+          }
+          scene.materialOverride = materialOverride;
         }
       }
       if (entry.contains("sun")) {
@@ -296,9 +326,12 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
 
 }  // namespace
 
-void addEntryLights(const SceneEntry& entry, SceneData& scene) {
-  if (const auto& map = entry.environmentMap)
+void applySceneEntry(const SceneEntry& entry, SceneData& scene) {
+  if (const auto& map = entry.environmentMap) {
     scene.environmentMap = loadEnvironmentMap(map->file, map->intensity, map->rotationDegrees);
+    scene.environmentMap->uniformSampling = map->uniformSampling;
+  }
+  if (const auto& paint = entry.materialOverride) applyCarPaintOverride(scene, paint->match, paint->cost);
   if (!entry.sunDirection || !entry.sunIrradiance) return;
   gpu::PunctualLight sun{};
   sun.type = gpu::LIGHT_DIRECTIONAL;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/scene/builtin_scenes.h"
 #include "core/integrators/integrator.h"
 
 namespace ptbench {
@@ -32,16 +33,25 @@ struct SceneEntry {
     std::filesystem::path file;
     float intensity = 1;
     float rotationDegrees = 0;
+    bool uniformSampling = false;  // EnvironmentMap::uniformSampling
   };
   std::optional<EnvironmentFile> environmentMap;
+  // Materials made car paint: an index or a glob on their names (applyCarPaintOverride), and
+  // the paint's noise octaves.
+  struct MaterialOverride {
+    std::string match;
+    uint32_t cost = defaultCarPaintCost;
+  };
+  std::optional<MaterialOverride> materialOverride;
 };
 
 // The scene's own (or framing) camera with the entry's overrides applied.
 Camera cameraFor(const SceneEntry& entry, const SceneData& scene);
 
-// The lights the entry adds to the scene: its sun, appended to the scene's punctual lights, and
-// its environment map, loaded (a UserError names a file that cannot be read).
-void addEntryLights(const SceneEntry& entry, SceneData& scene);
+// What the entry changes in the scene: its sun, appended to the scene's punctual lights, its
+// environment map, loaded (a UserError names a file that cannot be read), and its material
+// override (a UserError when it matches no material).
+void applySceneEntry(const SceneEntry& entry, SceneData& scene);
 
 struct Repetition {
   std::optional<uint32_t> repeats;  // fixed count; otherwise until min_samples and max_noise, or timeout

@@ -111,6 +111,7 @@ json runJson(const RunRecord& run) {
   out["pipeline_create_ms"] = run.pipelineCreateMs;
   out["scene_load_ms"] = run.sceneLoadMs;
   out["unshaded_extensions"] = run.unshadedExtensions;
+  out["material_classes"] = run.materialClassTriangles;
   out["memory_bytes"] = {{"scene_buffers", run.sceneBufferBytes},
                          {"scene_textures", run.sceneTextureBytes},
                          {"acceleration_structures", run.accelerationStructureBytes},

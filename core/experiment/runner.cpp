@@ -219,7 +219,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (record->backend == backendName(Backend::Software)) softwareLayouts.insert(record->spec.settings.softwareBvh);
     try {
       scene = std::make_unique<SceneData>(loadScene(entry.load));
-      addEntryLights(entry, *scene);
+      applySceneEntry(entry, *scene);
       gpuScene = std::make_unique<GpuScene>(context, *scene,
                                             std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
     } catch (const std::exception& error) {
@@ -237,6 +237,9 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (options.progress) options.progress(index, total, *record, false);
       record->sceneLoadMs = loadMs;
       record->unshadedExtensions = scene->unshadedExtensions;
+      const auto classTriangles = scene->materialClassTriangles();
+      for (uint32_t c = 0; c < classTriangles.size(); ++c)
+        if (classTriangles[c] > 0) record->materialClassTriangles[materialClassName(c)] = classTriangles[c];
       record->sceneBufferBytes = gpuScene->bufferBytes();
       record->sceneTextureBytes = gpuScene->textureBytes();
       record->accelerationStructureBytes =

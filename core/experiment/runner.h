@@ -41,6 +41,8 @@ struct RunRecord {
   double pipelineCreateMs = 0;
   double sceneLoadMs = 0;
   std::vector<std::string> unshadedExtensions;  // SceneData::unshadedExtensions of its scene
+  // Triangles (as instanced) of each material class the scene uses, by materialClassName.
+  std::map<std::string, uint64_t> materialClassTriangles;
   // accelerationStructureBytes: the hardware backends' BLASes and TLAS, or the software BVH's
   // layout this run traversed.
   uint64_t sceneBufferBytes = 0, sceneTextureBytes = 0, accelerationStructureBytes = 0, filmBytes = 0;

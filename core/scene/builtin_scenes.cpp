@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include <fnmatch.h>
+
 #include "core/errors.h"
 #include "core/scene/gltf_loader.h"
 
@@ -117,11 +119,59 @@ SceneData furnace(const BuiltinSceneRequest& request) {
   return builder.finish();
 }
 
-// A grid of n spheres, each with a material of its own, lit by a quad light above.
-SceneData spheres(uint32_t count, uint32_t subdivisions, const std::string& spec) {
-  SceneBuilder builder(spec);
+gpu::vec3 hueColor(uint32_t i) {
+  const float hue = float(i) * 0.618034f;
+  return {0.5f + 0.5f * std::cos(2 * pi * hue), 0.5f + 0.5f * std::cos(2 * pi * (hue + 0.333f)),
+          0.5f + 0.5f * std::cos(2 * pi * (hue + 0.667f))};
+}
+
+// Material i of `materials=M`: class i mod 6 (diffuse, car paint, metal, glass, clearcoat, sheen).
+gpu::Material divergenceMaterial(uint32_t i, uint32_t cost) {
+  const gpu::vec3 color = hueColor(i);
+  gpu::Material m = defaultMaterial();
+  m.baseColorFactor = {color.x, color.y, color.z, 1};
+  m.metallicFactor = 0;
+  m.roughnessFactor = 0.5f;
+  switch (i % sphereMaterialClassCycle) {
+    case 0:
+      break;
+    case 1:
+      return carPaint(color, cost);
+    case 2:
+      m.metallicFactor = 1;
+      m.roughnessFactor = 0.25f;
+      break;
+    case 3:  // a tinted glass, absorbing inside the sphere
+      m.baseColorFactor = {1, 1, 1, 1};
+      m.roughnessFactor = 0.05f;
+      m.transmissionFactor = 1;
+      m.thicknessFactor = 2;
+      m.attenuationColor = color;
+      m.attenuationDistance = 2;
+      break;
+    case 4:
+      m.clearcoatFactor = 1;
+      m.clearcoatRoughnessFactor = 0.1f;
+      break;
+    case 5:  // a fabric
+      m.roughnessFactor = 1;
+      m.specularFactor = 0;
+      m.sheenColorFactor = {1, 1, 1};
+      m.sheenRoughnessFactor = 0.4f;
+      break;
+  }
+  return m;
+}
+
+// A grid of n spheres lit by a quad light above: each with a material of its own, or with
+// `materials` materials assigned in turn (divergenceMaterial).
+SceneData spheres(const BuiltinSceneRequest& request) {
+  SceneBuilder builder(request.spec);
   std::vector<uint32_t> materials;
-  for (uint32_t i = 0; i < count; ++i) {
+  const uint32_t count = request.count, subdivisions = request.subdivisions;
+  for (uint32_t i = 0; i < request.materials; ++i)
+    materials.push_back(builder.addMaterial(divergenceMaterial(i, request.cost), "sphere material " + std::to_string(i)));
+  for (uint32_t i = 0; request.materials == 0 && i < count; ++i) {
     gpu::Material m = defaultMaterial();
     const float hue = float(i) * 0.618034f;
     m.baseColorFactor = {0.5f + 0.5f * std::cos(2 * pi * hue), 0.5f + 0.5f * std::cos(2 * pi * (hue + 0.333f)),
@@ -142,7 +192,7 @@ SceneData spheres(uint32_t count, uint32_t subdivisions, const std::string& spec
   for (uint32_t i = 0; i < count; ++i) {
     const Vec3 at{(float(i % side) - 0.5f * float(side - 1)) * spacing, 0,
                   (float(i / side) - 0.5f * float(side - 1)) * spacing};
-    builder.addInstance(sphereMesh, Mat4::translation(at), materials[i]);
+    builder.addInstance(sphereMesh, Mat4::translation(at), materials[i % materials.size()]);
   }
   const float h = 4 + 0.25f * extent;
   using Q = std::array<Vec3, 4>;
@@ -263,15 +313,19 @@ BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
       request.roughness = 0.5f;
     }
   } else if (name == "spheres") {
-    refuseUnknown(spec, parameters, {"n", "subdiv"});
+    refuseUnknown(spec, parameters, {"n", "subdiv", "materials", "cost"});
     request.kind = BuiltinSceneRequest::Spheres;
     request.count = integerParameter(spec, parameters, "n", 16, 1, 1u << 20);
     request.subdivisions = integerParameter(spec, parameters, "subdiv", 16, 2, 2048);
+    request.materials = integerParameter(spec, parameters, "materials", 0, 1, 1024);
+    request.cost = integerParameter(spec, parameters, "cost", defaultCarPaintCost, 0, gpu::CAR_PAINT_MAX_OCTAVES);
+    if (parameters.contains("cost") && request.materials < 2)
+      throw UserError(spec + ": cost is the car paint's, which materials=2 or more brings in");
   } else {
     throw UserError("unknown built-in scene '" + spec +
                     "': the built-in scenes are builtin:cornell, "
                     "builtin:furnace[?material=diffuse|mirror|metal|dielectric|glass|clearcoat|sheen&roughness=R] and "
-                    "builtin:spheres?n=N&subdiv=S");
+                    "builtin:spheres?n=N&subdiv=S&materials=M&cost=K");
   }
   return request;
 }
@@ -284,9 +338,48 @@ SceneData loadBuiltinScene(const std::string& spec) {
     case BuiltinSceneRequest::Furnace:
       return furnace(request);
     case BuiltinSceneRequest::Spheres:
-      return spheres(request.count, request.subdivisions, spec);
+      return spheres(request);
   }
   throw std::logic_error("unknown built-in scene kind");
+}
+
+gpu::Material carPaint(gpu::vec3 faceColor, uint32_t octaves) {
+  gpu::Material m = defaultMaterial();
+  m.model = gpu::MATERIAL_MODEL_CAR_PAINT;
+  m.noiseOctaves = std::min(octaves, gpu::CAR_PAINT_MAX_OCTAVES);
+  m.baseColorFactor = {faceColor.x, faceColor.y, faceColor.z, 1};
+  m.sheenColorFactor = {0.6f * faceColor.z, 0.6f * faceColor.x, 0.6f * faceColor.y};  // the flop colour
+  m.metallicFactor = 0;
+  m.roughnessFactor = 0.35f;  // the flakes'
+  m.clearcoatFactor = 1;
+  m.clearcoatRoughnessFactor = 0.05f;
+  return m;
+}
+
+void applyCarPaintOverride(SceneData& scene, const std::string& match, uint32_t cost) {
+  uint32_t index = 0;
+  const auto [end, error] = std::from_chars(match.data(), match.data() + match.size(), index);
+  const bool byIndex = error == std::errc{} && end == match.data() + match.size();
+  uint32_t matched = 0;
+  for (uint32_t i = 0; i < scene.materials.size(); ++i) {
+    const std::string& name = i < scene.materialNames.size() ? scene.materialNames[i] : std::string{};
+    if (byIndex ? i != index : fnmatch(match.c_str(), name.c_str(), 0) != 0) continue;
+    const gpu::vec4 base = scene.materials[i].baseColorFactor;
+    gpu::Material paint = carPaint({base.x, base.y, base.z}, cost);
+    std::copy(std::begin(scene.materials[i].textures), std::end(scene.materials[i].textures), std::begin(paint.textures));
+    paint.normalScale = scene.materials[i].normalScale;
+    paint.alphaMode = scene.materials[i].alphaMode;
+    paint.alphaCutoff = scene.materials[i].alphaCutoff;
+    paint.doubleSided = scene.materials[i].doubleSided;
+    paint.emissiveFactor = scene.materials[i].emissiveFactor;
+    scene.materials[i] = paint;
+    ++matched;
+  }
+  if (matched > 0) return;
+  std::string names;
+  for (uint32_t i = 0; i < scene.materials.size(); ++i)
+    names += (i ? ", " : "") + std::to_string(i) + " '" + (i < scene.materialNames.size() ? scene.materialNames[i] : "") + "'";
+  throw UserError(scene.source + ": material_override '" + match + "' matches none of its materials (" + names + ")");
 }
 
 bool isBuiltinScene(const std::string& spec) {

@@ -15,12 +15,29 @@ struct BuiltinSceneRequest {
   float roughness = 0;   // furnace: of the metal or dielectric
   uint32_t count = 0;    // spheres
   uint32_t subdivisions = 0;
+  uint32_t materials = 0;  // spheres: 0 (a material per sphere), or this many, cycling through the classes
+  uint32_t cost = 0;       // spheres: the car paint's noise octaves
 };
+
+// The spheres scene's materials, in the order `materials=M` takes them: a divergence question's
+// mix of every material class, the cheapest first and the car paint second, so that M = 2 pits
+// the cheapest against the costliest.
+inline constexpr uint32_t sphereMaterialClassCycle = 6;
+inline constexpr uint32_t defaultCarPaintCost = 8;
+
+// The car paint (MATERIAL_MODEL_CAR_PAINT) of this face colour, its flop colour turned from it,
+// with this many noise octaves (its cost).
+gpu::Material carPaint(gpu::vec3 faceColor, uint32_t octaves);
 
 bool isBuiltinScene(const std::string& spec);
 // Checks a builtin: spec without building the scene; UserError when it is not one.
 BuiltinSceneRequest parseBuiltinScene(const std::string& spec);
 SceneData loadBuiltinScene(const std::string& spec);
+
+// Makes car paint of `cost` octaves of every material that `match` selects: an index, or a
+// glob (fnmatch) on the material names; its base colour becomes the paint's face colour. A
+// UserError, listing the materials, when none matches.
+void applyCarPaintOverride(SceneData& scene, const std::string& match, uint32_t cost);
 
 // A scene by its spec: a builtin: name or a .gltf/.glb path.
 SceneData loadScene(const std::string& spec);

@@ -57,7 +57,8 @@ std::vector<float> environmentSamplingWeights(const EnvironmentMap& map) {
     for (uint32_t x = 0; x < map.width; ++x) {
       const float* texel = &map.rgb[(size_t{y} * map.width + x) * 3];
       const double luminance = 0.2126 * texel[0] + 0.7152 * texel[1] + 0.0722 * texel[2];
-      weights[size_t{y} * map.width + x] = float(luminance * sinTheta);
+      // A texel's solid angle is proportional to sin theta: that alone samples the sphere uniformly.
+      weights[size_t{y} * map.width + x] = float((map.uniformSampling ? 1.0 : luminance) * sinTheta);
     }
   }
   return weights;

@@ -20,6 +20,9 @@ struct EnvironmentMap {
   std::vector<float> rgb;     // linear radiance, rows from the zenith down
   float intensity = 1;        // scales every texel
   float rotationDegrees = 0;  // about +Y: the map turns by this angle (counter-clockwise seen from above)
+  // Next-event estimation draws directions uniformly over the sphere instead of by the map's
+  // luminance: the baseline importance sampling is measured against.
+  bool uniformSampling = false;
 };
 
 // Reads a Radiance RGBE file. A file that is missing, not Radiance, or has texels that are not

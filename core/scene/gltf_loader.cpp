@@ -446,7 +446,7 @@ uint32_t GltfReader::material(int gltfMaterial) {
     m.attenuationDistance = float(number(*volume, "attenuationDistance", INFINITY));
     m.textures[gpu::SLOT_THICKNESS] = extensionTexture(*volume, "KHR_materials_volume", "thicknessTexture", false);
   }
-  const uint32_t index = builder_.addMaterial(m);
+  const uint32_t index = builder_.addMaterial(m, source.name);
   materials_[gltfMaterial] = index;
   return index;
 }

@@ -93,7 +93,8 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
     addresses_.environmentTexels = environmentTexels_.address();
     // A black map sends no light: next-event estimation leaves it out (no alias table).
     const std::vector<float> weights = environmentSamplingWeights(*map);
-    if (std::any_of(weights.begin(), weights.end(), [](float w) { return w > 0; })) {
+    const bool sendsLight = std::any_of(map->rgb.begin(), map->rgb.end(), [](float c) { return c > 0; });
+    if (sendsLight && std::any_of(weights.begin(), weights.end(), [](float w) { return w > 0; })) {
       environmentAliasTable_ = upload(context, buildAliasTable(weights));
       addresses_.environmentAliasTable = environmentAliasTable_.address();
     }

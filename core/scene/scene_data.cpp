@@ -125,6 +125,27 @@ uint64_t SceneData::triangleCount() const {
   return count;
 }
 
+std::array<uint64_t, gpu::MATERIAL_CLASS_COUNT> SceneData::materialClassTriangles() const {
+  std::array<uint64_t, gpu::MATERIAL_CLASS_COUNT> triangles{};
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const Mesh& mesh = meshes[instanceMeshes[i]];
+    for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
+      const gpu::Geometry& geometry = geometries[mesh.firstGeometry + g];
+      const uint32_t material = instances[i].materialOverride != gpu::NO_MATERIAL_OVERRIDE
+                                    ? instances[i].materialOverride
+                                    : geometry.material;
+      triangles[gpu::materialClassOf(materials[material])] += geometry.triangleCount;
+    }
+  }
+  return triangles;
+}
+
+std::string materialClassName(uint32_t materialClass) {
+  static constexpr std::array<const char*, gpu::MATERIAL_CLASS_COUNT> names = {
+      "escaped", "diffuse", "metallic_roughness", "sheen", "clearcoat", "transmission", "car_paint"};
+  return materialClass < names.size() ? names[materialClass] : "unknown";
+}
+
 uint64_t SceneData::uniqueTriangleCount() const {
   return indices.size() / 3;
 }
@@ -150,8 +171,9 @@ SceneBuilder::SceneBuilder(std::string source) {
   scene_.source = std::move(source);
 }
 
-uint32_t SceneBuilder::addMaterial(const gpu::Material& material) {
+uint32_t SceneBuilder::addMaterial(const gpu::Material& material, std::string name) {
   scene_.materials.push_back(material);
+  scene_.materialNames.push_back(std::move(name));
   return static_cast<uint32_t>(scene_.materials.size() - 1);
 }
 

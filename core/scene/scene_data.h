@@ -1,6 +1,7 @@
 // A scene on the CPU, as flat arrays ready for upload (DESIGN.md: SceneData).
 #pragma once
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
@@ -86,6 +87,7 @@ struct SceneData {
   std::vector<gpu::Instance> instances;
   std::vector<uint32_t> instanceMeshes;  // the mesh of each instance: its BLAS
   std::vector<gpu::Material> materials;
+  std::vector<std::string> materialNames;  // glTF's, or the built-in scene's; "" where it has none
   std::vector<TextureImage> textures;
   std::vector<gpu::EmissiveTriangle> emissiveTriangles;
   std::vector<gpu::AliasEntry> lightAliasTable;
@@ -101,6 +103,9 @@ struct SceneData {
   // them); sorted, each once.
   std::vector<std::string> unshadedExtensions;
 
+  // The triangles (as instanced) of each material class (gpu::MATERIAL_CLASS_*), by the
+  // material each instance gives each geometry.
+  std::array<uint64_t, gpu::MATERIAL_CLASS_COUNT> materialClassTriangles() const;
   uint64_t triangleCount() const;        // as instanced
   uint64_t uniqueTriangleCount() const;  // as stored
   uint64_t textureBytes() const;
@@ -127,13 +132,18 @@ gpu::uvec2 packVertexColor(float r, float g, float b, float a);
 
 // glTF's defaults: white, fully metallic and rough, as the specification gives them.
 gpu::Material defaultMaterial();
+
+// A material class (gpu::MATERIAL_CLASS_*) as reports and stage names give it: "diffuse",
+// "metallic_roughness", "sheen", "clearcoat", "transmission", "car_paint" ("escaped" for rays
+// that left the scene).
+std::string materialClassName(uint32_t materialClass);
 gpu::TextureRef noTexture();
 
 // Assembles a SceneData from meshes and instances; finish() derives bounds and the light list.
 class SceneBuilder {
  public:
   explicit SceneBuilder(std::string source);
-  uint32_t addMaterial(const gpu::Material& material);
+  uint32_t addMaterial(const gpu::Material& material, std::string name = {});
   uint32_t addTexture(TextureImage texture);
   uint32_t addMesh(std::span<Primitive> primitives);
   void addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride = gpu::NO_MATERIAL_OVERRIDE);

@@ -121,7 +121,7 @@ TEST_F(ConfigTest, ASunIsADirectionalLightAddedToTheScene) {
       {"path": "builtin:furnace", "sun": {"direction": [0, -2, 0], "irradiance": [3, 2, 1]}}]})"));
   SceneData scene = loadScene("builtin:furnace");
   const size_t before = scene.punctualLights.size();
-  addEntryLights(config.scenes[0], scene);
+  applySceneEntry(config.scenes[0], scene);
   ASSERT_EQ(scene.punctualLights.size(), before + 1);
   const gpu::PunctualLight& sun = scene.punctualLights.back();
   EXPECT_EQ(sun.type, gpu::LIGHT_DIRECTIONAL);
