@@ -130,6 +130,16 @@ TEST_F(ConfigTest, ASunIsADirectionalLightAddedToTheScene) {
   EXPECT_FLOAT_EQ(sun.intensity.z, 1.0f);
 }
 
+TEST_F(ConfigTest, AMaterialOverrideMakesCarPaintOfTheMatchedMaterials) {
+  const auto config = loadConfig(write(R"({"schema_version": 1, "name": "t", "scenes": [
+      {"path": "builtin:cornell", "material_override": {"match": 0, "model": "car_paint", "cost": 12}}]})"));
+  SceneData scene = loadScene("builtin:cornell");
+  applySceneEntry(config.scenes[0], scene);
+  EXPECT_EQ(scene.materials[0].model, gpu::MATERIAL_MODEL_CAR_PAINT);
+  EXPECT_EQ(scene.materials[0].noiseOctaves, 12u);
+  EXPECT_EQ(scene.materials[1].model, gpu::MATERIAL_MODEL_GLTF);
+}
+
 TEST_F(ConfigTest, SetOverridesKeysBeforeValidation) {
   const auto config = loadConfig(write(minimal()), {"spp=[1,2]", "name=renamed", "integrators=megakernel-regen"});
   EXPECT_EQ(config.spps, (std::vector<uint32_t>{1, 2}));
@@ -209,6 +219,21 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
        R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell",
            "env": {"file": "scenes/box.glb", "exposure": 2}}]})",
        "/scenes/0/env/exposure", "unknown key"},
+      {"material override without match",
+       R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "material_override": {"cost": 3}}]})",
+       "/scenes/0/material_override", "expected an object with match"},
+      {"material override too costly",
+       R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell",
+           "material_override": {"match": "*", "cost": 99}}]})",
+       "/scenes/0/material_override/cost", "noise octaves"},
+      {"material override of an unknown model",
+       R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell",
+           "material_override": {"match": 0, "model": "velvet"}}]})",
+       "/scenes/0/material_override/model", "car_paint"},
+      {"unknown environment sampling",
+       R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell",
+           "env": {"file": "scenes/box.glb", "sampling": "cosine"}}]})",
+       "/scenes/0/env/sampling", "importance"},
       {"sun without irradiance",
        R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", "sun": {"direction": [0, -1, 0]}}]})",
        "/scenes/0/sun", "expected an object with direction"},

@@ -54,6 +54,7 @@ ExperimentResult syntheticResult(const fs::path& folder) {
       {.stage = Stage::TraceShade, .gpuMs = {10, 11, 12}, .stepGpuMs = {{10, 11, 12}}, .launchesPerFrame = 16}};
   ok.work = {.extensionRays = 2000, .shadowRays = 1000, .pathSegments = 2000, .paths = 1000};
   ok.unshadedExtensions = {"KHR_materials_clearcoat", "KHR_materials_sheen"};
+  ok.materialClassTriangles = {{"car_paint", 40}, {"diffuse", 12}};
   ok.png = "r000.png";
   ok.exr = "r000.exr";
   RunRecord failed = ok;
@@ -182,6 +183,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_TRUE(ok["memory_bytes"]["film"].is_number_unsigned());
   EXPECT_EQ(ok["images"]["png"], "r000.png");
   EXPECT_EQ(ok["unshaded_extensions"], json::array({"KHR_materials_clearcoat", "KHR_materials_sheen"}));
+  EXPECT_EQ(ok["material_classes"], json({{"car_paint", 40}, {"diffuse", 12}}));
   const json& failed = report["runs"][1];
   EXPECT_EQ(failed["status"], "error");
   EXPECT_EQ(failed["error"], "backend rayquery is not supported by Test GPU");

@@ -517,12 +517,47 @@ TEST(BuiltinScenes, CornellFurnaceAndSpheres) {
   EXPECT_EQ(spheres.triangleCount(), 9 * (spheres.uniqueTriangleCount() - 2) + 2);
 }
 
+TEST(BuiltinScenes, SpheresTakeMaterialsInTurnThroughEveryClass) {
+  const SceneData one = loadScene("builtin:spheres?n=8&materials=1");
+  EXPECT_EQ(one.materialClassTriangles()[gpu::MATERIAL_CLASS_DIFFUSE], one.triangleCount()) << "the light too";
+  const SceneData two = loadScene("builtin:spheres?n=8&materials=2&cost=5");
+  const auto classes = two.materialClassTriangles();
+  EXPECT_EQ(classes[gpu::MATERIAL_CLASS_CAR_PAINT], classes[gpu::MATERIAL_CLASS_DIFFUSE] - 2) << "four spheres each";
+  EXPECT_EQ(two.materials[1].noiseOctaves, 5u);
+  const auto six = loadScene("builtin:spheres?n=12&materials=6").materialClassTriangles();
+  for (uint32_t c = gpu::MATERIAL_CLASS_DIFFUSE; c < gpu::MATERIAL_CLASS_COUNT; ++c)
+    EXPECT_GT(six[c], 0u) << materialClassName(c);
+  EXPECT_EQ(materialClassName(gpu::MATERIAL_CLASS_TRANSMISSION), "transmission");
+}
+
+TEST(BuiltinScenes, MaterialOverrideMakesCarPaintByIndexOrNameGlob) {
+  SceneData scene = loadScene("builtin:spheres?n=4&materials=3");
+  applyCarPaintOverride(scene, "2", 4);
+  EXPECT_EQ(scene.materials[2].model, gpu::MATERIAL_MODEL_CAR_PAINT);
+  EXPECT_EQ(scene.materials[2].noiseOctaves, 4u);
+  EXPECT_EQ(scene.materials[0].model, gpu::MATERIAL_MODEL_GLTF);
+  applyCarPaintOverride(scene, "sphere material [01]", 0);
+  EXPECT_EQ(scene.materials[0].model, gpu::MATERIAL_MODEL_CAR_PAINT);
+  EXPECT_EQ(scene.materials[1].noiseOctaves, 0u);
+  try {
+    applyCarPaintOverride(scene, "Paint*", 4);
+    ADD_FAILURE() << "a glob that matches nothing is refused";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("matches none of its materials (0 'sphere material 0'"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(applyCarPaintOverride(scene, "17", 4), UserError);
+}
+
 TEST(BuiltinScenes, BadSpecsAreRefused) {
   EXPECT_THROW(loadScene("builtin:teapot"), UserError);
   EXPECT_THROW(loadScene("builtin:spheres?n=0"), UserError);
   EXPECT_THROW(loadScene("builtin:spheres?n=ten"), UserError);
   EXPECT_THROW(loadScene("builtin:spheres?count=3"), UserError);
-  EXPECT_THROW(loadScene("builtin:furnace?material=glass"), UserError);
+  EXPECT_THROW(loadScene("builtin:furnace?material=plastic"), UserError);
+  EXPECT_THROW(loadScene("builtin:spheres?n=4&cost=3"), UserError) << "cost without the car paint materials=2 brings";
+  EXPECT_THROW(loadScene("builtin:spheres?materials=0"), UserError);
+  EXPECT_THROW(loadScene("builtin:spheres?materials=2&cost=33"), UserError);
   EXPECT_THROW(loadScene("builtin:furnace?material=metal&roughness=2"), UserError);
   EXPECT_THROW(loadScene("builtin:furnace?material=metal&roughness=rough"), UserError);
   EXPECT_THROW(loadScene("builtin:furnace?material=diffuse&roughness=0.5"), UserError);
