@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu_test.h"
+#include "test_files.h"
 
 namespace ptbench::test {
 namespace {
@@ -105,11 +106,16 @@ TEST(SceneInfoCommand, MissingSceneFailsWithItsName) {
 // A material extension that ptbench loads without shading is named once by every command
 // that loads the scene, and listed in scene-info's JSON and in each run of the report.
 TEST(UnshadedExtensions, EveryCommandNamesThemOnce) {
-  const std::string scene = std::string(PTBENCH_SOURCE_DIR) + "/scenes/ClearCoatTest/glTF-Binary/ClearCoatTest.glb";
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "ptbench-unshaded";
+  std::filesystem::create_directories(dir);
+  nlohmann::json gltf = quadGltf(dir, "iridescent", {});
+  gltf["materials"] = {{{"extensions", {{"KHR_materials_iridescence", {{"iridescenceFactor", 1}}}}}}};
+  std::ofstream(dir / "iridescent.gltf") << gltf.dump();
+  const std::string scene = (dir / "iridescent.gltf").string();
   auto warnings = [](const std::string& text) {
     size_t count = 0;
-    for (size_t at = text.find("does not shade KHR_materials_clearcoat"); at != std::string::npos;
-         at = text.find("does not shade KHR_materials_clearcoat", at + 1))
+    for (size_t at = text.find("does not shade KHR_materials_iridescence"); at != std::string::npos;
+         at = text.find("does not shade KHR_materials_iridescence", at + 1))
       ++count;
     return count;
   };
@@ -118,24 +124,23 @@ TEST(UnshadedExtensions, EveryCommandNamesThemOnce) {
   EXPECT_EQ(warnings(info.err), 1u) << info.all();
   const auto json = runPtbench("scene-info --json " + scene);
   ASSERT_EQ(json.exitCode, 0) << json.all();
-  EXPECT_EQ(nlohmann::json::parse(json.out)["unshaded_extensions"], nlohmann::json::array({"KHR_materials_clearcoat"}));
+  EXPECT_EQ(nlohmann::json::parse(json.out)["unshaded_extensions"],
+            nlohmann::json::array({"KHR_materials_iridescence"}));
 
   const auto render = runPtbench("render --scene " + scene + " --backend pipeline --width 8 --height 8 --spp 1");
   ASSERT_EQ(render.exitCode, 0) << render.all();
   EXPECT_EQ(warnings(render.err), 1u) << render.all();
 
-  const std::string dir = ::testing::TempDir() + "ptbench-unshaded/";
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "config.json") << R"({"schema_version": 1, "name": "unshaded", "scenes": [")" + scene +
+  std::ofstream(dir / "config.json") << R"({"schema_version": 1, "name": "unshaded", "scenes": [")" + scene +
                                             R"("], "integrators": ["megakernel", "megakernel-regen"],
       "width": 8, "height": 8, "spp": 1, "backends": "pipeline", "warmup": 0, "repeats": 1})";
-  const auto run = runPtbench("run " + dir + "config.json --quiet --json - --out " + dir + "out");
+  const auto run = runPtbench("run " + (dir / "config.json").string() + " --quiet --json - --out " + (dir / "out").string());
   ASSERT_EQ(run.exitCode, 0) << run.all();
   EXPECT_EQ(warnings(run.err), 1u) << run.all();
   const auto report = nlohmann::json::parse(run.out);
   ASSERT_EQ(report["runs"].size(), 2u);
   for (const auto& r : report["runs"])
-    EXPECT_EQ(r["unshaded_extensions"], nlohmann::json::array({"KHR_materials_clearcoat"})) << r["id"];
+    EXPECT_EQ(r["unshaded_extensions"], nlohmann::json::array({"KHR_materials_iridescence"})) << r["id"];
   std::filesystem::remove_all(dir);
 }
 
@@ -181,7 +186,7 @@ TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
       << table;
   EXPECT_NE(table.find("furnace, rough dielectric          megakernel-regen pipeline    1.0"), std::string::npos)
       << table;
-  EXPECT_NE(table.find("verify: 14 passed, 0 failed, 0 skipped in"), std::string::npos) << table;
+  EXPECT_NE(table.find("verify: 19 passed, 0 failed, 0 skipped in"), std::string::npos) << table;
   EXPECT_EQ(table.find("FAIL"), std::string::npos) << table;
 
   const auto json = nlohmann::json::parse(result.out);
@@ -189,7 +194,7 @@ TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
   EXPECT_EQ(json["passed"], true);
   EXPECT_EQ(json["validation"], true);
   EXPECT_NE(json["device"]["name"].get<std::string>().find("llvmpipe"), std::string::npos);
-  ASSERT_EQ(json["results"].size(), 14u);
+  ASSERT_EQ(json["results"].size(), 19u);
   EXPECT_TRUE(json["skipped"].empty());
   for (const auto& r : json["results"]) {
     const std::string what = r["case"].get<std::string>();
