@@ -52,6 +52,7 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
       {"punctual_lights", scene.punctualLights.size()},
       {"cameras", scene.cameraCount},
       {"unshaded_extensions", scene.unshadedExtensions},
+      {"material_classes", materialClassTrianglesByName(scene)},
       {"camera",
        {{"from_scene", scene.sceneCamera.has_value()},
         {"position", vec3Json(camera.position)},
@@ -82,6 +83,10 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
   std::cout << fmt::format("  textures {} ({:.1f} MiB), emissive triangles {}, punctual lights {}, cameras {}\n",
                            scene.textures.size(), double(scene.textureBytes()) / (1 << 20),
                            scene.emissiveTriangles.size(), scene.punctualLights.size(), scene.cameraCount);
+  std::string classes;
+  for (const auto& [name, triangles] : materialClassTrianglesByName(scene))
+    classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", name, triangles);
+  std::cout << fmt::format("  material classes (triangles): {}\n", classes);
   std::cout << fmt::format("  bounds ({:.3g}, {:.3g}, {:.3g}) to ({:.3g}, {:.3g}, {:.3g}); loaded in {:.1f} ms\n",
                            scene.bounds.min.x, scene.bounds.min.y, scene.bounds.min.z, scene.bounds.max.x,
                            scene.bounds.max.y, scene.bounds.max.z, loadMs);

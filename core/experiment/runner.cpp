@@ -237,9 +237,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (options.progress) options.progress(index, total, *record, false);
       record->sceneLoadMs = loadMs;
       record->unshadedExtensions = scene->unshadedExtensions;
-      const auto classTriangles = scene->materialClassTriangles();
-      for (uint32_t c = 0; c < classTriangles.size(); ++c)
-        if (classTriangles[c] > 0) record->materialClassTriangles[materialClassName(c)] = classTriangles[c];
+      record->materialClassTriangles = materialClassTrianglesByName(*scene);
       record->sceneBufferBytes = gpuScene->bufferBytes();
       record->sceneTextureBytes = gpuScene->textureBytes();
       record->accelerationStructureBytes =

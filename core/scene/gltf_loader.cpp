@@ -408,7 +408,11 @@ uint32_t GltfReader::material(int gltfMaterial) {
   m.alphaCutoff = float(source.alphaCutoff);
   m.doubleSided = source.doubleSided ? 1u : 0u;
 
-  if (const auto* ior = extension(source.extensions, "KHR_materials_ior")) m.ior = float(number(*ior, "ior", 1.5));
+  if (const auto* iorExtension = extension(source.extensions, "KHR_materials_ior")) {
+    // 0 is the extension's infinite IOR (a perfect reflector); other values below 1 are invalid.
+    const double ior = number(*iorExtension, "ior", 1.5);
+    m.ior = ior == 0 ? 1e4f : float(std::max(ior, 1.0));
+  }
   if (const auto* specular = extension(source.extensions, "KHR_materials_specular")) {
     m.specularFactor = float(number(*specular, "specularFactor", 1));
     m.specularColorFactor = vector3(*specular, "specularColorFactor", {1, 1, 1});
@@ -444,6 +448,8 @@ uint32_t GltfReader::material(int gltfMaterial) {
     m.thicknessFactor = float(number(*volume, "thicknessFactor", 0));
     m.attenuationColor = vector3(*volume, "attenuationColor", {1, 1, 1});
     m.attenuationDistance = float(number(*volume, "attenuationDistance", INFINITY));
+    // The extension requires a positive distance; anything else would attenuate to NaN.
+    if (!(m.attenuationDistance > 0)) m.attenuationDistance = INFINITY;
     m.textures[gpu::SLOT_THICKNESS] = extensionTexture(*volume, "KHR_materials_volume", "thicknessTexture", false);
   }
   const uint32_t index = builder_.addMaterial(m, source.name);
@@ -564,7 +570,12 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
     out.vertices = std::move(flat);
     for (uint32_t i = 0; i < out.indices.size(); ++i) out.indices[i] = i;
   }
-  const auto& normalTexture = builder_.material(out.material).textures[gpu::SLOT_NORMAL];
+  // The clearcoat's normal map needs tangents as the base's does; they follow the base's
+  // texture where both have one.
+  const auto& textures = builder_.material(out.material).textures;
+  const auto& normalTexture = textures[gpu::SLOT_NORMAL].texture != gpu::NO_TEXTURE
+                                  ? textures[gpu::SLOT_NORMAL]
+                                  : textures[gpu::SLOT_CLEARCOAT_NORMAL];
   if (tangents.empty() && normalTexture.texture != gpu::NO_TEXTURE) generateTangents(out, normalTexture);
   return true;
 }

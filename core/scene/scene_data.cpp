@@ -146,6 +146,14 @@ std::string materialClassName(uint32_t materialClass) {
   return materialClass < names.size() ? names[materialClass] : "unknown";
 }
 
+std::map<std::string, uint64_t> materialClassTrianglesByName(const SceneData& scene) {
+  std::map<std::string, uint64_t> named;
+  const auto triangles = scene.materialClassTriangles();
+  for (uint32_t c = 0; c < triangles.size(); ++c)
+    if (triangles[c] > 0) named[materialClassName(c)] = triangles[c];
+  return named;
+}
+
 uint64_t SceneData::uniqueTriangleCount() const {
   return indices.size() / 3;
 }

@@ -1,7 +1,8 @@
 // A scene on the CPU, as flat arrays ready for upload (DESIGN.md: SceneData).
 #pragma once
-#include <cstdint>
 #include <array>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -137,6 +138,10 @@ gpu::Material defaultMaterial();
 // "metallic_roughness", "sheen", "clearcoat", "transmission", "car_paint" ("escaped" for rays
 // that left the scene).
 std::string materialClassName(uint32_t materialClass);
+
+// SceneData::materialClassTriangles by class name, the classes the scene uses only: what
+// reports and scene-info give as material_classes.
+std::map<std::string, uint64_t> materialClassTrianglesByName(const SceneData& scene);
 gpu::TextureRef noTexture();
 
 // Assembles a SceneData from meshes and instances; finish() derives bounds and the light list.

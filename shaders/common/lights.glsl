@@ -51,7 +51,9 @@ EmitterPoint emitterPoint(uint lightIndex, vec3 barycentrics, vec3 from) {
   bool facing = dot(e.normal, e.position - from) < 0.0 || MATERIAL(material).doubleSided != 0u;
   vec2 uv0 = barycentricMix(tri.v0.uv0, tri.v1.uv0, tri.v2.uv0, barycentrics);
   vec2 uv1 = barycentricMix(tri.v0.uv1, tri.v1.uv1, tri.v2.uv1, barycentrics);
-  e.radiance = facing ? emissionOf(material, uv0, uv1) * emitterCoverage(material, tri, barycentrics, uv0, uv1) : vec3(0.0);
+  float cosView = dot(e.normal, normalize(from - e.position));
+  e.radiance = facing ? emissionOf(material, uv0, uv1, cosView) * emitterCoverage(material, tri, barycentrics, uv0, uv1)
+                      : vec3(0.0);
   return e;
 }
 

@@ -74,8 +74,18 @@ vec4 materialTexture(uint material, uint slot, vec2 uv0, vec2 uv1, vec4 fallback
   return ref.texture == NO_TEXTURE ? fallback : sampleTexture(ref, uv0, uv1);
 }
 
-vec3 emissionOf(uint material, vec2 uv0, vec2 uv1) {
-  return MATERIAL(material).emissiveFactor * materialTexture(material, SLOT_EMISSIVE, uv0, uv1, vec4(1.0)).rgb;
+// Emission leaving at cosine cosView to the surface (its geometric normal), under a clearcoat
+// that reflects F(0.04, cosView) of it back (KHR_materials_clearcoat's coated emission). Light
+// sampling and hits see the same, so their MIS weights agree.
+vec3 emissionOf(uint material, vec2 uv0, vec2 uv1, float cosView) {
+  vec3 emission = MATERIAL(material).emissiveFactor * materialTexture(material, SLOT_EMISSIVE, uv0, uv1, vec4(1.0)).rgb;
+  float clearcoat = MATERIAL(material).clearcoatFactor;
+  if (clearcoat > 0.0) {
+    clearcoat *= materialTexture(material, SLOT_CLEARCOAT, uv0, uv1, vec4(1.0)).r;
+    float m = clamp(1.0 - abs(cosView), 0.0, 1.0);
+    emission *= 1.0 - clamp(clearcoat, 0.0, 1.0) * (0.04 + 0.96 * (m * m) * (m * m) * m);
+  }
+  return emission;
 }
 
 // COLOR_0, which multiplies the base colour and its alpha; white where a mesh has none.
@@ -219,7 +229,7 @@ ShadingPoint shadingPoint(SurfaceHit hit, vec3 rayDirection) {
   sp.metallic = clamp(MATERIAL(m).metallicFactor * metallicRoughness.b, 0.0, 1.0);
   sp.roughness = clamp(MATERIAL(m).roughnessFactor * metallicRoughness.g, 0.0, 1.0);
   bool emits = sp.frontFace || MATERIAL(m).doubleSided != 0u;
-  sp.emission = emits ? emissionOf(m, sp.uv0, sp.uv1) : vec3(0.0);
+  sp.emission = emits ? emissionOf(m, sp.uv0, sp.uv1, dot(ng, rayDirection)) : vec3(0.0);
   sp.specularWeight = MATERIAL(m).specularFactor * materialTexture(m, SLOT_SPECULAR, sp.uv0, sp.uv1, vec4(1.0)).a;
   sp.specularColor =
       MATERIAL(m).specularColorFactor * materialTexture(m, SLOT_SPECULAR_COLOR, sp.uv0, sp.uv1, vec4(1.0)).rgb;

@@ -376,6 +376,40 @@ TEST_F(GltfFiles, GeneratedTangentsFollowTheGltfConvention) {
   }
 }
 
+// A clearcoat normal map without a base one still gets tangents (before: none, the coat's
+// normal map ignored).
+TEST_F(GltfFiles, AClearcoatNormalMapAloneGetsTangents) {
+  writePng(dir / "normal.png", 1, 1, PngColor::Rgb, 8, {128, 128, 255});
+  auto gltf = quadGltf(dir, "quad", {{.name = "TEXCOORD_0", .type = "VEC2", .bytes = bytesOf(quadUv)}});
+  gltf["extensionsUsed"] = {"KHR_materials_clearcoat"};
+  gltf["images"] = {{{"uri", "normal.png"}}};
+  gltf["textures"] = {{{"source", 0}}};
+  gltf["materials"][0]["extensions"]["KHR_materials_clearcoat"] = {
+      {"clearcoatFactor", 1}, {"clearcoatNormalTexture", {{"index", 0}, {"scale", 0.5}}}};
+  const SceneData scene = loadGltf(write("coat.gltf", gltf.dump()));
+  EXPECT_EQ(scene.materials[0].clearcoatNormalScale, 0.5f);
+  for (const auto& vertex : scene.vertices) {
+    EXPECT_NEAR(vertex.tangent.x, 1, 1e-5);
+    EXPECT_EQ(vertex.tangent.w, 1);
+  }
+}
+
+// Values the extensions forbid become ones that cannot turn into NaN: a non-positive attenuation
+// distance attenuates nothing, IOR 0 (the extension's infinity) a near-perfect reflector.
+TEST_F(GltfFiles, InvalidVolumeAndIorValuesAreMadeSafe) {
+  auto gltf = quadGltf(dir, "quad", {});
+  gltf["extensionsUsed"] = {"KHR_materials_volume", "KHR_materials_ior", "KHR_materials_transmission"};
+  gltf["materials"] = {{{"extensions",
+                         {{"KHR_materials_volume", {{"thicknessFactor", 1}, {"attenuationDistance", 0}}},
+                          {"KHR_materials_transmission", {{"transmissionFactor", 1}}},
+                          {"KHR_materials_ior", {{"ior", 0}}}}}},
+                       {{"extensions", {{"KHR_materials_ior", {{"ior", 0.5}}}}}}};
+  const SceneData scene = loadGltf(write("volume.gltf", gltf.dump()));
+  EXPECT_TRUE(std::isinf(scene.materials[0].attenuationDistance));
+  EXPECT_GT(scene.materials[0].ior, 1000.0f);
+  EXPECT_EQ(scene.materials[1].ior, 1.0f);
+}
+
 // COLOR_0 in every form glTF allows, each vertex's as four unorm16 (gpu::Vertex::color).
 TEST_F(GltfFiles, VertexColorsAreDecodedFromEveryAllowedComponentType) {
   auto repeat = [](auto element) {
