@@ -54,6 +54,40 @@ TEST_F(MaterialsTest, EveryMaterialClassRendersAlikeInTheMegakernelAndTheWavefro
   }
 }
 
+// Nested and overlapping dielectrics are out of scope (each interface is taken as glass against
+// air), but they must not make invalid samples: two overlapping absorbing glass spheres, one with
+// a glass sphere of another IOR inside it, under an environment.
+TEST_F(MaterialsTest, OverlappingAndNestedDielectricsMakeNoInvalidSamples) {
+  SceneBuilder builder("overlapping glass");
+  gpu::Material glass = defaultMaterial();
+  glass.metallicFactor = 0;
+  glass.roughnessFactor = 0.1f;
+  glass.transmissionFactor = 1;
+  glass.thicknessFactor = 1;
+  glass.attenuationColor = {0.5f, 0.8f, 0.9f};
+  glass.attenuationDistance = 0.5f;
+  gpu::Material dense = glass;
+  dense.ior = 2.4f;
+  dense.roughnessFactor = 0;
+  std::vector<Primitive> outerMesh = {uvSphere(24, builder.addMaterial(glass))};
+  std::vector<Primitive> innerMesh = {uvSphere(24, builder.addMaterial(dense))};
+  const uint32_t sphere = builder.addMesh(outerMesh);
+  const uint32_t inner = builder.addMesh(innerMesh);
+  builder.addInstance(sphere, Mat4::translation({-0.4f, 0, 0}));
+  builder.addInstance(sphere, Mat4::translation({0.4f, 0, 0}));
+  builder.addInstance(inner, Mat4::translation({0.4f, 0, 0}) * Mat4::scale({0.5f, 0.5f, 0.5f}));
+  SceneData scene = builder.finish();
+  scene.environmentMap = loadEnvironmentMap(std::filesystem::path(PTBENCH_SOURCE_DIR) / "scenes/env/venice_sunset_1k.hdr");
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
+  RenderSettings settings;
+  settings.width = 24;
+  settings.height = 16;
+  settings.samplesPerPixel = 8;
+  settings.maxDepth = 32;
+  settings.camera = {.position = {0, 0.5f, 4}, .target = {0, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 40};
+  for (const Renderer& renderer : everyRenderer) render(gpuScene, settings, renderer);  // checks invalid samples
+}
+
 // KHR_materials_clearcoat's coated emission: a coat reflects F(0.04, n.v) of what is under it,
 // so an emitter of 1 under a full coat, seen head-on, sends 0.96 (before: 1).
 TEST_F(MaterialsTest, AClearcoatDimsTheEmissionUnderIt) {
