@@ -9,6 +9,7 @@
 #include "core/backend.h"
 #include "core/vk/buffer.h"
 #include "core/vk/pipeline.h"
+#include "shared/scene.h"
 
 namespace ptbench {
 
@@ -19,6 +20,8 @@ struct KernelDesc {
   bool tiled = false;   // 2-D launches in MEGAKERNEL_TILE squares; else 1-D in WORKGROUP_SIZE_1D
   uint32_t pushBytes = 0;
   std::vector<uint32_t> specialization;  // values of constant_id 0, 1, ...
+  // SPEC_SHADED_CLASS_LIMIT: the highest material class of the scene (GpuScene).
+  uint32_t shadedClassLimit = gpu::MATERIAL_CLASS_COUNT;
 };
 
 // The shader binding table of a ray-generation shader with ptbench's miss and hit groups

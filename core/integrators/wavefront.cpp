@@ -37,7 +37,7 @@ VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-KernelDesc stageKernel(const char* shader, bool traces, const WavefrontOptions& options,
+KernelDesc stageKernel(const char* shader, bool traces, const WavefrontOptions& options, const GpuScene& scene,
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
   std::vector<uint32_t> specialization(gpu::SPEC_COUNT);
   specialization[gpu::SPEC_COMPACTION] = options.compaction;
@@ -46,7 +46,8 @@ KernelDesc stageKernel(const char* shader, bool traces, const WavefrontOptions& 
   return {.shader = shader,
           .traces = traces,
           .pushBytes = sizeof(gpu::WavefrontPush),
-          .specialization = std::move(specialization)};
+          .specialization = std::move(specialization),
+          .shadedClassLimit = scene.highestMaterialClass()};
 }
 
 // What the wavefront needs of the device beyond the backend, checked before any of its
@@ -76,20 +77,23 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
       scene_(scene),
       target_(target),
       options_(checkDevice(context, target.backend, options)),
-      generate_(context, stageKernel("wavefront_generate", false, options), target, scene.descriptorSetLayout()),
-      extend_(context, stageKernel("wavefront_extend", true, options), target, scene.descriptorSetLayout()),
-      shadow_(context, stageKernel("wavefront_shadow", true, options), target, scene.descriptorSetLayout()),
-      accumulate_(context, stageKernel("wavefront_accumulate", false, options), target, scene.descriptorSetLayout()),
-      prepare_(context, stageKernel("wavefront_prepare", false, options), target, scene.descriptorSetLayout()),
+      generate_(context, stageKernel("wavefront_generate", false, options, scene), target, scene.descriptorSetLayout()),
+      extend_(context, stageKernel("wavefront_extend", true, options, scene), target, scene.descriptorSetLayout()),
+      shadow_(context, stageKernel("wavefront_shadow", true, options, scene), target, scene.descriptorSetLayout()),
+      accumulate_(context, stageKernel("wavefront_accumulate", false, options, scene), target,
+                  scene.descriptorSetLayout()),
+      prepare_(context, stageKernel("wavefront_prepare", false, options, scene), target, scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
   if (options.materialQueues) {
-    classify_.emplace(context, stageKernel("wavefront_classify", false, options), target, scene.descriptorSetLayout());
+    classify_.emplace(context, stageKernel("wavefront_classify", false, options, scene), target,
+                      scene.descriptorSetLayout());
     for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
-      shade_.emplace_back(context, stageKernel("wavefront_shade", false, options, materialClass), target,
+      shade_.emplace_back(context, stageKernel("wavefront_shade", false, options, scene, materialClass), target,
                           scene.descriptorSetLayout());
   } else {
-    shade_.emplace_back(context, stageKernel("wavefront_shade", false, options), target, scene.descriptorSetLayout());
+    shade_.emplace_back(context, stageKernel("wavefront_shade", false, options, scene), target,
+                        scene.descriptorSetLayout());
   }
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
   for (const Kernel* kernel : {&generate_, &extend_, &shadow_, &accumulate_, &prepare_})

@@ -103,6 +103,10 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
     addresses_.environmentIntensity = map->intensity;
     addresses_.environmentRotation = float(map->rotationDegrees * 3.14159265358979323846 / 180);
   }
+  const auto classTriangles = scene.materialClassTriangles();
+  highestMaterialClass_ = gpu::MATERIAL_CLASS_DIFFUSE;
+  for (uint32_t c = 0; c < classTriangles.size(); ++c)
+    if (classTriangles[c] > 0) highestMaterialClass_ = c;
   const bool anySheen = std::any_of(scene.materials.begin(), scene.materials.end(), [](const gpu::Material& m) {
     return m.model == gpu::MATERIAL_MODEL_GLTF &&
            std::max({m.sheenColorFactor.x, m.sheenColorFactor.y, m.sheenColorFactor.z}) > 0;

@@ -61,6 +61,9 @@ class GpuScene {
   VkDescriptorSetLayout descriptorSetLayout() const { return setLayout_.get(); }
   VkDescriptorSet descriptorSet() const { return set_; }
   bool hasAccelerationStructures() const { return tlas_.get() != VK_NULL_HANDLE; }
+  // The highest material class (gpu::MATERIAL_CLASS_*) a triangle of the scene has: what the
+  // kernels are specialised for (gpu::SPEC_SHADED_CLASS_LIMIT).
+  uint32_t highestMaterialClass() const { return highestMaterialClass_; }
   const AccelerationStructureStats& accelerationStats() const { return stats_; }
   uint64_t bufferBytes() const;
   uint64_t softwareBvhBytes(BvhLayout layout) const;  // 0 when that layout was not uploaded
@@ -72,6 +75,7 @@ class GpuScene {
   void createDescriptors(const vk::Context& context);
   void uploadSoftwareBvh(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> layouts);
 
+  uint32_t highestMaterialClass_ = gpu::MATERIAL_CLASS_COUNT;
   vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_,
       emissiveBases_, environmentTexels_, environmentAliasTable_, sheenAlbedo_;
   std::vector<vk::Image> images_;

@@ -31,6 +31,7 @@ layout(push_constant, scalar) uniform PushBlock { RaycastPush push; };
 layout(push_constant, scalar) uniform PushBlock { FramePush push; };
 #endif  // else the kernel's own, whose `push.params` is the FrameParams address (test kernels)
 layout(set = SCENE_SET, binding = BINDING_TEXTURES) uniform sampler2D textures[];
+layout(constant_id = SPEC_SHADED_CLASS_LIMIT) const uint SCENE_CLASS_LIMIT = MATERIAL_CLASS_COUNT;
 
 #define FRAME (FrameParamsRef(push.params).p)
 #define SCENE (FRAME.scene)

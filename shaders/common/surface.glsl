@@ -5,10 +5,11 @@
 #include "car_paint.glsl"
 
 #ifndef SHADED_CLASS_LIMIT
-#define SHADED_CLASS_LIMIT MATERIAL_CLASS_COUNT
+#define SHADED_CLASS_LIMIT SCENE_CLASS_LIMIT
 #endif
-// Whether this kernel may meet materials of this class (the wavefront's shade kernels meet one
-// class each): a constant, so that the code of the classes it never meets is compiled out.
+// Whether this kernel may meet materials of this class (its scene's classes; the wavefront's
+// class kernels one each): a constant, so that the code of the classes it never meets is
+// compiled out.
 bool shadesClass(uint materialClass) { return materialClass <= SHADED_CLASS_LIMIT; }
 
 struct SurfaceHit {

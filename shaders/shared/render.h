@@ -32,6 +32,11 @@ PTBENCH_CONST float SPECULAR_DELTA_ALPHA = 1e-3f;
 // KHR_materials_sheen: the directional-albedo table's size in each of cos theta and roughness,
 // and the least roughness shaded (the Charlie distribution degenerates at 0).
 PTBENCH_CONST uint SHEEN_ALBEDO_SIZE = 32;
+
+// Specialisation constant of every kernel: the highest material class (scene.h) its scene has.
+// Shading code of the classes above it compiles out, in every integrator alike, so that no
+// kernel carries the registers of materials its scene does not use.
+PTBENCH_CONST uint SPEC_SHADED_CLASS_LIMIT = 17;
 PTBENCH_CONST float SHEEN_MIN_ROUGHNESS = 0.07f;
 
 // Sample dimensions: two for the pixel, two for the lens, then DIMENSIONS_PER_BOUNCE for each

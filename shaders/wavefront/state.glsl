@@ -12,7 +12,7 @@ layout(constant_id = SPEC_COMPACTION) const bool COMPACTION = true;
 layout(constant_id = SPEC_MATERIAL_QUEUES) const bool MATERIAL_QUEUES = false;
 layout(constant_id = SPEC_MATERIAL_CLASS) const uint MATERIAL_CLASS = MATERIAL_CLASS_ALL;
 // A shade kernel of one material class compiles without the code of the classes above it.
-#define SHADED_CLASS_LIMIT (MATERIAL_QUEUES && MATERIAL_CLASS != MATERIAL_CLASS_ALL ? MATERIAL_CLASS : MATERIAL_CLASS_COUNT)
+#define SHADED_CLASS_LIMIT (MATERIAL_QUEUES && MATERIAL_CLASS != MATERIAL_CLASS_ALL ? MATERIAL_CLASS : SCENE_CLASS_LIMIT)
 
 #include "common/sampling.glsl"
 #include "common/camera.glsl"

@@ -37,6 +37,9 @@ TEST_F(MaterialsTest, EveryMaterialClassRendersAlikeInTheMegakernelAndTheWavefro
   scene.environmentMap =
       loadEnvironmentMap(std::filesystem::path(PTBENCH_SOURCE_DIR) / "scenes/env/venice_sunset_1k.hdr");
   const GpuScene gpuScene(*context, scene, allBvhLayouts);
+  // The kernels are specialised for the scene's highest class: here every class's code stays.
+  EXPECT_EQ(gpuScene.highestMaterialClass(), gpu::MATERIAL_CLASS_CAR_PAINT);
+  EXPECT_EQ(GpuScene(*context, loadScene("builtin:cornell")).highestMaterialClass(), gpu::MATERIAL_CLASS_DIFFUSE);
   RenderSettings settings;
   settings.width = 48;
   settings.height = 32;
