@@ -44,12 +44,12 @@ namespace {
 // The Cornell box as measured at graphics.cornell.edu (millimetres, scaled to metres).
 SceneData cornell() {
   SceneBuilder builder("builtin:cornell");
-  const uint32_t white = builder.addMaterial(lambertian({0.725f, 0.71f, 0.68f}));
-  const uint32_t red = builder.addMaterial(lambertian({0.63f, 0.065f, 0.05f}));
-  const uint32_t green = builder.addMaterial(lambertian({0.14f, 0.45f, 0.091f}));
+  const uint32_t white = builder.addMaterial(lambertian({0.725f, 0.71f, 0.68f}), "white");
+  const uint32_t red = builder.addMaterial(lambertian({0.63f, 0.065f, 0.05f}), "red");
+  const uint32_t green = builder.addMaterial(lambertian({0.14f, 0.45f, 0.091f}), "green");
   gpu::Material lightMaterial = lambertian({0.78f, 0.78f, 0.78f});
   lightMaterial.emissiveFactor = {17, 12, 4};
-  const uint32_t light = builder.addMaterial(lightMaterial);
+  const uint32_t light = builder.addMaterial(lightMaterial, "light");
 
   using Q = std::array<Vec3, 4>;
   std::vector<Primitive> primitives = {
