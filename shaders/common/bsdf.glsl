@@ -214,9 +214,15 @@ BsdfContext bsdfContext(ShadingPoint sp, vec3 wo) {
   BsdfContext ctx;
   ctx.frame = bsdfFrame(sp.shadingNormal);
   ctx.v = toLocal(ctx.frame, wo);
-  ctx.coatFrame = bsdfFrame(sp.coatNormal);
-  ctx.vCoat = toLocal(ctx.coatFrame, wo);
-  ctx.coatFresnel = ctx.vCoat.z > 0.0 ? clearcoatOf(sp) * schlickFresnel(0.04, ctx.vCoat.z) : 0.0;
+  // Without a coat its frame is never read: the base's stands in, and no lobe samples it.
+  ctx.coatFrame = ctx.frame;
+  ctx.vCoat = ctx.v;
+  ctx.coatFresnel = 0.0;
+  if (clearcoatOf(sp) > 0.0) {
+    ctx.coatFrame = bsdfFrame(sp.coatNormal);
+    ctx.vCoat = toLocal(ctx.coatFrame, wo);
+    if (ctx.vCoat.z > 0.0) ctx.coatFresnel = clearcoatOf(sp) * schlickFresnel(0.04, ctx.vCoat.z);
+  }
   float below = 1.0 - ctx.coatFresnel;
   ctx.pCoat = ctx.coatFresnel;
   ctx.pSheen = 0.0;
@@ -272,7 +278,9 @@ struct BsdfValue {
 
 // The base's specular Fresnel: the dielectric layer, the metal and the glass's reflection.
 vec3 specularFresnel(ShadingPoint sp, float VdotH, out float glassReflected) {
-  vec3 glass = glassReflectance(sp, VdotH, glassReflected);
+  // Opaque materials, nearly every vertex, skip the glass's exact Fresnel term.
+  glassReflected = 0.0;
+  vec3 glass = transmissionOf(sp) > 0.0 ? glassReflectance(sp, VdotH, glassReflected) : vec3(0.0);
   float plastic = (1.0 - sp.metallic) * (1.0 - transmissionOf(sp));
   return plastic * sp.specularWeight * schlickFresnel(dielectricF0(sp), VdotH) +
          sp.metallic * schlickFresnel(sp.baseColor, VdotH) + (1.0 - sp.metallic) * transmissionOf(sp) * glass;
