@@ -7,7 +7,9 @@
 #include <string>
 
 #include "core/backend.h"
+#include "core/integrators/create.h"
 #include "core/integrators/integrator.h"
+#include "core/scene/gpu_scene.h"
 
 namespace ptbench::test {
 
@@ -36,6 +38,16 @@ inline const Renderer everyRenderer[] = {{Backend::RayQuery, IntegratorKind::Meg
                                          {Backend::Software, IntegratorKind::Wavefront, BvhLayout::Cwbvh},
                                          {Backend::Software, IntegratorKind::Megakernel, BvhLayout::Bvh2},
                                          {Backend::Software, IntegratorKind::Wavefront, BvhLayout::Bvh2}};
+
+// A frame from `renderer`, which must have no invalid sample (`what` names the case).
+inline FrameResult renderWithoutInvalidSamples(const vk::Context& context, const GpuScene& scene,
+                                               const RenderSettings& settings, const Renderer& renderer,
+                                               const std::string& what) {
+  FrameResult frame =
+      createIntegrator(renderer.integrator, context, scene, renderer.target(), settings.wavefront)->render(settings);
+  EXPECT_EQ(frame.invalidSamples, 0u) << what << ", " << renderer.name();
+  return frame;
+}
 
 struct ChannelMeans {
   double mean[3] = {0, 0, 0};

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "core/integrators/create.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gpu_scene.h"
 #include "core/vk/barrier.h"
@@ -27,10 +26,7 @@ class LightTransportTest : public GpuTest {
 
   FrameResult render(const SceneData& scene, const RenderSettings& settings, const Renderer& renderer) {
     const GpuScene gpuScene(*context, scene, allBvhLayouts);
-    FrameResult frame = createIntegrator(renderer.integrator, *context, gpuScene, renderer.target(), settings.wavefront)
-                            ->render(settings);
-    EXPECT_EQ(frame.invalidSamples, 0u) << scene.source << ", " << renderer.name();
-    return frame;
+    return renderWithoutInvalidSamples(*context, gpuScene, settings, renderer, scene.source);
   }
 
   // Renders both scenes with every integrator and backend and expects them to agree, after

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <string>
 
-#include "core/integrators/create.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gpu_scene.h"
 #include "gpu_test.h"
@@ -22,10 +21,7 @@ class MaterialsTest : public GpuTest {
   void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
 
   FrameResult render(const GpuScene& scene, const RenderSettings& settings, const Renderer& renderer) {
-    FrameResult frame =
-        createIntegrator(renderer.integrator, *context, scene, renderer.target(), settings.wavefront)->render(settings);
-    EXPECT_EQ(frame.invalidSamples, 0u) << renderer.name();
-    return frame;
+    return renderWithoutInvalidSamples(*context, scene, settings, renderer, "materials");
   }
 };
 
@@ -80,7 +76,8 @@ TEST_F(MaterialsTest, OverlappingAndNestedDielectricsMakeNoInvalidSamples) {
   builder.addInstance(sphere, Mat4::translation({0.4f, 0, 0}));
   builder.addInstance(inner, Mat4::translation({0.4f, 0, 0}) * Mat4::scale({0.5f, 0.5f, 0.5f}));
   SceneData scene = builder.finish();
-  scene.environmentMap = loadEnvironmentMap(std::filesystem::path(PTBENCH_SOURCE_DIR) / "scenes/env/venice_sunset_1k.hdr");
+  scene.environmentMap =
+      loadEnvironmentMap(std::filesystem::path(PTBENCH_SOURCE_DIR) / "scenes/env/venice_sunset_1k.hdr");
   const GpuScene gpuScene(*context, scene, allBvhLayouts);
   RenderSettings settings;
   settings.width = 24;
