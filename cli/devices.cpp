@@ -28,9 +28,19 @@ void printDevices(bool asJson) {
     std::cout << fmt::format("   memory {:.1f} GiB, subgroup {}, timestamps {} bits at {} ns\n",
                              static_cast<double>(d.deviceLocalBytes) / (1u << 30), d.subgroupSize, d.timestampValidBits,
                              d.timestampPeriodNs);
-    std::cout << fmt::format("   backends: rayquery {}, pipeline {}, software {}; SER {}\n",
+    std::cout << fmt::format("   backends: rayquery {}, pipeline {}, software {}\n",
                              yesNo(d.supports(Backend::RayQuery)), yesNo(d.supports(Backend::Pipeline)),
-                             yesNo(d.supports(Backend::Software)), yesNo(d.invocationReorder()));
+                             yesNo(d.supports(Backend::Software)));
+    // The hint says whether the device regroups threads at a reorder or only accepts the call.
+    const std::string reorder = d.invocationReorderNv
+                                    ? (d.invocationReorderReorders ? "yes (reorders)" : "yes (accepted, not reordered)")
+                                : d.invocationReorderExt ? "EXT only (ptbench uses the NV extension)"
+                                                         : "no";
+    std::cout << fmt::format(
+        "   SER (VK_NV_ray_tracing_invocation_reorder): {}; counters: simt in compute {}, "
+        "in ray generation {}\n",
+        reorder, yesNo(d.simtCountersIn(VK_SHADER_STAGE_COMPUTE_BIT)),
+        yesNo(d.simtCountersIn(VK_SHADER_STAGE_RAYGEN_BIT_KHR)));
   }
 }
 

@@ -27,6 +27,7 @@ struct RenderOptions {
   std::string integrator = "megakernel";
   std::string backend = "auto";
   std::string sampler = "halton";
+  std::string counters = "off";
   RenderSettings settings;
   std::string environment;  // R,G,B or a Radiance .hdr file
   float environmentIntensity = 1;
@@ -51,7 +52,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
   const auto integrator = parseIntegrator(options.integrator);
   if (!integrator)
     throw UserError("unknown integrator '" + options.integrator +
-                    "': use megakernel, megakernel-regen, wavefront or raycast");
+                    "': use megakernel, megakernel-regen, megakernel-ser, wavefront or raycast");
   for (const auto& out : options.outputs) {
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
     requireOutputFolder(out, "--out");
@@ -93,6 +94,9 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (std::isnan(options.fov) || options.fov < 0 || options.fov >= 180)
     throw UserError("--fov: expected a vertical field of view in degrees, more than 0 and less than 180");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
+  options.settings.simtCounters = options.counters == "simt";
+  if (options.settings.simtCounters && !isPathTracer(*integrator))
+    throw UserError("--counters simt: counts at a path tracer's shading point; raycast has none");
   std::string softwareOption;  // the first software-backend option given, which needs --backend software
   for (const auto& assignment : options.integratorOptions) {
     const size_t equals = assignment.find('=');
@@ -126,14 +130,18 @@ void render(const GlobalOptions& global, RenderOptions options) {
                                                        .rotationDegrees = options.environmentRotation,
                                                        .uniformSampling = options.environmentSampling == "uniform"};
   if (!options.materialOverride.empty())
-    entry.materialOverride = SceneEntry::MaterialOverride{.match = options.materialOverride, .cost = options.materialCost};
+    entry.materialOverride =
+        SceneEntry::MaterialOverride{.match = options.materialOverride, .cost = options.materialCost};
   SceneData scene = loadScene(entry.load);
   applySceneEntry(entry, scene);
   RenderSettings& settings = options.settings;
   settings.camera = cameraFor(entry, scene);
   if (constantEnvironment) settings.environment = *constantEnvironment;
 
-  const Backend backend = vk::resolveBackend(vk::selectDevice(global.device), options.backend);
+  // megakernel-ser has one backend, which "auto" means for it.
+  const Backend backend = vk::resolveBackend(
+      vk::selectDevice(global.device),
+      *integrator == IntegratorKind::MegakernelSer && options.backend == "auto" ? "pipeline" : options.backend);
   if (!softwareOption.empty() && backend != Backend::Software)
     throw UserError("--option " + softwareOption + ": an option of the software backend; add --backend software");
   vk::Context context(vk::ContextOptions{.validation = global.validate,
@@ -144,7 +152,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
   const std::vector<BvhLayout> softwareLayouts =
       backend == Backend::Software ? std::vector<BvhLayout>{settings.softwareBvh} : std::vector<BvhLayout>{};
   const GpuScene gpuScene(context, scene, softwareLayouts);
-  const auto renderer = createIntegrator(*integrator, context, gpuScene, target, settings.wavefront);
+  const auto renderer = createIntegrator(*integrator, context, gpuScene, target, settings);
   // The first frame pays for the driver's shader compilation; warm-up frames keep it out.
   RenderSettings warmupSettings = settings;
   warmupSettings.readImage = false;  // as the runner's timed frames: no host work between frames
@@ -174,6 +182,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
                              "raycast", traceNs > 0 ? double(rays) / traceNs * 1e3 : 0.0, rays,
                              raycastRaysName(settings.raycast.rays), traceNs * 1e-6);
   }
+  if (frame.simt) std::cout << simtProfile(*frame.simt);
   if (frame.invalidSamples > 0)
     spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black",
                  frame.invalidSamples);
@@ -194,10 +203,14 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
       ->add_option("--scene", options->scene,
                    "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S")
       ->required();
-  command->add_option("--integrator", options->integrator, "megakernel, megakernel-regen, wavefront or raycast")
+  command
+      ->add_option(
+          "--integrator", options->integrator,
+          "megakernel, megakernel-regen, megakernel-ser (pipeline backend, VK_NV_ray_tracing_invocation_reorder), "
+          "wavefront or raycast")
       ->capture_default_str();
   std::string optionHelp = "an integrator option, key=value, repeatable";
-  for (IntegratorKind kind : {IntegratorKind::Wavefront, IntegratorKind::Raycast}) {
+  for (IntegratorKind kind : {IntegratorKind::Wavefront, IntegratorKind::MegakernelSer, IntegratorKind::Raycast}) {
     optionHelp += "; " + std::string(integratorName(kind)) + ":";
     for (const auto& option : integratorOptions(kind))
       optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
@@ -230,6 +243,12 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--sampler", options->sampler, "halton (with Cranley-Patterson rotation) or pcg")
       ->capture_default_str()
       ->check(CLI::IsMember({"halton", "pcg"}));
+  command
+      ->add_option("--counters", options->counters,
+                   "simt: divergence counters at the shading point (SIMT utilisation and material coherence per "
+                   "bounce); their atomics perturb the timing")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"off", "simt"}));
   command->add_option("--env", options->environment,
                       "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map");
   command->add_option("--env-intensity", options->environmentIntensity, "scales the environment map's radiance")
@@ -244,9 +263,9 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--material-override", options->materialOverride,
                       "makes car paint of the materials this index or name glob (e.g. '*Paint*') selects");
   command
-      ->add_option("--material-cost", options->materialCost,
-                   "the car paint's noise octaves (its shading cost), 0 to " +
-                       std::to_string(gpu::CAR_PAINT_MAX_OCTAVES))
+      ->add_option(
+          "--material-cost", options->materialCost,
+          "the car paint's noise octaves (its shading cost), 0 to " + std::to_string(gpu::CAR_PAINT_MAX_OCTAVES))
       ->capture_default_str()
       ->check(CLI::Range(0u, gpu::CAR_PAINT_MAX_OCTAVES));
   command->add_option("--camera-position", options->cameraPosition, "x,y,z")->delimiter(',')->expected(3);

@@ -1,6 +1,7 @@
 // The megakernel: one thread carries a path from the camera to its end (Laine et al. 2013's
 // baseline). With MEGAKERNEL_REGEN, a thread whose path ended starts its pixel's next sample
-// in the same loop, until the pixel's budget is spent.
+// in the same loop, until the pixel's budget is spent. With MEGAKERNEL_SER (ray generation
+// only), each hit is traced into a hit object and the threads reordered by it before shading.
 #include "common/frame.glsl"
 #include "common/sampling.glsl"
 #include "common/camera.glsl"
@@ -10,13 +11,22 @@
 #include "common/lights.glsl"
 #include "common/path.glsl"
 #include "common/film.glsl"
+#include "common/simt_counters.glsl"
 
 // Traces one segment of the path and shades what it found; returns whether the path goes on.
 bool advancePath(inout PathState path, inout PixelCounters counters) {
   counters.extensionRays += 1u;
   counters.pathSegments += 1u;
   SurfaceHit hit;
-  if (!traceClosest(path.origin, path.direction, hit)) {
+#ifdef MEGAKERNEL_SER
+  bool found = traceClosestReordered(path.origin, path.direction, path.depth + 1u, hit);
+#else
+  bool found = traceClosest(path.origin, path.direction, hit);
+#endif
+#ifdef SIMT_COUNTERS
+  countShadingPoint(path.depth, found ? materialClassOfHit(hit.instance, hit.geometry) : MATERIAL_CLASS_ESCAPED);
+#endif
+  if (!found) {
     pathEscaped(path);
     return false;
   }

@@ -8,9 +8,7 @@
 layout(local_size_x = WORKGROUP_SIZE_1D) in;
 
 uint materialClass(HitRecord hit) {
-  if (hit.t < 0.0) return MATERIAL_CLASS_ESCAPED;
-  Instance instance = Instances(SCENE.instances).i[hit.instance];
-  return materialClassOf(Materials(SCENE.materials).m[materialOf(instance, instance.firstGeometry + hit.geometry)]);
+  return hit.t < 0.0 ? MATERIAL_CLASS_ESCAPED : materialClassOfHit(hit.instance, hit.geometry);
 }
 
 void main() {

@@ -18,6 +18,11 @@ void main() {
   HitRecord record = HitBuffer(PATHS.hit).h[slot];
   // A class kernel knows what it holds: the escaped kernel compiles without the surface code.
   bool escaped = MATERIAL_QUEUES ? MATERIAL_CLASS == MATERIAL_CLASS_ESCAPED : record.t < 0.0;
+#ifdef SIMT_COUNTERS
+  countShadingPoint(path.depth, MATERIAL_QUEUES ? MATERIAL_CLASS
+                                : escaped       ? MATERIAL_CLASS_ESCAPED
+                                                : materialClassOfHit(record.instance, record.geometry));
+#endif
   bool alive = false;
   if (escaped) {
     pathEscaped(path);

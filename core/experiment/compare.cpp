@@ -120,6 +120,19 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
       undecided = true;
       result.table += fmt::format("{:<9} {:<14} {:>12} {:>12} {:>8}  {}\n", "missing", "frame", "absent", "", "", key);
     }
+  // A run with counters and the same run without look alike, but their times must not be set
+  // side by side: say why they were not.
+  const std::string countersKey = " counters=";
+  auto withoutCounters = [&](const std::string& key) { return key.substr(0, key.find(countersKey)); };
+  bool countersApart = false;
+  for (const auto& [from, to] : {std::pair{&baseRuns, &nextRuns}, std::pair{&nextRuns, &baseRuns}})
+    for (const auto& [key, run] : *from)
+      if (key.find(countersKey) != std::string::npos && !to->count(key) && to->count(withoutCounters(key)))
+        countersApart = true;
+  if (countersApart)
+    result.table +=
+        "note: a run with counters: simt is compared only with runs with counters (their atomics perturb the "
+        "timing); run both reports with the same counters\n";
   result.exitCode = regression ? compareExitRegression : undecided ? compareExitUndecided : compareExitOk;
   result.table += regression  ? fmt::format("regression: a run is more than {:.1f}% slower\n", options.threshold * 100)
                   : undecided ? std::string("undecided: runs are missing on one side or too noisy to judge\n")

@@ -16,9 +16,10 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::set<std::string> topLevelKeys = {
-    "$schema", "schema_version", "name",    "description", "output",    "device",  "scenes",  "integrators", "backends",
-    "width",   "height",         "spp",     "max_depth",   "rr_depth",  "seed",    "sampler", "exposure",    "images",
-    "options", "warmup",         "repeats", "min_samples", "max_noise", "timeout", "max_runs"};
+    "$schema",     "schema_version", "name",     "description", "output",  "device",    "scenes",
+    "integrators", "backends",       "width",    "height",      "spp",     "max_depth", "rr_depth",
+    "seed",        "sampler",        "exposure", "images",      "options", "warmup",    "repeats",
+    "min_samples", "max_noise",      "timeout",  "max_runs",    "counters"};
 
 // Collects every problem in a config before any is reported.
 class Validator {
@@ -228,13 +229,15 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
         const std::string at = pointer + "/material_override";
         if (!paint.is_object() || !paint.contains("match") ||
             !(paint["match"].is_string() || paint["match"].is_number_unsigned())) {
-          v.error(at, "expected an object with match (a material index, or a glob on material names) and cost "
-                      "(the car paint's noise octaves, 0 to " + std::to_string(gpu::CAR_PAINT_MAX_OCTAVES) + ")");
+          v.error(at,
+                  "expected an object with match (a material index, or a glob on material names) and cost "
+                  "(the car paint's noise octaves, 0 to " +
+                      std::to_string(gpu::CAR_PAINT_MAX_OCTAVES) + ")");
         } else {
           v.unknownKeys(paint, {"match", "model", "cost"}, at);
           SceneEntry::MaterialOverride materialOverride;
           materialOverride.match = paint["match"].is_string() ? paint["match"].get<std::string>()
-                                                                 : std::to_string(paint["match"].get<uint64_t>());
+                                                              : std::to_string(paint["match"].get<uint64_t>());
           if (paint.contains("model") && paint["model"] != "car_paint")
             v.error(at + "/model", "the one model materials can be made is car_paint");
           if (paint.contains("cost")) {
@@ -425,10 +428,18 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   }
   readScenes(v, config, file, out);
 
-  std::vector<std::string> integratorNames;
+  std::vector<std::string> integratorNames = {"all"};
   for (IntegratorKind kind : allIntegrators) integratorNames.emplace_back(integratorName(kind));
-  for (const auto& name : v.strings(config, "integrators", integratorNames, {"megakernel"}))
-    out.integrators.push_back(*parseIntegrator(name));
+  for (const auto& name : v.strings(config, "integrators", integratorNames, {"megakernel"})) {
+    // "all": every integrator, in their order; each once however often it is named.
+    const std::vector<IntegratorKind> named =
+        name == "all" ? std::vector<IntegratorKind>(allIntegrators.begin(), allIntegrators.end())
+                      : std::vector<IntegratorKind>{*parseIntegrator(name)};
+    out.integratorsAll |= name == "all";
+    for (IntegratorKind kind : named)
+      if (std::find(out.integrators.begin(), out.integrators.end(), kind) == out.integrators.end())
+        out.integrators.push_back(kind);
+  }
   out.backends = v.strings(config, "backends", {"auto", "all", "rayquery", "pipeline", "software"}, {"auto"});
   out.widths = v.integers(config, "width", 1, 16384, 640);
   out.heights = v.integers(config, "height", 1, 16384, 480);
@@ -438,6 +449,9 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   out.seeds = v.integers(config, "seed", 0, 0xffffffffu, 0);
   for (const auto& name : v.strings(config, "sampler", {"halton", "pcg"}, {"halton"}))
     out.samplers.push_back(name == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton);
+  for (const auto& name : v.strings(config, "counters", {"off", "simt"}, {"off"}))
+    if (std::find(out.simtCounters.begin(), out.simtCounters.end(), name == "simt") == out.simtCounters.end())
+      out.simtCounters.push_back(name == "simt");
   if (config.contains("exposure")) {
     if (!config["exposure"].is_number())
       v.error("/exposure", "expected a number of stops");
@@ -529,6 +543,7 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   fill("rr_depth", 3);
   fill("seed", 0);
   fill("sampler", "halton");
+  fill("counters", "off");
   fill("exposure", 0);
   fill("images", true);
   fill("warmup", 1);
@@ -582,6 +597,11 @@ std::vector<RenderSettings> withBackendOptions(const ExperimentConfig& config, B
   return result;
 }
 
+std::vector<bool> countersAxis(const ExperimentConfig& config, IntegratorKind integrator) {
+  // The raycast has no shading point to count at: it runs once, without counters.
+  return isPathTracer(integrator) ? config.simtCounters : std::vector<bool>{false};
+}
+
 uint64_t sweepSize(const ExperimentConfig& config) {
   // A backend with options counts once per combination; "all" as if it meant every backend.
   uint64_t backendRuns = 0;
@@ -600,7 +620,7 @@ uint64_t sweepSize(const ExperimentConfig& config) {
                            config.samplers.size();
   uint64_t total = 0;
   for (IntegratorKind integrator : config.integrators) {
-    uint64_t combinations = perIntegrator;
+    uint64_t combinations = perIntegrator * countersAxis(config, integrator).size();
     if (const auto found = config.options.find(integrator); found != config.options.end())
       for (const auto& [key, values] : found->second) combinations *= values.size();
     total += combinations;
@@ -619,21 +639,23 @@ std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
               for (uint32_t maxDepth : config.maxDepths)
                 for (uint32_t rrDepth : config.rrDepths)
                   for (uint32_t seed : config.seeds)
-                    for (SamplerKind sampler : config.samplers) {
-                      RenderSettings settings;
-                      settings.width = width;
-                      settings.height = height;
-                      settings.samplesPerPixel = spp;
-                      settings.maxDepth = maxDepth;
-                      settings.rrDepth = rrDepth;
-                      settings.seed = seed;
-                      settings.sampler = sampler;
-                      const auto named = parseBackend(backend);
-                      for (const RenderSettings& withOption : withOptions(config, integrator, settings))
-                        for (const RenderSettings& withBackend :
-                             named ? withBackendOptions(config, *named, withOption) : std::vector{withOption})
-                          runs.push_back({scene, integrator, backend, withBackend});
-                    }
+                    for (SamplerKind sampler : config.samplers)
+                      for (bool simtCounters : countersAxis(config, integrator)) {
+                        RenderSettings settings;
+                        settings.width = width;
+                        settings.height = height;
+                        settings.samplesPerPixel = spp;
+                        settings.maxDepth = maxDepth;
+                        settings.rrDepth = rrDepth;
+                        settings.seed = seed;
+                        settings.sampler = sampler;
+                        settings.simtCounters = simtCounters;
+                        const auto named = parseBackend(backend);
+                        for (const RenderSettings& withOption : withOptions(config, integrator, settings))
+                          for (const RenderSettings& withBackend :
+                               named ? withBackendOptions(config, *named, withOption) : std::vector{withOption})
+                            runs.push_back({scene, integrator, backend, withBackend});
+                      }
   return runs;
 }
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/scene/builtin_scenes.h"
 #include "core/integrators/integrator.h"
+#include "core/scene/builtin_scenes.h"
 
 namespace ptbench {
 
@@ -68,9 +68,11 @@ struct ExperimentConfig {
   std::string device;
   std::vector<SceneEntry> scenes;
   std::vector<IntegratorKind> integrators;
+  bool integratorsAll = false;        // "all" named them: integrators a device cannot run are skipped, not errors
   std::vector<std::string> backends;  // auto, all, rayquery, pipeline or software
   std::vector<uint32_t> widths, heights, spps, maxDepths, rrDepths, seeds;
   std::vector<SamplerKind> samplers;
+  std::vector<bool> simtCounters;  // counters: off (false) and/or simt (true)
   // options.<integrator>: each option's values, in the config's order (a list is a sweep axis).
   std::map<IntegratorKind, std::vector<std::pair<std::string, std::vector<nlohmann::json>>>> options;
   // options.<backend>: the same, for the runs on that backend (software: software_bvh).
@@ -109,6 +111,10 @@ ExperimentConfig loadConfig(const std::filesystem::path& file, const std::vector
 
 // How many runs expandSweep makes, counted without making them.
 uint64_t sweepSize(const ExperimentConfig& config);
+
+// The counters axis of `integrator`'s runs: the config's, or only off for the raycast, which has
+// no shading point to count at.
+std::vector<bool> countersAxis(const ExperimentConfig& config, IntegratorKind integrator);
 
 // The cartesian product of every list-valued parameter, scenes outermost. Runs on backend
 // "all" take their backend options when the runner resolves them (withBackendOptions).

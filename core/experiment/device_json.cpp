@@ -2,6 +2,17 @@
 
 namespace ptbench {
 
+namespace {
+
+// Where the divergence counters (counters: simt) can run: compute kernels, and the ray-generation
+// shaders of the pipeline backend's megakernels.
+nlohmann::json simtCountersJson(const vk::DeviceCapabilities& device) {
+  return {{"compute", device.simtCountersIn(VK_SHADER_STAGE_COMPUTE_BIT)},
+          {"ray_generation", device.simtCountersIn(VK_SHADER_STAGE_RAYGEN_BIT_KHR)}};
+}
+
+}  // namespace
+
 nlohmann::json deviceJson(const vk::DeviceCapabilities& device) {
   nlohmann::json backends = nlohmann::json::object();
   for (Backend backend : allBackends) backends[std::string(backendName(backend))] = device.supports(backend);
@@ -20,6 +31,12 @@ nlohmann::json deviceJson(const vk::DeviceCapabilities& device) {
       {"timestamp_valid_bits", device.timestampValidBits},
       {"backends", backends},
       {"ser", device.invocationReorder()},
+      {"invocation_reorder",
+       {{"VK_NV_ray_tracing_invocation_reorder", device.invocationReorderNv},
+        {"VK_EXT_ray_tracing_invocation_reorder", device.invocationReorderExt},
+        // rayTracingInvocationReorderReorderingHint: false where the calls are accepted and ignored.
+        {"reorders", device.invocationReorderReorders}}},
+      {"simt_counters", simtCountersJson(device)},
   };
 }
 

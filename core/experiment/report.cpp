@@ -34,6 +34,30 @@ json hostJson() {
   return {{"hostname", hostname}, {"os", os}, {"machine", system.machine}, {"cpus", sysconf(_SC_NPROCESSORS_ONLN)}};
 }
 
+// Divergence at the shading point: utilisation = active lanes / (subgroup events x subgroup
+// size), coherence = distinct material classes per event; overall and per bounce (1: the camera
+// rays' hits).
+json simtJson(const SimtCounts& simt) {
+  auto measures = [&](const SimtBounceCounts& counts) {
+    const bool any = counts.subgroups > 0 && simt.subgroupSize > 0;
+    return json{{"subgroups", counts.subgroups},
+                {"lanes", counts.lanes},
+                {"utilisation", any ? json(counts.utilisation(simt.subgroupSize)) : json()},
+                {"coherence", any ? json(counts.coherence()) : json()}};
+  };
+  json perBounce = json::array();
+  for (size_t b = 0; b < simt.bounces.size(); ++b) {
+    json entry = measures(simt.bounces[b]);
+    entry["bounce"] = b + 1;
+    perBounce.push_back(entry);
+  }
+  json out = measures(simt.total());
+  out["stage"] = stageName(simt.stage);
+  out["subgroup_size"] = simt.subgroupSize;
+  out["per_bounce"] = perBounce;
+  return out;
+}
+
 json runJson(const RunRecord& run) {
   const RenderSettings& s = run.spec.settings;
   json out = {
@@ -50,6 +74,7 @@ json runJson(const RunRecord& run) {
         {"rr_depth", s.rrDepth},
         {"seed", s.seed},
         {"sampler", samplerName(s.sampler)},
+        {"counters", s.simtCounters ? "simt" : "off"},
         {"options", runOptionsJson(run.spec.integrator, run.backend, s)}}},
   };
   if (run.interrupted) return out;
@@ -118,6 +143,7 @@ json runJson(const RunRecord& run) {
                          {"film", run.filmBytes},
                          {"wavefront_state", run.wavefrontStateBytes}};
   if (run.softwareBvh) out["software_bvh"] = softwareBvhJson(*run.softwareBvh);
+  if (run.simt) out["simt"] = simtJson(*run.simt);
   if (!run.png.empty()) out["images"] = {{"png", run.png}, {"exr", run.exr}};
   return out;
 }
@@ -219,6 +245,7 @@ json reportJson(const ExperimentResult& result) {
       {"complete", result.complete},
       {"config_file", result.config.file.string()},
       {"config", result.config.resolved},
+      {"notes", result.notes},
       {"runs", runs},
   };
 }
@@ -241,21 +268,23 @@ std::string optionsText(const json& options) {
   return text;
 }
 
-// The columns between `sampler` and `error`: empty in a failed run's row.
-constexpr size_t csvStatisticsColumns = 16;
+// The columns between `counters` and `error`: empty in a failed run's row.
+constexpr size_t csvStatisticsColumns = 18;
 
 std::string reportCsv(const json& report) {
   std::string csv =
-      "run_id,status,scene,integrator,options,backend,width,height,spp,max_depth,rr_depth,seed,sampler,stage,bounce,"
-      "launches_per_frame,frames,gpu_ms_median,gpu_ms_mean,gpu_ms_min,gpu_ms_max,gpu_ms_stddev,gpu_ms_cv,"
-      "paths_per_s,rays_per_s,segments_per_s,invalid_samples,raycast_rays_per_s,roofline_fraction,error\n";
+      "run_id,status,scene,integrator,options,backend,width,height,spp,max_depth,rr_depth,seed,sampler,counters,stage,"
+      "bounce,launches_per_frame,frames,gpu_ms_median,gpu_ms_mean,gpu_ms_min,gpu_ms_max,gpu_ms_stddev,gpu_ms_cv,"
+      "paths_per_s,rays_per_s,segments_per_s,invalid_samples,raycast_rays_per_s,roofline_fraction,simt_utilisation,"
+      "simt_coherence,error\n";
   for (const auto& run : report["runs"]) {
     const auto& p = run["parameters"];
     const std::string prefix = csvField(run["id"]) + "," + csvField(run["status"]) + "," + csvField(p["scene"]) + "," +
                                csvField(p["integrator"]) + "," + csvField(optionsText(p["options"])) + "," +
                                csvField(p["backend"]) + "," + number(p["width"]) + "," + number(p["height"]) + "," +
                                number(p["spp"]) + "," + number(p["max_depth"]) + "," + number(p["rr_depth"]) + "," +
-                               number(p["seed"]) + "," + csvField(p["sampler"]) + ",";
+                               number(p["seed"]) + "," + csvField(p["sampler"]) + "," +
+                               csvField(p.value("counters", "off")) + ",";
     if (run["status"] != "ok") {
       csv += prefix + std::string(csvStatisticsColumns, ',') + csvField(run.value("error", "")) + "\n";
       continue;
@@ -267,20 +296,31 @@ std::string reportCsv(const json& report) {
                               number(run.value("roofline_fraction", json()));
     // A statistic the summary lacks (per-bounce rows have medians only) is an empty cell;
     // operator[] of a const json on a missing key is undefined behaviour (ASan found it).
-    auto row = [&](const std::string& stage, const std::string& bounce, const json& launches, const json& s) {
+    const json noSimt = json::object();
+    auto row = [&](const std::string& stage, const std::string& bounce, const json& launches, const json& s,
+                   const json& simt) {
       auto cell = [&](const char* key) { return number(s.value(key, json())); };
       csv += prefix + stage + "," + bounce + "," + number(launches) + "," + number(run["frames"]) + "," +
              cell("median") + "," + cell("mean") + "," + cell("min") + "," + cell("max") + "," + cell("stddev") + "," +
-             cell("cv") + "," + rates + ",\n";
+             cell("cv") + "," + rates + "," + number(simt.value("utilisation", json())) + "," +
+             number(simt.value("coherence", json())) + ",\n";
     };
-    row("frame", "", json(), run["frame_gpu_ms"]);
-    row("overhead", "", json(), run["overhead_gpu_ms"]);
+    const json simt = run.value("simt", json::object());
+    row("frame", "", json(), run["frame_gpu_ms"], noSimt);
+    row("overhead", "", json(), run["overhead_gpu_ms"], noSimt);
     for (const auto& stage : run["stages"]) {
-      row(stage["name"], "", stage["launches_per_frame"], stage["gpu_ms"]);
+      row(stage["name"], "", stage["launches_per_frame"], stage["gpu_ms"],
+          simt.value("stage", "") == stage["name"] ? simt : noSimt);
       if (stage.contains("gpu_ms_median_per_bounce"))
         for (size_t b = 0; b < stage["gpu_ms_median_per_bounce"].size(); ++b)
-          row(stage["name"], std::to_string(b), json(), json{{"median", stage["gpu_ms_median_per_bounce"][b]}});
+          row(stage["name"], std::to_string(b), json(), json{{"median", stage["gpu_ms_median_per_bounce"][b]}}, noSimt);
     }
+    // Per path bounce (0: the camera rays' hits), in rows of their own: a wavefront's per-step
+    // times above are per iteration under the pool schedule.
+    if (simt.contains("per_bounce"))
+      for (const auto& bounce : simt["per_bounce"])
+        row("simt_" + simt["stage"].get<std::string>(), std::to_string(bounce["bounce"].get<int>() - 1), json(),
+            json::object(), bounce);
   }
   return csv;
 }
@@ -306,6 +346,8 @@ std::string runKey(const json& run) {
            (p.at(name).is_string() ? p.at(name).get<std::string>() : p.at(name).dump());
   // Options make runs of one integrator distinct (a sweep over schedules, say).
   if (p.contains("options") && !p["options"].empty()) key += " " + optionsText(p["options"]);
+  // Runs with counters never match runs without: their atomics perturb the timing.
+  if (p.value("counters", "off") != "off") key += " counters=" + p["counters"].get<std::string>();
   return key;
 }
 

@@ -24,8 +24,18 @@ double millisecondsSince(Clock::time_point start) {
 }
 
 // The backends a configured name stands for on this device; empty with a reason when none.
-std::vector<std::string> resolveBackends(const vk::DeviceCapabilities& device, const std::string& configured,
-                                         const std::vector<std::string>& named, std::string& reason) {
+std::vector<std::string> resolveBackends(const vk::DeviceCapabilities& device, IntegratorKind integrator,
+                                         const std::string& configured, const std::vector<std::string>& named,
+                                         std::string& reason) {
+  // megakernel-ser has one backend: "auto" and "all" mean it, where the device has it.
+  if (integrator == IntegratorKind::MegakernelSer && (configured == "auto" || configured == "all")) {
+    if (configured == "all" && std::find(named.begin(), named.end(), backendName(Backend::Pipeline)) != named.end())
+      return {};
+    if (device.supports(Backend::Pipeline)) return {std::string(backendName(Backend::Pipeline))};
+    reason = unsupportedReason(integrator, device.supports(Backend::RayQuery) ? Backend::RayQuery : Backend::Software,
+                               RenderSettings{}, device);
+    return {};
+  }
   if (configured == "all") {
     // Every backend the device has that the config does not name as well: `all` and `software`
     // in one list run the software runs once.
@@ -115,6 +125,7 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   record.work = last.work;
   record.steps = last.steps;
   record.invalidSamples = last.invalidSamples;
+  record.simt = last.simt;
   record.wavefrontStateBytes = last.stateBytes;
   if (last.invalidSamples > 0)
     spdlog::warn("run {}: {} invalid sample(s) a frame (NaN, infinite, negative or >= 1e12), counted as black",
@@ -162,10 +173,16 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
 
   // Every run, its backend resolved against the device; unresolvable ones are error records.
   std::set<Backend> needed;
+  std::set<std::string> notes;
   for (const RunSpec& spec : expandSweep(config)) {
     std::string reason;
-    const auto backends = resolveBackends(result.device, spec.backend, config.backends, reason);
+    const auto backends = resolveBackends(result.device, spec.integrator, spec.backend, config.backends, reason);
     auto add = [&](const std::string& backend, const std::string& error) {
+      // integrators: ["all"] means those the device can run: megakernel-ser where it has SER.
+      if (!error.empty() && config.integratorsAll && spec.integrator == IntegratorKind::MegakernelSer) {
+        notes.insert("megakernel-ser skipped: " + error);
+        return;
+      }
       RunRecord record;
       record.id = "r" + std::string(3 - std::min<size_t>(3, std::to_string(result.runs.size()).size()), '0') +
                   std::to_string(result.runs.size());
@@ -178,18 +195,21 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     if (backends.empty() && !reason.empty()) add(spec.backend, reason);
     for (const auto& name : backends) {
       const Backend backend = *parseBackend(name);
-      needed.insert(backend);
       // A named backend took its options in expandSweep; "auto" and "all" take them here.
-      if (parseBackend(spec.backend)) {
-        add(name, "");
-        continue;
-      }
-      for (const RenderSettings& settings : withBackendOptions(config, backend, spec.settings)) {
-        add(name, "");
+      const std::vector<RenderSettings> variants =
+          parseBackend(spec.backend) ? std::vector{spec.settings} : withBackendOptions(config, backend, spec.settings);
+      for (const RenderSettings& settings : variants) {
+        const std::string unsupported = unsupportedReason(spec.integrator, backend, settings, result.device);
+        const size_t before = result.runs.size();
+        add(name, unsupported);
+        if (result.runs.size() == before) continue;
         result.runs.back().spec.settings = settings;
+        if (unsupported.empty()) needed.insert(backend);
       }
     }
   }
+  result.notes.assign(notes.begin(), notes.end());
+  for (const std::string& note : result.notes) spdlog::info("{}", note);
 
   const fs::path root = options.outputRoot.empty() ? config.output : options.outputRoot;
   result.folder = createResultsFolder(root, config.name, utcStamp(now));
@@ -257,7 +277,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         if (entry.environment) settings.environment = *entry.environment;
         const auto integrator =
             createIntegrator(record->spec.integrator, context, *gpuScene,
-                             TraceTarget(*parseBackend(record->backend), settings.softwareBvh), settings.wavefront);
+                             TraceTarget(*parseBackend(record->backend), settings.softwareBvh), settings);
         record->interrupted = !measure(*record, *integrator, settings, config, result.folder, stop);
       } catch (const vk::VulkanError& error) {
         record->error = error.what();

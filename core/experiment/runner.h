@@ -37,6 +37,7 @@ struct RunRecord {
   WorkCounts work;                  // per frame (identical every frame: the sample stream is fixed)
   std::vector<StepWork> steps;      // the wavefront's work per bounce or iteration, last frame
   uint64_t invalidSamples = 0;      // NaN or infinite samples, last frame
+  std::optional<SimtCounts> simt;   // counters: simt, last frame
   uint64_t wavefrontStateBytes = 0;
   double pipelineCreateMs = 0;
   double sceneLoadMs = 0;
@@ -61,7 +62,8 @@ struct ExperimentResult {
   std::string startedUtc;  // ISO 8601
   std::filesystem::path folder;
   std::vector<RunRecord> runs;
-  bool complete = true;  // false when a stop was requested before every run finished
+  std::vector<std::string> notes;  // what the sweep left out and why (megakernel-ser without SER under "all")
+  bool complete = true;            // false when a stop was requested before every run finished
 };
 
 struct RunnerOptions {

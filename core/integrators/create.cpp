@@ -2,21 +2,47 @@
 
 #include <stdexcept>
 
+#include "core/errors.h"
 #include "core/integrators/megakernel.h"
 #include "core/integrators/raycast.h"
 #include "core/integrators/wavefront.h"
 
 namespace ptbench {
 
+std::string unsupportedReason(IntegratorKind kind, Backend backend, const RenderSettings& settings,
+                              const vk::DeviceCapabilities& device) {
+  const std::string name(integratorName(kind));
+  if (kind == IntegratorKind::MegakernelSer) {
+    if (backend != Backend::Pipeline)
+      return name + " reorders inside a ray-generation shader: it runs on the pipeline backend only, not on " +
+             std::string(backendName(backend));
+    if (!device.invocationReorderNv)
+      return device.name + " lacks " + std::string(invocationReorderExtension) + ", which " + name +
+             " needs (see `ptbench devices`)";
+  }
+  if (settings.simtCounters && isPathTracer(kind)) {
+    const bool rayGeneration = backend == Backend::Pipeline && kind != IntegratorKind::Wavefront;
+    if (!device.simtCountersIn(rayGeneration ? VK_SHADER_STAGE_RAYGEN_BIT_KHR : VK_SHADER_STAGE_COMPUTE_BIT))
+      return "counters: simt needs subgroup basic, ballot and arithmetic operations in " +
+             std::string(rayGeneration ? "ray-generation" : "compute") + " shaders, which " + device.name +
+             " lacks for " + name + " on the " + std::string(backendName(backend)) +
+             " backend; count on another backend (see `ptbench devices`)";
+  }
+  return "";
+}
+
 std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Context& context, const GpuScene& scene,
-                                             TraceTarget target, const WavefrontOptions& wavefront) {
+                                             TraceTarget target, const RenderSettings& settings) {
+  if (const std::string reason = unsupportedReason(kind, target.backend, settings, context.capabilities());
+      !reason.empty())
+    throw UserError(reason);
   switch (kind) {
     case IntegratorKind::Megakernel:
-      return std::make_unique<MegakernelIntegrator>(context, scene, target, false);
     case IntegratorKind::MegakernelRegen:
-      return std::make_unique<MegakernelIntegrator>(context, scene, target, true);
+    case IntegratorKind::MegakernelSer:
+      return std::make_unique<MegakernelIntegrator>(context, scene, target, kind, settings);
     case IntegratorKind::Wavefront:
-      return std::make_unique<WavefrontIntegrator>(context, scene, target, wavefront);
+      return std::make_unique<WavefrontIntegrator>(context, scene, target, settings);
     case IntegratorKind::Raycast:
       return std::make_unique<RaycastIntegrator>(context, scene, target);
   }

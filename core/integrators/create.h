@@ -1,6 +1,7 @@
 // The integrators behind one interface, so that `render` and the runner take any of them.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "core/integrators/integrator.h"
 #include "core/scene/gpu_scene.h"
@@ -16,7 +17,16 @@ class Integrator {
   virtual double pipelineCreateMs() const = 0;
 };
 
+// Why `kind` cannot run on `backend` of `device` with `settings`, in one sentence naming what is
+// missing (megakernel-ser off the pipeline backend or without SER; counters: simt where the
+// kernels' shader stage lacks the subgroup operations); empty when it can.
+std::string unsupportedReason(IntegratorKind kind, Backend backend, const RenderSettings& settings,
+                              const vk::DeviceCapabilities& device);
+
+// The integrator, its kernels chosen by `settings` (the wavefront's compaction and material
+// queues, megakernel-ser's options, counters: simt); frames must keep those settings. Throws
+// UserError with unsupportedReason's sentence.
 std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Context& context, const GpuScene& scene,
-                                             TraceTarget target, const WavefrontOptions& wavefront = {});
+                                             TraceTarget target, const RenderSettings& settings = {});
 
 }  // namespace ptbench

@@ -13,14 +13,19 @@ namespace {
 constexpr VkBufferUsageFlags filmUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
+constexpr VkDeviceSize simtBytes =
+    sizeof(gpu::SimtCountersHeader) + VkDeviceSize{gpu::SIMT_MAX_BOUNCES} * sizeof(gpu::SimtBounce);
+
 }  // namespace
 
-const Film& filmOfSize(std::optional<Film>& film, const vk::Context& context, uint32_t width, uint32_t height) {
-  if (!film || film->width() != width || film->height() != height) film.emplace(context, width, height);
+const Film& filmFor(std::optional<Film>& film, const vk::Context& context, const RenderSettings& settings) {
+  if (!film || film->width() != settings.width || film->height() != settings.height ||
+      (film->simtCounters() != 0) != settings.simtCounters)
+    film.emplace(context, settings.width, settings.height, settings.simtCounters);
   return *film;
 }
 
-Film::Film(const vk::Context& context, uint32_t width, uint32_t height)
+Film::Film(const vk::Context& context, uint32_t width, uint32_t height, bool simtCounters)
     : width_(width),
       height_(height),
       pixels_(context, VkDeviceSize{width} * height * sizeof(gpu::FilmPixel), filmUsage, vk::MemoryUse::DeviceOnly),
@@ -29,10 +34,15 @@ Film::Film(const vk::Context& context, uint32_t width, uint32_t height)
       samples_(context, VkDeviceSize{width} * height * sizeof(gpu::FilmSample), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                vk::MemoryUse::DeviceOnly),
       pixelsHost_(context, pixels_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback),
-      countersHost_(context, counters_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback) {}
+      countersHost_(context, counters_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback) {
+  if (!simtCounters) return;
+  simt_.emplace(context, simtBytes, filmUsage, vk::MemoryUse::DeviceOnly);
+  simtHost_.emplace(context, simtBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+}
 
 void Film::recordClear(VkCommandBuffer commands) const {
   for (const auto* buffer : {&pixels_, &counters_}) vkCmdFillBuffer(commands, buffer->get(), 0, VK_WHOLE_SIZE, 0);
+  if (simt_) vkCmdFillBuffer(commands, simt_->get(), 0, VK_WHOLE_SIZE, 0);
 }
 
 void Film::recordReadback(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const {
@@ -42,13 +52,17 @@ void Film::recordReadback(VkCommandBuffer commands, VkPipelineStageFlags2 writer
   vkCmdCopyBuffer(commands, pixels_.get(), pixelsHost_.get(), 1, &pixels);
   const VkBufferCopy counts{.size = counters_.bytes()};
   vkCmdCopyBuffer(commands, counters_.get(), countersHost_.get(), 1, &counts);
+  if (simt_) {
+    const VkBufferCopy simt{.size = simtBytes};
+    vkCmdCopyBuffer(commands, simt_->get(), simtHost_->get(), 1, &simt);
+  }
   // A fence alone does not make device writes visible to the host (the specification's
   // memory model): the copies' writes need a barrier to HOST_READ.
   vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 }
 
-void Film::read(FrameResult& result) const {
+void Film::read(FrameResult& result, Stage simtStage) const {
   const size_t pixels = size_t(width_) * height_;
   const auto film = pixelsHost_.view<const gpu::FilmPixel>();
   const auto counters = countersHost_.view<const gpu::PixelCounters>();
@@ -78,6 +92,18 @@ void Film::read(FrameResult& result) const {
     result.work.pathSegments += counters[i].pathSegments;
     result.work.paths += counters[i].paths;
   }
+  result.simt.reset();
+  if (!simtHost_) return;
+  const auto* bytes = static_cast<const uint8_t*>(simtHost_->mapped());
+  const auto* header = reinterpret_cast<const gpu::SimtCountersHeader*>(bytes);
+  const auto* bounces = reinterpret_cast<const gpu::SimtBounce*>(bytes + sizeof(gpu::SimtCountersHeader));
+  SimtCounts& simt = result.simt.emplace(SimtCounts{.stage = simtStage, .subgroupSize = header->subgroupSize});
+  size_t used = gpu::SIMT_MAX_BOUNCES;
+  while (used > 0 && bounces[used - 1].lanes == 0) --used;
+  for (size_t b = 0; b < used; ++b)
+    simt.bounces.push_back({.subgroups = double(bounces[b].subgroupShare) / gpu::SIMT_SHARE_SCALE,
+                            .lanes = bounces[b].lanes,
+                            .classes = double(bounces[b].classShare) / gpu::SIMT_SHARE_SCALE});
 }
 
 }  // namespace ptbench

@@ -9,19 +9,23 @@
 #include "core/backend.h"
 #include "core/experiment/image_output.h"
 #include "core/scene/scene_data.h"
+#include "core/stage.h"
 #include "core/vk/timestamps.h"
 
 namespace ptbench {
 
-enum class IntegratorKind { Megakernel, MegakernelRegen, Wavefront, Raycast };
+enum class IntegratorKind { Megakernel, MegakernelRegen, MegakernelSer, Wavefront, Raycast };
 
 // Every integrator a config or the command line may name.
-inline constexpr std::array<IntegratorKind, 4> allIntegrators = {
-    IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen, IntegratorKind::Wavefront, IntegratorKind::Raycast};
+inline constexpr std::array<IntegratorKind, 5> allIntegrators = {
+    IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen, IntegratorKind::MegakernelSer,
+    IntegratorKind::Wavefront, IntegratorKind::Raycast};
 // The path tracers: those that render an image of the light transport, which `ptbench verify`
 // and the image tests hold to known answers. `raycast` traces rays without shading (the roofline).
-inline constexpr std::array<IntegratorKind, 3> pathTracers = {
-    IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen, IntegratorKind::Wavefront};
+// megakernel-ser runs only where a device reorders invocations (none that CI has).
+inline constexpr std::array<IntegratorKind, 4> pathTracers = {IntegratorKind::Megakernel,
+                                                              IntegratorKind::MegakernelRegen,
+                                                              IntegratorKind::MegakernelSer, IntegratorKind::Wavefront};
 
 constexpr bool isPathTracer(IntegratorKind kind) {
   return kind != IntegratorKind::Raycast;
@@ -33,6 +37,8 @@ constexpr std::string_view integratorName(IntegratorKind kind) {
       return "megakernel";
     case IntegratorKind::MegakernelRegen:
       return "megakernel-regen";
+    case IntegratorKind::MegakernelSer:
+      return "megakernel-ser";
     case IntegratorKind::Wavefront:
       return "wavefront";
     case IntegratorKind::Raycast:
@@ -83,6 +89,19 @@ constexpr std::string_view raycastRaysName(RaycastRays rays) {
   return "?";
 }
 
+// megakernel-ser's options (options.megakernel-ser in configs, render --option key=value).
+enum class SerHint {
+  None,      // reorder by the hit object alone
+  Material,  // and by the material class of the hit (3 hint bits)
+};
+struct SerOptions {
+  SerHint hint = SerHint::Material;
+  uint32_t reorderFrom = 1;  // the first bounce reordered: 1, the camera rays' hits; 2, from the first indirect ray
+};
+
+// The extension megakernel-ser needs, for messages.
+inline constexpr std::string_view invocationReorderExtension = "VK_NV_ray_tracing_invocation_reorder";
+
 // The raycast's options (options.raycast in configs, render --option key=value).
 struct RaycastOptions {
   RaycastRays rays = RaycastRays::Diffuse;
@@ -100,7 +119,11 @@ struct RenderSettings {
   Camera camera;
   WavefrontOptions wavefront;                // read by the wavefront only
   RaycastOptions raycast;                    // read by the raycast only
+  SerOptions ser;                            // read by megakernel-ser only
   BvhLayout softwareBvh = BvhLayout::Cwbvh;  // read by the software backend only (option software_bvh)
+  // counters: simt: the path tracers' kernels compiled with divergence counters at their shading
+  // point (FrameResult::simt). Their atomics perturb the timing: reports flag such runs.
+  bool simtCounters = false;
   // Copy the film back and resolve it into FrameResult's image, variance, work counts and
   // invalid samples. The runner turns it off for the frames it only times: the host's work
   // between frames would leave the GPU idle long enough for its driver to lower the clocks
@@ -124,6 +147,36 @@ struct StepWork {
   uint64_t pathsStarted = 0;
 };
 
+// Divergence at a path tracer's shading point (counters: simt), per bounce (index 0: the camera
+// rays' hits), summed over the frame (shared/render.h, SimtBounce).
+struct SimtBounceCounts {
+  double subgroups = 0;  // subgroup events, lanes at several bounces splitting theirs
+  uint64_t lanes = 0;    // active lanes
+  double classes = 0;    // distinct material classes, summed over events (split alike)
+
+  // Active lanes / (events x subgroup size): 1 when every lane of every subgroup shades.
+  double utilisation(uint32_t subgroupSize) const {
+    return subgroups > 0 && subgroupSize > 0 ? double(lanes) / (subgroups * subgroupSize) : 0.0;
+  }
+  // Distinct material classes per event: 1 when each subgroup shades one class.
+  double coherence() const { return subgroups > 0 ? classes / subgroups : 0.0; }
+};
+struct SimtCounts {
+  Stage stage = Stage::TraceShade;  // the stage whose kernels hold the shading point
+  uint32_t subgroupSize = 0;
+  std::vector<SimtBounceCounts> bounces;  // up to the deepest bounce reached
+
+  SimtBounceCounts total() const {
+    SimtBounceCounts sum;
+    for (const SimtBounceCounts& bounce : bounces) {
+      sum.subgroups += bounce.subgroups;
+      sum.lanes += bounce.lanes;
+      sum.classes += bounce.classes;
+    }
+    return sum;
+  }
+};
+
 // Without RenderSettings::readImage, only the timings, and the wavefront's steps, are filled in.
 struct FrameResult {
   std::vector<vk::StageTiming> stages;  // in recording order: one per timed scope
@@ -134,6 +187,7 @@ struct FrameResult {
   uint64_t invalidSamples = 0;  // NaN or infinite samples, counted as black
   uint32_t pixelSamplesMin = 0, pixelSamplesMax = 0;  // samples that reached a pixel
   uint64_t stateBytes = 0;                            // the wavefront's path state and queues
+  std::optional<SimtCounts> simt;                     // with RenderSettings::simtCounters and readImage
   LinearImage image;                                  // mean radiance per pixel
   LinearImage meanVariance;                           // variance of each pixel's mean, per channel
 };

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "core/errors.h"
 #include "core/vk/barrier.h"
@@ -13,7 +15,8 @@ namespace {
 static_assert(sizeof(gpu::SceneAddresses) == 152);
 static_assert(sizeof(gpu::CameraParams) == 64);
 static_assert(offsetof(gpu::FrameParams, film) == 216, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 280);
+static_assert(sizeof(gpu::FrameParams) == 288);
+static_assert(sizeof(gpu::SimtBounce) == 24 && sizeof(gpu::SimtCountersHeader) == 8);
 static_assert(sizeof(gpu::FilmSample) == 48);
 static_assert(sizeof(gpu::FilmPixel) == 48 && offsetof(gpu::FilmPixel, radianceSquaredSumBits) == 24);
 static_assert(sizeof(gpu::FramePush) == 16);
@@ -51,6 +54,7 @@ void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarge
   params.film = film.pixels();
   params.filmSamples = film.samples();
   params.counters = film.counters();
+  params.simtCounters = film.simtCounters();
   params.environment = toGpu(settings.environment);
   params.width = settings.width;
   params.height = settings.height;
@@ -61,26 +65,49 @@ void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarge
   params.samplerKind = settings.sampler == SamplerKind::Pcg ? gpu::SAMPLER_PCG : gpu::SAMPLER_HALTON;
 }
 
+namespace {
+
+KernelDesc megakernelDesc(IntegratorKind kind, const RenderSettings& settings, const GpuScene& scene) {
+  std::string shader = kind == IntegratorKind::MegakernelRegen ? "megakernel_regen"
+                       : kind == IntegratorKind::MegakernelSer ? "megakernel_ser"
+                                                               : "megakernel";
+  if (settings.simtCounters) shader += "_simt";
+  std::vector<uint32_t> specialization;
+  if (kind == IntegratorKind::MegakernelSer) {
+    specialization.resize(2);
+    specialization[gpu::SPEC_SER_HINT] =
+        settings.ser.hint == SerHint::Material ? gpu::SER_HINT_MATERIAL : gpu::SER_HINT_NONE;
+    specialization[gpu::SPEC_SER_REORDER_FROM] = settings.ser.reorderFrom;
+  }
+  return {.shader = shader,
+          .traces = true,
+          .tiled = true,
+          .pushBytes = sizeof(gpu::FramePush),
+          .specialization = std::move(specialization),
+          .shadedClassLimit = scene.highestMaterialClass()};
+}
+
+}  // namespace
+
 MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
-                                           bool regenerate)
+                                           IntegratorKind kind, const RenderSettings& settings)
     : context_(context),
       scene_(scene),
       target_(target),
-      regenerate_(regenerate),
-      kernel_(context,
-              {.shader = regenerate ? "megakernel_regen" : "megakernel",
-               .traces = true,
-               .tiled = true,
-               .pushBytes = sizeof(gpu::FramePush),
-               .shadedClassLimit = scene.highestMaterialClass()},
-              target, scene.descriptorSetLayout()),
+      regenerate_(kind == IntegratorKind::MegakernelRegen),
+      simtCounters_(settings.simtCounters),
+      ser_(settings.ser),
+      kernel_(context, megakernelDesc(kind, settings, scene), target, scene.descriptorSetLayout()),
       resolve_(context, {.shader = "film_resolve", .pushBytes = sizeof(gpu::FramePush)}, target,
                scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
 
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
-  const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
+  if (settings.simtCounters != simtCounters_ || settings.ser.hint != ser_.hint ||
+      settings.ser.reorderFrom != ser_.reorderFrom)
+    throw std::logic_error("megakernel: counters and SER options are fixed when the integrator is created");
+  const Film& film = filmFor(film_, context_, settings);
   gpu::FrameParams params;
   fillFrameParams(params, scene_, target_, film, settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;
@@ -118,7 +145,7 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
-  if (settings.readImage) film.read(result);
+  if (settings.readImage) film.read(result, Stage::TraceShade);
   return result;
 }
 

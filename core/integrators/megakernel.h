@@ -1,6 +1,7 @@
 // The megakernel integrator: one launch per sample pass, each thread tracing its pixel's path
 // to the end; or, as megakernel-regen, one launch in which each thread runs all its pixel's
-// samples back to back, starting the next path where the last one ended.
+// samples back to back, starting the next path where the last one ended; or, as
+// megakernel-ser, the first with the threads reordered by their hits before each shading.
 #pragma once
 #include <optional>
 
@@ -14,7 +15,10 @@ namespace ptbench {
 
 class MegakernelIntegrator final : public Integrator {
  public:
-  MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target, bool regenerate);
+  // `kind`: one of the megakernels; its kernel is chosen by the settings' counters: simt and
+  // specialised by megakernel-ser's options, which frames must keep.
+  MegakernelIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target, IntegratorKind kind,
+                       const RenderSettings& settings);
 
   FrameResult render(const RenderSettings& settings) override;
   double pipelineCreateMs() const override { return kernel_.createMs() + resolve_.createMs(); }
@@ -24,6 +28,8 @@ class MegakernelIntegrator final : public Integrator {
   const GpuScene& scene_;
   TraceTarget target_;
   bool regenerate_;
+  bool simtCounters_;
+  SerOptions ser_;
   Kernel kernel_;
   Kernel resolve_;          // film_resolve: each launch's samples into the film
   vk::Buffer frameParams_;  // device-local, written at the start of every frame

@@ -19,11 +19,20 @@ const std::vector<OptionInfo>& integratorOptions(IntegratorKind kind) {
        "the rays the trace stage measures: camera rays (closest hit), cosine-distributed rays from their hits "
        "(closest hit) or rays from their hits to light samples (any hit)"},
   };
+  static const std::vector<OptionInfo> ser = {
+      {"hint", "none or material",
+       "the coherence hint of each reorder: none, the hit object alone (hit or miss); material, also the hit's "
+       "material class (3 bits)"},
+      {"reorder_from", "an integer from 1 to 1024",
+       "the first bounce whose hits are reordered: 1, the camera rays' too; 2, from the first indirect ray on"},
+  };
   switch (kind) {
     case IntegratorKind::Wavefront:
       return wavefront;
     case IntegratorKind::Raycast:
       return raycast;
+    case IntegratorKind::MegakernelSer:
+      return ser;
     default:
       return none;
   }
@@ -47,6 +56,20 @@ std::string applyOption(IntegratorKind kind, const std::string& key, const nlohm
         return "";
       }
     return expected;
+  }
+  if (kind == IntegratorKind::MegakernelSer) {
+    if (key == "hint") {
+      if (value == "none")
+        settings.ser.hint = SerHint::None;
+      else if (value == "material")
+        settings.ser.hint = SerHint::Material;
+      else
+        return expected;
+    } else {
+      if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > 1024) return expected;
+      settings.ser.reorderFrom = value.get<uint32_t>();
+    }
+    return "";
   }
   WavefrontOptions& options = settings.wavefront;
   if (key == "schedule") {
@@ -78,6 +101,9 @@ uint32_t wavefrontPoolSize(const RenderSettings& settings) {
 
 nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings) {
   if (kind == IntegratorKind::Raycast) return {{"rays", raycastRaysName(settings.raycast.rays)}};
+  if (kind == IntegratorKind::MegakernelSer)
+    return {{"hint", settings.ser.hint == SerHint::Material ? "material" : "none"},
+            {"reorder_from", settings.ser.reorderFrom}};
   if (kind != IntegratorKind::Wavefront) return nlohmann::json::object();
   const WavefrontOptions& options = settings.wavefront;
   return {{"schedule", options.schedule == WavefrontSchedule::Pool ? "pool" : "depth"},

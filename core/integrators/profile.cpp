@@ -40,4 +40,17 @@ std::string kernelProfile(const FrameResult& frame) {
   return out;
 }
 
+std::string simtProfile(const SimtCounts& simt) {
+  const SimtBounceCounts total = simt.total();
+  std::string out = fmt::format(
+      "  simt         at {}, subgroups of {}: utilisation {:.3f} (active lanes / lanes), coherence {:.3f} "
+      "(material classes per subgroup)\n",
+      stageName(simt.stage), simt.subgroupSize, total.utilisation(simt.subgroupSize), total.coherence());
+  out += fmt::format("  {:<12} {:>14} {:>12} {:>10}\n", "bounce", "subgroups", "utilisation", "coherence");
+  for (size_t b = 0; b < simt.bounces.size(); ++b)
+    out += fmt::format("  {:<12} {:>14.1f} {:>12.3f} {:>10.3f}\n", b + 1, simt.bounces[b].subgroups,
+                       simt.bounces[b].utilisation(simt.subgroupSize), simt.bounces[b].coherence());
+  return out;
+}
+
 }  // namespace ptbench

@@ -9,4 +9,8 @@ namespace ptbench {
 
 std::string kernelProfile(const FrameResult& frame);
 
+// The divergence counters (counters: simt) as text: utilisation and coherence, overall and per
+// bounce.
+std::string simtProfile(const SimtCounts& simt);
+
 }  // namespace ptbench

@@ -166,7 +166,7 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
   const uint32_t pixels = settings.width * settings.height;
   const uint32_t batch = batchSamples(settings);
   allocate(pixels * batch);
-  const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
+  const Film& film = filmFor(film_, context_, settings);
   gpu::FrameParams frameParams;
   fillFrameParams(frameParams, scene_, target_, film, settings);
   const bool primary = settings.raycast.rays == RaycastRays::Primary;
@@ -218,7 +218,7 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
-  if (settings.readImage) film.read(result);
+  if (settings.readImage) film.read(result, Stage::Trace);
   const auto& counters = *static_cast<const gpu::RaycastCounters*>(readback_.mapped());
   result.work = {};
   (shadow ? result.work.shadowRays : result.work.extensionRays) = counters.tracedRays;

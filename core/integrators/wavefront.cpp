@@ -72,28 +72,31 @@ uint64_t WavefrontIntegrator::stateBytes(uint32_t poolSize) {
 }
 
 WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
-                                         const WavefrontOptions& options)
+                                         const RenderSettings& settings)
     : context_(context),
       scene_(scene),
       target_(target),
-      options_(checkDevice(context, target.backend, options)),
-      generate_(context, stageKernel("wavefront_generate", false, options, scene), target, scene.descriptorSetLayout()),
-      extend_(context, stageKernel("wavefront_extend", true, options, scene), target, scene.descriptorSetLayout()),
-      shadow_(context, stageKernel("wavefront_shadow", true, options, scene), target, scene.descriptorSetLayout()),
-      accumulate_(context, stageKernel("wavefront_accumulate", false, options, scene), target,
+      options_(checkDevice(context, target.backend, settings.wavefront)),
+      simtCounters_(settings.simtCounters),
+      generate_(context, stageKernel("wavefront_generate", false, options_, scene), target,
+                scene.descriptorSetLayout()),
+      extend_(context, stageKernel("wavefront_extend", true, options_, scene), target, scene.descriptorSetLayout()),
+      shadow_(context, stageKernel("wavefront_shadow", true, options_, scene), target, scene.descriptorSetLayout()),
+      accumulate_(context, stageKernel("wavefront_accumulate", false, options_, scene), target,
                   scene.descriptorSetLayout()),
-      prepare_(context, stageKernel("wavefront_prepare", false, options, scene), target, scene.descriptorSetLayout()),
+      prepare_(context, stageKernel("wavefront_prepare", false, options_, scene), target, scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
-  if (options.materialQueues) {
-    classify_.emplace(context, stageKernel("wavefront_classify", false, options, scene), target,
+  // The shading point, where counters: simt counts, is in the shade kernels only.
+  const char* shade = simtCounters_ ? "wavefront_shade_simt" : "wavefront_shade";
+  if (options_.materialQueues) {
+    classify_.emplace(context, stageKernel("wavefront_classify", false, options_, scene), target,
                       scene.descriptorSetLayout());
     for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
-      shade_.emplace_back(context, stageKernel("wavefront_shade", false, options, scene, materialClass), target,
+      shade_.emplace_back(context, stageKernel(shade, false, options_, scene, materialClass), target,
                           scene.descriptorSetLayout());
   } else {
-    shade_.emplace_back(context, stageKernel("wavefront_shade", false, options, scene), target,
-                        scene.descriptorSetLayout());
+    shade_.emplace_back(context, stageKernel(shade, false, options_, scene), target, scene.descriptorSetLayout());
   }
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
   for (const Kernel* kernel : {&generate_, &extend_, &shadow_, &accumulate_, &prepare_})
@@ -254,8 +257,9 @@ std::vector<gpu::LaunchRecord> WavefrontIntegrator::readLaunchRecords() const {
 
 FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   if (settings.wavefront.compaction != options_.compaction ||
-      settings.wavefront.materialQueues != options_.materialQueues)
-    throw std::logic_error("wavefront: compaction and material queues are fixed when the integrator is created");
+      settings.wavefront.materialQueues != options_.materialQueues || settings.simtCounters != simtCounters_)
+    throw std::logic_error(
+        "wavefront: compaction, material queues and counters are fixed when the integrator is created");
   const bool poolSchedule = settings.wavefront.schedule == WavefrontSchedule::Pool;
   const uint32_t poolSize = wavefrontPoolSize(settings);
   const uint64_t jobs = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
@@ -265,7 +269,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const uint64_t maxIterations = (passes + 1) * settings.maxDepth + poolCheckInterval;
   const uint32_t stepCapacity = poolSchedule ? uint32_t(std::min<uint64_t>(maxIterations, 65536)) : settings.maxDepth;
   allocate(poolSize, stepCapacity);
-  const Film& film = filmOfSize(film_, context_, settings.width, settings.height);
+  const Film& film = filmFor(film_, context_, settings);
 
   gpu::FrameParams frameParams;
   fillFrameParams(frameParams, scene_, target_, film, settings);
@@ -339,7 +343,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
-  if (settings.readImage) film.read(result);
+  if (settings.readImage) film.read(result, Stage::Shade);
 
   const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +
                                                                  readbackStepsOffset);

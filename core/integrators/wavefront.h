@@ -17,10 +17,10 @@ namespace ptbench {
 
 class WavefrontIntegrator final : public Integrator {
  public:
-  // Compaction and material queues pick the kernels; the schedule and pool size are read
-  // from each frame's settings.
+  // Compaction, material queues and counters: simt pick the kernels; the schedule and pool
+  // size are read from each frame's settings.
   WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
-                      const WavefrontOptions& options);
+                      const RenderSettings& settings);
 
   FrameResult render(const RenderSettings& settings) override;
   double pipelineCreateMs() const override { return pipelineCreateMs_; }
@@ -65,6 +65,7 @@ class WavefrontIntegrator final : public Integrator {
   const GpuScene& scene_;
   TraceTarget target_;
   WavefrontOptions options_;
+  bool simtCounters_;
   Kernel generate_, extend_, shadow_, accumulate_, prepare_;
   std::optional<Kernel> classify_;
   std::vector<Kernel> shade_;  // one, or one per material class

@@ -68,7 +68,7 @@ Verification verifyCases(const vk::Context& context, std::span<const AnalyticCas
         try {
           if (!gpuScene) gpuScene = std::make_unique<GpuScene>(context, analyticCase.sceneData, softwareLayouts);
           const auto integrator = createIntegrator(combination.integrator, context, *gpuScene, combination.backend,
-                                                   analyticCase.settings.wavefront);
+                                                   analyticCase.settings);
           result.check = checkFrame(analyticCase, integrator->render(analyticCase.settings));
         } catch (const UserError& error) {
           verification.skipped.push_back({combination, error.what()});

@@ -43,10 +43,13 @@ struct FeatureChain {
   VkPhysicalDeviceRayQueryFeaturesKHR rayQuery{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
   VkPhysicalDeviceRayTracingPipelineFeaturesKHR rayTracingPipeline{
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+  VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV invocationReorder{
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_NV};
 
   // Links only the structures the device knows (its API version and extensions), so that
   // the validation layer sees no structure from an extension that is not there.
-  void link(bool withVulkan13, bool withAccelerationStructure, bool withRayQuery, bool withPipeline) {
+  void link(bool withVulkan13, bool withAccelerationStructure, bool withRayQuery, bool withPipeline,
+            bool withInvocationReorder) {
     void** next = &core.pNext;
     auto append = [&next](auto& feature) {
       *next = &feature;
@@ -59,6 +62,7 @@ struct FeatureChain {
     if (withAccelerationStructure) append(accelerationStructure);
     if (withRayQuery) append(rayQuery);
     if (withPipeline) append(rayTracingPipeline);
+    if (withInvocationReorder) append(invocationReorder);
     *next = nullptr;
   }
 };
@@ -93,13 +97,21 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     driver.pNext = &vulkan11;
     VkPhysicalDeviceAccelerationStructurePropertiesKHR accelerationProperties{
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_PROPERTIES_KHR};
+    VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV reorderProperties{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_PROPERTIES_NV};
     void** next = &vulkan11.pNext;
     if (pipelineExtension) {
       *next = &caps.rayTracingProperties;
       next = &caps.rayTracingProperties.pNext;
     }
+    if (caps.invocationReorderNv) {
+      *next = &reorderProperties;
+      next = &reorderProperties.pNext;
+    }
     if (caps.accelerationStructure) *next = &accelerationProperties;
     vkGetPhysicalDeviceProperties2(device, &properties);
+    caps.invocationReorderReorders = reorderProperties.rayTracingInvocationReorderReorderingHint ==
+                                     VK_RAY_TRACING_INVOCATION_REORDER_MODE_REORDER_NV;
     if (caps.accelerationStructure)
       caps.accelerationScratchAlignment = accelerationProperties.minAccelerationStructureScratchOffsetAlignment;
     caps.driverName = driver.driverName;
@@ -107,11 +119,13 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     caps.subgroupSize = vulkan11.subgroupSize;
     caps.subgroupBallotInCompute = (vulkan11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) &&
                                    (vulkan11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    caps.subgroupStages = vulkan11.subgroupSupportedStages;
+    caps.subgroupOperations = vulkan11.subgroupSupportedOperations;
   }
   caps.rayTracingProperties.pNext = nullptr;
 
   FeatureChain features;
-  features.link(vulkan13, caps.accelerationStructure, rayQueryExtension, pipelineExtension);
+  features.link(vulkan13, caps.accelerationStructure, rayQueryExtension, pipelineExtension, caps.invocationReorderNv);
   vkGetPhysicalDeviceFeatures2(device, &features.core);
   if (vulkan13) {
     caps.bufferDeviceAddress = features.vulkan12.bufferDeviceAddress;
@@ -128,6 +142,9 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
   caps.rayTracingPipeline =
       caps.accelerationStructure && pipelineExtension && features.rayTracingPipeline.rayTracingPipeline;
   caps.rayTracingIndirect = caps.rayTracingPipeline && features.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect;
+  caps.invocationReorderNv =
+      caps.invocationReorderNv && caps.rayTracingPipeline && features.invocationReorder.rayTracingInvocationReorder;
+  caps.invocationReorderReorders = caps.invocationReorderReorders && caps.invocationReorderNv;
 
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(device, &memory);
@@ -273,6 +290,12 @@ std::string missingBackendMessage(const DeviceCapabilities& caps, Backend backen
 
 }  // namespace
 
+bool DeviceCapabilities::simtCountersIn(VkShaderStageFlagBits stage) const {
+  constexpr VkSubgroupFeatureFlags needed =
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  return (subgroupStages & stage) && (subgroupOperations & needed) == needed;
+}
+
 bool DeviceCapabilities::supports(Backend backend) const {
   const bool computeBasics = apiVersion >= VK_API_VERSION_1_3 && bufferDeviceAddress && scalarBlockLayout &&
                              synchronization2 && descriptorIndexing && int64Atomics;
@@ -408,9 +431,12 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
     }
     if (needRayQuery) extensions.push_back(VK_KHR_RAY_QUERY_EXTENSION_NAME);
     if (needPipeline) extensions.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+    // For megakernel-ser. Enabling it changes nothing for the kernels that do not use it.
+    const bool enableReorder = needPipeline && capabilities_.invocationReorderNv;
+    if (enableReorder) extensions.push_back(VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME);
 
     FeatureChain enable;
-    enable.link(true, needAccelerationStructure, needRayQuery, needPipeline);
+    enable.link(true, needAccelerationStructure, needRayQuery, needPipeline, enableReorder);
     enable.core.features.shaderInt64 = VK_TRUE;
     enable.vulkan12.bufferDeviceAddress = VK_TRUE;
     enable.vulkan12.shaderBufferInt64Atomics = VK_TRUE;  // the film's fixed-point sums
@@ -426,6 +452,7 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
     enable.rayQuery.rayQuery = needRayQuery;
     enable.rayTracingPipeline.rayTracingPipeline = needPipeline;
     enable.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect = needPipeline && capabilities_.rayTracingIndirect;
+    enable.invocationReorder.rayTracingInvocationReorder = enableReorder;
 
     const float priority = 1.0f;
     const VkDeviceQueueCreateInfo queueInfo{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,

@@ -35,12 +35,18 @@ struct DeviceCapabilities {
   bool synchronization2 = false;
   bool int64Atomics = false;             // shaderInt64 and shaderBufferInt64Atomics: the film needs them
   bool subgroupBallotInCompute = false;  // queue pushes aggregate per subgroup where this holds
+  // VkPhysicalDeviceSubgroupProperties: the stages with subgroup operations, and which.
+  VkShaderStageFlags subgroupStages = 0;
+  VkSubgroupFeatureFlags subgroupOperations = 0;
   bool accelerationStructure = false;
   bool rayQuery = false;
   bool rayTracingPipeline = false;
   bool rayTracingIndirect = false;
-  bool invocationReorderNv = false;
+  bool invocationReorderNv = false;  // VK_NV_ray_tracing_invocation_reorder with its feature
   bool invocationReorderExt = false;
+  // rayTracingInvocationReorderReorderingHint: whether the device actually reorders, or only
+  // accepts the calls (NVIDIA GPUs without RT cores, such as the H100 and H200).
+  bool invocationReorderReorders = false;
 
   uint32_t accelerationScratchAlignment = 256;
   VkPhysicalDeviceRayTracingPipelinePropertiesKHR rayTracingProperties{
@@ -51,6 +57,9 @@ struct DeviceCapabilities {
   // The supported backends that trace through acceleration structures, ray queries first.
   std::vector<Backend> hardwareBackends() const;
   bool invocationReorder() const { return invocationReorderNv || invocationReorderExt; }
+  // Whether kernels in `stage` can run the divergence counters' subgroup operations (basic,
+  // ballot, arithmetic): compute on every device ptbench knows, ray generation not on lavapipe.
+  bool simtCountersIn(VkShaderStageFlagBits stage) const;
   std::string typeName() const;
   std::string apiVersionString() const;
 };

@@ -43,6 +43,13 @@ uint materialOf(Instance instance, uint globalGeometry) {
                                                            : Geometries(SCENE.geometries).g[globalGeometry].material;
 }
 
+// The material class (shared/scene.h) of what a hit found: the wavefront's shading queues,
+// SER's coherence hint and the divergence counters sort by it.
+uint materialClassOfHit(uint instanceIndex, uint geometry) {
+  Instance instance = Instances(SCENE.instances).i[instanceIndex];
+  return materialClassOf(Materials(SCENE.materials).m[materialOf(instance, instance.firstGeometry + geometry)]);
+}
+
 vec3 toWorldPoint(Instance instance, vec3 p) {
   vec4 h = vec4(p, 1.0);
   return vec3(dot(instance.objectToWorld[0], h), dot(instance.objectToWorld[1], h), dot(instance.objectToWorld[2], h));

@@ -39,6 +39,15 @@ PTBENCH_CONST uint SHEEN_ALBEDO_SIZE = 32;
 PTBENCH_CONST uint SPEC_SHADED_CLASS_LIMIT = 17;
 PTBENCH_CONST float SHEEN_MIN_ROUGHNESS = 0.07f;
 
+// megakernel-ser (VK_NV_ray_tracing_invocation_reorder): its coherence hint, and the bounce
+// (1: the camera rays' hits) from which it reorders, as specialisation constants.
+PTBENCH_CONST uint SPEC_SER_HINT = 0;
+PTBENCH_CONST uint SPEC_SER_REORDER_FROM = 1;
+PTBENCH_CONST uint SER_HINT_NONE = 0;      // reorder by the hit object alone (hit group, miss)
+PTBENCH_CONST uint SER_HINT_MATERIAL = 1;  // and by the hit's material class
+PTBENCH_CONST uint SER_HINT_BITS = 3;      // material classes 0..6 (scene.h)
+PTBENCH_CONST uint HIT_OBJECT_ATTRIBUTES = 0;  // location of the hit object's barycentrics
+
 // Sample dimensions: two for the pixel, two for the lens, then DIMENSIONS_PER_BOUNCE for each
 // path vertex.
 PTBENCH_CONST uint DIMENSION_CAMERA = 0;
@@ -93,12 +102,31 @@ struct PixelCounters {
   uint paths;
 };
 
+// Divergence counters (counters: simt; DESIGN.md, "Divergence counters"). At its shading point
+// each subgroup records, per bounce, its share of one subgroup event (lanes there / lanes
+// active, in units of 1/SIMT_SHARE_SCALE), those lanes, and the same share of the distinct
+// material classes its active lanes hold. A subgroup whose lanes are all at one bounce adds a
+// whole event to it; lanes at several (megakernel-regen, the pool schedule) split it. Then per
+// bounce: utilisation = lanes / (events x subgroup size), coherence = class share / events.
+PTBENCH_CONST uint SIMT_SHARE_SCALE = 1u << 20;
+PTBENCH_CONST uint SIMT_MAX_BOUNCES = 1024;  // the largest max_depth a config may ask
+struct SimtBounce {
+  uint64_t subgroupShare;  // SIMT_SHARE_SCALE per subgroup event
+  uint64_t lanes;
+  uint64_t classShare;  // SIMT_SHARE_SCALE x distinct classes per subgroup event
+};
+struct SimtCountersHeader {
+  uint subgroupSize;  // gl_SubgroupSize where the counters were recorded
+  uint pad;
+};  // followed by SimtBounce[SIMT_MAX_BOUNCES]
+
 struct FrameParams {
   SceneAddresses scene;
   CameraParams camera;
-  uint64_t film;         // FilmPixel per pixel
-  uint64_t filmSamples;  // FilmSample per pixel: the megakernels' last launch
-  uint64_t counters;     // PixelCounters per pixel (megakernel)
+  uint64_t film;          // FilmPixel per pixel
+  uint64_t filmSamples;   // FilmSample per pixel: the megakernels' last launch
+  uint64_t counters;      // PixelCounters per pixel (megakernel)
+  uint64_t simtCounters;  // SimtCountersHeader and bounces; 0 without counters: simt
   vec3 environment;      // constant environment radiance
   uint width;
   uint height;

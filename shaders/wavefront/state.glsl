@@ -22,6 +22,7 @@ layout(constant_id = SPEC_MATERIAL_CLASS) const uint MATERIAL_CLASS = MATERIAL_C
 #include "common/path.glsl"
 #include "common/film.glsl"
 #include "common/launch.glsl"
+#include "common/simt_counters.glsl"
 
 layout(buffer_reference, scalar) readonly buffer WavefrontParamsRef { WavefrontParams p; };
 layout(buffer_reference, scalar) buffer CountersRef { WavefrontCounters c; };

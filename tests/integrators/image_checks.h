@@ -44,7 +44,7 @@ inline FrameResult renderWithoutInvalidSamples(const vk::Context& context, const
                                                const RenderSettings& settings, const Renderer& renderer,
                                                const std::string& what) {
   FrameResult frame =
-      createIntegrator(renderer.integrator, context, scene, renderer.target(), settings.wavefront)->render(settings);
+      createIntegrator(renderer.integrator, context, scene, renderer.target(), settings)->render(settings);
   EXPECT_EQ(frame.invalidSamples, 0u) << what << ", " << renderer.name();
   return frame;
 }

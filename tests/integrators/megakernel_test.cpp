@@ -28,7 +28,7 @@ class MegakernelTest : public GpuTest {
   FrameResult render(const SceneData& scene, RenderSettings settings, TraceTarget target,
                      IntegratorKind integrator = IntegratorKind::Megakernel) {
     const GpuScene gpuScene(*context, scene, allBvhLayouts);
-    MegakernelIntegrator renderer(*context, gpuScene, target, integrator == IntegratorKind::MegakernelRegen);
+    MegakernelIntegrator renderer(*context, gpuScene, target, integrator, settings);
     return renderer.render(settings);
   }
 

@@ -25,7 +25,7 @@ class SoftwareBackendTest : public GpuTest {
   void expectEveryRendererAgrees(const SceneData& scene, const RenderSettings& settings) {
     const GpuScene gpuScene(*context, scene, allBvhLayouts);
     const auto render = [&](const Renderer& renderer) {
-      return createIntegrator(renderer.integrator, *context, gpuScene, renderer.target(), settings.wavefront)
+      return createIntegrator(renderer.integrator, *context, gpuScene, renderer.target(), settings)
           ->render(settings);
     };
     const FrameResult reference = render({Backend::RayQuery, IntegratorKind::Megakernel});

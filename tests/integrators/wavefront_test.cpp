@@ -20,7 +20,7 @@ class WavefrontTest : public GpuTest {
 
   FrameResult render(const GpuScene& scene, const RenderSettings& settings, TraceTarget target,
                      IntegratorKind integrator = IntegratorKind::Wavefront) {
-    return createIntegrator(integrator, *context, scene, target, settings.wavefront)->render(settings);
+    return createIntegrator(integrator, *context, scene, target, settings)->render(settings);
   }
 
   // The wavefront under every schedule and ablation against the megakernel on one scene: the
@@ -178,7 +178,7 @@ TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
   for (Backend backend : hardwareBackends)
     for (bool materialQueues : {false, true}) {
       settings.wavefront = {.materialQueues = materialQueues};
-      WavefrontIntegrator integrator(*context, gpuScene, backend, settings.wavefront);
+      WavefrontIntegrator integrator(*context, gpuScene, backend, settings);
       const FrameResult frame = integrator.render(settings);
       const auto records = integrator.readLaunchRecords();
       const std::string what = std::string(backendName(backend)) + (materialQueues ? ", material queues" : "");
