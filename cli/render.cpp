@@ -41,6 +41,7 @@ struct RenderOptions {
   float exposure = 0;
   uint32_t warmup = 0;
   std::vector<std::string> outputs;
+  std::string varianceOutput;                  // the variance of each pixel's mean, .exr or .pfm
   std::vector<std::string> integratorOptions;  // key=value
 };
 
@@ -56,6 +57,12 @@ void render(const GlobalOptions& global, RenderOptions options) {
   for (const auto& out : options.outputs) {
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
     requireOutputFolder(out, "--out");
+  }
+  if (!options.varianceOutput.empty()) {
+    const std::string extension = std::filesystem::path(options.varianceOutput).extension().string();
+    if (extension != ".exr" && extension != ".pfm")
+      throw UserError("--out-variance " + options.varianceOutput + ": a linear image; use .exr or .pfm");
+    requireOutputFolder(options.varianceOutput, "--out-variance");
   }
   for (const auto& [flag, values] :
        {std::pair<const char*, const std::vector<float>*>{"--camera-position", &options.cameraPosition},
@@ -190,6 +197,10 @@ void render(const GlobalOptions& global, RenderOptions options) {
     writeImage(out, frame.image, options.exposure);
     std::cout << "  wrote " << out << "\n";
   }
+  if (!options.varianceOutput.empty()) {
+    writeImage(options.varianceOutput, frame.meanVariance, 0);
+    std::cout << "  wrote " << options.varianceOutput << " (variance of each pixel's mean)\n";
+  }
   if (context.validationMessageCount() > 0)
     throw UserError(std::to_string(context.validationMessageCount()) + " validation message(s); see above");
 }
@@ -285,6 +296,9 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str()
       ->check(CLI::Range(0u, 1000u));
   command->add_option("--out", options->outputs, "image files: .png (tonemapped sRGB), .exr or .pfm (linear)");
+  command->add_option("--out-variance", options->varianceOutput,
+                      "the variance of each pixel's mean, .exr or .pfm: with it two renders can be compared pixel by "
+                      "pixel in standard errors (scripts/compare_images.py)");
   command->callback([&global, options] { render(global, *options); });
 }
 

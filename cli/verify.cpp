@@ -106,9 +106,10 @@ std::vector<verify::Combination> chosenCombinations(const VerifyOptions& options
     if (integrator && !isPathTracer(*integrator))
       throw UserError("--integrator " + name +
                       ": raycast traces rays without shading and has no known answers to check; use megakernel, "
-                      "megakernel-regen or wavefront");
+                      "megakernel-regen, megakernel-ser or wavefront");
     if (!integrator)
-      throw UserError("--integrator " + name + ": unknown integrator; use megakernel, megakernel-regen or wavefront");
+      throw UserError("--integrator " + name +
+                      ": unknown integrator; use megakernel, megakernel-regen, megakernel-ser or wavefront");
   }
   for (const auto& name : options.backends)
     if (!parseBackend(name))

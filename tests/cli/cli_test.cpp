@@ -30,6 +30,11 @@ TEST(DevicesCommand, JsonListsLavapipeWithItsBackends) {
   EXPECT_EQ(device["backends"]["pipeline"], true);
   EXPECT_EQ(device["backends"]["software"], true);
   EXPECT_TRUE(device["ser"].is_boolean());
+  // Lavapipe: no SER, and subgroup operations in compute shaders but not in ray generation.
+  EXPECT_EQ(device["invocation_reorder"]["VK_NV_ray_tracing_invocation_reorder"], false);
+  EXPECT_EQ(device["invocation_reorder"]["reorders"], false);
+  EXPECT_EQ(device["simt_counters"]["compute"], true);
+  EXPECT_EQ(device["simt_counters"]["ray_generation"], false);
 }
 
 TEST(DevicesCommand, UnknownDeviceFailsAndListsDevices) {
@@ -134,7 +139,8 @@ TEST(UnshadedExtensions, EveryCommandNamesThemOnce) {
   std::ofstream(dir / "config.json") << R"({"schema_version": 1, "name": "unshaded", "scenes": [")" + scene +
                                             R"("], "integrators": ["megakernel", "megakernel-regen"],
       "width": 8, "height": 8, "spp": 1, "backends": "pipeline", "warmup": 0, "repeats": 1})";
-  const auto run = runPtbench("run " + (dir / "config.json").string() + " --quiet --json - --out " + (dir / "out").string());
+  const auto run =
+      runPtbench("run " + (dir / "config.json").string() + " --quiet --json - --out " + (dir / "out").string());
   ASSERT_EQ(run.exitCode, 0) << run.all();
   EXPECT_EQ(warnings(run.err), 1u) << run.all();
   const auto report = nlohmann::json::parse(run.out);
@@ -159,6 +165,27 @@ TEST(RenderCommand, WritesEveryRequestedImageAndReportsThroughput) {
   }
   std::ifstream pfm(dir + "r.pfm", std::ios::binary | std::ios::ate);
   EXPECT_EQ(pfm.tellg(), std::streamoff(std::string("PF\n16 16\n-1.0\n").size() + 16 * 16 * 3 * 4));
+}
+
+// counters: simt prints utilisation and coherence per bounce; megakernel-ser on a device without
+// SER is an error naming the extension, exit 1, no image.
+TEST(RenderCommand, CountsDivergenceAndRefusesSerWithoutTheExtension) {
+  const auto counted = runPtbench(
+      "--validate render --scene builtin:cornell --integrator wavefront --width 16 --height 16 --spp 2 --counters "
+      "simt");
+  ASSERT_EQ(counted.exitCode, 0) << counted.all();
+  EXPECT_NE(counted.out.find("simt         at shade, subgroups of"), std::string::npos) << counted.out;
+  EXPECT_NE(counted.out.find("utilisation"), std::string::npos) << counted.out;
+  const std::string image = ::testing::TempDir() + "ser.png";
+  std::filesystem::remove(image);
+  const auto ser = runPtbench("render --scene builtin:cornell --integrator megakernel-ser --out " + image);
+  EXPECT_EQ(ser.exitCode, 1) << ser.all();
+  EXPECT_NE(ser.err.find("lacks VK_NV_ray_tracing_invocation_reorder, which megakernel-ser needs"), std::string::npos)
+      << ser.err;
+  EXPECT_FALSE(std::filesystem::exists(image));
+  const auto raygen = runPtbench("render --scene builtin:cornell --backend pipeline --counters simt");
+  EXPECT_EQ(raygen.exitCode, 1) << raygen.all();
+  EXPECT_NE(raygen.err.find("in ray-generation shaders"), std::string::npos) << raygen.err;
 }
 
 TEST(RenderCommand, RefusesBadArgumentsBeforeRendering) {

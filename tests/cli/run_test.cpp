@@ -200,6 +200,66 @@ TEST(RunCommand, AllBesideANamedBackendRunsItOnce) {
   fs::remove_all(out);
 }
 
+// counters: ["off", "simt"] doubles the path tracers' runs (not the raycast's, which has no
+// shading point): the counted ones carry utilisation and coherence per bounce, in the JSON and
+// the CSV, and a run key of their own; the others carry none. integrators: ["all"] skips
+// megakernel-ser on lavapipe with a note; named, it is an error row naming the extension.
+TEST(RunCommand, CountersAreFlaggedAndSerIsSkippedOrRefusedWhereTheDeviceLacksIt) {
+  const fs::path dir = freshFolder("counters");
+  std::ofstream(dir / "config.json")
+      << R"({"schema_version": 1, "name": "counters", "scenes": ["builtin:cornell"], "integrators": ["all"],
+      "backends": ["rayquery"], "counters": ["off", "simt"], "width": 8, "height": 8, "spp": 1, "warmup": 0,
+      "repeats": 1})";
+  const auto result =
+      runPtbench("--validate run " + (dir / "config.json").string() + " --quiet --out " + (dir / "out").string());
+  EXPECT_EQ(result.exitCode, 0) << result.all();
+  const fs::path folder = resultsFolder(dir / "out", "counters");
+  const json report = readJson(folder / "report.json");
+  ASSERT_EQ(report["notes"].size(), 1u) << report["notes"].dump();
+  EXPECT_NE(report["notes"][0].get<std::string>().find("megakernel-ser skipped"), std::string::npos);
+  std::multiset<std::string> counted, uncounted;
+  for (const auto& run : report["runs"]) {
+    EXPECT_EQ(run["status"], "ok") << run.dump();
+    const auto& p = run["parameters"];
+    EXPECT_NE(p["integrator"], "megakernel-ser");
+    (p["counters"] == "simt" ? counted : uncounted).insert(p["integrator"].get<std::string>());
+    EXPECT_EQ(run.contains("simt"), p["counters"] == "simt") << run.dump();
+    if (!run.contains("simt")) continue;
+    EXPECT_EQ(run["simt"]["subgroup_size"], 8);
+    EXPECT_GT(run["simt"]["utilisation"].get<double>(), 0.0);
+    EXPECT_LE(run["simt"]["utilisation"].get<double>(), 1.0);
+    EXPECT_GE(run["simt"]["coherence"].get<double>(), 1.0);
+    EXPECT_EQ(run["simt"]["per_bounce"][0]["bounce"], 1);
+    EXPECT_EQ(run["simt"]["stage"], p["integrator"] == "wavefront" ? "shade" : "trace_shade");
+  }
+  EXPECT_EQ(counted, (std::multiset<std::string>{"megakernel", "megakernel-regen", "wavefront"}));
+  EXPECT_EQ(uncounted, (std::multiset<std::string>{"megakernel", "megakernel-regen", "wavefront", "raycast"}));
+  std::ifstream csv(folder / "report.csv");
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_NE(header.find(",counters,"), std::string::npos);
+  EXPECT_NE(header.find(",simt_utilisation,simt_coherence,error"), std::string::npos);
+  size_t bounceRows = 0;
+  while (std::getline(csv, line)) {
+    EXPECT_EQ(csvFieldCount(line), csvFieldCount(header)) << line;
+    bounceRows +=
+        line.find(",simt_trace_shade,") != std::string::npos || line.find(",simt_shade,") != std::string::npos;
+  }
+  EXPECT_GT(bounceRows, 3u);
+
+  std::ofstream(dir / "ser.json") << R"({"schema_version": 1, "name": "ser", "scenes": ["builtin:cornell"],
+      "integrators": ["megakernel-ser"], "width": 8, "height": 8, "spp": 1, "warmup": 0, "repeats": 1})";
+  const auto ser = runPtbench("run " + (dir / "ser.json").string() + " --quiet --out " + (dir / "out").string());
+  EXPECT_EQ(ser.exitCode, 1) << ser.all();
+  const json serReport = readJson(resultsFolder(dir / "out", "ser") / "report.json");
+  ASSERT_EQ(serReport["runs"].size(), 1u);
+  EXPECT_EQ(serReport["runs"][0]["status"], "error");
+  EXPECT_EQ(serReport["runs"][0]["parameters"]["backend"], "pipeline");
+  EXPECT_NE(serReport["runs"][0]["error"].get<std::string>().find("VK_NV_ray_tracing_invocation_reorder"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
 // Ctrl-C (and SIGTERM) stop the sweep after the current frame: the report keeps every finished
 // run, marks the rest interrupted and itself incomplete, the CSV stays rectangular, nothing
 // temporary is left, and the exit code is the shell's 128 + signal.

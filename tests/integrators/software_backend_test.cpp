@@ -25,8 +25,7 @@ class SoftwareBackendTest : public GpuTest {
   void expectEveryRendererAgrees(const SceneData& scene, const RenderSettings& settings) {
     const GpuScene gpuScene(*context, scene, allBvhLayouts);
     const auto render = [&](const Renderer& renderer) {
-      return createIntegrator(renderer.integrator, *context, gpuScene, renderer.target(), settings)
-          ->render(settings);
+      return createIntegrator(renderer.integrator, *context, gpuScene, renderer.target(), settings)->render(settings);
     };
     const FrameResult reference = render({Backend::RayQuery, IntegratorKind::Megakernel});
     EXPECT_GT(channelMeans(reference).mean[1], 0.01) << scene.source << ": the scene is lit";
