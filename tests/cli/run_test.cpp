@@ -78,7 +78,17 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
                                        " --quiet --set width=8 --set height=8 --set spp=1 --set warmup=0" + oneFrame +
                                        " --out " + out.string(),
                                    "", PTBENCH_SOURCE_DIR);
-    EXPECT_EQ(result.exitCode, 0) << entry.path() << "\n" << result.all();
+    // megakernel-ser's runs are error rows on lavapipe, which lacks SER; every other run succeeds.
+    const json report = readJson(resultsFolder(out, readJson(entry.path())["name"]) / "report.json");
+    bool serRefused = false;
+    for (const auto& run : report["runs"]) {
+      const bool refused =
+          run["parameters"]["integrator"] == "megakernel-ser" && run["status"] == "error" &&
+          run["error"].get<std::string>().find("VK_NV_ray_tracing_invocation_reorder") != std::string::npos;
+      serRefused |= refused;
+      EXPECT_TRUE(run["status"] == "ok" || refused) << entry.path() << "\n" << run.dump();
+    }
+    EXPECT_EQ(result.exitCode, serRefused ? 1 : 0) << entry.path() << "\n" << result.all();
     EXPECT_EQ(result.err.find("validation:"), std::string::npos) << entry.path() << "\n" << result.err;
   }
   const fs::path report = resultsFolder(out, "default") / "report.json";
