@@ -83,7 +83,8 @@ class Progress {
   size_t done_ = 0;
 };
 
-// The integrator and what sets its runs apart: "wavefront pool -compact +matq 1.05M".
+// The integrator and what sets its runs apart: "wavefront pool -compact +matq 1.05M",
+// "megakernel-ser hint=material from=2", "megakernel [simt]".
 std::string integratorLabel(const json& parameters) {
   std::string label = parameters["integrator"];
   const json& options = parameters.value("options", json::object());
@@ -91,6 +92,10 @@ std::string integratorLabel(const json& parameters) {
   if (options.contains("schedule")) label += " " + options["schedule"].get<std::string>();
   if (options.value("compaction", true) == false) label += " -compact";
   if (options.value("material_queues", false) == true) label += " +matq";
+  if (options.contains("hint")) label += " hint=" + options["hint"].get<std::string>();
+  if (options.contains("reorder_from")) label += " from=" + options["reorder_from"].dump();
+  // Runs with counters are not timed like the others: say so wherever their times appear.
+  if (parameters.value("counters", "off") != "off") label += " [" + parameters["counters"].get<std::string>() + "]";
   // Runs that differ in pool size only must not share a label (the ratios group by it).
   if (options.contains("pool_size")) {
     const double pool = options["pool_size"].get<double>();

@@ -5,6 +5,10 @@
   frame_gpu_ms.png      median frame GPU time per run, min-max whiskers;
   stage_breakdown.png   each run's median frame split into its stages and the overhead
                         (frame - stages: barriers, launch gaps, the pool's waits);
+  simt.png              when the report has runs with counters: simt: per bounce, each path
+                        tracer's SIMT utilisation (active lanes / subgroup lanes) and material
+                        coherence (distinct material classes per subgroup) at its shading point,
+                        its frame time beside its name (perturbed by the counters' atomics);
   roofline.png          when the report has raycast runs: rays/s per backend (and BVH layout)
                         of the raycast's primary, diffuse and shadow rays (the trace stage
                         alone) beside each path tracer's (extension and shadow rays over the
@@ -25,8 +29,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-SWEPT = ["backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler"]
-SHORT = {"max_depth": "depth", "material_queues": "matq", "compaction": "compact", "schedule": "", "pool_size": "pool"}
+SWEPT = ["backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler", "counters"]
+SHORT = {"max_depth": "depth", "material_queues": "matq", "compaction": "compact", "schedule": "", "pool_size": "pool",
+         "reorder_from": "from"}
 
 
 def labeller(runs):
@@ -137,6 +142,32 @@ def draw_roofline(axis, runs):
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
+def draw_simt(runs, title):
+    """Per scene, two panels: utilisation and coherence per bounce, one line per run."""
+    scenes = sorted({r["parameters"]["scene"] for r in runs})
+    fig, axes = plt.subplots(len(scenes), 2, figsize=(13, 3.6 * len(scenes)), squeeze=False)
+    for row, scene in enumerate(scenes):
+        chosen = [r for r in runs if r["parameters"]["scene"] == scene]
+        label = labeller(chosen)
+        for run in chosen:
+            bounces = [b["bounce"] for b in run["simt"]["per_bounce"]]
+            name = f'{label(run)} ({run["frame_gpu_ms"]["median"]:.1f} ms)'
+            axes[row, 0].plot(bounces, [b["utilisation"] for b in run["simt"]["per_bounce"]], marker="o",
+                              markersize=3, label=name)
+            axes[row, 1].plot(bounces, [b["coherence"] for b in run["simt"]["per_bounce"]], marker="o",
+                              markersize=3, label=name)
+        axes[row, 0].set_ylim(0, 1.05)
+        axes[row, 0].set_ylabel("SIMT utilisation")
+        axes[row, 1].set_ylabel("material classes per subgroup")
+        for axis in axes[row]:
+            axis.set_xlabel("bounce (1: camera rays' hits)")
+            axis.set_title(pathlib.Path(scene).name, fontsize=10)
+        axes[row, 1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title + " (counters: simt; their frame times are perturbed by the counters)", fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / len(scenes)))
+    return fig
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("report", type=pathlib.Path)
@@ -163,6 +194,12 @@ def main() -> int:
         figure.savefig(folder / name, dpi=110)
         plt.close(figure)
         print(folder / name)
+    counted = [r for r in runs if "simt" in r]
+    if counted:
+        figure = draw_simt(counted, title)
+        figure.savefig(folder / "simt.png", dpi=110)
+        plt.close(figure)
+        print(folder / "simt.png")
     return 0
 
 
