@@ -10,18 +10,18 @@
 #include "core/experiment/config.h"
 
 namespace ptbench::cli {
-namespace {
 
-nlohmann::json readReport(const std::string& path) {
+nlohmann::json readReport(const std::string& path, int exitCode) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
-    throw UserError(path + ": is a folder; give its report.json", compareExitUndecided);
+    throw UserError(path + ": is a folder; give its report.json", exitCode);
   std::ifstream in(path);
-  if (!in) throw UserError(path + ": cannot read the report", compareExitUndecided);
-  return parseJsonRefusingDuplicateKeys(in, path, compareExitUndecided);
+  if (!in) throw UserError(path + ": cannot read the report", exitCode);
+  nlohmann::json report = parseJsonRefusingDuplicateKeys(in, path, exitCode);
+  if (!report.is_object() || !report.contains("runs") || !report["runs"].is_array())
+    throw UserError(path + ": not a ptbench report (no \"runs\" list)", exitCode);
+  return report;
 }
-
-}  // namespace
 
 void addCompareCommand(CLI::App& app, const GlobalOptions&) {
   auto* command = app.add_subcommand("compare", "Compare two reports; exit 1 on a regression beyond the threshold");
@@ -38,8 +38,8 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
     CompareOptions compareOptions{.metric = options->metric};
     try {
       compareOptions.threshold = parseThreshold(options->threshold);
-      const auto base = readReport(options->base);
-      const auto next = readReport(options->next);
+      const auto base = readReport(options->base, compareExitUndecided);
+      const auto next = readReport(options->next, compareExitUndecided);
       CompareResult result;
       try {
         result = compareReports(base, next, compareOptions);

@@ -63,6 +63,8 @@ int runCommandLine(int argc, char** argv) {
   cli::addSelftestCommand(app, global);
   cli::addSceneInfoCommand(app, global);
   cli::addVerifyCommand(app, global);
+  cli::addSummaryCommand(app, global);
+  cli::addReferenceCommand(app, global);
 
   try {
     app.parse(argc, argv);

@@ -1,6 +1,7 @@
 // Options every subcommand shares.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace ptbench::cli {
@@ -20,5 +21,11 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global);
 void addValidateCommand(CLI::App& app, const GlobalOptions& global);
 void addCompareCommand(CLI::App& app, const GlobalOptions& global);
 void addVerifyCommand(CLI::App& app, const GlobalOptions& global);
+void addSummaryCommand(CLI::App& app, const GlobalOptions& global);
+void addReferenceCommand(CLI::App& app, const GlobalOptions& global);
+
+// A report.json that `run` wrote, parsed; a UserError with `exitCode` naming the file when it
+// cannot be read, is not JSON or is no report (cli/compare.cpp).
+nlohmann::json readReport(const std::string& path, int exitCode);
 
 }  // namespace ptbench::cli

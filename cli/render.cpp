@@ -43,10 +43,43 @@ struct RenderOptions {
   std::vector<std::string> outputs;
   std::string varianceOutput;                  // the variance of each pixel's mean, .exr or .pfm
   std::vector<std::string> integratorOptions;  // key=value
+  bool reference = false;                      // `reference`: the megakernel, frames averaged, untimed
+  uint32_t samplesPerReferenceFrame = 64;
 };
 
 Vec3 toVec3(const std::vector<float>& v) {
   return {v[0], v[1], v[2]};
+}
+
+// `reference`: spp samples in frames of at most samplesPerReferenceFrame, each with its own seed,
+// averaged in double precision, so that no submission runs long however many samples are asked.
+void writeReference(const RenderOptions& options, Integrator& renderer, const RenderSettings& settings,
+                    const std::string& device) {
+  const uint32_t frames =
+      (settings.samplesPerPixel + options.samplesPerReferenceFrame - 1) / options.samplesPerReferenceFrame;
+  std::vector<double> sum;
+  uint64_t invalid = 0;
+  uint32_t done = 0;
+  for (uint32_t frame = 0; frame < frames; ++frame) {
+    RenderSettings part = settings;
+    part.samplesPerPixel = std::min(options.samplesPerReferenceFrame, settings.samplesPerPixel - done);
+    part.seed = settings.seed + frame;
+    const FrameResult result = renderer.render(part);
+    if (sum.empty()) sum.assign(result.image.rgb.size(), 0.0);
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += double(result.image.rgb[i]) * part.samplesPerPixel;
+    invalid += result.invalidSamples;
+    done += part.samplesPerPixel;
+  }
+  LinearImage image{settings.width, settings.height, std::vector<float>(sum.size())};
+  for (size_t i = 0; i < sum.size(); ++i) image.rgb[i] = float(sum[i] / done);
+  std::cout << fmt::format("{} | reference | megakernel | {}x{} | {} spp in {} frames | max depth {} | {}\n",
+                           options.scene, settings.width, settings.height, done, frames, settings.maxDepth, device);
+  if (invalid > 0)
+    spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black", invalid);
+  for (const auto& out : options.outputs) {
+    writeImage(out, image, options.exposure);
+    std::cout << "  wrote " << out << "\n";
+  }
 }
 
 void render(const GlobalOptions& global, RenderOptions options) {
@@ -58,6 +91,11 @@ void render(const GlobalOptions& global, RenderOptions options) {
     if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
     requireOutputFolder(out, "--out");
   }
+  if (options.reference && std::none_of(options.outputs.begin(), options.outputs.end(), [](const std::string& out) {
+        const std::string extension = std::filesystem::path(out).extension().string();
+        return extension == ".exr" || extension == ".pfm";
+      }))
+    throw UserError("--out: a reference is linear radiance; give an .exr or .pfm file");
   if (!options.varianceOutput.empty()) {
     const std::string extension = std::filesystem::path(options.varianceOutput).extension().string();
     if (extension != ".exr" && extension != ".pfm")
@@ -160,6 +198,10 @@ void render(const GlobalOptions& global, RenderOptions options) {
       backend == Backend::Software ? std::vector<BvhLayout>{settings.softwareBvh} : std::vector<BvhLayout>{};
   const GpuScene gpuScene(context, scene, softwareLayouts);
   const auto renderer = createIntegrator(*integrator, context, gpuScene, target, settings);
+  if (options.reference) {
+    writeReference(options, *renderer, settings, context.capabilities().name);
+    return;
+  }
   // The first frame pays for the driver's shader compilation; warm-up frames keep it out.
   RenderSettings warmupSettings = settings;
   warmupSettings.readImage = false;  // as the runner's timed frames: no host work between frames
@@ -207,19 +249,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
 
 }  // namespace
 
-void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
-  auto* command = app.add_subcommand("render", "Render one image of a scene and time it");
-  auto options = std::make_shared<RenderOptions>();
-  command
-      ->add_option("--scene", options->scene,
-                   "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S")
-      ->required();
-  command
-      ->add_option(
-          "--integrator", options->integrator,
-          "megakernel, megakernel-regen, megakernel-ser (pipeline backend, VK_NV_ray_tracing_invocation_reorder), "
-          "wavefront or raycast")
-      ->capture_default_str();
+void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options) {
   std::string optionHelp = "an integrator option, key=value, repeatable";
   for (IntegratorKind kind : {IntegratorKind::Wavefront, IntegratorKind::MegakernelSer, IntegratorKind::Raycast}) {
     optionHelp += "; " + std::string(integratorName(kind)) + ":";
@@ -230,6 +260,31 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   for (const auto& option : backendOptions(Backend::Software))
     optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
   command->add_option("--option", options->integratorOptions, optionHelp);
+}
+
+// The options of `render`, and of `reference`, which takes the scene and its lighting the same
+// way but always renders with the megakernel, untimed, in frames it averages.
+void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options, bool reference) {
+  const std::string sceneHelp =
+      "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S";
+  if (reference) {
+    command->add_option("scene", options->scene, sceneHelp)->required();
+    command
+        ->add_option("--spp-per-frame", options->samplesPerReferenceFrame,
+                     "samples per frame: the reference averages spp / this many frames, each with its own seed, "
+                     "so that no submission runs long")
+        ->capture_default_str()
+        ->check(CLI::Range(1u, 1u << 16));
+  } else {
+    command->add_option("--scene", options->scene, sceneHelp)->required();
+    command
+        ->add_option(
+            "--integrator", options->integrator,
+            "megakernel, megakernel-regen, megakernel-ser (pipeline backend, VK_NV_ray_tracing_invocation_reorder), "
+            "wavefront or raycast")
+        ->capture_default_str();
+    addIntegratorOptions(command, options);
+  }
   command
       ->add_option("--backend", options->backend,
                    "auto, rayquery, pipeline or software (auto: rayquery where supported, else pipeline, else "
@@ -254,12 +309,13 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--sampler", options->sampler, "halton (with Cranley-Patterson rotation) or pcg")
       ->capture_default_str()
       ->check(CLI::IsMember({"halton", "pcg"}));
-  command
-      ->add_option("--counters", options->counters,
-                   "simt: divergence counters at the shading point (SIMT utilisation and material coherence per "
-                   "bounce); their atomics perturb the timing")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"off", "simt"}));
+  if (!reference)
+    command
+        ->add_option("--counters", options->counters,
+                     "simt: divergence counters at the shading point (SIMT utilisation and material coherence per "
+                     "bounce); their atomics perturb the timing")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"off", "simt"}));
   command->add_option("--env", options->environment,
                       "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map");
   command->add_option("--env-intensity", options->environmentIntensity, "scales the environment map's radiance")
@@ -292,6 +348,11 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command
       ->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
       ->capture_default_str();
+  if (reference) {
+    command->add_option("--out", options->outputs, "the reference: .exr or .pfm (linear), and .png to look at it")
+        ->required();
+    return;
+  }
   command->add_option("--warmup", options->warmup, "frames rendered and dropped before the timed one")
       ->capture_default_str()
       ->check(CLI::Range(0u, 1000u));
@@ -299,6 +360,22 @@ void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--out-variance", options->varianceOutput,
                       "the variance of each pixel's mean, .exr or .pfm: with it two renders can be compared pixel by "
                       "pixel in standard errors (scripts/compare_images.py)");
+}
+
+void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
+  auto* command = app.add_subcommand("render", "Render one image of a scene and time it");
+  auto options = std::make_shared<RenderOptions>();
+  addRenderOptions(command, options, false);
+  command->callback([&global, options] { render(global, *options); });
+}
+
+void addReferenceCommand(CLI::App& app, const GlobalOptions& global) {
+  auto* command = app.add_subcommand(
+      "reference", "Render a converged reference image of a scene with the megakernel, for a config's `reference`");
+  auto options = std::make_shared<RenderOptions>();
+  options->settings.samplesPerPixel = 4096;
+  options->reference = true;
+  addRenderOptions(command, options, true);
   command->callback([&global, options] { render(global, *options); });
 }
 

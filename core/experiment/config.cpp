@@ -181,9 +181,24 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
     if (entry.is_string()) {
       path = entry;
     } else if (entry.is_object()) {
-      v.unknownKeys(entry, {"path", "camera", "env", "sun", "material_override"}, pointer);
+      v.unknownKeys(entry, {"path", "camera", "env", "sun", "material_override", "reference"}, pointer);
       if (!entry.contains("path")) v.error(pointer + "/path", "required: the scene's path or builtin: name");
       path = entry.value("path", json());
+      if (entry.contains("reference")) {
+        const json& reference = entry["reference"];
+        const std::string text = reference.is_string() ? reference.get<std::string>() : "";
+        const std::string extension = fs::path(text).extension().string();
+        if (extension != ".exr" && extension != ".pfm")
+          v.error(pointer + "/reference",
+                  "expected a reference image, .exr or .pfm (ptbench reference renders one), got " +
+                      Validator::describe(reference));
+        else if (const auto resolved = resolvePath(file, text))
+          scene.reference = *resolved;
+        else
+          v.error(pointer + "/reference", "reference image " + text +
+                                              " not found (relative paths resolve from the config's folder, then "
+                                              "the current folder)");
+      }
       if (entry.contains("env")) {
         const json& env = entry["env"];
         const std::string at = pointer + "/env";
@@ -522,6 +537,12 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
     else
       out.repetition.timeoutSeconds = config["timeout"];
   }
+  if (config.contains("target_relmse")) {
+    if (!config["target_relmse"].is_number() || !(config["target_relmse"].get<double>() > 0))
+      v.error("/target_relmse", "expected the relMSE a run's time to reach is projected for, more than 0, e.g. 0.01");
+    else
+      out.targetRelmse = config["target_relmse"];
+  }
   out.maxRuns = v.integer(config, "max_runs", 1, 100'000'000, defaultMaxRuns);
   if (v.ok() && sweepSize(out) > out.maxRuns)
     v.error("/max_runs", "the sweep expands to " + std::to_string(sweepSize(out)) + " runs, more than max_runs (" +
@@ -544,6 +565,7 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   fill("seed", 0);
   fill("sampler", "halton");
   fill("counters", "off");
+  fill("target_relmse", out.targetRelmse);
   fill("exposure", 0);
   fill("images", true);
   fill("warmup", 1);

@@ -43,6 +43,8 @@ struct SceneEntry {
     uint32_t cost = defaultCarPaintCost;
   };
   std::optional<MaterialOverride> materialOverride;
+  // A converged image of this scene (ptbench reference): its runs report their error against it.
+  std::optional<std::filesystem::path> reference;
 };
 
 // The scene's own (or framing) camera with the entry's overrides applied.
@@ -81,7 +83,8 @@ struct ExperimentConfig {
   bool images = true;
   uint32_t warmup = 1;
   Repetition repetition;
-  uint32_t maxRuns = 0;  // a sweep may expand to at most this many runs
+  uint32_t maxRuns = 0;        // a sweep may expand to at most this many runs
+  double targetRelmse = 0.01;  // runs against a reference project their time to reach this relMSE
 };
 
 // Sweeps larger than this are refused unless the config raises max_runs: a list too many

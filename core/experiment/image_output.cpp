@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "core/errors.h"
@@ -84,6 +86,46 @@ void writeImage(const std::filesystem::path& path, const LinearImage& image, flo
   if (extension == ".exr") return writeExr(path, image);
   if (extension == ".pfm") return writePfm(path, image);
   throw UserError(path.string() + ": unknown image format; use .png, .exr or .pfm");
+}
+
+LinearImage readLinearImage(const std::filesystem::path& path) {
+  const std::string extension = lowercaseExtension(path);
+  LinearImage image;
+  if (extension == ".exr") {
+    float* rgba = nullptr;
+    int width = 0, height = 0;
+    const char* error = nullptr;
+    if (LoadEXR(&rgba, &width, &height, path.c_str(), &error) < 0) {
+      const std::string message = error ? error : "unknown tinyexr error";
+      if (error) FreeEXRErrorMessage(error);
+      throw UserError(path.string() + ": cannot read it as EXR (" + message + ")");
+    }
+    image = {uint32_t(width), uint32_t(height), std::vector<float>(size_t(width) * size_t(height) * 3)};
+    for (size_t i = 0; i < size_t(width) * size_t(height); ++i)
+      for (int c = 0; c < 3; ++c) image.rgb[3 * i + c] = rgba[4 * i + c];
+    free(rgba);  // tinyexr allocates with malloc
+    return image;
+  }
+  if (extension != ".pfm") throw UserError(path.string() + ": a reference image is .exr or .pfm");
+  std::ifstream in(path, std::ios::binary);
+  std::string magic;
+  double scale = 0;
+  in >> magic >> image.width >> image.height >> scale;
+  in.get();  // the one whitespace character before the data
+  if (!in || magic != "PF" || image.width == 0 || image.height == 0 || scale == 0 || image.width > 65536 ||
+      image.height > 65536)
+    throw UserError(path.string() + ": not a colour PFM (\"PF\", width, height, scale)");
+  const size_t rowFloats = size_t(image.width) * 3;
+  image.rgb.resize(rowFloats * image.height);
+  // Rows run bottom to top; a negative scale says little-endian, as this machine is.
+  if (scale > 0) throw UserError(path.string() + ": a big-endian PFM; write it little-endian (negative scale)");
+  for (uint32_t row = 0; row < image.height; ++row)
+    in.read(reinterpret_cast<char*>(image.rgb.data() + size_t(image.height - 1 - row) * rowFloats),
+            std::streamsize(rowFloats * sizeof(float)));
+  if (!in)
+    throw UserError(path.string() + ": the PFM ends before its " + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + " pixels");
+  return image;
 }
 
 }  // namespace ptbench

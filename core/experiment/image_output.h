@@ -1,4 +1,5 @@
-// Writing rendered images: PNG (tonemapped, sRGB), EXR and PFM (linear).
+// Rendered images: PNG (tonemapped, sRGB), EXR and PFM (linear) written; EXR and PFM read back
+// (convergence references).
 #pragma once
 #include <filesystem>
 #include <vector>
@@ -20,5 +21,7 @@ void writePfm(const std::filesystem::path& path, const LinearImage& image);  // 
 // By extension: .png, .exr or .pfm; anything else is a UserError.
 void writeImage(const std::filesystem::path& path, const LinearImage& image, float exposure);
 bool isImageExtension(const std::filesystem::path& path);
+// An EXR (its R, G and B) or a colour PFM; a UserError naming the file when it cannot be read.
+LinearImage readLinearImage(const std::filesystem::path& path);
 
 }  // namespace ptbench

@@ -58,7 +58,43 @@ json simtJson(const SimtCounts& simt) {
   return out;
 }
 
-json runJson(const RunRecord& run) {
+// Clocks, temperature, power and throttling over the measured frames (gpu_monitor.h); every
+// field null where NVML did not sample.
+json gpuContextJson(const RunRecord& run) {
+  json context = {{"sm_clock_mhz_mean", nullptr},     {"sm_clock_mhz_min", nullptr},  {"sm_clock_mhz_max", nullptr},
+                  {"memory_clock_mhz_mean", nullptr}, {"temperature_c_max", nullptr}, {"power_w_mean", nullptr},
+                  {"throttled_frames", nullptr},      {"throttle_reasons", nullptr}};
+  if (run.frameGpuSamples.empty()) return context;
+  double smSum = 0, smMin = 1e30, smMax = 0, memorySum = 0, powerSum = 0;
+  uint32_t temperature = 0;
+  uint64_t reasons = 0;
+  json throttled = json::array();
+  for (size_t frame = 0; frame < run.frameGpuSamples.size(); ++frame) {
+    const auto& [before, after] = run.frameGpuSamples[frame];
+    const double sm = 0.5 * (before.smClockMhz + after.smClockMhz);
+    smSum += sm;
+    smMin = std::min(smMin, sm);
+    smMax = std::max(smMax, sm);
+    memorySum += 0.5 * (before.memoryClockMhz + after.memoryClockMhz);
+    powerSum += 0.5 * (before.powerW + after.powerW);
+    temperature = std::max({temperature, before.temperatureC, after.temperatureC});
+    const uint64_t frameReasons = before.throttleReasons | after.throttleReasons;
+    reasons |= frameReasons;
+    if (frameReasons & throttlingReasonsMask) throttled.push_back(frame);
+  }
+  const double frames = double(run.frameGpuSamples.size());
+  context["sm_clock_mhz_mean"] = smSum / frames;
+  context["sm_clock_mhz_min"] = smMin;
+  context["sm_clock_mhz_max"] = smMax;
+  context["memory_clock_mhz_mean"] = memorySum / frames;
+  context["temperature_c_max"] = temperature;
+  context["power_w_mean"] = powerSum / frames;
+  context["throttled_frames"] = throttled;  // indices into frame_gpu_ms_samples
+  context["throttle_reasons"] = throttleReasonNames(reasons);
+  return context;
+}
+
+json runJson(const RunRecord& run, double targetRelmse) {
   const RenderSettings& s = run.spec.settings;
   json out = {
       {"id", run.id},
@@ -91,6 +127,7 @@ json runJson(const RunRecord& run) {
   out["frame_host_ms"] = toJson(summarize(run.frameHostMs));
   out["frame_gpu_ms_samples"] = run.frameGpuMs;
   out["overhead_gpu_ms"] = toJson(summarize(run.frameOverheadMs));
+  out["gpu_context"] = gpuContextJson(run);
   json stages = json::array();
   for (const auto& stage : run.stages) {
     json entry = {{"name", stageName(stage.stage)},
@@ -144,6 +181,19 @@ json runJson(const RunRecord& run) {
                          {"wavefront_state", run.wavefrontStateBytes}};
   if (run.softwareBvh) out["software_bvh"] = softwareBvhJson(*run.softwareBvh);
   if (run.simt) out["simt"] = simtJson(*run.simt);
+  if (run.convergence || !run.convergenceProblem.empty()) {
+    json convergence = {{"target_relmse", targetRelmse}};
+    if (run.convergence) {
+      convergence["rmse"] = run.convergence->rmse;
+      convergence["relmse"] = run.convergence->relmse;
+      // Projected from this run's relMSE and median frame time: relMSE falls as 1/samples.
+      convergence["seconds_to_target"] = secondsToReach(run.convergence->relmse, seconds, targetRelmse);
+      convergence["efficiency"] = efficiency(run.convergence->relmse, seconds);
+    } else {
+      convergence["error"] = run.convergenceProblem;
+    }
+    out["convergence"] = convergence;
+  }
   if (!run.png.empty()) out["images"] = {{"png", run.png}, {"exr", run.exr}};
   return out;
 }
@@ -221,6 +271,23 @@ const json* rooflineOf(const json& run, const json& runs) {
   return best;
 }
 
+namespace {
+
+// The device block with what nvbench records of a GPU: SM count (Vulkan's, where the driver
+// tells), NVML's maximum clocks, memory bus width and ECC state; null where unknown.
+json withIdentity(json device, const ExperimentResult& result) {
+  device["sm_count"] = result.device.smCount > 0 ? json(result.device.smCount) : json();
+  const auto& identity = result.gpuIdentity;
+  device["max_sm_clock_mhz"] = identity && identity->maxSmClockMhz ? json(identity->maxSmClockMhz) : json();
+  device["max_memory_clock_mhz"] = identity && identity->maxMemoryClockMhz ? json(identity->maxMemoryClockMhz) : json();
+  device["memory_bus_width_bits"] =
+      identity && identity->memoryBusWidthBits ? json(identity->memoryBusWidthBits) : json();
+  device["ecc"] = identity && identity->ecc ? json(*identity->ecc) : json();
+  return device;
+}
+
+}  // namespace
+
 json toolJson() {
   return {{"name", "ptbench"},
           {"version", std::string(version)},
@@ -231,14 +298,14 @@ json toolJson() {
 
 json reportJson(const ExperimentResult& result) {
   json runs = json::array();
-  for (const auto& run : result.runs) runs.push_back(runJson(run));
+  for (const auto& run : result.runs) runs.push_back(runJson(run, result.config.targetRelmse));
   addRooflineFractions(runs);
   return {
       {"schema_version", reportSchemaVersion},
       {"tool", toolJson()},
       {"date", result.startedUtc},
       {"host", hostJson()},
-      {"device", deviceJson(result.device)},
+      {"device", withIdentity(deviceJson(result.device), result)},
       {"validation", result.validation},
       {"validation_messages", result.validationMessages},
       // false: a Ctrl-C or SIGTERM stopped the sweep; runs it did not finish are "interrupted".

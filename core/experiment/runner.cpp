@@ -78,7 +78,8 @@ fs::path createResultsFolder(const fs::path& root, const std::string& name, cons
 
 // Returns false when a stop was requested before the run had its frames.
 bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings, const ExperimentConfig& config,
-             const fs::path& folder, const std::function<bool()>& stop) {
+             const fs::path& folder, const GpuMonitor& monitor, const LinearImage* reference,
+             const std::function<bool()>& stop) {
   record.pipelineCreateMs = integrator.pipelineCreateMs();
   // Timed frames follow one another without the film's readback and resolve, which would keep
   // the GPU idle between them; one more frame, untimed, gives the image and the work counts
@@ -95,7 +96,10 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   size_t frame = 0;
   do {
     if (stop()) return false;
+    const std::optional<GpuSample> before = monitor.sample();
     last = integrator.render(timedSettings);
+    if (const std::optional<GpuSample> after = monitor.sample(); before && after)
+      record.frameGpuSamples.emplace_back(*before, *after);
     record.frameGpuMs.push_back(last.gpuMs);
     record.frameHostMs.push_back(last.hostMs);
     double stagesMs = 0;
@@ -126,6 +130,14 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   record.steps = last.steps;
   record.invalidSamples = last.invalidSamples;
   record.simt = last.simt;
+  if (reference) {
+    record.convergence = convergenceMetrics(last.image, *reference);
+    if (!record.convergence)
+      record.convergenceProblem = "the reference is " + std::to_string(reference->width) + "x" +
+                                  std::to_string(reference->height) + ", the run renders " +
+                                  std::to_string(settings.width) + "x" + std::to_string(settings.height) +
+                                  ": render a reference of the run's size (ptbench reference)";
+  }
   record.wavefrontStateBytes = last.stateBytes;
   if (last.invalidSamples > 0)
     spdlog::warn("run {}: {} invalid sample(s) a frame (NaN, infinite, negative or >= 1e12), counted as black",
@@ -218,6 +230,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
                                          .backends = std::vector<Backend>(needed.begin(), needed.end()),
                                          .submitTimeoutSeconds = options.gpuTimeoutSeconds});
 
+  const GpuMonitor monitor(result.device.uuid);
+  result.gpuIdentity = monitor.identity();
   const size_t total = result.runs.size();
   const std::function<bool()> stop = [&] { return options.stopRequested && options.stopRequested(); };
   for (size_t sceneIndex = 0; sceneIndex < config.scenes.size(); ++sceneIndex) {
@@ -237,7 +251,9 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     std::set<BvhLayout> softwareLayouts;
     for (const RunRecord* record : sceneRuns)
       if (record->backend == backendName(Backend::Software)) softwareLayouts.insert(record->spec.settings.softwareBvh);
+    std::optional<LinearImage> reference;
     try {
+      if (entry.reference) reference = readLinearImage(*entry.reference);
       scene = std::make_unique<SceneData>(loadScene(entry.load));
       applySceneEntry(entry, *scene);
       gpuScene = std::make_unique<GpuScene>(context, *scene,
@@ -278,7 +294,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         const auto integrator =
             createIntegrator(record->spec.integrator, context, *gpuScene,
                              TraceTarget(*parseBackend(record->backend), settings.softwareBvh), settings);
-        record->interrupted = !measure(*record, *integrator, settings, config, result.folder, stop);
+        record->interrupted = !measure(*record, *integrator, settings, config, result.folder, monitor,
+                                       reference ? &*reference : nullptr, stop);
       } catch (const vk::VulkanError& error) {
         record->error = error.what();
       } catch (const UserError& error) {

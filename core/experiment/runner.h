@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/experiment/config.h"
+#include "core/experiment/convergence.h"
+#include "core/experiment/gpu_monitor.h"
 #include "core/scene/bvh/software_bvh.h"
 #include "core/vk/context.h"
 
@@ -27,6 +29,9 @@ struct RunRecord {
   std::vector<double> frameGpuMs;       // every measured frame
   std::vector<double> frameHostMs;      // submit to fence, beside the GPU time
   std::vector<double> frameOverheadMs;  // frame - sum of its stages
+  // NVML's samples before and after each measured frame (empty without NVML): the frame's SM
+  // clock is their mean, and it was throttled if either saw a throttling reason.
+  std::vector<std::pair<GpuSample, GpuSample>> frameGpuSamples;
   struct StageRecord {
     Stage stage;
     std::vector<double> gpuMs;                   // each frame's total over every step
@@ -38,6 +43,9 @@ struct RunRecord {
   std::vector<StepWork> steps;      // the wavefront's work per bounce or iteration, last frame
   uint64_t invalidSamples = 0;      // NaN or infinite samples, last frame
   std::optional<SimtCounts> simt;   // counters: simt, last frame
+  // Against the scene's reference image, where it has one: the metrics, or why there are none.
+  std::optional<ConvergenceMetrics> convergence;
+  std::string convergenceProblem;
   uint64_t wavefrontStateBytes = 0;
   double pipelineCreateMs = 0;
   double sceneLoadMs = 0;
@@ -57,6 +65,7 @@ struct RunRecord {
 struct ExperimentResult {
   ExperimentConfig config;
   vk::DeviceCapabilities device;
+  std::optional<GpuIdentity> gpuIdentity;  // NVML's, where it knows the device
   bool validation = false;
   uint32_t validationMessages = 0;
   std::string startedUtc;  // ISO 8601

@@ -108,6 +108,13 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
       *next = &reorderProperties;
       next = &reorderProperties.pNext;
     }
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smProperties{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+    const bool smBuiltins = hasExtension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    if (smBuiltins) {
+      *next = &smProperties;
+      next = &smProperties.pNext;
+    }
     if (caps.accelerationStructure) *next = &accelerationProperties;
     vkGetPhysicalDeviceProperties2(device, &properties);
     caps.invocationReorderReorders = reorderProperties.rayTracingInvocationReorderReorderingHint ==
@@ -117,6 +124,8 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     caps.driverName = driver.driverName;
     caps.driverInfo = driver.driverInfo;
     caps.subgroupSize = vulkan11.subgroupSize;
+    std::copy(std::begin(vulkan11.deviceUUID), std::end(vulkan11.deviceUUID), caps.uuid.begin());
+    if (smBuiltins) caps.smCount = smProperties.shaderSMCount;
     caps.subgroupBallotInCompute = (vulkan11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) &&
                                    (vulkan11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     caps.subgroupStages = vulkan11.subgroupSupportedStages;

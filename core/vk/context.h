@@ -1,5 +1,6 @@
 // Vulkan instance, physical-device choice and feature probing, and the logical device.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,6 +26,8 @@ struct DeviceCapabilities {
   uint32_t apiVersion = 0;
   uint64_t deviceLocalBytes = 0;
   uint32_t subgroupSize = 0;
+  std::array<uint8_t, 16> uuid{};  // deviceUUID: how NVML finds the same GPU
+  uint32_t smCount = 0;            // VK_NV_shader_sm_builtins' shaderSMCount; 0 where unknown
   float timestampPeriodNs = 0;
   uint32_t timestampValidBits = 0;  // of the compute queue family ptbench uses
   uint32_t computeQueueFamily = 0;

@@ -164,7 +164,7 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
       {"out of range", minimal(R"(, "spp": [4, 0])"), "/spp/1", "expected an integer from 1"},
       {"negative", minimal(R"(, "max_depth": -2)"), "/max_depth", "expected an integer"},
       {"unknown integrator", minimal(R"(, "integrators": ["megakernal"])"), "/integrators/0",
-       "accepted: megakernel, megakernel-regen"},
+       "accepted: all, megakernel, megakernel-regen, megakernel-ser"},
       {"unknown backend", minimal(R"(, "backends": "optix")"), "/backends",
        "accepted: auto, all, rayquery, pipeline, software"},
       {"scene path too long to look up",

@@ -73,6 +73,12 @@ ExperimentResult syntheticResult(const fs::path& folder) {
       {.stage = Stage::Shade, .gpuMs = {3, 4, 4}, .stepGpuMs = {{2, 3, 3}, {1, 1, 1}}, .launchesPerFrame = 2}};
   wavefront.steps = {{.extensionRays = 1500, .shadowRays = 700, .pathsStarted = 1000},
                      {.extensionRays = 500, .shadowRays = 300, .pathsStarted = 0}};
+  // counters: simt: a whole subgroup at bounce 1; at bounce 2, two events of 40 lanes and 3 classes in all.
+  wavefront.spec.settings.simtCounters = true;
+  wavefront.simt =
+      SimtCounts{.stage = Stage::Shade,
+                 .subgroupSize = 32,
+                 .bounces = {{.subgroups = 1, .lanes = 32, .classes = 1}, {.subgroups = 2, .lanes = 40, .classes = 3}}};
   result.runs = {ok, failed, wavefront};
   return result;
 }
@@ -109,6 +115,12 @@ TEST(Report, RooflineFractionIsOverTheDiffuseRaycastOfTheSameSceneAndBackend) {
   otherScene.id = "r007";
   otherScene.scene = "builtin:furnace";
   result.runs.push_back(otherScene);
+  RunRecord counted = megakernel;  // counters: simt slow it: its rays/s are not read against a roofline
+  counted.id = "r008";
+  counted.spec.settings.simtCounters = true;
+  result.runs.push_back(counted);
+  result.runs[2].spec.settings.simtCounters = false;
+  result.runs[2].simt.reset();
   const json report = reportJson(result);
   const json& runs = report["runs"];
 
@@ -126,6 +138,7 @@ TEST(Report, RooflineFractionIsOverTheDiffuseRaycastOfTheSameSceneAndBackend) {
   EXPECT_EQ(runs[2]["roofline_run"], "r004") << "the wavefront's options are its own";
   EXPECT_TRUE(runs[7]["roofline_fraction"].is_null()) << "no raycast of that scene";
   EXPECT_TRUE(runs[7]["roofline_run"].is_null());
+  EXPECT_TRUE(runs[8]["roofline_run"].is_null()) << "a run with counters";
   EXPECT_FALSE(runs[1].contains("roofline_fraction")) << "a failed run";
 
   // Without a run of the same size, another size will do.
@@ -140,7 +153,8 @@ TEST(Report, RooflineFractionIsOverTheDiffuseRaycastOfTheSameSceneAndBackend) {
   EXPECT_EQ((*rooflineOf(differing[0], differing))["id"], "r004");
 
   const std::string csv = reportCsv(report);
-  EXPECT_NE(csv.find(",raycast_rays_per_s,roofline_fraction,error\n"), std::string::npos);
+  EXPECT_NE(csv.find(",raycast_rays_per_s,roofline_fraction,simt_utilisation,simt_coherence,error\n"),
+            std::string::npos);
   std::istringstream lines(csv);
   std::string header, line;
   std::getline(lines, header);
@@ -195,6 +209,18 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_EQ(wavefront["stages"][1]["gpu_ms_median_per_bounce"], json::array({3.0, 1.0}));
   EXPECT_EQ(wavefront["work_per_bounce"]["live_paths"], json::array({1500, 500}));
   EXPECT_EQ(wavefront["work_per_bounce"]["shadow_rays"], json::array({700, 300}));
+  EXPECT_EQ(ok["parameters"]["counters"], "off");
+  EXPECT_FALSE(ok.contains("simt")) << "without counters, no simt block";
+  EXPECT_EQ(wavefront["parameters"]["counters"], "simt");
+  const json& simt = wavefront["simt"];
+  EXPECT_EQ(simt["stage"], "shade");
+  EXPECT_EQ(simt["subgroup_size"], 32);
+  EXPECT_DOUBLE_EQ(simt["utilisation"].get<double>(), 72.0 / (3 * 32));
+  EXPECT_DOUBLE_EQ(simt["coherence"].get<double>(), 4.0 / 3.0);
+  ASSERT_EQ(simt["per_bounce"].size(), 2u);
+  EXPECT_EQ(simt["per_bounce"][1]["bounce"], 2);
+  EXPECT_DOUBLE_EQ(simt["per_bounce"][1]["utilisation"].get<double>(), 40.0 / 64);
+  EXPECT_DOUBLE_EQ(simt["per_bounce"][1]["coherence"].get<double>(), 1.5);
   EXPECT_EQ(ok["parameters"]["options"], json::object()) << "the megakernel has no options";
   EXPECT_FALSE(ok.contains("work_per_bounce"));
 
@@ -202,8 +228,9 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(csvFile, line);) lines.push_back(line);
   // Header; frame, overhead and trace_shade rows of the good run; one row of the failed; frame,
-  // overhead and two rows per stage (total, bounce 0, bounce 1) of the wavefront.
-  ASSERT_EQ(lines.size(), 1u + 3u + 1u + 2u + 6u);
+  // overhead and two rows per stage (total, bounce 0, bounce 1) of the wavefront, and its two
+  // bounces of divergence counters.
+  ASSERT_EQ(lines.size(), 1u + 3u + 1u + 2u + 6u + 2u);
   EXPECT_EQ(lines[0].rfind("run_id,status,scene,integrator,options,backend,width,height,spp", 0), 0u);
   EXPECT_NE(lines[0].find(",stage,bounce,"), std::string::npos);
   EXPECT_NE(lines[0].find("gpu_ms_median"), std::string::npos);
@@ -214,6 +241,11 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_NE(lines[7].find("schedule=pool"), std::string::npos) << lines[7];
   EXPECT_NE(lines[8].find(",extend,0,,3,4,"), std::string::npos) << lines[8];
   EXPECT_NE(lines[9].find(",extend,1,,3,2,"), std::string::npos) << lines[9];
+  EXPECT_NE(lines[1].find(",halton,off,frame,"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[10].find(",simt,shade,,2,3,"), std::string::npos) << lines[10];
+  EXPECT_NE(lines[10].find(",0.75,1.33333333,"), std::string::npos) << "the shade stage's row: " << lines[10];
+  EXPECT_NE(lines[14].find(",simt_shade,1,"), std::string::npos) << lines[14];
+  EXPECT_NE(lines[14].find(",0.625,1.5,"), std::string::npos) << lines[14];
   EXPECT_TRUE(fs::exists(folder / "config.json"));
   for (const auto& entry : fs::directory_iterator(folder))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << "no temporary file left behind";
@@ -294,6 +326,24 @@ TEST(Compare, MatchesStagesByNameAndBounce) {
   const auto result = compareReports(base, syntheticReport({{"wavefront", 4.0, 0.01}}), {});
   EXPECT_NE(result.table.find("trace_shade[0]       6.0000       3.0000    0.500"), std::string::npos) << result.table;
   EXPECT_NE(result.table.find("trace_shade[1]       2.0000       1.0000    0.500"), std::string::npos) << result.table;
+}
+
+// A run with counters: simt is another run: its time is never set against the same run's without
+// counters, and compare says why they stay apart.
+TEST(Compare, RunsWithCountersAreComparedOnlyWithRunsWithCounters) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.01}});
+  json counted = syntheticReport({{"megakernel", 11.0, 0.01}});
+  counted["runs"][0]["parameters"]["counters"] = "simt";
+  EXPECT_NE(runKey(base["runs"][0]), runKey(counted["runs"][0]));
+  const auto apart = compareReports(base, counted, {});
+  EXPECT_EQ(apart.exitCode, compareExitUndecided);
+  EXPECT_EQ(apart.table.find("1.100"), std::string::npos) << apart.table;
+  EXPECT_NE(apart.table.find("compared only with runs with counters"), std::string::npos) << apart.table;
+  EXPECT_EQ(compareReports(counted, counted, {}).exitCode, compareExitOk);
+  // "off", as reports of this version write it, is the key of reports written before counters.
+  json off = base;
+  off["runs"][0]["parameters"]["counters"] = "off";
+  EXPECT_EQ(runKey(off["runs"][0]), runKey(base["runs"][0]));
 }
 
 TEST(Compare, ThresholdParsesPercentAndFraction) {

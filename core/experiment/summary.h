@@ -1,0 +1,23 @@
+// The summary of a report: one row per run (its time, noise, throughput, time relative to the
+// megakernel, roofline fraction and, for runs with counters, SIMT utilisation and coherence),
+// then each integrator's time relative to the megakernel per scene. As a text table (what `run`
+// prints), Markdown (for pull requests and READMEs) or CSV.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ptbench {
+
+enum class SummaryFormat { Table, Markdown, Csv };
+
+std::optional<SummaryFormat> parseSummaryFormat(std::string_view name);
+
+std::string reportSummary(const nlohmann::json& report, SummaryFormat format);
+
+// The integrator and what sets its runs apart: "wavefront pool -compact +matq 1.05M",
+// "megakernel-ser hint=material from=2", "megakernel [simt]".
+std::string integratorLabel(const nlohmann::json& parameters);
+
+}  // namespace ptbench
