@@ -16,10 +16,10 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::set<std::string> topLevelKeys = {
-    "$schema",     "schema_version", "name",     "description", "output",  "device",    "scenes",
-    "integrators", "backends",       "width",    "height",      "spp",     "max_depth", "rr_depth",
-    "seed",        "sampler",        "exposure", "images",      "options", "warmup",    "repeats",
-    "min_samples", "max_noise",      "timeout",  "max_runs",    "counters"};
+    "$schema",     "schema_version", "name",     "description", "output",   "device",       "scenes",
+    "integrators", "backends",       "width",    "height",      "spp",      "max_depth",    "rr_depth",
+    "seed",        "sampler",        "exposure", "images",      "options",  "warmup",       "repeats",
+    "min_samples", "max_noise",      "timeout",  "max_runs",    "counters", "target_relmse"};
 
 // Collects every problem in a config before any is reported.
 class Validator {

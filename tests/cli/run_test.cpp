@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -267,6 +268,67 @@ TEST(RunCommand, CountersAreFlaggedAndSerIsSkippedOrRefusedWhereTheDeviceLacksIt
   EXPECT_EQ(serReport["runs"][0]["parameters"]["backend"], "pipeline");
   EXPECT_NE(serReport["runs"][0]["error"].get<std::string>().find("VK_NV_ray_tracing_invocation_reorder"),
             std::string::npos);
+  fs::remove_all(dir);
+}
+
+// ptbench reference renders a converged image; a scene naming it gives each run its RMSE and
+// relMSE (falling with samples), the projected seconds to target_relmse and the efficiency; a
+// run of another size says why it has none. On lavapipe there is no NVML: the clock fields are
+// null and nothing warns. `summary` prints the saved report as Markdown.
+TEST(RunCommand, ConvergenceAgainstAReferenceAndNoClocksWithoutNvml) {
+  const fs::path dir = freshFolder("convergence");
+  const auto reference = runPtbench("reference builtin:cornell --width 16 --height 16 --spp 512 --out " +
+                                    (dir / "cornell.exr").string() + " " + (dir / "cornell.png").string());
+  ASSERT_EQ(reference.exitCode, 0) << reference.all();
+  EXPECT_NE(reference.out.find("512 spp in 8 frames"), std::string::npos) << reference.out;
+  EXPECT_GT(fs::file_size(dir / "cornell.png"), 100u);
+  std::ofstream(dir / "config.json")
+      << R"({"schema_version": 1, "name": "convergence", "scenes": [{"path": "builtin:cornell", "reference": "cornell.exr"}],
+      "integrators": ["megakernel", "wavefront"], "backends": "rayquery", "width": [16, 8], "height": 16,
+      "spp": [1, 16], "target_relmse": 0.001, "warmup": 0, "repeats": 1, "images": false})";
+  const auto result = runPtbench("run " + (dir / "config.json").string() + " --quiet --out " + (dir / "out").string() +
+                                 " --md " + (dir / "summary.md").string());
+  EXPECT_EQ(result.exitCode, 0) << result.all();
+  EXPECT_EQ(result.err.find("NVML"), std::string::npos) << result.err;
+  const fs::path folder = resultsFolder(dir / "out", "convergence");
+  const json report = readJson(folder / "report.json");
+  EXPECT_TRUE(report["device"]["sm_count"].is_null());
+  EXPECT_TRUE(report["device"]["memory_bus_width_bits"].is_null());
+  std::map<std::pair<std::string, int>, double> relmse;  // (integrator, spp) at 16x16
+  for (const auto& run : report["runs"]) {
+    ASSERT_EQ(run["status"], "ok") << run.dump();
+    EXPECT_TRUE(run["gpu_context"]["sm_clock_mhz_mean"].is_null());
+    const json& convergence = run["convergence"];
+    EXPECT_EQ(convergence["target_relmse"], 0.001);
+    if (run["parameters"]["width"] == 8) {
+      EXPECT_NE(convergence["error"].get<std::string>().find("render a reference of the run's size"),
+                std::string::npos);
+      continue;
+    }
+    EXPECT_GT(convergence["rmse"].get<double>(), 0.0);
+    EXPECT_GT(convergence["seconds_to_target"].get<double>(), 0.0);
+    EXPECT_GT(convergence["efficiency"].get<double>(), 0.0);
+    relmse[{run["parameters"]["integrator"], run["parameters"]["spp"]}] = convergence["relmse"];
+  }
+  for (const std::string integrator : {"megakernel", "wavefront"}) {
+    const double few = relmse[std::pair(integrator, 1)], many = relmse[std::pair(integrator, 16)];
+    EXPECT_LT(4 * many, few) << integrator << ": 16x the samples";
+  }
+  std::ifstream markdown(dir / "summary.md");
+  std::string header;
+  std::getline(markdown, header);
+  EXPECT_EQ(header.rfind("| run | scene | integrator |", 0), 0u) << header;
+  const auto summary = runPtbench("summary " + (folder / "report.json").string() + " --format md");
+  EXPECT_EQ(summary.exitCode, 0) << summary.all();
+  EXPECT_EQ(summary.out.rfind(header, 0), 0u) << summary.out;
+  const auto missing = runPtbench("summary " + (dir / "none.json").string());
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.err.find("none.json: cannot read the report"), std::string::npos) << missing.err;
+  std::ofstream(dir / "bad.json")
+      << R"({"schema_version": 1, "name": "bad", "scenes": [{"path": "builtin:cornell", "reference": "gone.exr"}]})";
+  const auto bad = runPtbench("validate " + (dir / "bad.json").string());
+  EXPECT_EQ(bad.exitCode, 65);
+  EXPECT_NE(bad.err.find("/scenes/0/reference: reference image gone.exr not found"), std::string::npos) << bad.err;
   fs::remove_all(dir);
 }
 

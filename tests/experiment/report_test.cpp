@@ -8,7 +8,9 @@
 
 #include "core/errors.h"
 #include "core/experiment/compare.h"
+#include "core/experiment/convergence.h"
 #include "core/experiment/statistics.h"
+#include "core/experiment/summary.h"
 #include "csv_fields.h"
 namespace ptbench::test {
 namespace {
@@ -352,6 +354,56 @@ TEST(Compare, ThresholdParsesPercentAndFraction) {
   EXPECT_THROW(parseThreshold("five"), UserError);
   EXPECT_THROW(parseThreshold("-3%"), UserError);
   EXPECT_THROW(compareReports(json::object(), json::object(), {}), UserError);
+}
+
+// A reference and an image 0.1 brighter everywhere: RMSE 0.1 exactly; relMSE the mean of
+// 0.01 / (r^2 + 0.01); the projected time and efficiency follow from relMSE ~ 1/samples.
+TEST(Convergence, KnownOffsetGivesKnownErrors) {
+  LinearImage reference{2, 1, {0.0f, 0.5f, 1.0f, 2.0f, 0.1f, 0.0f}};
+  LinearImage image = reference;
+  for (float& value : image.rgb) value += 0.1f;
+  const auto metrics = convergenceMetrics(image, reference);
+  ASSERT_TRUE(metrics.has_value());
+  EXPECT_NEAR(metrics->rmse, 0.1, 1e-6);
+  double relmse = 0;
+  for (float r : reference.rgb) relmse += 0.01 / (double(r) * r + 0.01) / 6.0;
+  EXPECT_NEAR(metrics->relmse, relmse, 1e-6);
+  EXPECT_DOUBLE_EQ(secondsToReach(0.04, 0.5, 0.01), 2.0) << "a quarter of the error takes four times the samples";
+  EXPECT_DOUBLE_EQ(efficiency(0.04, 0.5), 50.0);
+  EXPECT_FALSE(convergenceMetrics(image, LinearImage{1, 2, image.rgb}).has_value()) << "sizes differ";
+}
+
+// summary --format md: a Markdown table (a header, a rule of as many cells, rows of as many),
+// a failed run's reason in it, and a warning for a run whose clock wandered.
+TEST(Summary, MarkdownIsATableWithEveryRun) {
+  ExperimentResult result = syntheticResult(fs::temp_directory_path());
+  result.runs[0].frameGpuSamples = {{{.smClockMhz = 1980}, {.smClockMhz = 1980}},
+                                    {{.smClockMhz = 1500}, {.smClockMhz = 1500}},
+                                    {{.smClockMhz = 1980}, {.smClockMhz = 1980, .throttleReasons = 0x20}}};
+  const json report = reportJson(result);
+  EXPECT_DOUBLE_EQ(report["runs"][0]["gpu_context"]["sm_clock_mhz_mean"].get<double>(), (1980 + 1500 + 1980) / 3.0);
+  EXPECT_EQ(report["runs"][0]["gpu_context"]["throttled_frames"], json::array({2}));
+  EXPECT_TRUE(report["runs"][2]["gpu_context"]["sm_clock_mhz_mean"].is_null()) << "no samples: nulls";
+  const std::string markdown = reportSummary(report, SummaryFormat::Markdown);
+  std::istringstream lines(markdown);
+  std::vector<std::string> table;
+  for (std::string line; std::getline(lines, line) && !line.empty();) table.push_back(line);
+  ASSERT_EQ(table.size(), 2u + result.runs.size()) << markdown;
+  auto cells = [](const std::string& row) {
+    size_t count = 0;
+    for (size_t i = 0; i < row.size(); ++i) count += row[i] == '|' && (i == 0 || row[i - 1] != '\\');
+    return count - 1;
+  };
+  EXPECT_EQ(table[1].find_first_not_of("|-: "), std::string::npos) << table[1];
+  for (const auto& row : table) {
+    EXPECT_EQ(row.front(), '|');
+    EXPECT_EQ(cells(row), cells(table[0])) << row;
+  }
+  EXPECT_NE(markdown.find("failed: backend rayquery is not supported"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("the SM clock varied by 26%"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("1 of its frames ran throttled (sw_thermal_slowdown)"), std::string::npos) << markdown;
+  EXPECT_NE(reportSummary(report, SummaryFormat::Table).find("r000"), std::string::npos);
+  EXPECT_EQ(reportSummary(report, SummaryFormat::Csv).rfind("run,scene,integrator", 0), 0u);
 }
 
 }  // namespace
