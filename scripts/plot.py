@@ -1,27 +1,40 @@
 #!/usr/bin/python3
 # The system Python: scripts/setup.sh installs numpy and matplotlib for it.
-"""Plot a ptbench report, one panel per scene:
+"""Plot ptbench reports. Every figure is written as PNG and SVG, one panel per scene, with the
+device, driver and date of each report at its foot; several reports (two GPUs, say) are overlaid,
+their runs labelled by device.
 
-  frame_gpu_ms.png      median frame GPU time per run, min-max whiskers;
-  stage_breakdown.png   each run's median frame split into its stages and the overhead
-                        (frame - stages: barriers, launch gaps, the pool's waits);
-  simt.png              when the report has runs with counters: simt: per bounce, each path
-                        tracer's SIMT utilisation (active lanes / subgroup lanes) and material
-                        coherence (distinct material classes per subgroup) at its shading point,
-                        its frame time beside its name (perturbed by the counters' atomics);
-  roofline.png          when the report has raycast runs: rays/s per backend (and BVH layout)
-                        of the raycast's primary, diffuse and shadow rays (the trace stage
-                        alone) beside each path tracer's (extension and shadow rays over the
-                        frame), with the path tracers' roofline_fraction written on their bars.
+  frame_gpu_ms        median frame GPU time per run, min-max whiskers;
+  stage_breakdown     each run's median frame split into its stages and the overhead (frame -
+                      stages: barriers, launch gaps, the pool's waits);
+  speedup             when there are megakernel runs: each other run's speedup over the megakernel
+                      run of the same scene, backend, size and settings (its median over the
+                      megakernel's; whiskers from the min-max spread of both);
+  bounces             when there are wavefront runs: per bounce (or pool iteration), each stage's
+                      median GPU time and the live paths and shadow rays;
+  sweep_<axis>        when a report sweeps it: frame time against pixels, max depth, pool size,
+                      triangle count, material count or material cost (builtin:spheres'
+                      materials= and cost=), one line per integrator and backend;
+  convergence         when runs have a reference: relMSE against frame time (log-log), and the
+                      efficiency 1/(relMSE x seconds) written beside each;
+  simt                when runs have counters: simt: per bounce, SIMT utilisation (active lanes /
+                      subgroup lanes) and material coherence (distinct classes per subgroup) at
+                      the shading point, each run's frame time in the legend (perturbed by the
+                      counters' atomics);
+  roofline            when there are raycast runs: rays/s per backend (and BVH layout) of the
+                      raycast's primary, diffuse and shadow rays beside each path tracer's, with
+                      the path tracers' roofline_fraction written on their bars.
 
 A run is labelled by what sets it apart from the others of its scene: integrator, options,
-backend and any swept parameter.
+backend, any swept parameter, and the device when several reports are drawn.
 
-    scripts/plot.py results/default/<stamp>/report.json [-o DIR]
+    scripts/plot.py REPORT.json... [--out DIR]     (default: beside the first report)
 """
 import argparse
 import json
+import math
 import pathlib
+import re
 import sys
 
 import matplotlib
@@ -29,15 +42,19 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-SWEPT = ["backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler", "counters"]
+SWEPT = ["source", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler", "counters"]
 SHORT = {"max_depth": "depth", "material_queues": "matq", "compaction": "compact", "schedule": "", "pool_size": "pool",
-         "reorder_from": "from"}
+         "reorder_from": "from", "source": ""}
 
 
-def labeller(runs):
+def parameter(run, key):
+    return run["_source"] if key == "source" else run["parameters"].get(key)
+
+
+def labeller(runs, leave_out=()):
     """A label function showing only the parameters that vary between runs."""
-    varying = [k for k in SWEPT if len({json.dumps(r["parameters"].get(k)) for r in runs}) > 1]
-    option_keys = sorted({k for r in runs for k in r["parameters"].get("options", {})})
+    varying = [k for k in SWEPT if k not in leave_out and len({json.dumps(parameter(r, k)) for r in runs}) > 1]
+    option_keys = sorted({k for r in runs for k in r["parameters"].get("options", {}) if k not in leave_out})
     varying_options = [k for k in option_keys
                        if len({json.dumps(r["parameters"].get("options", {}).get(k)) for r in runs}) > 1]
 
@@ -52,58 +69,242 @@ def labeller(runs):
                     parts.append(("+" if value else "-") + name)
                 else:
                     parts.append(f"{name}={value}" if name else str(value))
-        parts += [f"{SHORT.get(k, k)}={p[k]}" for k in varying]
+        parts += [f"{SHORT.get(k, k)}={parameter(run, k)}" if SHORT.get(k, k) else str(parameter(run, k))
+                  for k in varying]
         return " ".join(parts)
 
     return label
 
 
-def per_scene_figure(runs, title, draw):
-    scenes = sorted({r["parameters"]["scene"] for r in runs})
-    fig, axes = plt.subplots(len(scenes), 1, figsize=(max(8, 0.45 * len(runs) / len(scenes) + 3), 3.8 * len(scenes)),
-                             squeeze=False)
+def scene_name(run):
+    scene = run["parameters"]["scene"]
+    return scene if scene.startswith("builtin:") else pathlib.Path(scene).name
+
+
+def footer(reports):
+    parts = []
+    for index, report in enumerate(reports):
+        device = report.get("device", {})
+        parts.append((f"#{index + 1}: " if len(reports) > 1 else "") +
+                     f'{device.get("name", "?")}, driver {device.get("driver_info") or device.get("driver", "?")}, '
+                     f'{report.get("date", "?")}')
+    return "; ".join(parts)
+
+
+def save(figure, folder, name, reports):
+    figure.text(0.005, 0.002, footer(reports), fontsize=7, color="dimgrey", ha="left", va="bottom")
+    for extension in ("png", "svg"):
+        path = folder / f"{name}.{extension}"
+        figure.savefig(path, dpi=110)
+        print(path)
+    plt.close(figure)
+
+
+def per_scene_figure(runs, title, draw, horizontal=True):
+    """One panel per scene; horizontal bar panels grow with their runs so that labels stay legible."""
+    scenes = sorted({scene_name(r) for r in runs})
+    counts = [sum(scene_name(r) == s for r in runs) for s in scenes]
+    heights = [0.28 * c + 1.3 for c in counts] if horizontal else [3.8] * len(scenes)
+    fig, axes = plt.subplots(len(scenes), 1, squeeze=False, figsize=(12 if horizontal else 10, sum(heights) + 0.8),
+                             gridspec_kw={"height_ratios": heights})
     for axis, scene in zip(axes[:, 0], scenes):
-        chosen = [r for r in runs if r["parameters"]["scene"] == scene]
-        draw(axis, chosen)
-        axis.set_title(pathlib.Path(scene).name, fontsize=10)
+        draw(axis, [r for r in runs if scene_name(r) == scene])
+        axis.set_title(scene, fontsize=10)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.5 / (sum(heights) + 0.8)))
     return fig
 
 
 def draw_frames(axis, runs):
     label = labeller(runs)
-    names = [label(r) for r in runs]
     stats = [r["frame_gpu_ms"] for r in runs]
-    medians = [s["median"] for s in stats]
-    axis.bar(range(len(runs)), medians, yerr=[[s["median"] - s["min"] for s in stats],
-                                              [s["max"] - s["median"] for s in stats]], capsize=3)
-    axis.set_xticks(range(len(runs)), names, fontsize=7, rotation=30, ha="right")
-    axis.set_ylabel("frame GPU ms (median, min-max)")
+    axis.barh(range(len(runs)), [s["median"] for s in stats],
+              xerr=[[s["median"] - s["min"] for s in stats], [s["max"] - s["median"] for s in stats]], capsize=3)
+    axis.set_yticks(range(len(runs)), [label(r) for r in runs], fontsize=7)
+    axis.invert_yaxis()
+    axis.set_xlabel("frame GPU time (ms; median, min-max)")
 
 
 def draw_stages(axis, runs):
     label = labeller(runs)
-    stage_names = []
-    for run in runs:
-        for stage in run.get("stages", []):
-            if stage["name"] not in stage_names:
-                stage_names.append(stage["name"])
+    stage_names = list(dict.fromkeys(s["name"] for r in runs for s in r.get("stages", [])))
     colours = plt.get_cmap("tab10")
-    bottoms = [0.0] * len(runs)
+    lefts = [0.0] * len(runs)
     for index, name in enumerate(stage_names + ["overhead"]):
-        heights = []
-        for run in runs:
-            if name == "overhead":
-                heights.append(max(0.0, run.get("overhead_gpu_ms", {}).get("median", 0.0)))
-            else:
-                heights.append(sum(s["gpu_ms"]["median"] for s in run.get("stages", []) if s["name"] == name))
-        axis.bar(range(len(runs)), heights, bottom=bottoms, label=name,
-                 color="lightgrey" if name == "overhead" else colours(index % 10))
-        bottoms = [b + h for b, h in zip(bottoms, heights)]
-    axis.set_xticks(range(len(runs)), [label(r) for r in runs], fontsize=7, rotation=30, ha="right")
-    axis.set_ylabel("GPU ms per frame (stage medians)")
-    axis.legend(fontsize=7, ncol=4)
+        if name == "overhead":
+            widths = [max(0.0, r.get("overhead_gpu_ms", {}).get("median", 0.0)) for r in runs]
+        else:
+            widths = [sum(s["gpu_ms"]["median"] for s in r.get("stages", []) if s["name"] == name) for r in runs]
+        axis.barh(range(len(runs)), widths, left=lefts, label=name,
+                  color="lightgrey" if name == "overhead" else colours(index % 10))
+        lefts = [a + w for a, w in zip(lefts, widths)]
+    axis.set_yticks(range(len(runs)), [label(r) for r in runs], fontsize=7)
+    axis.invert_yaxis()
+    axis.set_xlabel("GPU time per frame (ms; stage medians)")
+    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def peer_key(run):
+    """What a run shares with the megakernel run it is compared with."""
+    p = run["parameters"]
+    return (run["_source"], p["scene"], p["backend"], p.get("options", {}).get("software_bvh"), p["width"],
+            p["height"], p["spp"], p["max_depth"], p["rr_depth"], p["seed"], p["sampler"], p.get("counters", "off"))
+
+
+def draw_speedup(axis, runs):
+    megakernels = {peer_key(r): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
+    others = [r for r in runs if r["parameters"]["integrator"] not in ("megakernel", "raycast")
+              and peer_key(r) in megakernels]
+    label = labeller(others or runs)
+    speedups, low, high = [], [], []
+    for run in others:
+        base, own = megakernels[peer_key(run)]["frame_gpu_ms"], run["frame_gpu_ms"]
+        speedups.append(base["median"] / own["median"])
+        low.append(max(0.0, speedups[-1] - base["min"] / own["max"]))
+        high.append(max(0.0, base["max"] / own["min"] - speedups[-1]))
+    axis.barh(range(len(others)), speedups, xerr=[low, high], capsize=3,
+              color=["tab:green" if s >= 1 else "tab:red" for s in speedups])
+    for y, value in enumerate(speedups):
+        axis.text(value, y, f" {value:.2f}×", va="center", fontsize=6)
+    axis.axvline(1.0, color="black", linewidth=0.8)
+    axis.set_yticks(range(len(others)), [label(r) for r in others], fontsize=7)
+    axis.invert_yaxis()
+    axis.set_xlabel("speedup over the megakernel (×; > 1 is faster)")
+
+
+def draw_bounces(runs, title):
+    """One row per wavefront run: stage time per bounce (left), live paths and shadow rays (right)."""
+    fig, axes = plt.subplots(len(runs), 2, figsize=(13, 3.2 * len(runs)), squeeze=False)
+    label = labeller(runs)
+    colours = plt.get_cmap("tab10")
+    for row, run in enumerate(runs):
+        name = f"{scene_name(run)}: {label(run)}"
+        stage_names = [s["name"] for s in run["stages"] if "gpu_ms_median_per_bounce" in s]
+        for index, stage in enumerate(s for s in run["stages"] if "gpu_ms_median_per_bounce" in s):
+            values = stage["gpu_ms_median_per_bounce"]
+            axes[row, 0].plot(range(len(values)), values, marker="o", markersize=3, color=colours(index % 10),
+                              label=stage["name"])
+        axes[row, 0].set_ylabel("stage GPU time (ms, median)")
+        work = run.get("work_per_bounce", {})
+        for key, colour in (("live_paths", "tab:blue"), ("shadow_rays", "tab:orange"), ("paths_started", "tab:grey")):
+            if work.get(key):
+                axes[row, 1].plot(range(len(work[key])), work[key], marker="o", markersize=3, color=colour,
+                                  label=key.replace("_", " "))
+        axes[row, 1].set_ylabel("per frame (count)")
+        for axis in axes[row]:
+            axis.set_xlabel("bounce (pool schedule: iteration)")
+            axis.set_title(name, fontsize=9)
+            if stage_names or work:
+                axis.legend(fontsize=6)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.25 / len(runs)))
+    return fig
+
+
+def spheres(run):
+    return run["parameters"]["scene"].startswith("builtin:spheres")
+
+
+def triangles(run):
+    """builtin:spheres' triangles: the scene family whose geometry a sweep scales."""
+    return (sum(run.get("material_classes", {}).values()) or None) if spheres(run) else None
+
+
+def builtin_parameter(run, name):
+    found = re.search(rf"[?&]{name}=(\d+)", run["parameters"]["scene"]) if spheres(run) else None
+    return int(found.group(1)) if found else None
+
+
+def scene_without(run, name):
+    """The scene with the swept query parameter removed: what one line of a sweep shares."""
+    scene = run["parameters"]["scene"]
+    keys = {"triangles": ("n", "subdiv"), "materials": ("materials",), "material_cost": ("cost",)}[name]
+    for key in keys:
+        scene = re.sub(rf"([?&]){key}=\d+&?", r"\1", scene)
+    return scene.rstrip("?&")
+
+
+# Sweep axes: (file name, axis label, the run's value, whether the scene varies along it).
+AXES = [
+    ("pixels", "pixels per frame", lambda r: r["parameters"]["width"] * r["parameters"]["height"], False),
+    ("max_depth", "max depth (segments)", lambda r: r["parameters"]["max_depth"], False),
+    ("pool_size", "wavefront pool size (paths)", lambda r: r["parameters"].get("options", {}).get("pool_size"), False),
+    ("triangles", "triangles (as instanced)", triangles, True),
+    ("materials", "materials (builtin:spheres materials=)", lambda r: builtin_parameter(r, "materials"), True),
+    ("material_cost", "car-paint cost (noise octaves)", lambda r: builtin_parameter(r, "cost"), True),
+]
+AXIS_PARAMETERS = {"pixels": ("width", "height"), "max_depth": ("max_depth",), "pool_size": ("pool_size",)}
+
+
+def sweep_figure(runs, name, axis_label, value, scene_varies, title):
+    """Frame time against one swept quantity, one line per run kind, or None when nothing sweeps it."""
+    points = [r for r in runs if value(r) is not None and "raycast" not in r]
+    if len({value(r) for r in points}) < 2:
+        return None
+    groups = [("builtin:spheres", points)] if scene_varies else [
+        (s, [r for r in points if scene_name(r) == s]) for s in sorted({scene_name(r) for r in points})]
+    groups = [(g, rs) for g, rs in groups if len({value(r) for r in rs}) >= 2]
+    if not groups:
+        return None
+    fig, axes = plt.subplots(len(groups), 1, figsize=(15, 4.2 * len(groups)), squeeze=False)
+    for axis, (group, members) in zip(axes[:, 0], groups):
+        label = labeller(members, leave_out=AXIS_PARAMETERS.get(name, ()))
+        lines = {}
+        for run in members:
+            key = label(run) + (f" ({scene_without(run, name)})" if scene_varies else "")
+            lines.setdefault(key, []).append((value(run), run["frame_gpu_ms"]["median"]))
+        for key, line in sorted(lines.items()):
+            line.sort()
+            axis.plot([x for x, _ in line], [y for _, y in line], marker="o", markersize=4, label=key)
+        axis.set_xlabel(axis_label)
+        axis.set_ylabel("frame GPU time (ms, median)")
+        if max(v for v, _ in sum(lines.values(), [])) / max(1, min(v for v, _ in sum(lines.values(), []))) > 50:
+            axis.set_xscale("log")
+        axis.set_title(group, fontsize=10)
+        axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.25 / len(groups)))
+    return fig
+
+
+def draw_convergence(axis, runs):
+    label = labeller(runs)
+    for run in runs:
+        c = run["convergence"]
+        seconds = run["frame_gpu_ms"]["median"] * 1e-3
+        axis.scatter(seconds, c["relmse"], s=18)
+        axis.annotate(f'{label(run)}\n1/(relMSE·s) = {c["efficiency"]:.3g}', (seconds, c["relmse"]), fontsize=6,
+                      xytext=(4, 2), textcoords="offset points")
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel("frame GPU time (s, median)")
+    axis.set_ylabel("relMSE against the reference")
+
+
+def draw_simt(runs, title):
+    """Per scene, two panels: utilisation and coherence per bounce, one line per run."""
+    scenes = sorted({scene_name(r) for r in runs})
+    fig, axes = plt.subplots(len(scenes), 2, figsize=(13, 3.6 * len(scenes)), squeeze=False)
+    for row, scene in enumerate(scenes):
+        chosen = [r for r in runs if scene_name(r) == scene]
+        label = labeller(chosen)
+        for run in chosen:
+            bounces = [b["bounce"] for b in run["simt"]["per_bounce"]]
+            name = f'{label(run)} ({run["frame_gpu_ms"]["median"]:.1f} ms)'
+            axes[row, 0].plot(bounces, [b["utilisation"] for b in run["simt"]["per_bounce"]], marker="o",
+                              markersize=3, label=name)
+            axes[row, 1].plot(bounces, [b["coherence"] for b in run["simt"]["per_bounce"]], marker="o",
+                              markersize=3, label=name)
+        axes[row, 0].set_ylim(0, 1.05)
+        axes[row, 0].set_ylabel("SIMT utilisation (active / subgroup lanes)")
+        axes[row, 1].set_ylabel("material classes per subgroup")
+        for axis in axes[row]:
+            axis.set_xlabel("bounce (1: camera rays' hits)")
+            axis.set_title(scene, fontsize=10)
+        axes[row, 1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title + " (counters: simt; their frame times are perturbed by the counters)", fontsize=11)
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.3 / len(scenes)))
+    return fig
 
 
 def backend_label(run):
@@ -142,64 +343,65 @@ def draw_roofline(axis, runs):
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
-def draw_simt(runs, title):
-    """Per scene, two panels: utilisation and coherence per bounce, one line per run."""
-    scenes = sorted({r["parameters"]["scene"] for r in runs})
-    fig, axes = plt.subplots(len(scenes), 2, figsize=(13, 3.6 * len(scenes)), squeeze=False)
-    for row, scene in enumerate(scenes):
-        chosen = [r for r in runs if r["parameters"]["scene"] == scene]
-        label = labeller(chosen)
-        for run in chosen:
-            bounces = [b["bounce"] for b in run["simt"]["per_bounce"]]
-            name = f'{label(run)} ({run["frame_gpu_ms"]["median"]:.1f} ms)'
-            axes[row, 0].plot(bounces, [b["utilisation"] for b in run["simt"]["per_bounce"]], marker="o",
-                              markersize=3, label=name)
-            axes[row, 1].plot(bounces, [b["coherence"] for b in run["simt"]["per_bounce"]], marker="o",
-                              markersize=3, label=name)
-        axes[row, 0].set_ylim(0, 1.05)
-        axes[row, 0].set_ylabel("SIMT utilisation")
-        axes[row, 1].set_ylabel("material classes per subgroup")
-        for axis in axes[row]:
-            axis.set_xlabel("bounce (1: camera rays' hits)")
-            axis.set_title(pathlib.Path(scene).name, fontsize=10)
-        axes[row, 1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.suptitle(title + " (counters: simt; their frame times are perturbed by the counters)", fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / len(scenes)))
-    return fig
+def load(paths):
+    """The reports and their successful runs, each run tagged with its report's device."""
+    reports, runs = [], []
+    for path in paths:
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as error:
+            raise SystemExit(f"plot.py: {path}: {error}")
+        if not isinstance(report, dict) or not isinstance(report.get("runs"), list):
+            raise SystemExit(f"plot.py: {path}: not a ptbench report (no runs list)")
+        reports.append(report)
+    names = [r.get("device", {}).get("name", "?") for r in reports]
+    for index, (report, name) in enumerate(zip(reports, names)):
+        # Reports of one device are told apart by their number in the footer.
+        source = name if names.count(name) == 1 else f"#{index + 1}"
+        for run in report["runs"]:
+            if run.get("status") == "ok":
+                runs.append(dict(run, _source=source))
+    return reports, runs
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("report", type=pathlib.Path)
-    parser.add_argument("-o", "--output", type=pathlib.Path, help="folder for the images (default: the report's)")
+    parser.add_argument("reports", type=pathlib.Path, nargs="+", metavar="REPORT.json")
+    parser.add_argument("-o", "--out", "--output", dest="out", type=pathlib.Path,
+                        help="folder for the figures (default: the first report's)")
     args = parser.parse_args()
-    try:
-        report = json.loads(args.report.read_text())
-    except (OSError, json.JSONDecodeError) as error:
-        print(f"plot.py: {args.report}: {error}", file=sys.stderr)
-        return 1
-    runs = [r for r in report.get("runs", []) if r.get("status") == "ok"]
+    reports, runs = load(args.reports)
     if not runs:
-        print(f"plot.py: {args.report}: no successful runs to plot", file=sys.stderr)
+        print(f"plot.py: {', '.join(map(str, args.reports))}: no successful runs to plot", file=sys.stderr)
         return 1
-    folder = args.output or args.report.parent
+    folder = args.out or args.reports[0].parent
     folder.mkdir(parents=True, exist_ok=True)
-    title = f'{report.get("config", {}).get("name", "")} on {report.get("device", {}).get("name", "?")}'
-    figures = [("frame_gpu_ms.png", draw_frames), ("stage_breakdown.png", draw_stages)]
-    if any("raycast" in r for r in runs):
-        figures.append(("roofline.png", draw_roofline))
-    for name, draw in figures:
-        figure = per_scene_figure(runs, title + (" (numbers on bars: roofline_fraction)" if name == "roofline.png" else ""),
-                                  draw)
-        figure.savefig(folder / name, dpi=110)
-        plt.close(figure)
-        print(folder / name)
+    title = " + ".join(dict.fromkeys(f'{r.get("config", {}).get("name", "")} on {r.get("device", {}).get("name", "?")}'
+                                     for r in reports))
+    save(per_scene_figure(runs, title, draw_frames), folder, "frame_gpu_ms", reports)
+    save(per_scene_figure(runs, title, draw_stages), folder, "stage_breakdown", reports)
+    megakernel_scenes = {scene_name(r) for r in runs if r["parameters"]["integrator"] == "megakernel"}
+    compared = [r for r in runs if scene_name(r) in megakernel_scenes and "raycast" not in r]
+    if any(r["parameters"]["integrator"] not in ("megakernel", "raycast") for r in compared):
+        save(per_scene_figure(compared, title + ": speedup over the megakernel (> 1 is faster)", draw_speedup),
+             folder, "speedup", reports)
+    wavefronts = [r for r in runs if r["parameters"]["integrator"] == "wavefront"][:12]
+    if wavefronts:
+        save(draw_bounces(wavefronts, title + ": wavefront per bounce"), folder, "bounces", reports)
+    for name, axis_label, value, scene_varies in AXES:
+        figure = sweep_figure(runs, name, axis_label, value, scene_varies, title)
+        if figure:
+            save(figure, folder, f"sweep_{name}", reports)
+    converged = [r for r in runs if "relmse" in r.get("convergence", {})]
+    if converged:
+        save(per_scene_figure(converged, title + ": error against time (lower left is better)", draw_convergence,
+                              horizontal=False), folder, "convergence", reports)
     counted = [r for r in runs if "simt" in r]
     if counted:
-        figure = draw_simt(counted, title)
-        figure.savefig(folder / "simt.png", dpi=110)
-        plt.close(figure)
-        print(folder / "simt.png")
+        save(draw_simt(counted, title), folder, "simt", reports)
+    if any("raycast" in r for r in runs):
+        save(per_scene_figure(runs, title + " (numbers on bars: roofline_fraction)", draw_roofline, horizontal=False),
+             folder, "roofline", reports)
     return 0
 
 

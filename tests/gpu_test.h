@@ -37,6 +37,9 @@ struct CommandResult {
   std::string all() const { return out + err; }
 };
 
+// Runs a shell command line, capturing its stdout, stderr and exit code.
+CommandResult runCommand(const std::string& commandLine);
+
 // Runs the built ptbench on lavapipe (PTBENCH_DEVICE) with the given arguments (a shell
 // fragment), after an optional environment prefix such as "VK_DRIVER_FILES=/x.json".
 CommandResult runPtbench(const std::string& arguments, const std::string& environment = "",

@@ -11,12 +11,9 @@
 
 namespace ptbench::test {
 
-CommandResult runPtbench(const std::string& arguments, const std::string& environment,
-                         const std::string& workingDirectory) {
+CommandResult runCommand(const std::string& commandLine) {
   const std::string errFile = ::testing::TempDir() + "ptbench-stderr-" + std::to_string(::getpid());
-  const std::string command = "cd '" + workingDirectory + "' && env PTBENCH_DEVICE=" + testDevice + " " + environment + " " + PTBENCH_EXECUTABLE + " " +
-                              arguments + " 2>" + errFile;
-  FILE* pipe = popen(command.c_str(), "r");
+  FILE* pipe = popen((commandLine + " 2>" + errFile).c_str(), "r");
   if (!pipe) return {-1, "", "popen failed"};
   std::string out;
   std::array<char, 4096> chunk{};
@@ -27,6 +24,12 @@ CommandResult runPtbench(const std::string& arguments, const std::string& enviro
   std::string err((std::istreambuf_iterator<char>(errStream)), std::istreambuf_iterator<char>());
   std::remove(errFile.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, err};
+}
+
+CommandResult runPtbench(const std::string& arguments, const std::string& environment,
+                         const std::string& workingDirectory) {
+  return runCommand("cd '" + workingDirectory + "' && env PTBENCH_DEVICE=" + testDevice + " " + environment + " " +
+                    PTBENCH_EXECUTABLE + " " + arguments);
 }
 
 }  // namespace ptbench::test

@@ -16,10 +16,11 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::set<std::string> topLevelKeys = {
-    "$schema",     "schema_version", "name",     "description", "output",   "device",       "scenes",
-    "integrators", "backends",       "width",    "height",      "spp",      "max_depth",    "rr_depth",
-    "seed",        "sampler",        "exposure", "images",      "options",  "warmup",       "repeats",
-    "min_samples", "max_noise",      "timeout",  "max_runs",    "counters", "target_relmse"};
+    "$schema",   "schema_version", "name",          "description", "output",        "device",
+    "scenes",    "integrators",    "backends",      "width",       "height",        "spp",
+    "max_depth", "rr_depth",       "seed",          "sampler",     "exposure",      "images",
+    "options",   "warmup",         "repeats",       "min_samples", "max_noise",     "timeout",
+    "max_runs",  "counters",       "target_relmse", "resolution",  "warmup_seconds"};
 
 // Collects every problem in a config before any is reported.
 class Validator {
@@ -456,8 +457,28 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
         out.integrators.push_back(kind);
   }
   out.backends = v.strings(config, "backends", {"auto", "all", "rayquery", "pipeline", "software"}, {"auto"});
-  out.widths = v.integers(config, "width", 1, 16384, 640);
-  out.heights = v.integers(config, "height", 1, 16384, 480);
+  if (config.contains("resolution")) {
+    // "WxH" strings: sizes that are not a cross product of widths and heights (720p, 1080p, 4K).
+    for (const char* key : {"width", "height"})
+      if (config.contains(key)) v.error(std::string("/") + key, "give either resolution or width and height");
+    const json& value = config["resolution"];
+    const json list = value.is_array() ? value : json::array({value});
+    if (list.empty()) v.error("/resolution", "expected a non-empty list");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string at = "/resolution" + std::string(value.is_array() ? "/" + std::to_string(i) : "");
+      std::smatch match;
+      const std::string text = list[i].is_string() ? list[i].get<std::string>() : "";
+      if (!std::regex_match(text, match, std::regex("([0-9]{1,5})x([0-9]{1,5})")) || std::stoul(match[1]) < 1 ||
+          std::stoul(match[1]) > 16384 || std::stoul(match[2]) < 1 || std::stoul(match[2]) > 16384)
+        v.error(at, "expected \"WIDTHxHEIGHT\" with each from 1 to 16384, such as \"1920x1080\", got " +
+                        Validator::describe(list[i]));
+      else
+        out.resolutions.emplace_back(uint32_t(std::stoul(match[1])), uint32_t(std::stoul(match[2])));
+    }
+  } else {
+    for (uint32_t width : v.integers(config, "width", 1, 16384, 640))
+      for (uint32_t height : v.integers(config, "height", 1, 16384, 480)) out.resolutions.emplace_back(width, height);
+  }
   out.spps = v.integers(config, "spp", 1, 1u << 20, 16);
   out.maxDepths = v.integers(config, "max_depth", 1, 1024, 8);
   out.rrDepths = v.integers(config, "rr_depth", 1, 1024, 3);
@@ -518,6 +539,13 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
     }
   }
   out.warmup = v.integer(config, "warmup", 0, 1000, 1);
+  if (config.contains("warmup_seconds")) {
+    if (!config["warmup_seconds"].is_number() || !(config["warmup_seconds"].get<double>() >= 0) ||
+        config["warmup_seconds"].get<double>() > 600)
+      v.error("/warmup_seconds", "expected seconds of warm-up frames, from 0 to 600, e.g. 0.5");
+    else
+      out.warmupSeconds = config["warmup_seconds"];
+  }
   if (config.contains("repeats")) {
     out.repetition.repeats = v.integer(config, "repeats", 1, 100000, 1);
     for (const char* key : {"min_samples", "max_noise", "timeout"})
@@ -557,8 +585,10 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   fill("output", out.output.string());
   fill("integrators", json::array({"megakernel"}));
   fill("backends", json::array({"auto"}));
-  fill("width", 640);
-  fill("height", 480);
+  if (!config.contains("resolution")) {
+    fill("width", 640);
+    fill("height", 480);
+  }
   fill("spp", 16);
   fill("max_depth", 8);
   fill("rr_depth", 3);
@@ -569,6 +599,7 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   fill("exposure", 0);
   fill("images", true);
   fill("warmup", 1);
+  fill("warmup_seconds", out.warmupSeconds);
   fill("max_runs", out.maxRuns);
   if (!out.repetition.repeats) {
     fill("min_samples", out.repetition.minSamples);
@@ -637,7 +668,7 @@ uint64_t sweepSize(const ExperimentConfig& config) {
       backendRuns += withBackendOptions(config, Backend::Software, RenderSettings{}).size();
     for (Backend backend : backends) backendRuns += withBackendOptions(config, backend, RenderSettings{}).size();
   }
-  uint64_t perIntegrator = uint64_t{config.scenes.size()} * backendRuns * config.widths.size() * config.heights.size() *
+  uint64_t perIntegrator = uint64_t{config.scenes.size()} * backendRuns * config.resolutions.size() *
                            config.spps.size() * config.maxDepths.size() * config.rrDepths.size() * config.seeds.size() *
                            config.samplers.size();
   uint64_t total = 0;
@@ -655,29 +686,28 @@ std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
   for (size_t scene = 0; scene < config.scenes.size(); ++scene)
     for (IntegratorKind integrator : config.integrators)
       for (const auto& backend : config.backends)
-        for (uint32_t width : config.widths)
-          for (uint32_t height : config.heights)
-            for (uint32_t spp : config.spps)
-              for (uint32_t maxDepth : config.maxDepths)
-                for (uint32_t rrDepth : config.rrDepths)
-                  for (uint32_t seed : config.seeds)
-                    for (SamplerKind sampler : config.samplers)
-                      for (bool simtCounters : countersAxis(config, integrator)) {
-                        RenderSettings settings;
-                        settings.width = width;
-                        settings.height = height;
-                        settings.samplesPerPixel = spp;
-                        settings.maxDepth = maxDepth;
-                        settings.rrDepth = rrDepth;
-                        settings.seed = seed;
-                        settings.sampler = sampler;
-                        settings.simtCounters = simtCounters;
-                        const auto named = parseBackend(backend);
-                        for (const RenderSettings& withOption : withOptions(config, integrator, settings))
-                          for (const RenderSettings& withBackend :
-                               named ? withBackendOptions(config, *named, withOption) : std::vector{withOption})
-                            runs.push_back({scene, integrator, backend, withBackend});
-                      }
+        for (const auto& [width, height] : config.resolutions)
+          for (uint32_t spp : config.spps)
+            for (uint32_t maxDepth : config.maxDepths)
+              for (uint32_t rrDepth : config.rrDepths)
+                for (uint32_t seed : config.seeds)
+                  for (SamplerKind sampler : config.samplers)
+                    for (bool simtCounters : countersAxis(config, integrator)) {
+                      RenderSettings settings;
+                      settings.width = width;
+                      settings.height = height;
+                      settings.samplesPerPixel = spp;
+                      settings.maxDepth = maxDepth;
+                      settings.rrDepth = rrDepth;
+                      settings.seed = seed;
+                      settings.sampler = sampler;
+                      settings.simtCounters = simtCounters;
+                      const auto named = parseBackend(backend);
+                      for (const RenderSettings& withOption : withOptions(config, integrator, settings))
+                        for (const RenderSettings& withBackend :
+                             named ? withBackendOptions(config, *named, withOption) : std::vector{withOption})
+                          runs.push_back({scene, integrator, backend, withBackend});
+                    }
   return runs;
 }
 

@@ -72,7 +72,9 @@ struct ExperimentConfig {
   std::vector<IntegratorKind> integrators;
   bool integratorsAll = false;        // "all" named them: integrators a device cannot run are skipped, not errors
   std::vector<std::string> backends;  // auto, all, rayquery, pipeline or software
-  std::vector<uint32_t> widths, heights, spps, maxDepths, rrDepths, seeds;
+  // The frame sizes: width x height as a cross product, or the config's `resolution` list.
+  std::vector<std::pair<uint32_t, uint32_t>> resolutions;
+  std::vector<uint32_t> spps, maxDepths, rrDepths, seeds;
   std::vector<SamplerKind> samplers;
   std::vector<bool> simtCounters;  // counters: off (false) and/or simt (true)
   // options.<integrator>: each option's values, in the config's order (a list is a sweep axis).
@@ -82,6 +84,9 @@ struct ExperimentConfig {
   float exposure = 0;
   bool images = true;
   uint32_t warmup = 1;
+  // Warm-up frames go on until this much time has passed too: a GPU idle between runs needs a
+  // few hundred milliseconds of work to reach its clocks, which short frames take many to fill.
+  double warmupSeconds = 0;
   Repetition repetition;
   uint32_t maxRuns = 0;        // a sweep may expand to at most this many runs
   double targetRelmse = 0.01;  // runs against a reference project their time to reach this relMSE

@@ -11,6 +11,7 @@
 #include "core/experiment/device_json.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/options.h"
+#include "core/integrators/wavefront.h"
 #include "core/version.h"
 
 namespace ptbench {
@@ -94,7 +95,36 @@ json gpuContextJson(const RunRecord& run) {
   return context;
 }
 
-json runJson(const RunRecord& run, double targetRelmse) {
+// The wavefront's path-state and queue traffic per stage (wavefrontStageTraffic's model) over the
+// frame's work, and the bandwidth it achieves in the stage's median time: a stage near the
+// device's peak is memory-bound.
+json memoryTrafficJson(const RunRecord& run, double peakBytesPerSecond) {
+  uint64_t livePaths = 0, shadowRays = 0, started = 0;
+  for (const StepWork& step : run.steps) {
+    livePaths += step.extensionRays;
+    shadowRays += step.shadowRays;
+    started += step.pathsStarted;
+  }
+  json stages = json::object();
+  for (const StageTraffic& traffic : wavefrontStageTraffic()) {
+    const auto found = std::find_if(run.stages.begin(), run.stages.end(),
+                                    [&](const auto& stage) { return stage.stage == traffic.stage; });
+    if (found == run.stages.end()) continue;
+    const double bytes = double(livePaths) * traffic.bytesPerLivePath + double(shadowRays) * traffic.bytesPerShadowRay +
+                         double(started) * traffic.bytesPerPathStarted;
+    const double seconds = summarize(found->gpuMs).median * 1e-3;
+    const double rate = seconds > 0 ? bytes / seconds : 0;
+    stages[std::string(stageName(traffic.stage))] = {
+        {"bytes_per_frame", bytes},
+        {"gb_per_s", rate * 1e-9},
+        {"fraction_of_peak", peakBytesPerSecond > 0 ? json(rate / peakBytesPerSecond) : json()}};
+  }
+  return {{"model", "path state, rays, hits and queue entries per item from their layout; scene data not counted"},
+          {"peak_gb_per_s", peakBytesPerSecond > 0 ? json(peakBytesPerSecond * 1e-9) : json()},
+          {"stages", stages}};
+}
+
+json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecond) {
   const RenderSettings& s = run.spec.settings;
   json out = {
       {"id", run.id},
@@ -180,6 +210,8 @@ json runJson(const RunRecord& run, double targetRelmse) {
                          {"film", run.filmBytes},
                          {"wavefront_state", run.wavefrontStateBytes}};
   if (run.softwareBvh) out["software_bvh"] = softwareBvhJson(*run.softwareBvh);
+  if (run.spec.integrator == IntegratorKind::Wavefront)
+    out["memory_traffic"] = memoryTrafficJson(run, peakBytesPerSecond);
   if (run.simt) out["simt"] = simtJson(*run.simt);
   if (run.convergence || !run.convergenceProblem.empty()) {
     json convergence = {{"target_relmse", targetRelmse}};
@@ -273,6 +305,18 @@ const json* rooflineOf(const json& run, const json& runs) {
 
 namespace {
 
+// Bytes per second the device's memory can move: NVML's maximum memory clock x bus width x 2
+// (double data rate); without NVML, the data sheets of the GPUs ptbench is measured on; else 0.
+double peakMemoryBandwidth(const ExperimentResult& result) {
+  if (const auto& identity = result.gpuIdentity;
+      identity && identity->maxMemoryClockMhz && identity->memoryBusWidthBits)
+    return double(identity->maxMemoryClockMhz) * 1e6 * identity->memoryBusWidthBits / 8 * 2;
+  static const std::pair<const char*, double> dataSheets[] = {{"H100 80GB HBM3", 3.35e12}, {"H200", 4.8e12}};
+  for (const auto& [name, bytesPerSecond] : dataSheets)
+    if (result.device.name.find(name) != std::string::npos) return bytesPerSecond;
+  return 0;
+}
+
 // The device block with what nvbench records of a GPU: SM count (Vulkan's, where the driver
 // tells), NVML's maximum clocks, memory bus width and ECC state; null where unknown.
 json withIdentity(json device, const ExperimentResult& result) {
@@ -298,7 +342,8 @@ json toolJson() {
 
 json reportJson(const ExperimentResult& result) {
   json runs = json::array();
-  for (const auto& run : result.runs) runs.push_back(runJson(run, result.config.targetRelmse));
+  const double peak = peakMemoryBandwidth(result);
+  for (const auto& run : result.runs) runs.push_back(runJson(run, result.config.targetRelmse, peak));
   addRooflineFractions(runs);
   return {
       {"schema_version", reportSchemaVersion},

@@ -86,11 +86,13 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   // (identical in every frame: the sample stream is fixed).
   RenderSettings timedSettings = settings;
   timedSettings.readImage = false;
-  for (uint32_t i = 0; i < config.warmup; ++i) {
+  const auto warmupStart = Clock::now();
+  record.warmupFrames = 0;
+  while (record.warmupFrames < config.warmup || millisecondsSince(warmupStart) < config.warmupSeconds * 1000.0) {
     if (stop()) return false;
     integrator.render(timedSettings);
+    ++record.warmupFrames;
   }
-  record.warmupFrames = config.warmup;
   const auto start = Clock::now();
   FrameResult last;
   size_t frame = 0;

@@ -66,6 +66,27 @@ const WavefrontOptions& checkDevice(const vk::Context& context, Backend backend,
 
 }  // namespace
 
+const std::vector<StageTraffic>& wavefrontStageTraffic() {
+  constexpr uint32_t path = 4 * uint32_t(vec3Bytes) + 4 * uint32_t(wordBytes);  // loadPath / storePath
+  constexpr uint32_t ray = 2 * uint32_t(vec3Bytes);
+  constexpr uint32_t hit = sizeof(gpu::HitRecord);
+  constexpr uint32_t shadowRay = 3 * uint32_t(vec3Bytes) + uint32_t(wordBytes);
+  constexpr uint32_t entry = uint32_t(wordBytes);  // a queue slot read, or one pushed
+  constexpr uint32_t radiance = uint32_t(vec3Bytes);
+  constexpr uint32_t filmAtomics = sizeof(gpu::FilmPixel) - 2 * uint32_t(wordBytes);  // sums and count
+  static const std::vector<StageTraffic> traffic = {
+      {.stage = Stage::Generate, .bytesPerPathStarted = path + entry},
+      {.stage = Stage::Extend, .bytesPerLivePath = entry + ray + hit},
+      {.stage = Stage::Classify, .bytesPerLivePath = entry + hit + entry},
+      {.stage = Stage::Shade,
+       .bytesPerLivePath = entry + path + hit + path + entry,
+       .bytesPerShadowRay = shadowRay + entry},
+      {.stage = Stage::Shadow, .bytesPerShadowRay = entry + shadowRay + 2 * radiance},
+      {.stage = Stage::Accumulate, .bytesPerPathStarted = entry + radiance + uint32_t(wordBytes) + filmAtomics},
+  };
+  return traffic;
+}
+
 uint64_t WavefrontIntegrator::stateBytes(uint32_t poolSize) {
   const uint64_t perSlot = 7 * vec3Bytes + 6 * wordBytes + sizeof(gpu::HitRecord) + gpu::QUEUE_COUNT * wordBytes;
   return perSlot * poolSize;

@@ -63,6 +63,27 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
   EXPECT_TRUE(fs::exists(folder / "config.json"));
   EXPECT_NE(result.out.find("relative to the megakernel"), std::string::npos) << result.out;
 
+  // scripts/plot.py draws every figure this report supports (no raycast, no reference, no
+  // counters, no swept size or depth here), as PNG and SVG, whether run as a script or by python3.
+  const std::string plot = std::string(PTBENCH_SOURCE_DIR) + "/scripts/plot.py " + (folder / "report.json").string();
+  EXPECT_EQ(std::system((plot + " --out " + (out / "plots").string() + " > /dev/null").c_str()), 0);
+  EXPECT_EQ(std::system(("/usr/bin/python3 " + plot + " --out " + (out / "plots2").string() + " > /dev/null").c_str()),
+            0);
+  for (const char* figure : {"frame_gpu_ms", "stage_breakdown", "speedup", "bounces"})
+    for (const char* format : {".png", ".svg"})
+      EXPECT_GT(fs::file_size(out / "plots" / (std::string(figure) + format)), 1000u) << figure << format;
+  for (const char* absent : {"roofline.png", "convergence.png", "simt.png", "sweep_pixels.png"})
+    EXPECT_FALSE(fs::exists(out / "plots" / absent)) << absent;
+  // A report with no successful run: a clear message and exit 1, no figures.
+  json failed = report;
+  for (auto& run : failed["runs"]) run["status"] = "error";
+  std::ofstream(out / "failed.json") << failed.dump();
+  const auto refused = runCommand(plot.substr(0, plot.find(' ')) + " " + (out / "failed.json").string() + " --out " +
+                                  (out / "none").string());
+  EXPECT_EQ(refused.exitCode, 1);
+  EXPECT_NE(refused.err.find("failed.json: no successful runs to plot"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(out / "none" / "frame_gpu_ms.png"));
+
   fs::remove_all(out);
 }
 
@@ -75,9 +96,10 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
     // One measured frame, whichever repetition policy the config uses.
     const std::string oneFrame =
         readJson(entry.path()).contains("repeats") ? " --set repeats=1" : " --set min_samples=1 --set max_noise=1";
-    const auto result = runPtbench("--validate run " + entry.path().string() +
-                                       " --quiet --set width=8 --set height=8 --set spp=1 --set warmup=0" + oneFrame +
-                                       " --out " + out.string(),
+    const std::string size =
+        readJson(entry.path()).contains("resolution") ? " --set resolution=8x8" : " --set width=8 --set height=8";
+    const auto result = runPtbench("--validate run " + entry.path().string() + " --quiet" + size +
+                                       " --set spp=1 --set warmup=0" + oneFrame + " --out " + out.string(),
                                    "", PTBENCH_SOURCE_DIR);
     // megakernel-ser's runs are error rows on lavapipe, which lacks SER; every other run succeeds.
     const json report = readJson(resultsFolder(out, readJson(entry.path())["name"]) / "report.json");
@@ -285,7 +307,7 @@ TEST(RunCommand, ConvergenceAgainstAReferenceAndNoClocksWithoutNvml) {
   std::ofstream(dir / "config.json")
       << R"({"schema_version": 1, "name": "convergence", "scenes": [{"path": "builtin:cornell", "reference": "cornell.exr"}],
       "integrators": ["megakernel", "wavefront"], "backends": "rayquery", "width": [16, 8], "height": 16,
-      "spp": [1, 16], "target_relmse": 0.001, "warmup": 0, "repeats": 1, "images": false})";
+      "spp": [1, 16], "target_relmse": 0.001, "warmup": 0, "warmup_seconds": 0.05, "repeats": 1, "images": false})";
   const auto result = runPtbench("run " + (dir / "config.json").string() + " --quiet --out " + (dir / "out").string() +
                                  " --md " + (dir / "summary.md").string());
   EXPECT_EQ(result.exitCode, 0) << result.all();
@@ -298,6 +320,7 @@ TEST(RunCommand, ConvergenceAgainstAReferenceAndNoClocksWithoutNvml) {
   for (const auto& run : report["runs"]) {
     ASSERT_EQ(run["status"], "ok") << run.dump();
     EXPECT_TRUE(run["gpu_context"]["sm_clock_mhz_mean"].is_null());
+    EXPECT_GE(run["warmup_frames"].get<int>(), 1) << "warmup_seconds asks frames of warmup 0";
     const json& convergence = run["convergence"];
     EXPECT_EQ(convergence["target_relmse"], 0.001);
     if (run["parameters"]["width"] == 8) {

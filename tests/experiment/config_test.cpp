@@ -75,6 +75,36 @@ TEST_F(ConfigTest, SweepIsTheCartesianProductOfEveryList) {
   EXPECT_EQ(expandSweep(config).size(), 2u * 3 * 2 * 2 * 2);
 }
 
+// resolution lists sizes that are no cross product; it excludes width and height.
+TEST_F(ConfigTest, ResolutionListsSizesWithoutCrossingThem) {
+  const auto config =
+      loadConfig(write(minimal(R"(, "resolution": ["1280x720", "3840x2160"], "spp": [1, 2], "counters": ["off", "simt"],
+      "integrators": ["megakernel", "raycast"])")));
+  const auto runs = expandSweep(config);
+  ASSERT_EQ(runs.size(), 2u * 2 * 2 + 2u * 2) << "the raycast runs once, without counters";
+  EXPECT_EQ(sweepSize(config), runs.size());
+  EXPECT_EQ(runs[0].settings.width, 1280u);
+  EXPECT_EQ(runs[0].settings.height, 720u);
+  EXPECT_FALSE(runs[0].settings.simtCounters);
+  EXPECT_TRUE(runs[1].settings.simtCounters);
+  EXPECT_EQ(runs[4].settings.width, 3840u);
+  EXPECT_EQ(runs[4].settings.height, 2160u);
+  EXPECT_FALSE(config.resolved.contains("width")) << "no default width beside a resolution";
+  const auto [message, code] = failure(minimal(R"(, "resolution": ["1920x1080", "4k"], "width": 64)"));
+  EXPECT_EQ(code, exitConfigInvalid);
+  EXPECT_NE(message.find("/resolution/1: expected \"WIDTHxHEIGHT\""), std::string::npos) << message;
+  EXPECT_NE(message.find("/width: give either resolution or width and height"), std::string::npos) << message;
+}
+
+// integrators: ["all"] names each integrator once, in order, whatever else the list names.
+TEST_F(ConfigTest, AllIntegratorsAreEachIntegratorOnce) {
+  const auto config = loadConfig(write(minimal(R"(, "integrators": ["wavefront", "all"])")));
+  EXPECT_TRUE(config.integratorsAll);
+  ASSERT_EQ(config.integrators.size(), allIntegrators.size());
+  EXPECT_EQ(config.integrators[0], IntegratorKind::Wavefront);
+  EXPECT_EQ(config.integrators[1], IntegratorKind::Megakernel);
+}
+
 // Option lists are sweep axes of their integrator only: the megakernel runs once, the
 // wavefront once per schedule x compaction.
 TEST_F(ConfigTest, IntegratorOptionListsAreSweepAxesOfThatIntegrator) {
