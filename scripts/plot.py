@@ -233,7 +233,8 @@ AXES = [
     ("materials", "materials (builtin:spheres materials=)", lambda r: builtin_parameter(r, "materials"), True),
     ("material_cost", "car-paint cost (noise octaves)", lambda r: builtin_parameter(r, "cost"), True),
 ]
-AXIS_PARAMETERS = {"pixels": ("width", "height"), "max_depth": ("max_depth",), "pool_size": ("pool_size",)}
+# The wavefront's default pool follows the frame size: a pixels sweep must not split its lines by it.
+AXIS_PARAMETERS = {"pixels": ("width", "height", "pool_size"), "max_depth": ("max_depth",), "pool_size": ("pool_size",)}
 
 
 def sweep_figure(runs, name, axis_label, value, scene_varies, title):
@@ -246,13 +247,22 @@ def sweep_figure(runs, name, axis_label, value, scene_varies, title):
     groups = [(g, rs) for g, rs in groups if len({value(r) for r in rs}) >= 2]
     if not groups:
         return None
-    fig, axes = plt.subplots(len(groups), 1, figsize=(15, 4.2 * len(groups)), squeeze=False)
-    for axis, (group, members) in zip(axes[:, 0], groups):
+    # One line per run kind; a line of one point sweeps nothing (a pool size that follows the
+    # frame size, say), and a group without a longer line is no sweep.
+    plotted = []
+    for group, members in groups:
         label = labeller(members, leave_out=AXIS_PARAMETERS.get(name, ()))
         lines = {}
         for run in members:
             key = label(run) + (f" ({scene_without(run, name)})" if scene_varies else "")
             lines.setdefault(key, []).append((value(run), run["frame_gpu_ms"]["median"]))
+        lines = {key: line for key, line in lines.items() if len({x for x, _ in line}) >= 2}
+        if lines:
+            plotted.append((group, lines))
+    if not plotted:
+        return None
+    fig, axes = plt.subplots(len(plotted), 1, figsize=(15, 4.2 * len(plotted)), squeeze=False)
+    for axis, (group, lines) in zip(axes[:, 0], plotted):
         for key, line in sorted(lines.items()):
             line.sort()
             axis.plot([x for x, _ in line], [y for _, y in line], marker="o", markersize=4, label=key)
@@ -263,7 +273,7 @@ def sweep_figure(runs, name, axis_label, value, scene_varies, title):
         axis.set_title(group, fontsize=10)
         axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.25 / len(groups)))
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.25 / len(plotted)))
     return fig
 
 
