@@ -65,6 +65,7 @@ int runCommandLine(int argc, char** argv) {
   cli::addVerifyCommand(app, global);
   cli::addSummaryCommand(app, global);
   cli::addReferenceCommand(app, global);
+  cli::addMergeCommand(app, global);
 
   try {
     app.parse(argc, argv);

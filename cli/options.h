@@ -23,6 +23,7 @@ void addCompareCommand(CLI::App& app, const GlobalOptions& global);
 void addVerifyCommand(CLI::App& app, const GlobalOptions& global);
 void addSummaryCommand(CLI::App& app, const GlobalOptions& global);
 void addReferenceCommand(CLI::App& app, const GlobalOptions& global);
+void addMergeCommand(CLI::App& app, const GlobalOptions& global);
 
 // A report.json that `run` wrote, parsed; a UserError with `exitCode` naming the file when it
 // cannot be read, is not JSON or is no report (cli/compare.cpp).

@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/interrupt.h"
+#include "core/experiment/merge.h"
 #include "core/experiment/report.h"
 #include "core/experiment/statistics.h"
 #include "core/experiment/summary.h"
@@ -32,6 +33,8 @@ struct RunOptions {
   bool quiet = false;
   std::string json;
   std::string markdown;  // --md: the summary as Markdown, to this file
+  std::string shard;     // --shard K/N
+  std::string resume;    // --resume DIR
 };
 
 // configs/default.json from the current folder, else beside the executable's build folder.
@@ -86,8 +89,25 @@ class Progress {
 };
 
 int run(const GlobalOptions& global, const RunOptions& options) {
-  const fs::path configPath = options.config.empty() ? defaultConfig() : fs::path(options.config);
-  const ExperimentConfig config = loadConfig(configPath, options.overrides);
+  nlohmann::json previous;
+  std::optional<Shard> shard;
+  if (!options.resume.empty()) {
+    // The folder's own config, as resolved when it started, and its shard: nothing else.
+    if (!options.config.empty() || !options.overrides.empty() || !options.shard.empty() || !options.out.empty())
+      throw UserError("--resume " + options.resume +
+                      ": continues that folder's sweep with its own config; give no config, --set, --shard or --out");
+    previous = readReport((fs::path(options.resume) / "report.json").string(), 1);
+    if (!previous.contains("config") || !previous.contains("config_file") || !previous.contains("sweep"))
+      throw UserError("--resume " + options.resume + ": its report was written by a ptbench that cannot resume it");
+    const json& recorded = previous["sweep"]["shard"];
+    if (recorded.is_object()) shard = Shard{recorded["index"], recorded["count"]};
+  } else if (!options.shard.empty() && !(shard = parseShard(options.shard))) {
+    throw UserError("--shard " + options.shard + ": expected K/N, the K-th of N parts (1 <= K <= N), such as 2/4");
+  }
+  const ExperimentConfig config =
+      options.resume.empty()
+          ? loadConfig(options.config.empty() ? defaultConfig() : fs::path(options.config), options.overrides)
+          : configFromJson(previous["config"], previous["config_file"].get<std::string>());
   if (!options.json.empty() && options.json != "-") requireOutputFolder(options.json, "--json");
   if (!options.markdown.empty()) requireOutputFolder(options.markdown, "--md");
   Progress progress(options.quiet);
@@ -97,9 +117,13 @@ int run(const GlobalOptions& global, const RunOptions& options) {
       RunnerOptions{.device = global.device,
                     .validate = global.validate,
                     .gpuTimeoutSeconds = global.gpuTimeoutSeconds,
+                    .shard = shard,
                     .outputRoot = options.out,
                     .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); },
-                    .stopRequested = [] { return InterruptGuard::signal() != 0; }});
+                    .stopRequested = [] { return InterruptGuard::signal() != 0; },
+                    .checkpoint = [](const ExperimentResult& partial) { writeReport(partial, reportJson(partial)); },
+                    .resumeFolder = options.resume,
+                    .resumeReport = previous});
   const json report = reportJson(result);
   writeReport(result, report);
   if (options.json == "-") {
@@ -134,6 +158,12 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_flag("--quiet", options->quiet, "no progress output");
   command->add_option("--json", options->json, "also write the report to this file; - for stdout");
   command->add_option("--md", options->markdown, "also write the summary as a Markdown table to this file");
+  command->add_option("--resume", options->resume,
+                      "continue this results folder's interrupted or incomplete sweep: its finished runs are kept, "
+                      "the others run, and its report is rewritten");
+  command->add_option("--shard", options->shard,
+                      "run only the K-th of N disjoint parts of the sweep (K/N, 1 <= K <= N); `ptbench merge` puts "
+                      "the shards' reports back together");
   command->callback([&global, options] {
     if (int code = run(global, *options); code != 0) throw CLI::RuntimeError(code);
   });
@@ -149,6 +179,41 @@ void addSummaryCommand(CLI::App& app, const GlobalOptions&) {
       ->check(CLI::IsMember({"table", "md", "csv"}));
   command->callback(
       [report, format] { std::cout << reportSummary(readReport(*report, 1), *parseSummaryFormat(*format)); });
+}
+
+void addMergeCommand(CLI::App& app, const GlobalOptions&) {
+  auto* command =
+      app.add_subcommand("merge", "Merge the reports of a sweep's shards (run --shard K/N) into one report");
+  struct Options {
+    std::vector<std::string> reports;
+    std::string out;
+  };
+  auto options = std::make_shared<Options>();
+  command->add_option("reports", options->reports, "the shards' report.json files")->required();
+  command->add_option("--out", options->out, "the folder of the merged report.json, report.csv, config.json and images")
+      ->required();
+  command->callback([options] {
+    std::vector<ShardReport> shards;
+    for (const std::string& path : options->reports)
+      shards.push_back({readReport(path, 1), fs::path(path).parent_path()});
+    const MergedReport merged = mergeReports(shards);
+    const fs::path out = options->out;
+    std::error_code error;
+    fs::create_directories(out, error);
+    if (error) throw UserError("--out " + out.string() + ": cannot create the folder: " + error.message());
+    for (const auto& [from, name] : merged.images) {
+      fs::copy_file(from, out / name, fs::copy_options::overwrite_existing, error);
+      if (error)
+        throw UserError("cannot copy " + from.string() + " to " + (out / name).string() + ": " + error.message());
+    }
+    writeFileAtomically(out / "config.json", merged.report["config"].dump(2) + "\n");
+    writeFileAtomically(out / "report.csv", reportCsv(merged.report));
+    writeFileAtomically(out / "report.json", merged.report.dump(2) + "\n");  // last: the folder is complete
+    for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);
+    std::cout << reportSummary(merged.report, SummaryFormat::Table);
+    spdlog::info("merged {} report(s), {} run(s), into {}", shards.size(), merged.report["runs"].size(), out.string());
+    if (merged.missingRuns > 0) throw CLI::RuntimeError(1);
+  });
 }
 
 }  // namespace ptbench::cli

@@ -412,7 +412,10 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   json config = parseJsonRefusingDuplicateKeys(in, file.string(), exitConfigInvalid);
   if (!config.is_object()) throw UserError(file.string() + ": expected a JSON object at the top", exitConfigInvalid);
   for (const auto& assignment : overrides) applyOverride(config, assignment);
+  return configFromJson(config, file);
+}
 
+ExperimentConfig configFromJson(json config, const fs::path& file) {
   Validator v(file);
   ExperimentConfig out;
   out.file = file;

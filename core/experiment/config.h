@@ -118,6 +118,10 @@ const std::set<std::string>& configKeys();
 ExperimentConfig loadConfig(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
 
 // How many runs expandSweep makes, counted without making them.
+// A config given as JSON (a report's resolved one, for run --resume); `file` is where its
+// relative paths resolve from and what messages name.
+ExperimentConfig configFromJson(nlohmann::json config, const std::filesystem::path& file);
+
 uint64_t sweepSize(const ExperimentConfig& config);
 
 // The counters axis of `integrator`'s runs: the config's, or only off for the raycast, which has

@@ -35,6 +35,26 @@ json hostJson() {
   return {{"hostname", hostname}, {"os", os}, {"machine", system.machine}, {"cpus", sysconf(_SC_NPROCESSORS_ONLN)}};
 }
 
+}  // namespace
+
+json runParametersJson(const RunRecord& run) {
+  const RenderSettings& s = run.spec.settings;
+  return {{"scene", run.scene},
+          {"integrator", integratorName(run.spec.integrator)},
+          {"backend", run.backend},
+          {"width", s.width},
+          {"height", s.height},
+          {"spp", s.samplesPerPixel},
+          {"max_depth", s.maxDepth},
+          {"rr_depth", s.rrDepth},
+          {"seed", s.seed},
+          {"sampler", samplerName(s.sampler)},
+          {"counters", s.simtCounters ? "simt" : "off"},
+          {"options", runOptionsJson(run.spec.integrator, run.backend, s)}};
+}
+
+namespace {
+
 // Divergence at the shading point: utilisation = active lanes / (subgroup events x subgroup
 // size), coherence = distinct material classes per event; overall and per bounce (1: the camera
 // rays' hits).
@@ -125,26 +145,18 @@ json memoryTrafficJson(const RunRecord& run, double peakBytesPerSecond) {
 }
 
 json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecond) {
+  if (run.kept) {
+    json kept = *run.kept;
+    kept["id"] = run.id;
+    return kept;
+  }
   const RenderSettings& s = run.spec.settings;
   json out = {
-      {"id", run.id},
-      {"status", run.status()},
-      {"parameters",
-       {{"scene", run.scene},
-        {"integrator", integratorName(run.spec.integrator)},
-        {"backend", run.backend},
-        {"width", s.width},
-        {"height", s.height},
-        {"spp", s.samplesPerPixel},
-        {"max_depth", s.maxDepth},
-        {"rr_depth", s.rrDepth},
-        {"seed", s.seed},
-        {"sampler", samplerName(s.sampler)},
-        {"counters", s.simtCounters ? "simt" : "off"},
-        {"options", runOptionsJson(run.spec.integrator, run.backend, s)}}},
+      {"id", run.id},           {"sweep_index", run.sweepIndex},        {"variant", run.variant},
+      {"status", run.status()}, {"parameters", runParametersJson(run)},
   };
-  if (run.interrupted) return out;
-  if (!run.ok()) {
+  if (out["status"] == "interrupted") return out;
+  if (out["status"] == "error") {
     out["error"] = run.error;
     return out;
   }
@@ -357,6 +369,11 @@ json reportJson(const ExperimentResult& result) {
       {"complete", result.complete},
       {"config_file", result.config.file.string()},
       {"config", result.config.resolved},
+      {"config_hash", configHash(result.config)},
+      {"sweep",
+       {{"runs_before_backends", result.sweepSpecs},
+        {"shard", result.shard ? json{{"index", result.shard->index}, {"count", result.shard->count}} : json()},
+        {"specs", result.shardSpecs}}},
       {"notes", result.notes},
       {"runs", runs},
   };

@@ -35,6 +35,8 @@ const nlohmann::json* rooflineOf(const nlohmann::json& run, const nlohmann::json
 // its roofline's, null without one) and `roofline_run` (that run's id, or null).
 void addRooflineFractions(nlohmann::json& runs);
 
+// A run's `parameters` as reports give them.
+nlohmann::json runParametersJson(const RunRecord& run);
 // The parameters that identify a run across reports (compare matches on them).
 std::string runKey(const nlohmann::json& run);
 // A run's options as "key=value key=value", for CSV cells and labels.

@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <ctime>
+#include <numeric>
 #include <set>
 
 #include "core/errors.h"
 #include "core/experiment/image_output.h"
+#include "core/experiment/report.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/create.h"
 #include "core/integrators/film.h"
@@ -154,6 +156,21 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   return true;
 }
 
+// run --resume: the runs a previous report finished (ok or error) are kept as it has them,
+// matched by their parameters (runKey); the others will run.
+void keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json& previous) {
+  std::map<std::string, const nlohmann::json*> finished;
+  if (!previous.contains("runs")) return;
+  for (const auto& run : previous.at("runs"))  // the report's own runs: `finished` points into them
+    if (run.value("status", "") == "ok" || run.value("status", "") == "error") finished[runKey(run)] = &run;
+  for (RunRecord& record : runs) {
+    const auto found = finished.find(runKey(nlohmann::json{{"parameters", runParametersJson(record)}}));
+    if (found == finished.end()) continue;
+    record.kept = *found->second;
+    if ((*found->second)["status"] == "error") record.error = (*found->second).value("error", "error");
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -188,7 +205,18 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   // Every run, its backend resolved against the device; unresolvable ones are error records.
   std::set<Backend> needed;
   std::set<std::string> notes;
-  for (const RunSpec& spec : expandSweep(config)) {
+  const std::vector<RunSpec> specs = expandSweep(config);
+  result.shard = options.shard;
+  result.sweepSpecs = specs.size();
+  if (options.shard) {
+    result.shardSpecs = shardSpecs(specs, *options.shard);
+  } else {
+    result.shardSpecs.resize(specs.size());
+    std::iota(result.shardSpecs.begin(), result.shardSpecs.end(), size_t{0});
+  }
+  for (const size_t sweepIndex : result.shardSpecs) {
+    const RunSpec& spec = specs[sweepIndex];
+    size_t variant = 0;
     std::string reason;
     const auto backends = resolveBackends(result.device, spec.integrator, spec.backend, config.backends, reason);
     auto add = [&](const std::string& backend, const std::string& error) {
@@ -204,6 +232,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       record.scene = config.scenes[spec.scene].spec;
       record.backend = backend;
       record.error = error;
+      record.sweepIndex = sweepIndex;
+      record.variant = variant++;
       result.runs.push_back(record);
     };
     if (backends.empty() && !reason.empty()) add(spec.backend, reason);
@@ -224,9 +254,17 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   }
   result.notes.assign(notes.begin(), notes.end());
   for (const std::string& note : result.notes) spdlog::info("{}", note);
+  if (!options.resumeFolder.empty()) keepFinishedRuns(result.runs, options.resumeReport);
 
   const fs::path root = options.outputRoot.empty() ? config.output : options.outputRoot;
-  result.folder = createResultsFolder(root, config.name, utcStamp(now));
+  result.folder =
+      options.resumeFolder.empty() ? createResultsFolder(root, config.name, utcStamp(now)) : options.resumeFolder;
+  const auto checkpoint = [&] {
+    if (!options.checkpoint) return;
+    result.complete = false;
+    options.checkpoint(result);
+  };
+  checkpoint();
   vk::Context context(vk::ContextOptions{.validation = options.validate,
                                          .deviceSelector = deviceSelector,
                                          .backends = std::vector<Backend>(needed.begin(), needed.end()),
@@ -240,7 +278,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     if (context.lost()) break;
     std::vector<RunRecord*> sceneRuns;
     for (auto& record : result.runs)
-      if (record.spec.scene == sceneIndex && record.ok()) sceneRuns.push_back(&record);
+      if (record.spec.scene == sceneIndex && record.ok() && !record.kept) sceneRuns.push_back(&record);
     if (sceneRuns.empty()) continue;
     if (stop()) {
       for (RunRecord* record : sceneRuns) record->interrupted = true;
@@ -262,6 +300,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
                                             std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
     } catch (const std::exception& error) {
       for (RunRecord* record : sceneRuns) record->error = error.what();
+      checkpoint();
       continue;
     }
     const double loadMs = millisecondsSince(loadStart);
@@ -307,6 +346,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         record->error = std::string("internal error: ") + error.what();
       }
       if (options.progress) options.progress(index, total, *record, true);
+      checkpoint();
     }
   }
   result.complete =
@@ -319,7 +359,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   if (context.lost()) {
     size_t notRun = 0;
     for (RunRecord& record : result.runs)
-      if (record.ok() && record.frameGpuMs.empty()) {
+      if (record.ok() && !record.kept && record.frameGpuMs.empty()) {
         record.error = "not run: the device was lost or hung (see the first failed run)";
         ++notRun;
       }

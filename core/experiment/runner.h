@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/experiment/config.h"
 #include "core/experiment/convergence.h"
 #include "core/experiment/gpu_monitor.h"
+#include "core/experiment/shard.h"
 #include "core/scene/bvh/software_bvh.h"
 #include "core/vk/context.h"
 
@@ -20,6 +22,11 @@ namespace ptbench {
 
 struct RunRecord {
   std::string id;  // r000, r001, ... in sweep order
+  // Where the run sits in the whole sweep, whatever shard ran it: its spec's index in
+  // expandSweep, and its place among the backends and backend options that spec resolved to.
+  // `merge` orders shards' runs by them, as one process would have.
+  size_t sweepIndex = 0;
+  size_t variant = 0;
   RunSpec spec;
   std::string scene;         // as written in the config
   std::string backend;       // resolved (rayquery, pipeline, ...), or as configured when resolving failed
@@ -58,8 +65,17 @@ struct RunRecord {
   std::optional<SoftwareBvhStats> softwareBvh;  // the software backend's build, on its runs
   std::string png, exr;                         // file names inside the results folder
 
+  // run --resume: the run as a previous report has it, finished there (ok or error); kept as is.
+  std::optional<nlohmann::json> kept;
+
   bool ok() const { return error.empty() && !interrupted; }
-  std::string status() const { return interrupted ? "interrupted" : error.empty() ? "ok" : "error"; }
+  // A run neither measured, failed nor kept yet (a checkpoint's report is written mid-sweep) is
+  // "interrupted": not finished.
+  std::string status() const {
+    if (kept) return kept->value("status", "error");
+    if (interrupted || (error.empty() && frameGpuMs.empty())) return "interrupted";
+    return error.empty() ? "ok" : "error";
+  }
 };
 
 struct ExperimentResult {
@@ -72,6 +88,9 @@ struct ExperimentResult {
   std::filesystem::path folder;
   std::vector<RunRecord> runs;
   std::vector<std::string> notes;  // what the sweep left out and why (megakernel-ser without SER under "all")
+  std::optional<Shard> shard;      // --shard K/N
+  size_t sweepSpecs = 0;           // expandSweep's runs in the whole sweep
+  std::vector<size_t> shardSpecs;  // those this shard ran (all of them without --shard)
   bool complete = true;            // false when a stop was requested before every run finished
 };
 
@@ -79,11 +98,19 @@ struct RunnerOptions {
   std::string device;  // --device; overrides the config's device
   bool validate = false;
   double gpuTimeoutSeconds = 0;      // --gpu-timeout (0: no limit)
+  std::optional<Shard> shard;        // --shard K/N: only that part of the sweep
   std::filesystem::path outputRoot;  // --out; overrides the config's output folder
   // Called before each run (index, count, record) and after it; for progress display.
   std::function<void(size_t, size_t, const RunRecord&, bool finished)> progress;
   // Asked between frames and runs; true stops the sweep, keeping what has finished.
   std::function<bool()> stopRequested;
+  // Called once the runs are planned and after each finishes, with complete false: the caller
+  // writes the report, so that a killed process loses at most the run in flight.
+  std::function<void(const ExperimentResult&)> checkpoint;
+  // run --resume: the results folder to continue, and its report. Its finished runs are kept,
+  // the others run; the folder's report is rewritten.
+  std::filesystem::path resumeFolder;
+  nlohmann::json resumeReport;
 };
 
 // Creates results/<name>/<UTC stamp>/ (never reusing an existing folder), runs every point of

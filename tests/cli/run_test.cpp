@@ -355,6 +355,82 @@ TEST(RunCommand, ConvergenceAgainstAReferenceAndNoClocksWithoutNvml) {
   fs::remove_all(dir);
 }
 
+// A sweep killed with SIGKILL keeps in its report every run finished before the one in flight
+// (the report is rewritten after each run); --resume keeps those as they are, runs the rest and
+// completes the report. Then the same sweep in three shards, merged: the same runs, in the same
+// order, as one process made.
+TEST(RunCommand, AKilledSweepResumesAndShardsMergeIntoTheSameReport) {
+  const fs::path out = freshFolder("resume");
+  const std::string sweep = std::string(PTBENCH_SOURCE_DIR) +
+                            "/configs/ci.json --quiet --set spp=[1,2] --set backends=rayquery --set repeats=1 "
+                            "--set warmup=0 --set width=16 --set height=16";
+  const std::string report = (out / "results" / "ci" / "*" / "report.json").string();
+  const std::string script = "cd " + out.string() + " && env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
+                             PTBENCH_EXECUTABLE + " run " + sweep + " --out " + (out / "results").string() +
+                             " >/dev/null 2>&1 & pid=$!; until grep -q \"\\\"ok\\\"\" " + report +
+                             " 2>/dev/null; do sleep 0.05; done; kill -KILL $pid; wait $pid";
+  EXPECT_NE(std::system(("sh -c '" + script + "'").c_str()), 0);
+  const fs::path folder = resultsFolder(out / "results", "ci");
+  const json killed = readJson(folder / "report.json");
+  EXPECT_EQ(killed["complete"], false);
+  std::map<std::string, json> finished;
+  for (const auto& run : killed["runs"]) {
+    EXPECT_TRUE(run["status"] == "ok" || run["status"] == "interrupted") << run.dump();
+    if (run["status"] == "ok") finished[run["id"]] = run["frame_gpu_ms_samples"];
+  }
+  ASSERT_FALSE(finished.empty());
+  ASSERT_LT(finished.size(), killed["runs"].size()) << "killed before its end";
+
+  const auto resumed = runPtbench("run --resume " + folder.string() + " --quiet", "", PTBENCH_SOURCE_DIR);
+  EXPECT_EQ(resumed.exitCode, 0) << resumed.all();
+  const json complete = readJson(folder / "report.json");
+  EXPECT_EQ(complete["complete"], true);
+  ASSERT_EQ(complete["runs"].size(), killed["runs"].size());
+  for (const auto& run : complete["runs"]) {
+    EXPECT_EQ(run["status"], "ok") << run.dump();
+    if (finished.count(run["id"])) {
+      EXPECT_EQ(run["frame_gpu_ms_samples"], finished[run["id"]]) << "kept as it was";
+    }
+    EXPECT_TRUE(fs::exists(folder / run["images"]["png"].get<std::string>())) << run["id"];
+  }
+  const auto again = runPtbench("run " + sweep + " --resume " + folder.string());
+  EXPECT_EQ(again.exitCode, 1);
+  EXPECT_NE(again.err.find("give no config"), std::string::npos) << again.err;
+
+  // Three shards of the same sweep, and their merge, against the resumed single run.
+  std::vector<std::string> shardReports;
+  for (int k = 1; k <= 3; ++k) {
+    const fs::path shardOut = out / ("shard" + std::to_string(k));
+    const auto shard = runPtbench("run " + sweep + " --shard " + std::to_string(k) + "/3 --out " + shardOut.string());
+    EXPECT_EQ(shard.exitCode, 0) << shard.all();
+    const fs::path shardFolder = resultsFolder(shardOut, "ci");
+    EXPECT_EQ(readJson(shardFolder / "report.json")["sweep"]["shard"]["count"], 3);
+    shardReports.push_back((shardFolder / "report.json").string());
+  }
+  const auto merged = runPtbench("merge " + shardReports[0] + " " + shardReports[1] + " " + shardReports[2] +
+                                 " --out " + (out / "merged").string());
+  EXPECT_EQ(merged.exitCode, 0) << merged.all();
+  const json mergedReport = readJson(out / "merged" / "report.json");
+  EXPECT_EQ(mergedReport["complete"], true);
+  EXPECT_EQ(mergedReport["config_hash"], complete["config_hash"]);
+  ASSERT_EQ(mergedReport["runs"].size(), complete["runs"].size());
+  for (size_t i = 0; i < complete["runs"].size(); ++i) {
+    const json& one = complete["runs"][i];
+    const json& part = mergedReport["runs"][i];
+    EXPECT_EQ(part["id"], one["id"]);
+    EXPECT_EQ(part["parameters"], one["parameters"]);
+    EXPECT_EQ(part["status"], "ok");
+    EXPECT_EQ(part["work_per_frame"], one["work_per_frame"]) << "the same paths traced";
+    EXPECT_TRUE(fs::exists(out / "merged" / part["images"]["png"].get<std::string>())) << part["id"];
+  }
+  EXPECT_TRUE(fs::exists(out / "merged" / "report.csv"));
+  const auto partial = runPtbench("merge " + shardReports[0] + " --out " + (out / "partial").string());
+  EXPECT_EQ(partial.exitCode, 1);
+  EXPECT_NE(partial.err.find("are in no shard"), std::string::npos) << partial.err;
+  EXPECT_EQ(readJson(out / "partial" / "report.json")["complete"], false);
+  fs::remove_all(out);
+}
+
 // Ctrl-C (and SIGTERM) stop the sweep after the current frame: the report keeps every finished
 // run, marks the rest interrupted and itself incomplete, the CSV stays rectangular, nothing
 // temporary is left, and the exit code is the shell's 128 + signal.

@@ -1,0 +1,127 @@
+#include "core/experiment/merge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/errors.h"
+#include "core/experiment/report.h"
+
+namespace ptbench {
+namespace {
+
+using nlohmann::json;
+
+std::string deviceText(const json& report) {
+  const json& device = report.value("device", json::object());
+  return device.value("name", "?") + ", driver " + device.value("driver_info", device.value("driver", "?"));
+}
+
+}  // namespace
+
+MergedReport mergeReports(const std::vector<ShardReport>& shards) {
+  if (shards.empty()) throw UserError("merge: give the reports of a sweep's shards");
+  const json& first = shards.front().report;
+  for (const ShardReport& shard : shards) {
+    const json& report = shard.report;
+    const std::string name = (shard.folder / "report.json").string();
+    if (!report.contains("config_hash") || !report.contains("sweep"))
+      throw UserError(name + ": written by a ptbench without sweeps' shards; run it again with this one");
+    if (report["config_hash"] != first["config_hash"])
+      throw UserError(name + ": made from another config (hash " + report["config_hash"].get<std::string>() +
+                      ", the first report's is " + first["config_hash"].get<std::string>() +
+                      "); merge the shards of one sweep");
+    for (const char* key : {"version", "git_revision"})
+      if (report["tool"][key] != first["tool"][key])
+        throw UserError(name + ": written by another ptbench (" + report["tool"][key].dump() + ", the first report's " +
+                        first["tool"][key].dump() + "); run every shard with the same build");
+  }
+  MergedReport merged;
+  std::set<std::string> devices;
+  for (const ShardReport& shard : shards) devices.insert(deviceText(shard.report));
+  const bool mixedDevices = devices.size() > 1;
+  if (mixedDevices)
+    merged.warnings.push_back(fmt::format("the shards ran on different devices or drivers ({}): each run keeps its own",
+                                          fmt::join(devices, "; ")));
+
+  // Every run once, in the order of the sweep: (spec index, variant).
+  std::map<std::pair<size_t, size_t>, std::pair<json, const ShardReport*>> runs;
+  std::set<size_t> specsRun;
+  for (const ShardReport& shard : shards) {
+    for (size_t spec : shard.report["sweep"]["specs"]) {
+      if (!specsRun.insert(spec).second)
+        merged.warnings.push_back(
+            fmt::format("run(s) of sweep entry {} appear in more than one shard: the first kept", spec));
+    }
+    for (const json& run : shard.report["runs"]) {
+      const auto key = std::pair(run.value("sweep_index", size_t{0}), run.value("variant", size_t{0}));
+      if (runs.count(key)) continue;
+      json copy = run;
+      if (mixedDevices)
+        copy["device"] = {{"name", shard.report["device"].value("name", "?")},
+                          {"driver_info", shard.report["device"].value("driver_info", "?")}};
+      runs.emplace(key, std::pair(std::move(copy), &shard));
+    }
+  }
+  const size_t sweepSpecs = first["sweep"].value("runs_before_backends", size_t{0});
+  for (size_t spec = 0; spec < sweepSpecs; ++spec)
+    if (!specsRun.count(spec)) ++merged.missingRuns;
+  if (merged.missingRuns > 0)
+    merged.warnings.push_back(
+        fmt::format("{} of the sweep's {} runs (before backends are resolved) are in no shard: "
+                    "the merged report is incomplete; run the missing shards and merge again",
+                    merged.missingRuns, sweepSpecs));
+
+  json out = first;
+  out["runs"] = json::array();
+  size_t number = 0;
+  bool complete = merged.missingRuns == 0;
+  int validationMessages = 0;
+  bool validation = false;
+  json notes = json::array(), shardList = json::array();
+  for (const ShardReport& shard : shards) {
+    complete = complete && shard.report.value("complete", false);
+    validationMessages += shard.report.value("validation_messages", 0);
+    validation = validation || shard.report.value("validation", false);
+    for (const json& note : shard.report.value("notes", json::array()))
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+    shardList.push_back({{"shard", shard.report["sweep"]["shard"]},
+                         {"device", deviceText(shard.report)},
+                         {"date", shard.report.value("date", "")},
+                         {"host", shard.report.value("host", json::object()).value("hostname", "")}});
+  }
+  for (auto& [key, entry] : runs) {
+    auto& [run, shard] = entry;
+    const std::string id = fmt::format("r{:03}", number++);
+    if (run.contains("images")) {
+      for (const char* format : {"png", "exr"}) {
+        const std::string file = run["images"].value(format, "");
+        if (file.empty()) continue;
+        const std::string renamed = id + std::filesystem::path(file).extension().string();
+        merged.images.emplace_back(shard->folder / file, renamed);
+        run["images"][format] = renamed;
+      }
+    }
+    run["id"] = id;
+    out["runs"].push_back(std::move(run));
+  }
+  // Roofline runs are named by id: read them again among the merged runs.
+  for (json& run : out["runs"]) {
+    run.erase("roofline_run");
+    run.erase("roofline_fraction");
+  }
+  addRooflineFractions(out["runs"]);
+  out["complete"] = complete;
+  out["validation"] = validation;
+  out["validation_messages"] = validationMessages;
+  out["notes"] = notes;
+  out["sweep"] = {{"runs_before_backends", sweepSpecs}, {"shard", json()}, {"merged_from", shardList}};
+  std::vector<size_t> all(specsRun.begin(), specsRun.end());
+  out["sweep"]["specs"] = all;
+  merged.report = std::move(out);
+  return merged;
+}
+
+}  // namespace ptbench

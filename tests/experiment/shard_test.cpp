@@ -1,0 +1,130 @@
+// Sharding a sweep: every run in exactly one shard, scenes kept together where they can be,
+// parts balanced by cost; and merging: shards of other configs or builds refused, missing and
+// duplicated runs found.
+#include "core/experiment/shard.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.h"
+#include "core/experiment/merge.h"
+
+namespace ptbench::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+ExperimentConfig sweep(const std::string& extra) {
+  const fs::path file = fs::temp_directory_path() / ("ptbench-shard-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"schema_version": 1, "name": "s", "scenes": ["builtin:cornell", "builtin:furnace",
+      "builtin:spheres?n=2&subdiv=4"], "integrators": ["megakernel", "wavefront"], "spp": [1, 4, 16])" +
+                             extra + "}";
+  ExperimentConfig config = loadConfig(file);
+  fs::remove(file);
+  return config;
+}
+
+TEST(Shard, ParsesKOfN) {
+  EXPECT_EQ(parseShard("2/4")->index, 2u);
+  EXPECT_EQ(parseShard("2/4")->count, 4u);
+  for (const char* bad : {"0/4", "5/4", "4", "1/0", "a/b", "1/2/3", "-1/2", "", "1/"})
+    EXPECT_FALSE(parseShard(bad).has_value()) << bad;
+}
+
+TEST(Shard, EveryRunIsInExactlyOneShardForOneToSevenShards) {
+  for (const std::string extra : {"", R"(, "max_depth": [1, 64], "resolution": ["64x64", "1920x1080"])"}) {
+    const auto specs = expandSweep(sweep(extra));
+    for (uint32_t count = 1; count <= 7; ++count) {
+      std::vector<int> seen(specs.size(), 0);
+      double largest = 0, smallest = 1e300;
+      for (uint32_t index = 1; index <= count; ++index) {
+        const auto mine = shardSpecs(specs, {index, count});
+        EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end()));
+        double cost = 0;
+        for (size_t i : mine) {
+          ++seen[i];
+          cost += runCost(specs[i]);
+        }
+        largest = std::max(largest, cost);
+        smallest = std::min(smallest, cost);
+        EXPECT_EQ(mine, shardSpecs(specs, {index, count})) << "deterministic";
+      }
+      for (size_t i = 0; i < specs.size(); ++i) EXPECT_EQ(seen[i], 1) << "run " << i << " of " << count << " shards";
+      // Three scenes of equal cost: one per shard at three; past three, scenes are split so that
+      // no shard is left empty.
+      if (extra.empty() && count == 3) {
+        EXPECT_DOUBLE_EQ(largest, smallest);
+      }
+      EXPECT_GT(smallest, 0.0) << count << " shards: none is empty while scenes can be split";
+    }
+  }
+}
+
+TEST(Shard, AShardLoadsEachOfItsScenesOnceWhileThereAreScenesEnough) {
+  const auto specs = expandSweep(sweep(""));
+  for (uint32_t index = 1; index <= 3; ++index) {
+    const auto mine = shardSpecs(specs, {index, 3});
+    ASSERT_FALSE(mine.empty());
+    for (size_t i : mine) EXPECT_EQ(specs[i].scene, specs[mine.front()].scene);
+  }
+}
+
+// A report of `runs` sweep entries of which this shard ran `specs`, one run each.
+json shardReport(const std::string& hash, std::vector<size_t> specs, size_t total, const std::string& device = "GPU") {
+  json report = {
+      {"schema_version", 3},
+      {"tool", {{"version", "0.1.0"}, {"git_revision", "abc"}}},
+      {"device", {{"name", device}, {"driver_info", "1.0"}}},
+      {"config", {{"name", "s"}}},
+      {"config_hash", hash},
+      {"complete", true},
+      {"sweep", {{"runs_before_backends", total}, {"specs", specs}, {"shard", {{"index", 1}, {"count", 2}}}}},
+      {"runs", json::array()}};
+  for (size_t spec : specs)
+    report["runs"].push_back({{"id", "r00" + std::to_string(spec)},
+                              {"sweep_index", spec},
+                              {"variant", 0},
+                              {"status", "error"},
+                              {"error", "x"},
+                              {"parameters", {{"integrator", "megakernel"}, {"scene", "s" + std::to_string(spec)}}}});
+  return report;
+}
+
+TEST(Merge, OrdersRunsAsOneProcessWouldAndFindsWhatIsMissingOrTwice) {
+  const auto merged = mergeReports({{shardReport("h", {1, 3}, 5), "a"}, {shardReport("h", {0, 3}, 5), "b"}});
+  ASSERT_EQ(merged.report["runs"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(merged.report["runs"][i]["id"], "r00" + std::to_string(i));
+  EXPECT_EQ(merged.report["runs"][0]["parameters"]["scene"], "s0");
+  EXPECT_EQ(merged.report["runs"][2]["parameters"]["scene"], "s3");
+  EXPECT_EQ(merged.missingRuns, 2u) << "entries 2 and 4";
+  EXPECT_FALSE(merged.report["complete"]);
+  ASSERT_EQ(merged.warnings.size(), 2u);
+  EXPECT_NE(merged.warnings[0].find("sweep entry 3 appear in more than one shard"), std::string::npos);
+  EXPECT_NE(merged.warnings[1].find("2 of the sweep's 5 runs"), std::string::npos);
+  EXPECT_FALSE(merged.report["runs"][0].contains("device")) << "one device: runs carry none of their own";
+}
+
+TEST(Merge, RefusesOtherConfigsAndBuildsAndMarksDevicesThatDiffer) {
+  EXPECT_THROW(mergeReports({{shardReport("h", {0}, 2), "a"}, {shardReport("other", {1}, 2), "b"}}), UserError);
+  json otherBuild = shardReport("h", {1}, 2);
+  otherBuild["tool"]["git_revision"] = "def";
+  try {
+    mergeReports({{shardReport("h", {0}, 2), "a"}, {otherBuild, "b"}});
+    ADD_FAILURE() << "merged the reports of two builds";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("b/report.json: written by another ptbench"), std::string::npos)
+        << error.what();
+  }
+  const auto mixed = mergeReports({{shardReport("h", {0}, 2, "H100"), "a"}, {shardReport("h", {1}, 2, "H200"), "b"}});
+  EXPECT_EQ(mixed.missingRuns, 0u);
+  EXPECT_TRUE(mixed.report["complete"]);
+  EXPECT_EQ(mixed.report["runs"][1]["device"]["name"], "H200");
+  ASSERT_EQ(mixed.warnings.size(), 1u);
+  EXPECT_NE(mixed.warnings[0].find("different devices"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptbench::test
