@@ -33,7 +33,7 @@ done
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 end=$(date +%s.%N)
-echo "run-on-all-gpus: the shards took $(python3 -c "print(f'{$end - $start:.1f}')") s of wall-clock time"
+echo "run-on-all-gpus: the shards took $(awk "BEGIN { printf \"%.1f\", $end - $start }") s of wall-clock time"
 reports=$(ls "$out"/shard*/*/*/report.json)
 "$bin" merge $reports --out "$out/merged" || status=1
 [ $status = 0 ] || echo "run-on-all-gpus: a shard or the merge failed; see $out/shard*/log.txt" >&2
