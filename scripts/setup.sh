@@ -15,6 +15,7 @@ packages=(
   libgtest-dev googletest
   clang libclang-rt-dev
   python3 python3-numpy python3-matplotlib
+  slurm-wlm munge
 )
 
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi

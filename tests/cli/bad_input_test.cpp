@@ -106,7 +106,7 @@ TEST_F(BadInputTest, CommandLinesAreRefusedBeforeAnyWork) {
            {"compare a folder", "compare {dir} {dir}", 2, "is a folder; give its report.json"},
            {"compare with a NaN threshold", "compare {dir}/ok.json {dir}/ok.json --threshold nan", 2,
             "--threshold nan"},
-           {"compare a config as a report", "compare {dir}/ok.json {dir}/ok.json", 2, "schema version"},
+           {"compare a config as a report", "compare {dir}/ok.json {dir}/ok.json", 2, "ok.json: not a ptbench report"},
        })
     expect(c);
 }

@@ -364,38 +364,43 @@ TEST(RunCommand, AKilledSweepResumesAndShardsMergeIntoTheSameReport) {
   const std::string sweep = std::string(PTBENCH_SOURCE_DIR) +
                             "/configs/ci.json --quiet --set spp=[1,2] --set backends=rayquery --set repeats=1 "
                             "--set warmup=0 --set width=16 --set height=16";
-  const std::string report = (out / "results" / "ci" / "*" / "report.json").string();
-  const std::string script = "cd " + out.string() + " && env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
-                             PTBENCH_EXECUTABLE + " run " + sweep + " --out " + (out / "results").string() +
-                             " >/dev/null 2>&1 & pid=$!; until grep -q \"\\\"ok\\\"\" " + report +
-                             " 2>/dev/null; do sleep 0.05; done; kill -KILL $pid; wait $pid";
-  EXPECT_NE(std::system(("sh -c '" + script + "'").c_str()), 0);
-  const fs::path folder = resultsFolder(out / "results", "ci");
-  const json killed = readJson(folder / "report.json");
-  EXPECT_EQ(killed["complete"], false);
-  std::map<std::string, json> finished;
-  for (const auto& run : killed["runs"]) {
-    EXPECT_TRUE(run["status"] == "ok" || run["status"] == "interrupted") << run.dump();
-    if (run["status"] == "ok") finished[run["id"]] = run["frame_gpu_ms_samples"];
-  }
-  ASSERT_FALSE(finished.empty());
-  ASSERT_LT(finished.size(), killed["runs"].size()) << "killed before its end";
-
-  const auto resumed = runPtbench("run --resume " + folder.string() + " --quiet", "", PTBENCH_SOURCE_DIR);
-  EXPECT_EQ(resumed.exitCode, 0) << resumed.all();
-  const json complete = readJson(folder / "report.json");
-  EXPECT_EQ(complete["complete"], true);
-  ASSERT_EQ(complete["runs"].size(), killed["runs"].size());
-  for (const auto& run : complete["runs"]) {
-    EXPECT_EQ(run["status"], "ok") << run.dump();
-    if (finished.count(run["id"])) {
-      EXPECT_EQ(run["frame_gpu_ms_samples"], finished[run["id"]]) << "kept as it was";
+  json complete;
+  // SIGKILL leaves the last checkpoint; SIGINT the report the handler writes after the frame.
+  for (const std::string signal : {"KILL", "INT"}) {
+    const fs::path results = out / ("results-" + signal);
+    const std::string report = (results / "ci" / "*" / "report.json").string();
+    const std::string script = "cd " + out.string() + " && env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
+                               PTBENCH_EXECUTABLE + " run " + sweep + " --out " + results.string() +
+                               " >/dev/null 2>&1 & pid=$!; until grep -q \"\\\"ok\\\"\" " + report +
+                               " 2>/dev/null; do sleep 0.05; done; kill -" + signal + " $pid; wait $pid";
+    EXPECT_NE(std::system(("sh -c '" + script + "'").c_str()), 0) << signal;
+    const fs::path folder = resultsFolder(results, "ci");
+    const json stopped = readJson(folder / "report.json");
+    EXPECT_EQ(stopped["complete"], false) << signal;
+    std::map<std::string, json> finished;
+    for (const auto& run : stopped["runs"]) {
+      EXPECT_TRUE(run["status"] == "ok" || run["status"] == "interrupted") << run.dump();
+      if (run["status"] == "ok") finished[run["id"]] = run["frame_gpu_ms_samples"];
     }
-    EXPECT_TRUE(fs::exists(folder / run["images"]["png"].get<std::string>())) << run["id"];
+    ASSERT_FALSE(finished.empty()) << signal;
+    ASSERT_LT(finished.size(), stopped["runs"].size()) << signal << ": stopped before its end";
+
+    const auto resumed = runPtbench("run --resume " + folder.string() + " --quiet", "", PTBENCH_SOURCE_DIR);
+    EXPECT_EQ(resumed.exitCode, 0) << signal << "\n" << resumed.all();
+    complete = readJson(folder / "report.json");
+    EXPECT_EQ(complete["complete"], true) << signal;
+    ASSERT_EQ(complete["runs"].size(), stopped["runs"].size()) << signal;
+    for (const auto& run : complete["runs"]) {
+      EXPECT_EQ(run["status"], "ok") << run.dump();
+      if (finished.count(run["id"])) {
+        EXPECT_EQ(run["frame_gpu_ms_samples"], finished[run["id"]]) << signal << ": kept as it was";
+      }
+      EXPECT_TRUE(fs::exists(folder / run["images"]["png"].get<std::string>())) << run["id"];
+    }
+    const auto again = runPtbench("run " + sweep + " --resume " + folder.string());
+    EXPECT_EQ(again.exitCode, 1);
+    EXPECT_NE(again.err.find("give no config"), std::string::npos) << again.err;
   }
-  const auto again = runPtbench("run " + sweep + " --resume " + folder.string());
-  EXPECT_EQ(again.exitCode, 1);
-  EXPECT_NE(again.err.find("give no config"), std::string::npos) << again.err;
 
   // Three shards of the same sweep, and their merge, against the resumed single run.
   std::vector<std::string> shardReports;
