@@ -19,6 +19,7 @@
 #include "core/experiment/statistics.h"
 #include "core/experiment/summary.h"
 #include "core/integrators/options.h"
+#include "core/vk/context.h"
 
 namespace ptbench::cli {
 namespace {
@@ -101,6 +102,13 @@ int run(const GlobalOptions& global, const RunOptions& options) {
       throw UserError("--resume " + options.resume + ": its report was written by a ptbench that cannot resume it");
     const json& recorded = previous["sweep"]["shard"];
     if (recorded.is_object()) shard = Shard{recorded["index"], recorded["count"]};
+    // Kept runs were measured on the report's device: the rest must be too.
+    const vk::DeviceCapabilities device = vk::selectDevice(global.device);
+    const json& was = previous.value("device", json::object());
+    if (was.value("name", "") != device.name || was.value("driver_info", "") != device.driverInfo)
+      throw UserError("--resume " + options.resume + ": its runs ran on " + was.value("name", "?") + " (driver " +
+                      was.value("driver_info", "?") + "), this is " + device.name + " (driver " + device.driverInfo +
+                      "); resume on that device, or start the sweep again");
   } else if (!options.shard.empty() && !(shard = parseShard(options.shard))) {
     throw UserError("--shard " + options.shard + ": expected K/N, the K-th of N parts (1 <= K <= N), such as 2/4");
   }

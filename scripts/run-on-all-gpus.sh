@@ -34,7 +34,12 @@ status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 end=$(date +%s.%N)
 echo "run-on-all-gpus: the shards took $(awk "BEGIN { printf \"%.1f\", $end - $start }") s of wall-clock time"
-reports=$(ls "$out"/shard*/*/*/report.json)
-"$bin" merge $reports --out "$out/merged" || status=1
+reports=("$out"/shard*/*/*/report.json)
+if [ -f "${reports[0]}" ]; then
+  "$bin" merge "${reports[@]}" --out "$out/merged" || status=1
+else
+  echo "run-on-all-gpus: no shard wrote a report" >&2
+  status=1
+fi
 [ $status = 0 ] || echo "run-on-all-gpus: a shard or the merge failed; see $out/shard*/log.txt" >&2
 exit $status

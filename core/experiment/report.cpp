@@ -155,7 +155,10 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
       {"id", run.id},           {"sweep_index", run.sweepIndex},        {"variant", run.variant},
       {"status", run.status()}, {"parameters", runParametersJson(run)},
   };
-  if (out["status"] == "interrupted") return out;
+  if (out["status"] == "interrupted") {
+    if (!run.error.empty()) out["error"] = run.error;  // why it did not run (a lost device)
+    return out;
+  }
   if (out["status"] == "error") {
     out["error"] = run.error;
     return out;

@@ -156,21 +156,6 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
   return true;
 }
 
-// run --resume: the runs a previous report finished (ok or error) are kept as it has them,
-// matched by their parameters (runKey); the others will run.
-void keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json& previous) {
-  std::map<std::string, const nlohmann::json*> finished;
-  if (!previous.contains("runs")) return;
-  for (const auto& run : previous.at("runs"))  // the report's own runs: `finished` points into them
-    if (run.value("status", "") == "ok" || run.value("status", "") == "error") finished[runKey(run)] = &run;
-  for (RunRecord& record : runs) {
-    const auto found = finished.find(runKey(nlohmann::json{{"parameters", runParametersJson(record)}}));
-    if (found == finished.end()) continue;
-    record.kept = *found->second;
-    if ((*found->second)["status"] == "error") record.error = (*found->second).value("error", "error");
-  }
-}
-
 }  // namespace
 
 namespace {
@@ -185,6 +170,26 @@ std::string formatUtc(std::chrono::system_clock::time_point time, const char* fo
 }
 
 }  // namespace
+
+void keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json& previous) {
+  // By place in the sweep and parameters both: one scene listed twice (another camera, say)
+  // gives runs of equal parameters at different places.
+  auto key = [](size_t sweepIndex, size_t variant, const std::string& parameters) {
+    return std::to_string(sweepIndex) + "/" + std::to_string(variant) + " " + parameters;
+  };
+  std::map<std::string, const nlohmann::json*> finished;
+  if (!previous.contains("runs")) return;
+  for (const auto& run : previous.at("runs"))  // the report's own runs: `finished` points into them
+    if (run.value("status", "") == "ok" || run.value("status", "") == "error")
+      finished[key(run.value("sweep_index", size_t{0}), run.value("variant", size_t{0}), runKey(run))] = &run;
+  for (RunRecord& record : runs) {
+    const auto found = finished.find(
+        key(record.sweepIndex, record.variant, runKey(nlohmann::json{{"parameters", runParametersJson(record)}})));
+    if (found == finished.end()) continue;
+    record.kept = *found->second;
+    if ((*found->second)["status"] == "error") record.error = (*found->second).value("error", "error");
+  }
+}
 
 std::string utcStamp(std::chrono::system_clock::time_point time) {
   return formatUtc(time, "%Y%m%dT%H%M%SZ");
@@ -358,11 +363,14 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   // After a lost or hung device nothing more could run: say so rather than leave runs empty.
   if (context.lost()) {
     size_t notRun = 0;
+    // Not finished, so interrupted: --resume runs them again on a working device.
     for (RunRecord& record : result.runs)
       if (record.ok() && !record.kept && record.frameGpuMs.empty()) {
         record.error = "not run: the device was lost or hung (see the first failed run)";
+        record.interrupted = true;
         ++notRun;
       }
+    result.complete = false;
     if (notRun > 0) spdlog::error("{} run(s) not run: the device was lost or hung", notRun);
   }
   result.validationMessages = context.validationMessageCount();

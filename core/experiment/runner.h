@@ -117,6 +117,11 @@ struct RunnerOptions {
 // the sweep, writes images as it goes, and returns the records; the caller writes the report.
 ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptions& options);
 
+// run --resume: the runs `previous` (a report) finished, ok or error, are kept as it has them,
+// matched by their place in the sweep (sweep_index, variant) and their parameters; the others
+// will run.
+void keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json& previous);
+
 // The folder name for a run started at `time`: 20261122T031500Z.
 std::string utcStamp(std::chrono::system_clock::time_point time);
 std::string isoUtc(std::chrono::system_clock::time_point time);

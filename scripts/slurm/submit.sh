@@ -24,6 +24,6 @@ array=${array%%;*}
 # shellcheck disable=SC2086
 merge=$(sbatch --parsable --dependency="afterok:$array" --job-name=ptbench-merge ${PTBENCH_SBATCH_OPTIONS:-} \
   --output="$out/slurm-merge-%j.out" \
-  --wrap="\"$PTBENCH\" merge $out/shard*/*/*/report.json --out $out/merged")
+  --wrap="\"$PTBENCH\" merge \"$out\"/shard*/*/*/report.json --out \"$out/merged\"")
 merge=${merge%%;*}
 echo "$array $merge"

@@ -10,6 +10,8 @@
 
 #include "core/errors.h"
 #include "core/experiment/merge.h"
+#include "core/experiment/report.h"
+#include "core/experiment/runner.h"
 
 namespace ptbench::test {
 namespace {
@@ -124,6 +126,37 @@ TEST(Merge, RefusesOtherConfigsAndBuildsAndMarksDevicesThatDiffer) {
   EXPECT_EQ(mixed.report["runs"][1]["device"]["name"], "H200");
   ASSERT_EQ(mixed.warnings.size(), 1u);
   EXPECT_NE(mixed.warnings[0].find("different devices"), std::string::npos);
+}
+
+// --resume keeps a finished run only at its own place in the sweep: one scene listed twice (with
+// another camera) gives two runs of equal parameters, and the second is not the first.
+TEST(Resume, KeepsFinishedRunsAtTheirOwnPlaceInTheSweep) {
+  RunRecord first;
+  first.scene = "builtin:cornell";
+  first.backend = "rayquery";
+  RunRecord second = first;
+  second.sweepIndex = 1;
+  json finished = {{"id", "r001"},
+                   {"sweep_index", 1},
+                   {"variant", 0},
+                   {"status", "ok"},
+                   {"parameters", runParametersJson(second)},
+                   {"frame_gpu_ms_samples", {1.5}}};
+  json failed = finished;
+  failed["sweep_index"] = 2;
+  failed["status"] = "error";
+  failed["error"] = "the scene did not load";
+  RunRecord third = first;
+  third.sweepIndex = 2;
+  std::vector<RunRecord> runs = {first, second, third};
+  keepFinishedRuns(runs, json{{"runs", {finished, failed}}});
+  EXPECT_FALSE(runs[0].kept.has_value()) << "the same parameters at another place";
+  ASSERT_TRUE(runs[1].kept.has_value());
+  EXPECT_EQ((*runs[1].kept)["frame_gpu_ms_samples"], json({1.5}));
+  EXPECT_EQ(runs[1].status(), "ok");
+  EXPECT_EQ(runs[2].status(), "error");
+  EXPECT_EQ(runs[2].error, "the scene did not load");
+  EXPECT_EQ(runs[0].status(), "interrupted") << "not run yet";
 }
 
 }  // namespace
