@@ -19,7 +19,6 @@
 #include "core/experiment/statistics.h"
 #include "core/experiment/summary.h"
 #include "core/integrators/options.h"
-#include "core/vk/context.h"
 
 namespace ptbench::cli {
 namespace {
@@ -102,13 +101,6 @@ int run(const GlobalOptions& global, const RunOptions& options) {
       throw UserError("--resume " + options.resume + ": its report was written by a ptbench that cannot resume it");
     const json& recorded = previous["sweep"]["shard"];
     if (recorded.is_object()) shard = Shard{recorded["index"], recorded["count"]};
-    // Kept runs were measured on the report's device: the rest must be too.
-    const vk::DeviceCapabilities device = vk::selectDevice(global.device);
-    const json& was = previous.value("device", json::object());
-    if (was.value("name", "") != device.name || was.value("driver_info", "") != device.driverInfo)
-      throw UserError("--resume " + options.resume + ": its runs ran on " + was.value("name", "?") + " (driver " +
-                      was.value("driver_info", "?") + "), this is " + device.name + " (driver " + device.driverInfo +
-                      "); resume on that device, or start the sweep again");
   } else if (!options.shard.empty() && !(shard = parseShard(options.shard))) {
     throw UserError("--shard " + options.shard + ": expected K/N, the K-th of N parts (1 <= K <= N), such as 2/4");
   }
@@ -122,18 +114,19 @@ int run(const GlobalOptions& global, const RunOptions& options) {
   const InterruptGuard interrupts;
   const ExperimentResult result = runExperiment(
       config,
-      RunnerOptions{.device = global.device,
-                    .validate = global.validate,
-                    .gpuTimeoutSeconds = global.gpuTimeoutSeconds,
-                    .shard = shard,
-                    .outputRoot = options.out,
-                    .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); },
-                    .stopRequested = [] { return InterruptGuard::signal() != 0; },
-                    .checkpoint = [](const ExperimentResult& partial) { writeReport(partial, reportJson(partial)); },
-                    .resumeFolder = options.resume,
-                    .resumeReport = previous});
+      RunnerOptions{
+          .device = global.device,
+          .validate = global.validate,
+          .gpuTimeoutSeconds = global.gpuTimeoutSeconds,
+          .shard = shard,
+          .outputRoot = options.out,
+          .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); },
+          .stopRequested = [] { return InterruptGuard::signal() != 0; },
+          .checkpoint = [](const ExperimentResult& partial) { writeReportFiles(partial.folder, reportJson(partial)); },
+          .resumeFolder = options.resume,
+          .resumeReport = previous});
   const json report = reportJson(result);
-  writeReport(result, report);
+  writeReportFiles(result.folder, report);
   if (options.json == "-") {
     std::cout << report.dump(2) << "\n";
     std::cerr << reportSummary(report, SummaryFormat::Table);
@@ -214,9 +207,7 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
       if (error)
         throw UserError("cannot copy " + from.string() + " to " + (out / name).string() + ": " + error.message());
     }
-    writeFileAtomically(out / "config.json", merged.report["config"].dump(2) + "\n");
-    writeFileAtomically(out / "report.csv", reportCsv(merged.report));
-    writeFileAtomically(out / "report.json", merged.report.dump(2) + "\n");  // last: the folder is complete
+    writeReportFiles(out, merged.report);
     for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);
     std::cout << reportSummary(merged.report, SummaryFormat::Table);
     spdlog::info("merged {} report(s), {} run(s), into {}", shards.size(), merged.report["runs"].size(), out.string());

@@ -94,7 +94,7 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
   }
   for (auto& [key, entry] : runs) {
     auto& [run, shard] = entry;
-    const std::string id = fmt::format("r{:03}", number++);
+    const std::string id = runId(number++);
     if (run.contains("images")) {
       for (const char* format : {"png", "exr"}) {
         const std::string file = run["images"].value(format, "");

@@ -1,5 +1,6 @@
 #include "core/experiment/report.h"
 
+#include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -258,13 +259,6 @@ json layoutJson(const BvhLayoutStats& layout) {
           {"bottom_levels", levelJson(layout.bottomLevels)}};
 }
 
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::string number(const json& value) {
   if (value.is_null()) return "";
   std::ostringstream out;
@@ -457,11 +451,22 @@ std::string reportCsv(const json& report) {
   return csv;
 }
 
-void writeReport(const ExperimentResult& result, const json& report) {
-  writeFileAtomically(result.folder / "config.json", result.config.resolved.dump(2) + "\n");
-  writeFileAtomically(result.folder / "report.csv", reportCsv(report));
+void writeReportFiles(const std::filesystem::path& folder, const json& report) {
+  writeFileAtomically(folder / "config.json", report.at("config").dump(2) + "\n");
+  writeFileAtomically(folder / "report.csv", reportCsv(report));
   // The JSON last: its presence says the folder is complete.
-  writeFileAtomically(result.folder / "report.json", report.dump(2) + "\n");
+  writeFileAtomically(folder / "report.json", report.dump(2) + "\n");
+}
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string runId(size_t position) {
+  return fmt::format("r{:03}", position);
 }
 
 json softwareBvhJson(const SoftwareBvhStats& stats) {

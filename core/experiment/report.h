@@ -1,6 +1,7 @@
 // Reports that describe themselves: report.json (schema_version below) and report.csv (one row
 // per run and stage, units in column names), written atomically into the results folder.
 #pragma once
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,8 +23,13 @@ constexpr int oldestComparableSchemaVersion = 3;
 nlohmann::json toolJson();
 nlohmann::json reportJson(const ExperimentResult& result);
 std::string reportCsv(const nlohmann::json& report);
-// report.json, report.csv and config.json (the config as resolved) into result.folder.
-void writeReport(const ExperimentResult& result, const nlohmann::json& report);
+// report.json, report.csv and config.json (the report's resolved config) into `folder` (a run's
+// results folder, or a merge's), each atomically, the JSON last.
+void writeReportFiles(const std::filesystem::path& folder, const nlohmann::json& report);
+// A CSV cell: quoted, with quotes doubled, where it holds a comma, a quote or a newline.
+std::string csvField(const std::string& text);
+// The id of the run at `position` in sweep order: r000, r001, ..., r1000.
+std::string runId(size_t position);
 
 // The software BVH's build figures, as scene-info and reports give them.
 nlohmann::json softwareBvhJson(const SoftwareBvhStats& stats);

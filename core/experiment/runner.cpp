@@ -206,6 +206,14 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   result.startedUtc = isoUtc(now);
   const std::string deviceSelector = options.device.empty() ? config.device : options.device;
   result.device = vk::selectDevice(deviceSelector);
+  if (!options.resumeFolder.empty()) {
+    // Kept runs were measured on the report's device: the rest must be too.
+    const nlohmann::json was = options.resumeReport.value("device", nlohmann::json::object());
+    if (was.value("name", "") != result.device.name || was.value("driver_info", "") != result.device.driverInfo)
+      throw UserError("--resume " + options.resumeFolder.string() + ": its runs ran on " + was.value("name", "?") +
+                      " (driver " + was.value("driver_info", "?") + "), this is " + result.device.name + " (driver " +
+                      result.device.driverInfo + "); resume on that device, or start the sweep again");
+  }
 
   // Every run, its backend resolved against the device; unresolvable ones are error records.
   std::set<Backend> needed;
@@ -231,8 +239,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         return;
       }
       RunRecord record;
-      record.id = "r" + std::string(3 - std::min<size_t>(3, std::to_string(result.runs.size()).size()), '0') +
-                  std::to_string(result.runs.size());
+      record.id = runId(result.runs.size());
       record.spec = spec;
       record.scene = config.scenes[spec.scene].spec;
       record.backend = backend;

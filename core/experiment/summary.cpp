@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "core/experiment/report.h"
 #include "core/integrators/integrator.h"
 
 namespace ptbench {
@@ -39,13 +40,6 @@ std::string markdownCell(const std::string& text) {
   std::string escaped;
   for (char c : text) escaped += c == '|' ? std::string("\\|") : std::string(1, c);
   return escaped;
-}
-
-std::string csvCell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 }  // namespace
@@ -186,12 +180,12 @@ std::string reportSummary(const json& report, SummaryFormat format) {
 
   std::string out;
   if (format == SummaryFormat::Csv) {
-    for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csvCell(columns[c].name);
+    for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csvField(columns[c].name);
     out += ",status\n";
     for (const Row& row : rows) {
       for (size_t c = 0; c < columns.size(); ++c)
-        out += (c ? "," : "") + csvCell(c < row.cells.size() ? row.cells[c] : "");
-      out += "," + csvCell(row.failure.empty() ? "ok" : row.failure) + "\n";
+        out += (c ? "," : "") + csvField(c < row.cells.size() ? row.cells[c] : "");
+      out += "," + csvField(row.failure.empty() ? "ok" : row.failure) + "\n";
     }
     return out;
   }

@@ -172,7 +172,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   const fs::path folder = fs::temp_directory_path() / ("ptbench-report-" + std::to_string(::getpid()));
   fs::create_directories(folder);
   const ExperimentResult result = syntheticResult(folder);
-  writeReport(result, reportJson(result));
+  writeReportFiles(result.folder, reportJson(result));
 
   std::ifstream in(folder / "report.json");
   const json report = json::parse(in);
