@@ -28,6 +28,7 @@ struct RenderOptions {
   std::string backend = "auto";
   std::string sampler = "halton";
   std::string counters = "off";
+  std::string timing = "stages";
   RenderSettings settings;
   std::string environment;  // R,G,B or a Radiance .hdr file
   float environmentIntensity = 1;
@@ -140,6 +141,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
     throw UserError("--fov: expected a vertical field of view in degrees, more than 0 and less than 180");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
   options.settings.simtCounters = options.counters == "simt";
+  options.settings.stageTimestamps = options.timing == "stages";
   if (options.settings.simtCounters && !isPathTracer(*integrator))
     throw UserError("--counters simt: counts at a path tracer's shading point; raycast has none");
   std::string softwareOption;  // the first software-backend option given, which needs --backend software
@@ -197,6 +199,12 @@ void render(const GlobalOptions& global, RenderOptions options) {
   const std::vector<BvhLayout> softwareLayouts =
       backend == Backend::Software ? std::vector<BvhLayout>{settings.softwareBvh} : std::vector<BvhLayout>{};
   const GpuScene gpuScene(context, scene, softwareLayouts);
+  // The default pool is the device's: printed as the size it came to, and why.
+  PoolChoice pool;
+  if (*integrator == IntegratorKind::Wavefront) {
+    pool = wavefrontPool(settings, context.capabilities());
+    settings.wavefront.poolSize = pool.paths;
+  }
   const auto renderer = createIntegrator(*integrator, context, gpuScene, target, settings);
   if (options.reference) {
     writeReference(options, *renderer, settings, context.capabilities().name);
@@ -215,7 +223,11 @@ void render(const GlobalOptions& global, RenderOptions options) {
                            settings.maxDepth, context.capabilities().name);
   if (const auto used = runOptionsJson(*integrator, backendName(backend), settings); !used.empty())
     std::cout << "  options " << used.dump() << "\n";
+  if (*integrator == IntegratorKind::Wavefront)
+    std::cout << fmt::format("  {:<12} {} paths in flight: {}\n", "pool", pool.paths, pool.reason);
   std::cout << kernelProfile(frame);
+  std::cout << fmt::format("  {:<12} {} kernel launches{}\n", "launches", frame.launches,
+                           settings.stageTimestamps ? "" : " (timing frame: no stage timestamps)");
   std::cout << fmt::format(
       "  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipelines created in {:.1f} ms\n", "frame",
       frame.gpuMs, frame.hostMs, renderer->pipelineCreateMs());
@@ -309,13 +321,20 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
   command->add_option("--sampler", options->sampler, "halton (with Cranley-Patterson rotation) or pcg")
       ->capture_default_str()
       ->check(CLI::IsMember({"halton", "pcg"}));
-  if (!reference)
+  if (!reference) {
+    command
+        ->add_option("--timing", options->timing,
+                     "stages: timestamps around every stage (the kernel profile); frame: the frame's two only, "
+                     "to measure what timing each stage costs")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"stages", "frame"}));
     command
         ->add_option("--counters", options->counters,
                      "simt: divergence counters at the shading point (SIMT utilisation and material coherence per "
                      "bounce); their atomics perturb the timing")
         ->capture_default_str()
         ->check(CLI::IsMember({"off", "simt"}));
+  }
   command->add_option("--env", options->environment,
                       "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map");
   command->add_option("--env-intensity", options->environmentIntensity, "scales the environment map's radiance")

@@ -62,7 +62,7 @@ void megakernel(uvec2 pixel) {
   filmAdd(film, path.radiance);
   counters.paths += 1u;
 #endif
-  // film_resolve adds it to the film after the launch.
-  FilmSamples(FRAME.filmSamples).s[pixelIndex] = film;
+  // This invocation is the launch's only one at its pixel.
+  filmCommitOwned(film, pixelIndex);
   CounterArray(FRAME.counters).c[pixelIndex] = counters;
 }

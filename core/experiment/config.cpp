@@ -16,11 +16,11 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::set<std::string> topLevelKeys = {
-    "$schema",   "schema_version", "name",          "description", "output",        "device",
-    "scenes",    "integrators",    "backends",      "width",       "height",        "spp",
-    "max_depth", "rr_depth",       "seed",          "sampler",     "exposure",      "images",
-    "options",   "warmup",         "repeats",       "min_samples", "max_noise",     "timeout",
-    "max_runs",  "counters",       "target_relmse", "resolution",  "warmup_seconds"};
+    "$schema",   "schema_version", "name",          "description", "output",         "device",
+    "scenes",    "integrators",    "backends",      "width",       "height",         "spp",
+    "max_depth", "rr_depth",       "seed",          "sampler",     "exposure",       "images",
+    "options",   "warmup",         "repeats",       "min_samples", "max_noise",      "timeout",
+    "max_runs",  "counters",       "target_relmse", "resolution",  "warmup_seconds", "timing"};
 
 // Collects every problem in a config before any is reported.
 class Validator {
@@ -491,6 +491,10 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
   for (const auto& name : v.strings(config, "counters", {"off", "simt"}, {"off"}))
     if (std::find(out.simtCounters.begin(), out.simtCounters.end(), name == "simt") == out.simtCounters.end())
       out.simtCounters.push_back(name == "simt");
+  for (const auto& name : v.strings(config, "timing", {"stages", "frame"}, {"stages"}))
+    if (std::find(out.stageTimestamps.begin(), out.stageTimestamps.end(), name == "stages") ==
+        out.stageTimestamps.end())
+      out.stageTimestamps.push_back(name == "stages");
   if (config.contains("exposure")) {
     if (!config["exposure"].is_number())
       v.error("/exposure", "expected a number of stops");
@@ -598,6 +602,7 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
   fill("seed", 0);
   fill("sampler", "halton");
   fill("counters", "off");
+  fill("timing", "stages");
   fill("target_relmse", out.targetRelmse);
   fill("exposure", 0);
   fill("images", true);
@@ -658,6 +663,11 @@ std::vector<bool> countersAxis(const ExperimentConfig& config, IntegratorKind in
   return isPathTracer(integrator) ? config.simtCounters : std::vector<bool>{false};
 }
 
+std::vector<bool> timingAxis(const ExperimentConfig& config, IntegratorKind integrator) {
+  // The raycast's measure is its trace stage's time: it is always timed per stage.
+  return isPathTracer(integrator) ? config.stageTimestamps : std::vector<bool>{true};
+}
+
 uint64_t sweepSize(const ExperimentConfig& config) {
   // A backend with options counts once per combination; "all" as if it meant every backend.
   uint64_t backendRuns = 0;
@@ -676,7 +686,8 @@ uint64_t sweepSize(const ExperimentConfig& config) {
                            config.samplers.size();
   uint64_t total = 0;
   for (IntegratorKind integrator : config.integrators) {
-    uint64_t combinations = perIntegrator * countersAxis(config, integrator).size();
+    uint64_t combinations =
+        perIntegrator * countersAxis(config, integrator).size() * timingAxis(config, integrator).size();
     if (const auto found = config.options.find(integrator); found != config.options.end())
       for (const auto& [key, values] : found->second) combinations *= values.size();
     total += combinations;
@@ -695,22 +706,24 @@ std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
               for (uint32_t rrDepth : config.rrDepths)
                 for (uint32_t seed : config.seeds)
                   for (SamplerKind sampler : config.samplers)
-                    for (bool simtCounters : countersAxis(config, integrator)) {
-                      RenderSettings settings;
-                      settings.width = width;
-                      settings.height = height;
-                      settings.samplesPerPixel = spp;
-                      settings.maxDepth = maxDepth;
-                      settings.rrDepth = rrDepth;
-                      settings.seed = seed;
-                      settings.sampler = sampler;
-                      settings.simtCounters = simtCounters;
-                      const auto named = parseBackend(backend);
-                      for (const RenderSettings& withOption : withOptions(config, integrator, settings))
-                        for (const RenderSettings& withBackend :
-                             named ? withBackendOptions(config, *named, withOption) : std::vector{withOption})
-                          runs.push_back({scene, integrator, backend, withBackend});
-                    }
+                    for (bool simtCounters : countersAxis(config, integrator))
+                      for (bool stageTimestamps : timingAxis(config, integrator)) {
+                        RenderSettings settings;
+                        settings.width = width;
+                        settings.height = height;
+                        settings.samplesPerPixel = spp;
+                        settings.maxDepth = maxDepth;
+                        settings.rrDepth = rrDepth;
+                        settings.seed = seed;
+                        settings.sampler = sampler;
+                        settings.simtCounters = simtCounters;
+                        settings.stageTimestamps = stageTimestamps;
+                        const auto named = parseBackend(backend);
+                        for (const RenderSettings& withOption : withOptions(config, integrator, settings))
+                          for (const RenderSettings& withBackend :
+                               named ? withBackendOptions(config, *named, withOption) : std::vector{withOption})
+                            runs.push_back({scene, integrator, backend, withBackend});
+                      }
   return runs;
 }
 

@@ -76,7 +76,8 @@ struct ExperimentConfig {
   std::vector<std::pair<uint32_t, uint32_t>> resolutions;
   std::vector<uint32_t> spps, maxDepths, rrDepths, seeds;
   std::vector<SamplerKind> samplers;
-  std::vector<bool> simtCounters;  // counters: off (false) and/or simt (true)
+  std::vector<bool> simtCounters;     // counters: off (false) and/or simt (true)
+  std::vector<bool> stageTimestamps;  // timing: stages (true) and/or frame (false)
   // options.<integrator>: each option's values, in the config's order (a list is a sweep axis).
   std::map<IntegratorKind, std::vector<std::pair<std::string, std::vector<nlohmann::json>>>> options;
   // options.<backend>: the same, for the runs on that backend (software: software_bvh).
@@ -127,6 +128,8 @@ uint64_t sweepSize(const ExperimentConfig& config);
 // The counters axis of `integrator`'s runs: the config's, or only off for the raycast, which has
 // no shading point to count at.
 std::vector<bool> countersAxis(const ExperimentConfig& config, IntegratorKind integrator);
+// The timing axis likewise: the config's for the path tracers, stages only for the raycast.
+std::vector<bool> timingAxis(const ExperimentConfig& config, IntegratorKind integrator);
 
 // The cartesian product of every list-valued parameter, scenes outermost. Runs on backend
 // "all" take their backend options when the runner resolves them (withBackendOptions).

@@ -51,6 +51,7 @@ json runParametersJson(const RunRecord& run) {
           {"seed", s.seed},
           {"sampler", samplerName(s.sampler)},
           {"counters", s.simtCounters ? "simt" : "off"},
+          {"timing", s.stageTimestamps ? "stages" : "frame"},
           {"options", runOptionsJson(run.spec.integrator, run.backend, s)}};
 }
 
@@ -216,6 +217,8 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
                       {"trace_gpu_ms_median", traceSeconds * 1e3},
                       {"rays_per_s", traceSeconds > 0 ? double(rays) / traceSeconds : 0}};
   }
+  out["launches_per_frame"] = run.launchesPerFrame;
+  if (!run.wavefrontPoolReason.empty()) out["wavefront_pool_reason"] = run.wavefrontPoolReason;
   out["pipeline_create_ms"] = run.pipelineCreateMs;
   out["scene_load_ms"] = run.sceneLoadMs;
   out["unshaded_extensions"] = run.unshadedExtensions;
@@ -485,6 +488,8 @@ std::string runKey(const json& run) {
   if (p.contains("options") && !p["options"].empty()) key += " " + optionsText(p["options"]);
   // Runs with counters never match runs without: their atomics perturb the timing.
   if (p.value("counters", "off") != "off") key += " counters=" + p["counters"].get<std::string>();
+  // Runs timed per frame only are distinct runs of their own (what stage timing costs).
+  if (p.value("timing", "stages") != "stages") key += " timing=" + p["timing"].get<std::string>();
   return key;
 }
 

@@ -12,6 +12,7 @@
 #include "core/experiment/statistics.h"
 #include "core/integrators/create.h"
 #include "core/integrators/film.h"
+#include "core/integrators/options.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/vk/check.h"
 
@@ -143,6 +144,7 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
                                   ": render a reference of the run's size (ptbench reference)";
   }
   record.wavefrontStateBytes = last.stateBytes;
+  record.launchesPerFrame = last.launches;
   if (last.invalidSamples > 0)
     spdlog::warn("run {}: {} invalid sample(s) a frame (NaN, infinite, negative or >= 1e12), counted as black",
                  record.id, last.invalidSamples);
@@ -259,7 +261,14 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         const size_t before = result.runs.size();
         add(name, unsupported);
         if (result.runs.size() == before) continue;
-        result.runs.back().spec.settings = settings;
+        RunRecord& added = result.runs.back();
+        added.spec.settings = settings;
+        if (spec.integrator == IntegratorKind::Wavefront) {
+          // The default pool is the device's: reports and run keys carry the size it came to.
+          const PoolChoice pool = wavefrontPool(settings, result.device);
+          added.spec.settings.wavefront.poolSize = pool.paths;
+          added.wavefrontPoolReason = pool.reason;
+        }
         if (unsupported.empty()) needed.insert(backend);
       }
     }

@@ -54,6 +54,8 @@ struct RunRecord {
   std::optional<ConvergenceMetrics> convergence;
   std::string convergenceProblem;
   uint64_t wavefrontStateBytes = 0;
+  std::string wavefrontPoolReason;  // why options.pool_size is what it is (the default's derivation)
+  uint64_t launchesPerFrame = 0;    // kernel launches in the last frame, every stage
   double pipelineCreateMs = 0;
   double sceneLoadMs = 0;
   std::vector<std::string> unshadedExtensions;  // SceneData::unshadedExtensions of its scene

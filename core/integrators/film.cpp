@@ -31,8 +31,6 @@ Film::Film(const vk::Context& context, uint32_t width, uint32_t height, bool sim
       pixels_(context, VkDeviceSize{width} * height * sizeof(gpu::FilmPixel), filmUsage, vk::MemoryUse::DeviceOnly),
       counters_(context, VkDeviceSize{width} * height * sizeof(gpu::PixelCounters), filmUsage,
                 vk::MemoryUse::DeviceOnly),
-      samples_(context, VkDeviceSize{width} * height * sizeof(gpu::FilmSample), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-               vk::MemoryUse::DeviceOnly),
       pixelsHost_(context, pixels_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback),
       countersHost_(context, counters_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback) {
   if (!simtCounters) return;

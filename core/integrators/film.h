@@ -20,7 +20,7 @@ class Film {
   Film(const vk::Context& context, uint32_t width, uint32_t height, bool simtCounters);
   // Device memory a film of this size takes (the host-visible copies match it).
   static uint64_t deviceBytes(uint32_t width, uint32_t height) {
-    return uint64_t{width} * height * (sizeof(gpu::FilmPixel) + sizeof(gpu::FilmSample) + sizeof(gpu::PixelCounters));
+    return uint64_t{width} * height * (sizeof(gpu::FilmPixel) + sizeof(gpu::PixelCounters));
   }
 
   void recordClear(VkCommandBuffer commands) const;
@@ -32,7 +32,6 @@ class Film {
   void read(FrameResult& result, Stage simtStage) const;
 
   VkDeviceAddress pixels() const { return pixels_.address(); }
-  VkDeviceAddress samples() const { return samples_.address(); }
   VkDeviceAddress counters() const { return counters_.address(); }
   VkDeviceAddress simtCounters() const { return simt_ ? simt_->address() : 0; }
   uint32_t width() const { return width_; }
@@ -41,7 +40,6 @@ class Film {
  private:
   uint32_t width_, height_;
   vk::Buffer pixels_, counters_;
-  vk::Buffer samples_;  // FilmSample per pixel: a megakernel launch's, for film_resolve
   vk::Buffer pixelsHost_, countersHost_;
   std::optional<vk::Buffer> simt_, simtHost_;  // SimtCountersHeader and SIMT_MAX_BOUNCES bounces
 };

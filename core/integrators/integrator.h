@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -124,6 +125,9 @@ struct RenderSettings {
   // counters: simt: the path tracers' kernels compiled with divergence counters at their shading
   // point (FrameResult::simt). Their atomics perturb the timing: reports flag such runs.
   bool simtCounters = false;
+  // timing: stages (each stage between timestamps) or frame (the frame's two only): what timing
+  // each stage costs is the difference between the two.
+  bool stageTimestamps = true;
   // Copy the film back and resolve it into FrameResult's image, variance, work counts and
   // invalid samples. The runner turns it off for the frames it only times: the host's work
   // between frames would leave the GPU idle long enough for its driver to lower the clocks
@@ -187,6 +191,7 @@ struct FrameResult {
   uint64_t invalidSamples = 0;  // NaN or infinite samples, counted as black
   uint32_t pixelSamplesMin = 0, pixelSamplesMax = 0;  // samples that reached a pixel
   uint64_t stateBytes = 0;                            // the wavefront's path state and queues
+  uint64_t launches = 0;                              // kernel launches in the frame, all stages
   std::optional<SimtCounts> simt;                     // with RenderSettings::simtCounters and readImage
   LinearImage image;                                  // mean radiance per pixel
   LinearImage meanVariance;                           // variance of each pixel's mean, per channel

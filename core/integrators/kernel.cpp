@@ -96,7 +96,7 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
 }  // namespace
 
 Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, VkDescriptorSetLayout sceneLayout)
-    : desc_(std::move(desc)) {
+    : desc_(std::move(desc)), traceRowWidth_(context.capabilities().traceRowWidth) {
   const auto start = std::chrono::steady_clock::now();
   std::string shader = desc_.shader;
   std::optional<BvhLayout> softwareBvh;
@@ -199,7 +199,7 @@ void Kernel::launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const vo
   if (count == 0) return;
   bind(commands, sceneSet, push);
   if (rayGeneration_) {
-    const uint32_t width = std::min(count, gpu::TRACE_ROW_WIDTH);
+    const uint32_t width = std::min(count, traceRowWidth_);
     const auto& t = bindingTable_;
     vkCmdTraceRaysKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable, width, divideRoundingUp(count, width), 1);
   } else {

@@ -55,6 +55,7 @@ class Kernel {
   void bind(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push) const;
 
   KernelDesc desc_;
+  uint32_t traceRowWidth_;  // DeviceCapabilities::traceRowWidth
   bool rayGeneration_ = false;
   vk::PipelineLayout layout_;
   vk::PipelineHandle pipeline_;

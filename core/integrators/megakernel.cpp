@@ -46,13 +46,12 @@ gpu::CameraParams cameraParams(const RenderSettings& settings) {
                                                     : std::max(dot(camera.target - camera.position, forward), 1e-6f)};
 }
 
-void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarget target, const Film& film,
-                     const RenderSettings& settings) {
+void fillFrameParams(gpu::FrameParams& params, const vk::Context& context, const GpuScene& scene, TraceTarget target,
+                     const Film& film, const RenderSettings& settings) {
   params = {};
   params.scene = scene.addresses(target);
   params.camera = cameraParams(settings);
   params.film = film.pixels();
-  params.filmSamples = film.samples();
   params.counters = film.counters();
   params.simtCounters = film.simtCounters();
   params.environment = toGpu(settings.environment);
@@ -63,6 +62,7 @@ void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarge
   params.rrDepth = settings.rrDepth;
   params.seed = settings.seed;
   params.samplerKind = settings.sampler == SamplerKind::Pcg ? gpu::SAMPLER_PCG : gpu::SAMPLER_HALTON;
+  params.traceRowWidth = context.capabilities().traceRowWidth;
 }
 
 namespace {
@@ -98,8 +98,6 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
       simtCounters_(settings.simtCounters),
       ser_(settings.ser),
       kernel_(context, megakernelDesc(kind, settings, scene), target, scene.descriptorSetLayout()),
-      resolve_(context, {.shader = "film_resolve", .pushBytes = sizeof(gpu::FramePush)}, target,
-               scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
 
@@ -109,42 +107,38 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
     throw std::logic_error("megakernel: counters and SER options are fixed when the integrator is created");
   const Film& film = filmFor(film_, context_, settings);
   gpu::FrameParams params;
-  fillFrameParams(params, scene_, target_, film, settings);
+  fillFrameParams(params, context_, scene_, target_, film, settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;
   const VkPipelineStageFlags2 kernelStage = kernel_.pipelineStage();
-  const VkPipelineStageFlags2 shaderStages = kernelStage | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
 
   const auto start = std::chrono::steady_clock::now();
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    timer_.begin(commands);
+    timer_.begin(commands, settings.stageTimestamps);
     film.recordClear(commands);
     // The parameters live in device-local memory, so that no kernel reads them over the bus.
     vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof params, &params);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages,
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kernelStage,
                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     for (uint32_t launch = 0; launch < launches; ++launch) {
       const gpu::FramePush push{.params = frameParams_.address(), .sampleIndex = launch};
       timer_.time(commands, Stage::TraceShade,
                   [&] { kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height); });
-      // film_resolve reads what the launch left per pixel; the next launch overwrites it.
-      vk::memoryBarrier(commands, shaderStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, shaderStages,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-      timer_.time(commands, Stage::Accumulate,
-                  [&] { resolve_.launch(commands, scene_.descriptorSet(), &push, settings.width * settings.height); });
+      // Each launch adds to the film and counters the one before wrote.
       if (launch + 1 < launches)
-        vk::memoryBarrier(commands, shaderStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, shaderStages,
+        vk::memoryBarrier(commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kernelStage,
                           VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     }
     // The frame ends with its last kernel: copying the film to the host is output, the same
     // for every integrator, and would time the bus rather than the renderer.
     timer_.end(commands);
-    if (settings.readImage) film.recordReadback(commands, shaderStages);
+    if (settings.readImage) film.recordReadback(commands, kernelStage);
   });
   FrameResult result;
   result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
+  result.launches = timing.launches;
   if (settings.readImage) film.read(result, Stage::TraceShade);
   return result;
 }

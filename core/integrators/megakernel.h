@@ -21,7 +21,7 @@ class MegakernelIntegrator final : public Integrator {
                        const RenderSettings& settings);
 
   FrameResult render(const RenderSettings& settings) override;
-  double pipelineCreateMs() const override { return kernel_.createMs() + resolve_.createMs(); }
+  double pipelineCreateMs() const override { return kernel_.createMs(); }
 
  private:
   const vk::Context& context_;
@@ -31,7 +31,6 @@ class MegakernelIntegrator final : public Integrator {
   bool simtCounters_;
   SerOptions ser_;
   Kernel kernel_;
-  Kernel resolve_;          // film_resolve: each launch's samples into the film
   vk::Buffer frameParams_;  // device-local, written at the start of every frame
   vk::StageTimer timer_{context_};
   std::optional<Film> film_;
@@ -41,7 +40,7 @@ class MegakernelIntegrator final : public Integrator {
 gpu::CameraParams cameraParams(const RenderSettings& settings);
 
 // Fills the frame parameters every kernel reads; the scene's addresses are those `target` traces.
-void fillFrameParams(gpu::FrameParams& params, const GpuScene& scene, TraceTarget target, const Film& film,
-                     const RenderSettings& settings);
+void fillFrameParams(gpu::FrameParams& params, const vk::Context& context, const GpuScene& scene, TraceTarget target,
+                     const Film& film, const RenderSettings& settings);
 
 }  // namespace ptbench

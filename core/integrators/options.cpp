@@ -1,6 +1,10 @@
 #include "core/integrators/options.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "core/integrators/wavefront.h"
 
 namespace ptbench {
 
@@ -10,7 +14,7 @@ const std::vector<OptionInfo>& integratorOptions(IntegratorKind kind) {
       {"schedule", "depth or pool",
        "depth: the paths of a pass advance one bounce per iteration; pool: a persistent pool refilled as paths end"},
       {"pool_size", "an integer from 1 to 67108864, or 0 for the default",
-       "paths in flight (default: width x height for depth, 1048576 for pool)"},
+       "paths in flight (0, the default: chosen from the device, the memory budget and the frame; reports say why)"},
       {"compaction", "true or false", "launch each stage over its queue (true) or over the whole pool (false)"},
       {"material_queues", "true or false", "one shade kernel and queue per material class"},
   };
@@ -89,14 +93,39 @@ std::string applyOption(IntegratorKind kind, const std::string& key, const nlohm
   return "";
 }
 
-uint32_t wavefrontPoolSize(const RenderSettings& settings) {
-  const uint64_t paths = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
-  uint64_t pool = settings.wavefront.poolSize;
-  if (pool == 0)
-    pool = settings.wavefront.schedule == WavefrontSchedule::Depth
-               ? std::min<uint64_t>(uint64_t{settings.width} * settings.height, defaultDepthPoolCap)
-               : defaultPoolSize;
-  return uint32_t(std::min(pool, paths));
+PoolChoice defaultWavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device) {
+  const uint64_t framePaths = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
+  const uint64_t resident = device.smCount > 0 ? uint64_t{device.smCount} * residentThreadsPerNvidiaSm
+                                               : residentThreadsUnknownDevice;
+  std::string reason = device.smCount > 0
+                           ? fmt::format("{} SMs x {} resident threads", device.smCount, residentThreadsPerNvidiaSm)
+                           : fmt::format("{} resident threads (the device does not say)", resident);
+  reason += fmt::format(" x {} for the deep bounces", poolDeepBounceFactor);
+  uint64_t paths = resident * poolDeepBounceFactor;
+  const uint64_t budget =
+      device.deviceLocalBytes > 0 ? std::min(poolMemoryBudget, device.deviceLocalBytes / 4) : poolMemoryBudget;
+  const uint64_t bytesPerPath = WavefrontIntegrator::stateBytes(1, settings.wavefront);
+  if (paths * bytesPerPath > budget) {
+    paths = budget / bytesPerPath;
+    reason += fmt::format(", cut to the state memory budget of {} MiB", budget >> 20);
+  }
+  paths = std::min<uint64_t>(paths, maxPoolSize);
+  if (paths >= framePaths) {
+    paths = framePaths;
+    reason += ", cut to the frame's paths";
+  } else {
+    const uint64_t passes = (framePaths + paths - 1) / paths;
+    paths = (framePaths + passes - 1) / passes;
+    reason += fmt::format(", evened over {} passes of the frame's {} paths", passes, framePaths);
+  }
+  return {uint32_t(std::max<uint64_t>(paths, 1)), reason};
+}
+
+PoolChoice wavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device) {
+  if (settings.wavefront.poolSize == 0) return defaultWavefrontPool(settings, device);
+  const uint64_t framePaths = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
+  if (settings.wavefront.poolSize > framePaths) return {uint32_t(framePaths), "configured, cut to the frame's paths"};
+  return {settings.wavefront.poolSize, "configured"};
 }
 
 nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings) {
@@ -107,7 +136,7 @@ nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings) 
   if (kind != IntegratorKind::Wavefront) return nlohmann::json::object();
   const WavefrontOptions& options = settings.wavefront;
   return {{"schedule", options.schedule == WavefrontSchedule::Pool ? "pool" : "depth"},
-          {"pool_size", wavefrontPoolSize(settings)},
+          {"pool_size", options.poolSize},
           {"compaction", options.compaction},
           {"material_queues", options.materialQueues}};
 }

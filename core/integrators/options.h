@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/integrators/integrator.h"
+#include "core/vk/context.h"
 
 namespace ptbench {
 
@@ -38,13 +39,25 @@ std::string applyBackendOption(Backend backend, const std::string& key, const nl
 // reports and run keys.
 nlohmann::json runOptionsJson(IntegratorKind kind, std::string_view backend, const RenderSettings& settings);
 
-// Paths in flight: the configured pool size, or the schedule's default. The depth schedule's
-// default is one path per pixel (at most 2^24 paths: ~2.7 GB of state); the pool schedule's is
-// 2^20 paths, Laine et al.'s choice and enough to fill an H100/H200 (132 SMs x 2048 threads
-// resident, a few times over). Never more than the frame's paths.
-uint32_t wavefrontPoolSize(const RenderSettings& settings);
+// Paths in flight when options.wavefront.pool_size is 0 (the default), for both schedules, and
+// why. Enough to keep the device busy through the deep bounces, where few of a pass's paths
+// live: the device's resident threads (SMs x 2048 on NVIDIA; an estimate elsewhere) times
+// poolDeepBounceFactor, which a pool sweep on an H100 chose (docs/DESIGN.md, "The wavefront's
+// pool"). Then bounded by poolMemoryBudget, by the frame's paths, and evened out so that the
+// depth schedule's passes are equal.
+struct PoolChoice {
+  uint32_t paths = 0;
+  std::string reason;
+};
+PoolChoice defaultWavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device);
+// The pool a frame of `settings` uses: the configured size (at most the frame's paths), or the default.
+PoolChoice wavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device);
 inline constexpr uint32_t maxPoolSize = 1u << 26;
-inline constexpr uint32_t defaultDepthPoolCap = 1u << 24;
-inline constexpr uint32_t defaultPoolSize = 1u << 20;
+inline constexpr uint32_t poolDeepBounceFactor = 128;
+inline constexpr uint32_t residentThreadsPerNvidiaSm = 2048;
+// Where a device does not say how many threads it keeps resident (not NVIDIA): a large GPU's.
+inline constexpr uint32_t residentThreadsUnknownDevice = 1u << 18;
+// The default pool's path state may take this much device memory, or a quarter of it if less.
+inline constexpr uint64_t poolMemoryBudget = uint64_t{8} << 30;
 
 }  // namespace ptbench

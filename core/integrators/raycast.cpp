@@ -168,7 +168,7 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
   allocate(pixels * batch);
   const Film& film = filmFor(film_, context_, settings);
   gpu::FrameParams frameParams;
-  fillFrameParams(frameParams, scene_, target_, film, settings);
+  fillFrameParams(frameParams, context_, scene_, target_, film, settings);
   const bool primary = settings.raycast.rays == RaycastRays::Primary;
   const bool shadow = settings.raycast.rays == RaycastRays::Shadow;
   const VkDescriptorSet sceneSet = scene_.descriptorSet();
@@ -218,6 +218,7 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
+  result.launches = timing.launches;
   if (settings.readImage) film.read(result, Stage::Trace);
   const auto& counters = *static_cast<const gpu::RaycastCounters*>(readback_.mapped());
   result.work = {};

@@ -18,7 +18,7 @@ static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays record f
 static_assert(sizeof(gpu::WavefrontCounters) == 80);
 static_assert(sizeof(gpu::StepCounters) == 24);
 static_assert(sizeof(gpu::HitRecord) == 24);
-static_assert(sizeof(gpu::WavefrontParams) == 152);
+static_assert(sizeof(gpu::WavefrontParams) == 240);
 static_assert(sizeof(gpu::WavefrontPush) == 32);
 
 // Where the control buffer keeps what it holds.
@@ -29,9 +29,45 @@ constexpr VkDeviceSize stepsOffset = 1024;
 // And the readback buffer.
 constexpr VkDeviceSize readbackStepsOffset = 256;
 
-// Bytes per slot of each path array, in the order the paths buffer holds them.
 constexpr VkDeviceSize vec3Bytes = 3 * sizeof(float);
 constexpr VkDeviceSize wordBytes = sizeof(uint32_t);
+
+// The per-path arrays in the order the paths buffer holds them, with their bytes per path:
+// the one list both the allocation and stateBytes read. Without compaction a path keeps its
+// slot: one set of path arrays, the finished arrays alias it and the membership words are
+// needed; with compaction two sets (by iteration parity), no membership.
+struct ArraySlot {
+  uint64_t* address;
+  VkDeviceSize bytes;
+};
+std::vector<ArraySlot> pathArrayLayout(gpu::WavefrontParams& params, const WavefrontOptions& options) {
+  std::vector<ArraySlot> layout;
+  const uint32_t sets = options.compaction ? 2 : 1;
+  for (uint32_t set = 0; set < sets; ++set) {
+    gpu::PathArrays& paths = params.paths[set];
+    layout.insert(layout.end(), {{&paths.rayOrigin, vec3Bytes},
+                                 {&paths.rayDirection, vec3Bytes},
+                                 {&paths.throughput, vec3Bytes},
+                                 {&paths.radiance, vec3Bytes},
+                                 {&paths.pixel, wordBytes},
+                                 {&paths.sampleIndex, wordBytes},
+                                 {&paths.depth, wordBytes},
+                                 {&paths.bsdfPdf, wordBytes}});
+  }
+  layout.insert(layout.end(), {{&params.hits, sizeof(gpu::HitRecord)},
+                               {&params.shadow.origin, vec3Bytes},
+                               {&params.shadow.direction, vec3Bytes},
+                               {&params.shadow.tMax, wordBytes},
+                               {&params.shadow.contribution, vec3Bytes},
+                               {&params.shadow.target, wordBytes}});
+  if (options.compaction)
+    layout.insert(layout.end(), {{&params.finished.radiance, vec3Bytes}, {&params.finished.pixel, wordBytes}});
+  else
+    layout.push_back({&params.membership, wordBytes});
+  if (options.compaction && options.materialQueues)
+    layout.push_back({&params.queues, gpu::MATERIAL_CLASS_COUNT * wordBytes});
+  return layout;
+}
 
 VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -70,26 +106,27 @@ const std::vector<StageTraffic>& wavefrontStageTraffic() {
   constexpr uint32_t path = 4 * uint32_t(vec3Bytes) + 4 * uint32_t(wordBytes);  // loadPath / storePath
   constexpr uint32_t ray = 2 * uint32_t(vec3Bytes);
   constexpr uint32_t hit = sizeof(gpu::HitRecord);
-  constexpr uint32_t shadowRay = 3 * uint32_t(vec3Bytes) + uint32_t(wordBytes);
-  constexpr uint32_t entry = uint32_t(wordBytes);  // a queue slot read, or one pushed
+  constexpr uint32_t shadowRay = 3 * uint32_t(vec3Bytes) + 2 * uint32_t(wordBytes);  // with its target
+  constexpr uint32_t entry = uint32_t(wordBytes);  // a material queue's position, read or pushed
   constexpr uint32_t radiance = uint32_t(vec3Bytes);
+  constexpr uint32_t finished = radiance + uint32_t(wordBytes);
   constexpr uint32_t filmAtomics = sizeof(gpu::FilmPixel) - 2 * uint32_t(wordBytes);  // sums and count
   static const std::vector<StageTraffic> traffic = {
-      {.stage = Stage::Generate, .bytesPerPathStarted = path + entry},
-      {.stage = Stage::Extend, .bytesPerLivePath = entry + ray + hit},
-      {.stage = Stage::Classify, .bytesPerLivePath = entry + hit + entry},
-      {.stage = Stage::Shade,
-       .bytesPerLivePath = entry + path + hit + path + entry,
-       .bytesPerShadowRay = shadowRay + entry},
-      {.stage = Stage::Shadow, .bytesPerShadowRay = entry + shadowRay + 2 * radiance},
-      {.stage = Stage::Accumulate, .bytesPerPathStarted = entry + radiance + uint32_t(wordBytes) + filmAtomics},
+      {.stage = Stage::Generate, .bytesPerPathStarted = path},
+      {.stage = Stage::Extend, .bytesPerLivePath = ray + hit},
+      {.stage = Stage::Classify, .bytesPerLivePath = hit + entry},
+      {.stage = Stage::Shade, .bytesPerLivePath = path + hit + path, .bytesPerShadowRay = shadowRay},
+      {.stage = Stage::Shadow, .bytesPerShadowRay = shadowRay + 2 * radiance},
+      {.stage = Stage::Accumulate, .bytesPerPathStarted = finished + filmAtomics},
   };
   return traffic;
 }
 
-uint64_t WavefrontIntegrator::stateBytes(uint32_t poolSize) {
-  const uint64_t perSlot = 7 * vec3Bytes + 6 * wordBytes + sizeof(gpu::HitRecord) + gpu::QUEUE_COUNT * wordBytes;
-  return perSlot * poolSize;
+uint64_t WavefrontIntegrator::stateBytes(uint32_t poolSize, const WavefrontOptions& options) {
+  gpu::WavefrontParams params{};
+  uint64_t perPath = 0;
+  for (const ArraySlot& array : pathArrayLayout(params, options)) perPath += array.bytes;
+  return perPath * poolSize;
 }
 
 WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
@@ -128,7 +165,7 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
 
 void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
   if (state_.poolSize == poolSize && state_.stepCapacity == stepCapacity) return;
-  const uint64_t bytes = stateBytes(poolSize);
+  const uint64_t bytes = stateBytes(poolSize, options_);
   const uint64_t deviceBytes = context_.capabilities().deviceLocalBytes;
   // Refused before any GPU work: some drivers (lavapipe) take the host down rather than fail.
   if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
@@ -140,34 +177,19 @@ void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
   state.poolSize = poolSize;
   state.stepCapacity = stepCapacity;
   VkDeviceSize offset = 0;
-  auto array = [&](VkDeviceSize elementBytes) {
-    const VkDeviceSize at = offset;
-    offset = alignUp(offset + elementBytes * poolSize, 16);
-    return at;
-  };
-  gpu::PathArrays& paths = state.params.paths;
-  std::pair<uint64_t*, VkDeviceSize> layout[] = {
-      {&paths.rayOrigin, vec3Bytes},
-      {&paths.rayDirection, vec3Bytes},
-      {&paths.throughput, vec3Bytes},
-      {&paths.radiance, vec3Bytes},
-      {&paths.pixel, wordBytes},
-      {&paths.sampleIndex, wordBytes},
-      {&paths.depth, wordBytes},
-      {&paths.bsdfPdf, wordBytes},
-      {&paths.hit, sizeof(gpu::HitRecord)},
-      {&paths.shadowOrigin, vec3Bytes},
-      {&paths.shadowDirection, vec3Bytes},
-      {&paths.shadowTMax, wordBytes},
-      {&paths.shadowContribution, vec3Bytes},
-      {&paths.membership, wordBytes},
-  };
-  for (auto& [address, elementBytes] : layout) *address = array(elementBytes);
-  state.params.queues = array(gpu::QUEUE_COUNT * wordBytes);
+  const std::vector<ArraySlot> layout = pathArrayLayout(state.params, options_);
+  for (const ArraySlot& array : layout) {
+    *array.address = offset;
+    offset = alignUp(offset + array.bytes * poolSize, 16);
+  }
   state.paths = vk::Buffer(context_, offset, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            vk::MemoryUse::DeviceOnly);
-  for (auto& [address, elementBytes] : layout) *address += state.paths.address();
-  state.params.queues += state.paths.address();
+  for (const ArraySlot& array : layout) *array.address += state.paths.address();
+  if (!options_.compaction) {
+    // A path keeps its slot: one set of arrays, which the finished paths are read from.
+    state.params.paths[1] = state.params.paths[0];
+    state.params.finished = {.radiance = state.params.paths[0].radiance, .pixel = state.params.paths[0].pixel};
+  }
 
   const VkDeviceSize stepBytes = VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters);
   state.control = vk::Buffer(context_, stepsOffset + stepBytes,
@@ -222,16 +244,16 @@ void WavefrontIntegrator::prepare(VkCommandBuffer commands, uint32_t iteration, 
 
 void WavefrontIntegrator::recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
                                           std::optional<uint32_t> generatePhase) {
+  const uint32_t extendLaunch = gpu::LAUNCH_EXTEND_0 + (iteration & 1);
   if (generatePhase) {
     prepare(commands, iteration, step, *generatePhase);
     timed(commands, Stage::Generate, step, 1,
           [&] { launch(commands, generate_, gpu::LAUNCH_GENERATE, iteration, step, *generatePhase); });
   }
-  prepare(commands, iteration, step, gpu::PREPARE_EXTEND);
-  timed(commands, Stage::Extend, step, 1, [&] { launch(commands, extend_, gpu::LAUNCH_EXTEND, iteration, step); });
+  // The extension launch was sized by the prepare before generate, or after the last shade.
+  timed(commands, Stage::Extend, step, 1, [&] { launch(commands, extend_, extendLaunch, iteration, step); });
   if (classify_) {
-    timed(commands, Stage::Classify, step, 1,
-          [&] { launch(commands, *classify_, gpu::LAUNCH_EXTEND, iteration, step); });
+    timed(commands, Stage::Classify, step, 1, [&] { launch(commands, *classify_, extendLaunch, iteration, step); });
     prepare(commands, iteration, step, gpu::PREPARE_SHADE);
     // The class kernels are timed as one scope: timestamps between them would serialise them.
     timed(commands, Stage::Shade, step, uint32_t(shade_.size()), [&] {
@@ -239,8 +261,7 @@ void WavefrontIntegrator::recordIteration(VkCommandBuffer commands, uint32_t ite
         launch(commands, shade_[materialClass], gpu::LAUNCH_SHADE_FIRST + materialClass, iteration, step);
     });
   } else {
-    timed(commands, Stage::Shade, step, 1,
-          [&] { launch(commands, shade_.front(), gpu::LAUNCH_EXTEND, iteration, step); });
+    timed(commands, Stage::Shade, step, 1, [&] { launch(commands, shade_.front(), extendLaunch, iteration, step); });
   }
   prepare(commands, iteration, step, gpu::PREPARE_SHADOW);
   timed(commands, Stage::Shadow, step, 1, [&] { launch(commands, shadow_, gpu::LAUNCH_SHADOW, iteration, step); });
@@ -282,7 +303,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
     throw std::logic_error(
         "wavefront: compaction, material queues and counters are fixed when the integrator is created");
   const bool poolSchedule = settings.wavefront.schedule == WavefrontSchedule::Pool;
-  const uint32_t poolSize = wavefrontPoolSize(settings);
+  const uint32_t poolSize = wavefrontPool(settings, context_.capabilities()).paths;
   const uint64_t jobs = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
   const uint64_t passes = (jobs + poolSize - 1) / poolSize;
   // Over any max_depth consecutive iterations every path then in the pool ends, so the pool
@@ -293,11 +314,11 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const Film& film = filmFor(film_, context_, settings);
 
   gpu::FrameParams frameParams;
-  fillFrameParams(frameParams, scene_, target_, film, settings);
+  fillFrameParams(frameParams, context_, scene_, target_, film, settings);
   gpu::WavefrontCounters counters{};
   counters.jobsTotal = jobs;
   auto initialize = [&](VkCommandBuffer commands) {
-    timer_.begin(commands);
+    timer_.begin(commands, settings.stageTimestamps);
     film.recordClear(commands);
     // Parameters and counters in device-local memory, written inside the frame.
     vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof frameParams, &frameParams);
@@ -306,7 +327,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
     vkCmdFillBuffer(commands, state_.control.get(), stepsOffset, VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters),
                     0);
     if (!options_.compaction)
-      vkCmdFillBuffer(commands, state_.paths.get(), state_.params.paths.membership - state_.paths.address(),
+      vkCmdFillBuffer(commands, state_.paths.get(), state_.params.membership - state_.paths.address(),
                       VkDeviceSize{poolSize} * wordBytes, 0);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages_,
                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
@@ -364,6 +385,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;
+  result.launches = timing.launches;
   if (settings.readImage) film.read(result, Stage::Shade);
 
   const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +
@@ -383,7 +405,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   while (poolSchedule && !result.steps.empty() && result.steps.back().extensionRays == 0 &&
          result.steps.back().pathsStarted == 0)
     result.steps.pop_back();
-  result.stateBytes = stateBytes(poolSize);
+  result.stateBytes = stateBytes(poolSize, options_);
   return result;
 }
 

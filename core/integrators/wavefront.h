@@ -16,12 +16,12 @@
 namespace ptbench {
 
 // What a wavefront stage must move per item, from the layout of the arrays it reads and writes
-// (shared/wavefront.h): path state (64 bytes), rays (24), hits (24), shadow rays (40), queue
-// entries (4), the film's atomics. Scene data (geometry, materials, textures, acceleration
-// structures) is not counted: its traffic depends on what the rays hit. Nor, without compaction,
-// the membership word each launch reads per pool slot. Items: the frame's live paths (extend,
-// classify, shade), shadow rays (shade writes them, shadow reads them) and paths started
-// (generate, accumulate).
+// (shared/wavefront.h): path state (64 bytes), rays (24), hits (24), shadow rays (44 with their
+// target), finished paths (16), the film's atomics. Scene data (geometry, materials, textures,
+// acceleration structures) is not counted: its traffic depends on what the rays hit. Nor, without
+// compaction, the membership word each launch reads per pool slot. Items: the frame's live paths
+// (extend, classify, shade; shade's write of a continuing path counted for every one), shadow rays
+// (shade writes them, shadow reads them) and paths started (generate, accumulate).
 struct StageTraffic {
   Stage stage;
   uint32_t bytesPerLivePath = 0;
@@ -46,7 +46,7 @@ class WavefrontIntegrator final : public Integrator {
   // The depth schedule submits its passes in command buffers of at most this many iterations.
   static constexpr uint64_t maxIterationsPerSubmission = 4096;
   // Device memory of the path state and queues for a pool of this size.
-  static uint64_t stateBytes(uint32_t poolSize);
+  static uint64_t stateBytes(uint32_t poolSize, const WavefrontOptions& options);
   // The indirect launch records as the last frame's last iteration left them (LAUNCH_*), for
   // tests that check launch sizes against queue counts.
   std::vector<gpu::LaunchRecord> readLaunchRecords() const;
@@ -90,6 +90,7 @@ class WavefrontIntegrator final : public Integrator {
   std::optional<Film> film_;
   State state_;
   vk::StageTimer timer_{context_};
+  uint64_t launchesThisFrame_ = 0;
 };
 
 }  // namespace ptbench

@@ -132,6 +132,12 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     caps.subgroupOperations = vulkan11.subgroupSupportedOperations;
   }
   caps.rayTracingProperties.pNext = nullptr;
+  {
+    uint64_t width = uint64_t{basic.limits.maxComputeWorkGroupCount[0]} * basic.limits.maxComputeWorkGroupSize[0];
+    if (caps.rayTracingProperties.maxRayDispatchInvocationCount > 0)
+      width = std::min<uint64_t>(width, caps.rayTracingProperties.maxRayDispatchInvocationCount);
+    caps.traceRowWidth = uint32_t(std::min<uint64_t>(width, 1u << 31));
+  }
 
   FeatureChain features;
   features.link(vulkan13, caps.accelerationStructure, rayQueryExtension, pipelineExtension, caps.invocationReorderNv);

@@ -31,6 +31,10 @@ struct DeviceCapabilities {
   float timestampPeriodNs = 0;
   uint32_t timestampValidBits = 0;  // of the compute queue family ptbench uses
   uint32_t computeQueueFamily = 0;
+  // The widest 1-D ray-generation launch: maxComputeWorkGroupCount[0] x maxComputeWorkGroupSize[0]
+  // (the bound of vkCmdTraceRays' width), within maxRayDispatchInvocationCount. Wider launches
+  // fold into rows, whose 2-D shape some drivers tile warps over (a warp's rays rows apart).
+  uint32_t traceRowWidth = 1u << 22;
 
   bool bufferDeviceAddress = false;
   bool scalarBlockLayout = false;

@@ -12,7 +12,9 @@ StageTimer::StageTimer(const Context& context) : context_(context) {
                     " cannot write timestamps on its compute queue, so ptbench cannot time it");
 }
 
-void StageTimer::begin(VkCommandBuffer commands) {
+void StageTimer::begin(VkCommandBuffer commands, bool stageTimestamps) {
+  stageTimestamps_ = stageTimestamps;
+  launches_ = 0;
   queriesUsed_ = 0;
   scopes_.clear();
   frameEnd_.reset();
@@ -53,13 +55,18 @@ void StageTimer::time(VkCommandBuffer commands, Stage stage, const std::function
                                           .pLabelName = label.c_str()};
     vkCmdBeginDebugUtilsLabelEXT(commands, &debugLabel);
   }
-  Scope scope{.timing = {.stage = stage, .step = step, .launches = launches}};
-  scope.begin = nextQuery(commands);
-  write(commands, scope.begin);
-  body();
-  scope.end = nextQuery(commands);
-  write(commands, scope.end);
-  scopes_.push_back(scope);
+  launches_ += launches;
+  if (stageTimestamps_) {
+    Scope scope{.timing = {.stage = stage, .step = step, .launches = launches}};
+    scope.begin = nextQuery(commands);
+    write(commands, scope.begin);
+    body();
+    scope.end = nextQuery(commands);
+    write(commands, scope.end);
+    scopes_.push_back(scope);
+  } else {
+    body();
+  }
   if (context_.debugLabels()) vkCmdEndDebugUtilsLabelEXT(commands);
 }
 
@@ -95,6 +102,7 @@ FrameTiming StageTimer::read() const {
     result.stages.push_back(timing);
   }
   result.frameNs = frameEnd_ ? elapsedNs(*frameBegin_, *frameEnd_) : stageSum;
+  result.launches = launches_;
   return result;
 }
 

@@ -24,7 +24,8 @@ struct FrameTiming {
   // From the timestamp before the first command to the one after the last: barriers, gaps
   // and, across several submissions, the host's waits all count (DESIGN.md, "honest").
   double frameNs = 0;
-  std::vector<StageTiming> stages;  // in recording order
+  std::vector<StageTiming> stages;  // in recording order; none without stage timestamps
+  uint64_t launches = 0;            // dispatches and trace-rays calls in the frame's stages
 };
 
 // Timestamps in a chain of fixed-size query pools, so that a frame whose number of stages is
@@ -35,8 +36,11 @@ class StageTimer {
  public:
   explicit StageTimer(const Context& context);
 
-  // Starts a frame: the frame's first timestamp. Record before anything else.
-  void begin(VkCommandBuffer commands);
+  // Starts a frame: the frame's first timestamp. Record before anything else. Without
+  // `stageTimestamps` (timing: frame) only the frame's two timestamps are written: stages are
+  // labelled and their launches counted, not timed, so that the cost of timing each stage (a
+  // timestamp waits for all earlier work) can be measured against it.
+  void begin(VkCommandBuffer commands, bool stageTimestamps = true);
   // Brackets what `body` records with timestamps and a debug label named after the stage.
   void time(VkCommandBuffer commands, Stage stage, const std::function<void()>& body, uint32_t step = 0,
             uint32_t launches = 1);
@@ -64,6 +68,8 @@ class StageTimer {
   };
   std::vector<Scope> scopes_;
   std::optional<Query> frameBegin_, frameEnd_;
+  bool stageTimestamps_ = true;
+  uint64_t launches_ = 0;
 };
 
 }  // namespace ptbench::vk

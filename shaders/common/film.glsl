@@ -1,11 +1,11 @@
 // The film (shared/render.h, FilmPixel): 64-bit fixed-point sums per pixel. The wavefront,
-// whose paths of one pixel may be in flight at once, adds each sample with atomics; the
-// megakernels leave each launch's samples per pixel (FilmSample) for film_resolve to add.
+// whose paths of one pixel may be in flight at once, adds each sample with atomics; a
+// megakernel thread, the only one at its pixel in its launch, adds its samples with plain
+// read-modify-writes.
 #ifndef PTBENCH_FILM_GLSL
 #define PTBENCH_FILM_GLSL
 
 layout(buffer_reference, scalar) buffer FilmPixels { FilmPixel p[]; };
-layout(buffer_reference, scalar) buffer FilmSamples { FilmSample s[]; };
 
 FilmSample filmSample() {
   FilmSample film;
@@ -56,7 +56,7 @@ void filmCommit(FilmSample film, uint pixelIndex) {
   if (film.invalidSamples != 0u) atomicAdd(pixels.p[pixelIndex].invalidSamples, film.invalidSamples);
 }
 
-// For a pixel that one invocation owns (film_resolve): plain read-modify-writes.
+// For a pixel that one invocation of the launch owns (the megakernels): plain read-modify-writes.
 void filmCommitOwned(FilmSample film, uint pixelIndex) {
   FilmPixels pixels = FilmPixels(FRAME.film);
   for (uint c = 0u; c < 3u; ++c) {

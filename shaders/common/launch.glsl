@@ -1,6 +1,6 @@
 // The index of an invocation of a 1-D launch (Kernel::launch over a count, or an indirect
 // LaunchRecord): compute workgroups fold into rows past 65535, ray generation into rows of
-// TRACE_ROW_WIDTH. Kernels check it against their count.
+// FrameParams::traceRowWidth. Kernels check it against their count.
 #ifndef PTBENCH_LAUNCH_GLSL
 #define PTBENCH_LAUNCH_GLSL
 

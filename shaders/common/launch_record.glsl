@@ -10,7 +10,7 @@ LaunchRecord launchRecord(uint count) {
   record.groupsX = min(groups, 65535u);
   record.groupsY = record.groupsX == 0u ? 1u : (groups + record.groupsX - 1u) / record.groupsX;
   record.groupsZ = 1u;
-  record.width = min(count, TRACE_ROW_WIDTH);
+  record.width = min(count, FRAME.traceRowWidth);
   record.height = record.width == 0u ? 1u : (count + record.width - 1u) / record.width;
   record.depth = 1u;
   record.count = count;

@@ -32,23 +32,32 @@ float radicalInverse(uint base, uint index) {
   return min(result, 0.99999994);
 }
 
+// One (pixel, sample)'s stream: the hash chains' prefixes over (seed, pixel, sample), taken once
+// where a path or vertex starts, so that a draw costs one hash of (key, dimension) rather than a
+// chain of four. The values are those of the whole chains, bit for bit.
 struct SampleStream {
-  uint seed;
-  uint pixel;
+  uint sampleKey;    // (seed, pixel, sample): PCG draws
+  uint bitsKey;      // (seed', pixel, sample): 32-bit draws
+  uint rotationKey;  // (seed'', pixel): Halton's per-pixel rotation
   uint sampleIndex;
   uint samplerKind;
 };
 
 SampleStream sampleStream(uint pixel, uint sampleIndex) {
-  return SampleStream(FRAME.seed, pixel, sampleIndex, FRAME.samplerKind);
+  SampleStream s;
+  s.sampleKey = hashCombine(hashCombine(pcgHash(FRAME.seed), pixel), sampleIndex);
+  s.bitsKey = hashCombine(hashCombine(pcgHash(FRAME.seed ^ 0x2c1b3c6du), pixel), sampleIndex);
+  s.rotationKey = hashCombine(pcgHash(FRAME.seed ^ 0x68bc21ebu), pixel);
+  s.sampleIndex = sampleIndex;
+  s.samplerKind = FRAME.samplerKind;
+  return s;
 }
 
 // Halton with a per-pixel Cranley-Patterson rotation in the first dimensions; PCG beyond them
 // and for the independent sampler.
 float sample1D(SampleStream s, uint dimension) {
-  if (s.samplerKind == SAMPLER_PCG || dimension >= HALTON_DIMENSIONS)
-    return unitFloat(hashCombine(hashCombine(hashCombine(pcgHash(s.seed), s.pixel), s.sampleIndex), dimension));
-  float rotation = unitFloat(hashCombine(hashCombine(pcgHash(s.seed ^ 0x68bc21ebu), s.pixel), dimension));
+  if (s.samplerKind == SAMPLER_PCG || dimension >= HALTON_DIMENSIONS) return unitFloat(hashCombine(s.sampleKey, dimension));
+  float rotation = unitFloat(hashCombine(s.rotationKey, dimension));
   return fract(radicalInverse(PRIMES[dimension], s.sampleIndex) + rotation);
 }
 
@@ -57,9 +66,7 @@ vec2 sample2D(SampleStream s, uint dimension) { return vec2(sample1D(s, dimensio
 uint bounceDimension(uint depth, uint offset) { return DIMENSION_FIRST_BOUNCE + depth * DIMENSIONS_PER_BOUNCE + offset; }
 
 // 32 random bits, for choices among more items than a float's 24 bits resolve.
-uint sampleBits(SampleStream s, uint dimension) {
-  return hashCombine(hashCombine(hashCombine(pcgHash(s.seed ^ 0x2c1b3c6du), s.pixel), s.sampleIndex), dimension);
-}
+uint sampleBits(SampleStream s, uint dimension) { return hashCombine(s.bitsKey, dimension); }
 
 // Orthonormal basis around n (Duff et al. 2017).
 void basis(vec3 n, out vec3 t, out vec3 b) {

@@ -82,9 +82,10 @@ struct FilmPixel {
   uint pad;
 };
 
-// A thread's samples of one pixel, as the megakernels leave them for the film_resolve kernel to
-// add to the film after each launch: the film's arithmetic stays out of the megakernel, whose
-// every register costs occupancy (on an H200, atomics to the film inside it cost 19%).
+// A thread's samples of one pixel, summed in registers and added to the film once: by the
+// megakernel's thread at its end, as the one invocation of the launch that owns the pixel (plain
+// loads and stores; on an H200 atomics to the film inside the megakernel cost 19%, and a
+// separate resolve kernel after every launch 5-30%), or by the wavefront with atomics.
 struct FilmSample {
   uint64_t radianceSum[3];  // fixed point, FILM_FIXED_POINT_SCALE
   float radianceSquaredSum[3];
@@ -124,7 +125,6 @@ struct FrameParams {
   SceneAddresses scene;
   CameraParams camera;
   uint64_t film;          // FilmPixel per pixel
-  uint64_t filmSamples;   // FilmSample per pixel: the megakernels' last launch
   uint64_t counters;      // PixelCounters per pixel (megakernel)
   uint64_t simtCounters;  // SimtCountersHeader and bounces; 0 without counters: simt
   vec3 environment;      // constant environment radiance
@@ -135,6 +135,8 @@ struct FrameParams {
   uint rrDepth;   // Russian roulette from this segment on
   uint seed;
   uint samplerKind;  // SAMPLER_HALTON or SAMPLER_PCG
+  uint traceRowWidth;  // DeviceCapabilities::traceRowWidth: 1-D ray-generation launches fold into rows this wide
+  uint pad;
 };
 
 struct FramePush {

@@ -28,8 +28,6 @@ struct uvec2 {
 #endif
 
 PTBENCH_CONST uint WORKGROUP_SIZE_1D = 64;
-// 1-D launches of ray-generation shaders run in rows this wide (a launch's width is bounded).
-PTBENCH_CONST uint TRACE_ROW_WIDTH = 32768;
 
 PTBENCH_END_NAMESPACE
 #endif

@@ -9,36 +9,46 @@
 namespace ptbench::gpu {
 #endif
 
-// Queues. The extension queue is double-buffered: shade fills the next one while the current
-// one is read; an iteration's parity picks which is which.
+// Queues. With compaction a queue is a count and its items' data at positions 0..count-1:
+// a stage that keeps a path writes it to the next queue's position (pbrt-v4's work queues), so
+// every stage reads its items contiguously however paths ended and started before. The
+// extension queue is double-buffered, as is the path state it holds: shade fills the next one
+// while the current one is read; an iteration's parity picks which is which. Without
+// compaction, paths keep a slot each for their whole life and a queue is a membership bit.
 PTBENCH_CONST uint QUEUE_EXTENSION_0 = 0;
 PTBENCH_CONST uint QUEUE_EXTENSION_1 = 1;
 PTBENCH_CONST uint QUEUE_SHADOW = 2;
-PTBENCH_CONST uint QUEUE_FINISHED = 3;  // accumulated this iteration; the free slots of the next generate
+PTBENCH_CONST uint QUEUE_FINISHED = 3;  // paths that ended this iteration, for accumulate
 PTBENCH_CONST uint QUEUE_MATERIAL_FIRST = 4;
 
 // Material classes (scene.h): with material_queues, each has its own queue and shade kernel,
-// so that a kernel's threads run the same code.
+// so that a kernel's threads run the same code. Material queues hold positions in the current
+// extension queue (they sort it, they do not copy it).
 PTBENCH_CONST uint MATERIAL_CLASS_ALL = 0xffffffffu;  // the one shade kernel without material queues
 
 PTBENCH_CONST uint QUEUE_COUNT = QUEUE_MATERIAL_FIRST + MATERIAL_CLASS_COUNT;
 // Without compaction, a slot's membership of each queue is a bit of its own.
 PTBENCH_CONST uint MEMBER_FREE = 0x80000000u;  // finished and accumulated: generate may refill it
 
-// Indirect launch records, one per launch the prepare kernel sizes.
+// A shadow ray's path: a position in the next extension queue, or with this bit, in the
+// finished queue (the path ended at the vertex that sampled the light).
+PTBENCH_CONST uint SHADOW_TARGET_FINISHED = 0x80000000u;
+
+// Indirect launch records, one per launch a prepare kernel sizes. The extension launch is
+// double-buffered like its queue: the prepare after shade sizes the next iteration's.
 PTBENCH_CONST uint LAUNCH_GENERATE = 0;
-PTBENCH_CONST uint LAUNCH_EXTEND = 1;  // also classify, and shade without material queues
-PTBENCH_CONST uint LAUNCH_SHADOW = 2;
-PTBENCH_CONST uint LAUNCH_ACCUMULATE = 3;
-PTBENCH_CONST uint LAUNCH_SHADE_FIRST = 4;  // one per material class
+PTBENCH_CONST uint LAUNCH_EXTEND_0 = 1;  // also classify, and shade without material queues
+PTBENCH_CONST uint LAUNCH_EXTEND_1 = 2;
+PTBENCH_CONST uint LAUNCH_SHADOW = 3;
+PTBENCH_CONST uint LAUNCH_ACCUMULATE = 4;
+PTBENCH_CONST uint LAUNCH_SHADE_FIRST = 5;  // one per material class
 PTBENCH_CONST uint LAUNCH_COUNT = LAUNCH_SHADE_FIRST + MATERIAL_CLASS_COUNT;
 
 // The prepare kernel's phases (WavefrontPush::phase).
-PTBENCH_CONST uint PREPARE_GENERATE_FRESH = 0;   // a new pass: every slot is free
-PTBENCH_CONST uint PREPARE_GENERATE_REFILL = 1;  // the slots accumulated last iteration are free
-PTBENCH_CONST uint PREPARE_EXTEND = 2;
-PTBENCH_CONST uint PREPARE_SHADE = 3;  // material queues only
-PTBENCH_CONST uint PREPARE_SHADOW = 4;
+PTBENCH_CONST uint PREPARE_GENERATE_FRESH = 0;   // a new pass: the pool is empty
+PTBENCH_CONST uint PREPARE_GENERATE_REFILL = 1;  // fill the pool's room beside the paths that go on
+PTBENCH_CONST uint PREPARE_SHADE = 2;            // material queues only
+PTBENCH_CONST uint PREPARE_SHADOW = 3;  // after shade: shadow, accumulate and the next extension launch
 
 // A launch as compute and as ray generation would take it, and the exact item count, which
 // kernels check their index against (the launch may round up).
@@ -60,7 +70,7 @@ struct WavefrontCounters {
   uint queueCount[QUEUE_COUNT];
   uint generateCount;  // paths this iteration's generate starts
   uint generateTaken;  // without compaction: free slots that have taken a job so far
-  uint pad;
+  uint generateBase;   // with compaction: the extension queue's position of generate's first path
 };
 
 // The work of one step (bounce or iteration), counted by the prepare kernel from the queues.
@@ -78,31 +88,45 @@ struct HitRecord {
   vec2 barycentrics;
 };
 
-// Device addresses of the path state, an array per field indexed by slot. Rays live apart
-// from the rest, so that extend and shadow read nothing else.
+// Device addresses of the arrays of one field each, indexed by queue position (with
+// compaction) or slot. Rays lead, so that extend reads nothing else.
 struct PathArrays {
-  uint64_t rayOrigin;           // vec3
-  uint64_t rayDirection;        // vec3
-  uint64_t throughput;          // vec3
-  uint64_t radiance;            // vec3
-  uint64_t pixel;               // uint
-  uint64_t sampleIndex;         // uint
-  uint64_t depth;               // uint
-  uint64_t bsdfPdf;             // float
-  uint64_t hit;                 // HitRecord
-  uint64_t shadowOrigin;        // vec3
-  uint64_t shadowDirection;     // vec3
-  uint64_t shadowTMax;          // float
-  uint64_t shadowContribution;  // vec3
-  uint64_t membership;          // uint: queue bits, without compaction
+  uint64_t rayOrigin;     // vec3
+  uint64_t rayDirection;  // vec3
+  uint64_t throughput;    // vec3
+  uint64_t radiance;      // vec3
+  uint64_t pixel;         // uint
+  uint64_t sampleIndex;   // uint
+  uint64_t depth;         // uint
+  uint64_t bsdfPdf;       // float
 };
 
+struct ShadowArrays {
+  uint64_t origin;        // vec3
+  uint64_t direction;     // vec3
+  uint64_t tMax;          // float
+  uint64_t contribution;  // vec3
+  uint64_t target;        // uint: the path it lights, SHADOW_TARGET_FINISHED or not
+};
+
+// A path that ended: what accumulate needs. Without compaction these alias the path arrays.
+struct FinishedArrays {
+  uint64_t radiance;  // vec3
+  uint64_t pixel;     // uint
+};
+
+// The one place that lists the wavefront's per-path arrays, for the layout (wavefront.cpp)
+// and the traffic model.
 struct WavefrontParams {
-  PathArrays paths;
-  uint64_t counters;  // WavefrontCounters
-  uint64_t launches;  // LaunchRecord[LAUNCH_COUNT]
-  uint64_t steps;     // StepCounters[stepCapacity]
-  uint64_t queues;    // uint[QUEUE_COUNT][poolSize]
+  PathArrays paths[2];  // by iteration parity with compaction; one set, twice, without
+  uint64_t hits;        // HitRecord, by extension queue position (or slot)
+  ShadowArrays shadow;
+  FinishedArrays finished;
+  uint64_t membership;  // uint: queue bits, without compaction
+  uint64_t counters;    // WavefrontCounters
+  uint64_t launches;    // LaunchRecord[LAUNCH_COUNT]
+  uint64_t steps;       // StepCounters[stepCapacity]
+  uint64_t queues;      // uint[MATERIAL_CLASS_COUNT][poolSize]: the material queues' positions
   uint poolSize;
   uint stepCapacity;
 };
@@ -110,7 +134,7 @@ struct WavefrontParams {
 struct WavefrontPush {
   uint64_t params;     // FrameParams
   uint64_t wavefront;  // WavefrontParams
-  uint iteration;      // its parity picks the current extension queue
+  uint iteration;      // its parity picks the current extension queue and path arrays
   uint step;           // index into the step counters
   uint phase;          // prepare only: PREPARE_*
   uint pad;

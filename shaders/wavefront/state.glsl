@@ -1,5 +1,5 @@
 // What every wavefront kernel shares: its parameters, the path state's accessors, the queues
-// (a count and an array of slots; a push is one atomicAdd per subgroup) and the kernel index.
+// (a count and the items' data; a push is one atomicAdd per subgroup) and the kernel index.
 // Compile with WAVEFRONT defined, so that common/frame.glsl takes the wavefront's push block.
 #ifndef PTBENCH_WAVEFRONT_STATE_GLSL
 #define PTBENCH_WAVEFRONT_STATE_GLSL
@@ -34,36 +34,44 @@ layout(buffer_reference, scalar) buffer UintBuffer { uint u[]; };
 layout(buffer_reference, scalar) buffer HitBuffer { HitRecord h[]; };
 
 #define WAVEFRONT_PARAMS (WavefrontParamsRef(push.wavefront).p)
-#define PATHS (WAVEFRONT_PARAMS.paths)
 #define COUNTERS (CountersRef(WAVEFRONT_PARAMS.counters).c)
+#define SHADOW_ARRAYS (WAVEFRONT_PARAMS.shadow)
+#define FINISHED_ARRAYS (WAVEFRONT_PARAMS.finished)
 
 uint currentExtensionQueue() { return QUEUE_EXTENSION_0 + (push.iteration & 1u); }
 uint nextExtensionQueue() { return QUEUE_EXTENSION_0 + ((push.iteration + 1u) & 1u); }
+uint currentExtendLaunch() { return LAUNCH_EXTEND_0 + (push.iteration & 1u); }
+uint nextExtendLaunch() { return LAUNCH_EXTEND_0 + ((push.iteration + 1u) & 1u); }
+// The path arrays the current extension queue's paths are in, and those shade writes the next
+// queue's to. Without compaction a path stays in its slot: one set of arrays.
+uint currentPathArrays() { return COMPACTION ? push.iteration & 1u : 0u; }
+uint nextPathArrays() { return COMPACTION ? (push.iteration + 1u) & 1u : 0u; }
+#define PATHS(set) (WAVEFRONT_PARAMS.paths[set])
 
 // ---- path state, one array per field ----
 
-PathState loadPath(uint slot) {
+PathState loadPath(uint set, uint index) {
   PathState path;
-  path.origin = Vec3Buffer(PATHS.rayOrigin).v[slot];
-  path.direction = Vec3Buffer(PATHS.rayDirection).v[slot];
-  path.throughput = Vec3Buffer(PATHS.throughput).v[slot];
-  path.radiance = Vec3Buffer(PATHS.radiance).v[slot];
-  path.pixel = UintBuffer(PATHS.pixel).u[slot];
-  path.sampleIndex = UintBuffer(PATHS.sampleIndex).u[slot];
-  path.depth = UintBuffer(PATHS.depth).u[slot];
-  path.bsdfPdf = FloatBuffer(PATHS.bsdfPdf).f[slot];
+  path.origin = Vec3Buffer(PATHS(set).rayOrigin).v[index];
+  path.direction = Vec3Buffer(PATHS(set).rayDirection).v[index];
+  path.throughput = Vec3Buffer(PATHS(set).throughput).v[index];
+  path.radiance = Vec3Buffer(PATHS(set).radiance).v[index];
+  path.pixel = UintBuffer(PATHS(set).pixel).u[index];
+  path.sampleIndex = UintBuffer(PATHS(set).sampleIndex).u[index];
+  path.depth = UintBuffer(PATHS(set).depth).u[index];
+  path.bsdfPdf = FloatBuffer(PATHS(set).bsdfPdf).f[index];
   return path;
 }
 
-void storePath(uint slot, PathState path) {
-  Vec3Buffer(PATHS.rayOrigin).v[slot] = path.origin;
-  Vec3Buffer(PATHS.rayDirection).v[slot] = path.direction;
-  Vec3Buffer(PATHS.throughput).v[slot] = path.throughput;
-  Vec3Buffer(PATHS.radiance).v[slot] = path.radiance;
-  UintBuffer(PATHS.pixel).u[slot] = path.pixel;
-  UintBuffer(PATHS.sampleIndex).u[slot] = path.sampleIndex;
-  UintBuffer(PATHS.depth).u[slot] = path.depth;
-  FloatBuffer(PATHS.bsdfPdf).f[slot] = path.bsdfPdf;
+void storePath(uint set, uint index, PathState path) {
+  Vec3Buffer(PATHS(set).rayOrigin).v[index] = path.origin;
+  Vec3Buffer(PATHS(set).rayDirection).v[index] = path.direction;
+  Vec3Buffer(PATHS(set).throughput).v[index] = path.throughput;
+  Vec3Buffer(PATHS(set).radiance).v[index] = path.radiance;
+  UintBuffer(PATHS(set).pixel).u[index] = path.pixel;
+  UintBuffer(PATHS(set).sampleIndex).u[index] = path.sampleIndex;
+  UintBuffer(PATHS(set).depth).u[index] = path.depth;
+  FloatBuffer(PATHS(set).bsdfPdf).f[index] = path.bsdfPdf;
 }
 
 // ---- queues ----
@@ -71,11 +79,14 @@ void storePath(uint slot, PathState path) {
 // ray-generation shaders, and the tracing stages need none.
 
 void setMembership(uint slot, uint set, uint clear) {
-  UintBuffer membership = UintBuffer(PATHS.membership);
+  UintBuffer membership = UintBuffer(WAVEFRONT_PARAMS.membership);
   membership.u[slot] = (membership.u[slot] & ~clear) | set;
 }
 
-uint queueItem(uint queue, uint position) { return UintBuffer(WAVEFRONT_PARAMS.queues).u[queue * WAVEFRONT_PARAMS.poolSize + position]; }
+// The material queues' arrays of positions in the current extension queue.
+uint materialQueueItem(uint queue, uint position) {
+  return UintBuffer(WAVEFRONT_PARAMS.queues).u[(queue - QUEUE_MATERIAL_FIRST) * WAVEFRONT_PARAMS.poolSize + position];
+}
 
 #ifndef RAY_GENERATION
 // A place in the queue for this invocation: one atomicAdd per subgroup (ballot, one elected
@@ -94,30 +105,43 @@ uint queueReserve(uint queue) {
   return 0u;  // not reached
 }
 
-// Counts the slot into the queue; with compaction it is written to the queue's array, without
-// it the slot's membership bit is set (and `consumed`, the queue it came from, cleared).
-void queuePush(uint queue, uint slot, uint consumed) {
+// Counts the item into the queue and returns where its data goes: with compaction, its
+// position in the queue; without, its slot, whose membership bit is set (and `consumed`, the
+// queue it came from, cleared).
+uint queuePush(uint queue, uint slot, uint consumed) {
   uint position = queueReserve(queue);
-  if (COMPACTION)
-    UintBuffer(WAVEFRONT_PARAMS.queues).u[queue * WAVEFRONT_PARAMS.poolSize + position] = slot;
-  else
+  if (!COMPACTION) {
     setMembership(slot, 1u << queue, consumed);
+    return slot;
+  }
+  return position;
+}
+
+// A material queue holds positions in the current extension queue rather than data.
+void materialQueuePush(uint queue, uint index, uint consumed) {
+  uint position = queuePush(queue, index, consumed);
+  if (COMPACTION)
+    UintBuffer(WAVEFRONT_PARAMS.queues).u[(queue - QUEUE_MATERIAL_FIRST) * WAVEFRONT_PARAMS.poolSize + position] =
+        index;
 }
 #endif
 
 // ---- launches ----
 
-// The slot this invocation works on, if any. With compaction the launch covers the queue
-// (rounded up); without, it covers the whole pool and a slot outside the queue returns at once.
-bool claimSlot(uint launch, uint queue, out uint slot) {
-  uint index = kernelIndex();
-  if (COMPACTION) {
-    if (index >= LaunchRecords(WAVEFRONT_PARAMS.launches).r[launch].count) return false;
-    slot = queueItem(queue, index);
-    return true;
-  }
-  slot = index;
-  return index < WAVEFRONT_PARAMS.poolSize && (UintBuffer(PATHS.membership).u[slot] & (1u << queue)) != 0u;
+// The item this invocation works on, if any: with compaction the launch covers the queue
+// (rounded up) and the item is the invocation's position in it; without, it covers the whole
+// pool and a slot outside the queue returns at once.
+bool claimItem(uint launch, uint queue, out uint index) {
+  index = kernelIndex();
+  if (COMPACTION) return index < LaunchRecords(WAVEFRONT_PARAMS.launches).r[launch].count;
+  return index < WAVEFRONT_PARAMS.poolSize && (UintBuffer(WAVEFRONT_PARAMS.membership).u[index] & (1u << queue)) != 0u;
+}
+
+// As claimItem, for a material queue: the item is a position in the current extension queue.
+bool claimMaterialItem(uint launch, uint queue, out uint index) {
+  if (!claimItem(launch, queue, index)) return false;
+  if (COMPACTION) index = materialQueueItem(queue, index);
+  return true;
 }
 
 #endif

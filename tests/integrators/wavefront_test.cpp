@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/integrators/options.h"
@@ -49,15 +50,17 @@ class WavefrontTest : public GpuTest {
     }
   }
 
-  // Both schedules (the pool small enough to refill many times), compaction on and off,
-  // material queues on and off.
+  // Both schedules with the default pool and one small enough to refill many times, compaction
+  // on and off, material queues on and off.
   static std::vector<WavefrontOptions> everyVariant() {
     std::vector<WavefrontOptions> variants;
+    for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
+      variants.push_back({.schedule = schedule});
     for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
       for (bool compaction : {true, false})
         for (bool materialQueues : {false, true})
           variants.push_back({.schedule = schedule,
-                              .poolSize = schedule == WavefrontSchedule::Pool ? 700u : 0u,
+                              .poolSize = 700u,
                               .compaction = compaction,
                               .materialQueues = materialQueues});
     return variants;
@@ -167,7 +170,7 @@ TEST_F(WavefrontTest, LivePathsPerBounceNeverIncreaseAndSumToTheFrame) {
 
 // With compaction, a launch dispatches its queue's count rounded up to the workgroup (compute)
 // or exactly its count (ray generation): read back from the indirect records themselves. The
-// counts here fit one row of either kind; beyond 65535 workgroups or TRACE_ROW_WIDTH rays the
+// counts here fit one row of either kind; beyond 65535 workgroups or the device's trace row width the
 // records fold into rows that round up further (the kernels check the exact count).
 TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
   const SceneData scene = loadScene("builtin:cornell");
@@ -182,14 +185,16 @@ TEST_F(WavefrontTest, CompactedLaunchesCoverExactlyTheirQueues) {
       const FrameResult frame = integrator.render(settings);
       const auto records = integrator.readLaunchRecords();
       const std::string what = std::string(backendName(backend)) + (materialQueues ? ", material queues" : "");
-      // The last iteration's queues are the last bounce's.
-      EXPECT_EQ(records[gpu::LAUNCH_EXTEND].count, frame.steps.back().extensionRays) << what;
+      // The last iteration (the third: parity 0) sized its extension launch from the second's
+      // shade and its shadow launch itself; the next iteration's extension launch is empty.
+      EXPECT_EQ(records[gpu::LAUNCH_EXTEND_0].count, frame.steps.back().extensionRays) << what;
+      EXPECT_EQ(records[gpu::LAUNCH_EXTEND_1].count, 0u) << what << ": every path ends at max depth";
       EXPECT_EQ(records[gpu::LAUNCH_SHADOW].count, frame.steps.back().shadowRays) << what;
-      EXPECT_GT(records[gpu::LAUNCH_EXTEND].count, 1000u) << what;
+      EXPECT_GT(records[gpu::LAUNCH_EXTEND_0].count, 1000u) << what;
       uint32_t shaded = 0;
       for (uint32_t c = 0; c < gpu::MATERIAL_CLASS_COUNT; ++c) shaded += records[gpu::LAUNCH_SHADE_FIRST + c].count;
       if (materialQueues) {
-        EXPECT_EQ(shaded, records[gpu::LAUNCH_EXTEND].count) << what << ": every hit in one class";
+        EXPECT_EQ(shaded, records[gpu::LAUNCH_EXTEND_0].count) << what << ": every hit in one class";
       }
       // The per-class records are written only with material queues.
       const uint32_t written = materialQueues ? gpu::LAUNCH_COUNT : gpu::LAUNCH_SHADE_FIRST;
@@ -253,6 +258,85 @@ TEST_F(WavefrontTest, DepthScheduleSplitsVeryLongFramesIntoSubmissions) {
   EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays);
   expectAgree(reference, frame, 0.005, "pool of one path");
   expectHonestFrameTime(frame, "pool of one path");
+}
+
+// The default pool comes from the device, not the frame: a 64x64, 64-spp frame (262,144 paths)
+// takes more than a pass of one sample per pixel, never more than the frame or the budget.
+TEST_F(WavefrontTest, DefaultPoolFillsTheDeviceWithinTheFrameAndTheBudget) {
+  RenderSettings settings = smallSettings(64, 64, 8);
+  const PoolChoice here = defaultWavefrontPool(settings, context->capabilities());
+  EXPECT_GT(here.paths, 4096u) << here.reason;
+  EXPECT_LE(here.paths, 64u * 64u * 64u) << here.reason;
+  EXPECT_FALSE(here.reason.empty());
+
+  // An H100 as ptbench sees it: 132 SMs, 80 GB.
+  vk::DeviceCapabilities h100;
+  h100.smCount = 132;
+  h100.deviceLocalBytes = uint64_t{80} << 30;
+  settings = smallSettings(1024, 256, 64);
+  const PoolChoice large = defaultWavefrontPool(settings, h100);
+  const uint64_t framePaths = 1024u * 1024u * 256u;
+  const uint64_t passes = (framePaths + large.paths - 1) / large.paths;
+  EXPECT_EQ(large.paths, (framePaths + passes - 1) / passes) << "passes of equal size: " << large.reason;
+  EXPECT_GE(large.paths, 132u * 2048u * 8u) << large.reason;
+  EXPECT_LE(WavefrontIntegrator::stateBytes(large.paths, settings.wavefront), poolMemoryBudget) << large.reason;
+  EXPECT_NE(large.reason.find("132 SMs"), std::string::npos) << large.reason;
+
+  // A small device: the budget, a quarter of its memory, decides.
+  vk::DeviceCapabilities small = h100;
+  small.deviceLocalBytes = uint64_t{1} << 30;
+  const PoolChoice budgeted = defaultWavefrontPool(settings, small);
+  EXPECT_LE(WavefrontIntegrator::stateBytes(budgeted.paths, settings.wavefront), small.deviceLocalBytes / 4)
+      << budgeted.reason;
+  EXPECT_NE(budgeted.reason.find("budget"), std::string::npos) << budgeted.reason;
+
+  // A configured size is kept, within the frame.
+  settings = smallSettings(8, 1, 4);
+  settings.wavefront.poolSize = 1000;
+  EXPECT_EQ(wavefrontPool(settings, h100).paths, 64u);
+}
+
+// Launches are counted in every frame; timing: frame keeps them and the frame's time but writes
+// no stage timestamps. The depth schedule's launches: generate and its prepare once a pass, then
+// extend, shade, prepare, shadow and accumulate each bounce.
+TEST_F(WavefrontTest, FrameTimingCountsTheSameLaunchesWithoutStageRows) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
+  RenderSettings settings = smallSettings(32, 4, 6);
+  settings.camera = scene.defaultCamera();
+  for (Backend backend : hardwareBackends) {
+    auto integrator = createIntegrator(IntegratorKind::Wavefront, *context, gpuScene, backend, settings);
+    RenderSettings frameOnly = settings;
+    frameOnly.stageTimestamps = false;
+    integrator->render(settings);  // warm-up: the first frame pays for first use
+    // Alternately, so that both see the same state of the machine; medians.
+    std::vector<double> stagedMs, frameOnlyMs;
+    FrameResult staged, timedOnce;
+    for (int repeat = 0; repeat < 5; ++repeat) {
+      staged = integrator->render(settings);
+      timedOnce = integrator->render(frameOnly);
+      stagedMs.push_back(staged.gpuMs);
+      frameOnlyMs.push_back(timedOnce.gpuMs);
+    }
+    EXPECT_EQ(staged.launches, 2u + 5u * settings.maxDepth) << backendName(backend) << ": one pass";
+    EXPECT_FALSE(staged.stages.empty()) << backendName(backend);
+    EXPECT_TRUE(timedOnce.stages.empty()) << backendName(backend);
+    EXPECT_EQ(timedOnce.launches, staged.launches) << backendName(backend);
+    EXPECT_EQ(timedOnce.work.extensionRays, staged.work.extensionRays) << backendName(backend);
+    expectAgree(staged, timedOnce, 1e-6, "timing: frame renders the same frame");
+    // On lavapipe a timestamp costs little beside the CPU's rendering: the frame times agree
+    // within run-to-run noise (on a GPU the difference is what the stage timestamps cost).
+    std::sort(stagedMs.begin(), stagedMs.end());
+    std::sort(frameOnlyMs.begin(), frameOnlyMs.end());
+    EXPECT_LT(frameOnlyMs[2], stagedMs[2] * 1.5) << backendName(backend);
+    EXPECT_GT(frameOnlyMs[2], stagedMs[2] / 1.5) << backendName(backend);
+  }
+  // The megakernel: one launch a sample, each in its own stage scope or none.
+  auto megakernel = createIntegrator(IntegratorKind::Megakernel, *context, gpuScene, Backend::RayQuery, settings);
+  settings.stageTimestamps = false;
+  const FrameResult frame = megakernel->render(settings);
+  EXPECT_EQ(frame.launches, settings.samplesPerPixel);
+  EXPECT_TRUE(frame.stages.empty());
 }
 
 TEST_F(WavefrontTest, FrameTimeSpansTheStagesForEveryIntegrator) {

@@ -8,8 +8,8 @@
 layout(local_size_x = WORKGROUP_SIZE_1D) in;
 
 void main() {
-  uint slot;
-  if (!claimSlot(LAUNCH_ACCUMULATE, QUEUE_FINISHED, slot)) return;
-  filmAddSample(UintBuffer(PATHS.pixel).u[slot], Vec3Buffer(PATHS.radiance).v[slot]);
-  if (!COMPACTION) setMembership(slot, MEMBER_FREE, 1u << QUEUE_FINISHED);
+  uint index;
+  if (!claimItem(LAUNCH_ACCUMULATE, QUEUE_FINISHED, index)) return;
+  filmAddSample(UintBuffer(FINISHED_ARRAYS.pixel).u[index], Vec3Buffer(FINISHED_ARRAYS.radiance).v[index]);
+  if (!COMPACTION) setMembership(index, MEMBER_FREE, 1u << QUEUE_FINISHED);
 }

@@ -2,7 +2,9 @@
 #extension GL_GOOGLE_include_directive : require
 // prepare: one invocation turns queue counts into the indirect launch records of the stages
 // that read them, resets the counts of the queues about to be filled, and counts the step's
-// work. It is what keeps the CPU out of the frame.
+// work. It is what keeps the CPU out of the frame. Two per iteration at most: before generate
+// (where an iteration starts paths) and after shade; with material queues one more after
+// classify.
 #define WAVEFRONT
 #include "wavefront/state.glsl"
 #include "common/launch_record.glsl"
@@ -17,36 +19,39 @@ void main() {
   switch (push.phase) {
     case PREPARE_GENERATE_FRESH:
     case PREPARE_GENERATE_REFILL: {
+      // New paths join those the last iteration's shade kept, up to the pool's size.
+      uint continuing = push.phase == PREPARE_GENERATE_FRESH ? 0u : COUNTERS.queueCount[currentExtensionQueue()];
       uint64_t remaining = COUNTERS.jobsTotal - COUNTERS.jobsStarted;
-      uint free = push.phase == PREPARE_GENERATE_FRESH ? WAVEFRONT_PARAMS.poolSize : COUNTERS.queueCount[QUEUE_FINISHED];
-      uint started = uint(min(uint64_t(free), remaining));
+      uint started = uint(min(uint64_t(WAVEFRONT_PARAMS.poolSize - continuing), remaining));
       COUNTERS.generateFirstJob = COUNTERS.jobsStarted;
       COUNTERS.jobsStarted += uint64_t(started);
       COUNTERS.generateCount = started;
       COUNTERS.generateTaken = 0u;
+      COUNTERS.generateBase = continuing;
+      COUNTERS.queueCount[currentExtensionQueue()] = continuing + started;
       writeLaunch(LAUNCH_GENERATE, started);
+      writeLaunch(currentExtendLaunch(), continuing + started);
       steps.s[step].pathsStarted += uint64_t(started);
       break;
     }
-    case PREPARE_EXTEND: {
-      uint rays = COUNTERS.queueCount[currentExtensionQueue()];
-      writeLaunch(LAUNCH_EXTEND, rays);
-      COUNTERS.queueCount[nextExtensionQueue()] = 0u;
-      COUNTERS.queueCount[QUEUE_SHADOW] = 0u;
-      COUNTERS.queueCount[QUEUE_FINISHED] = 0u;
-      for (uint c = 0u; c < MATERIAL_CLASS_COUNT; ++c) COUNTERS.queueCount[QUEUE_MATERIAL_FIRST + c] = 0u;
-      steps.s[step].extensionRays += uint64_t(rays);
-      break;
-    }
     case PREPARE_SHADE:
-      for (uint c = 0u; c < MATERIAL_CLASS_COUNT; ++c)
+      for (uint c = 0u; c < MATERIAL_CLASS_COUNT; ++c) {
         writeLaunch(LAUNCH_SHADE_FIRST + c, COUNTERS.queueCount[QUEUE_MATERIAL_FIRST + c]);
+        COUNTERS.queueCount[QUEUE_MATERIAL_FIRST + c] = 0u;
+      }
       break;
     case PREPARE_SHADOW: {
       uint rays = COUNTERS.queueCount[QUEUE_SHADOW];
       writeLaunch(LAUNCH_SHADOW, rays);
       writeLaunch(LAUNCH_ACCUMULATE, COUNTERS.queueCount[QUEUE_FINISHED]);
+      writeLaunch(nextExtendLaunch(), COUNTERS.queueCount[nextExtensionQueue()]);
+      steps.s[step].extensionRays += uint64_t(COUNTERS.queueCount[currentExtensionQueue()]);
       steps.s[step].shadowRays += uint64_t(rays);
+      // Read through the records from here on; the current extension queue is the one the next
+      // iteration fills.
+      COUNTERS.queueCount[QUEUE_SHADOW] = 0u;
+      COUNTERS.queueCount[QUEUE_FINISHED] = 0u;
+      COUNTERS.queueCount[currentExtensionQueue()] = 0u;
       break;
     }
   }

@@ -12,8 +12,9 @@ uint materialClass(HitRecord hit) {
 }
 
 void main() {
-  uint slot;
+  uint index;
   uint queue = currentExtensionQueue();
-  if (!claimSlot(LAUNCH_EXTEND, queue, slot)) return;
-  queuePush(QUEUE_MATERIAL_FIRST + materialClass(HitBuffer(PATHS.hit).h[slot]), slot, 1u << queue);
+  if (!claimItem(currentExtendLaunch(), queue, index)) return;
+  materialQueuePush(QUEUE_MATERIAL_FIRST + materialClass(HitBuffer(WAVEFRONT_PARAMS.hits).h[index]), index,
+                    1u << queue);
 }

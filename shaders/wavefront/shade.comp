@@ -11,11 +11,12 @@ layout(local_size_x = WORKGROUP_SIZE_1D) in;
 
 void main() {
   uint queue = MATERIAL_QUEUES ? QUEUE_MATERIAL_FIRST + MATERIAL_CLASS : currentExtensionQueue();
-  uint launch = MATERIAL_QUEUES ? LAUNCH_SHADE_FIRST + MATERIAL_CLASS : LAUNCH_EXTEND;
-  uint slot;
-  if (!claimSlot(launch, queue, slot)) return;
-  PathState path = loadPath(slot);
-  HitRecord record = HitBuffer(PATHS.hit).h[slot];
+  uint index;
+  if (MATERIAL_QUEUES ? !claimMaterialItem(LAUNCH_SHADE_FIRST + MATERIAL_CLASS, queue, index)
+                      : !claimItem(currentExtendLaunch(), queue, index))
+    return;
+  PathState path = loadPath(currentPathArrays(), index);
+  HitRecord record = HitBuffer(WAVEFRONT_PARAMS.hits).h[index];
   // A class kernel knows what it holds: the escaped kernel compiles without the surface code.
   bool escaped = MATERIAL_QUEUES ? MATERIAL_CLASS == MATERIAL_CLASS_ESCAPED : record.t < 0.0;
 #ifdef SIMT_COUNTERS
@@ -24,20 +25,30 @@ void main() {
                                                 : materialClassOfHit(record.instance, record.geometry));
 #endif
   bool alive = false;
+  ShadowRay shadow;
+  shadow.requested = false;
   if (escaped) {
     pathEscaped(path);
   } else {
-    ShadowRay shadow;
     alive = pathHit(path, SurfaceHit(record.t, record.instance, record.geometry, record.primitive, record.barycentrics),
                     shadow);
-    if (shadow.requested) {
-      Vec3Buffer(PATHS.shadowOrigin).v[slot] = shadow.origin;
-      Vec3Buffer(PATHS.shadowDirection).v[slot] = shadow.direction;
-      FloatBuffer(PATHS.shadowTMax).f[slot] = shadow.tMax;
-      Vec3Buffer(PATHS.shadowContribution).v[slot] = shadow.contribution;
-      queuePush(QUEUE_SHADOW, slot, 0u);
-    }
   }
-  storePath(slot, path);
-  queuePush(alive ? nextExtensionQueue() : QUEUE_FINISHED, slot, 1u << queue);
+  // The path moves to the next extension queue (or stays in its slot), or leaves what
+  // accumulate needs; a light sample goes to the shadow queue with where to add its light.
+  uint target = queuePush(alive ? nextExtensionQueue() : QUEUE_FINISHED, index, 1u << queue);
+  if (alive) {
+    storePath(nextPathArrays(), target, path);
+  } else {
+    Vec3Buffer(FINISHED_ARRAYS.radiance).v[target] = path.radiance;
+    UintBuffer(FINISHED_ARRAYS.pixel).u[target] = path.pixel;
+    target |= SHADOW_TARGET_FINISHED;
+  }
+  if (shadow.requested) {
+    uint at = queuePush(QUEUE_SHADOW, index, 0u);
+    Vec3Buffer(SHADOW_ARRAYS.origin).v[at] = shadow.origin;
+    Vec3Buffer(SHADOW_ARRAYS.direction).v[at] = shadow.direction;
+    FloatBuffer(SHADOW_ARRAYS.tMax).f[at] = shadow.tMax;
+    Vec3Buffer(SHADOW_ARRAYS.contribution).v[at] = shadow.contribution;
+    UintBuffer(SHADOW_ARRAYS.target).u[at] = target;
+  }
 }
