@@ -8,8 +8,9 @@ their runs labelled by device.
   stage_breakdown     each run's median frame split into its stages and the overhead (frame -
                       stages: barriers, launch gaps, the pool's waits);
   speedup             when there are megakernel runs: each other run's speedup over the megakernel
-                      run of the same scene, backend, size and settings (its median over the
-                      megakernel's; whiskers from the min-max spread of both);
+                      run of the same scene, backend (and BVH layout), size and settings (its
+                      median over the megakernel's; whiskers from the min-max spread of both,
+                      the value past the whisker's end), one bar per run, backends never mixed;
   bounces             when there are wavefront runs: per bounce (or pool iteration), each stage's
                       median GPU time and the live paths and shadow rays;
   sweep_<axis>        when a report sweeps it: frame time against pixels, max depth, pool size,
@@ -152,10 +153,13 @@ def peer_key(run):
 
 
 def draw_speedup(axis, runs):
+    """One bar per run, each over the megakernel of its own backend (and BVH layout): a speedup on one
+    backend and a slowdown on another are two bars, never their mean."""
     megakernels = {peer_key(r): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
     others = [r for r in runs if r["parameters"]["integrator"] not in ("megakernel", "raycast")
               and peer_key(r) in megakernels]
-    label = labeller(others or runs)
+    label = labeller(others or runs, leave_out=("backend", "software_bvh"))
+    backends = len({backend_label(r) for r in others}) > 1
     speedups, low, high = [], [], []
     for run in others:
         base, own = megakernels[peer_key(run)]["frame_gpu_ms"], run["frame_gpu_ms"]
@@ -164,12 +168,17 @@ def draw_speedup(axis, runs):
         high.append(max(0.0, base["max"] / own["min"] - speedups[-1]))
     axis.barh(range(len(others)), speedups, xerr=[low, high], capsize=3,
               color=["tab:green" if s >= 1 else "tab:red" for s in speedups])
-    for y, value in enumerate(speedups):
-        axis.text(value, y, f" {value:.2f}×", va="center", fontsize=6)
+    # Each value just past its whisker's end, where neither bar nor whisker runs (on a white ground
+    # where the line at 1 crosses it); the axis is widened to make room for it.
+    for y, (value, up) in enumerate(zip(speedups, high)):
+        axis.annotate(f"{value:.2f}×", (value + up, y), xytext=(4, 0), textcoords="offset points", va="center",
+                      fontsize=6, zorder=3, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+    axis.set_xlim(0, max([1.0] + [v + u for v, u in zip(speedups, high)]) * 1.12)
     axis.axvline(1.0, color="black", linewidth=0.8)
-    axis.set_yticks(range(len(others)), [label(r) for r in others], fontsize=7)
+    axis.set_yticks(range(len(others)), [label(r) + (f" · {backend_label(r)}" if backends else "") for r in others],
+                    fontsize=7)
     axis.invert_yaxis()
-    axis.set_xlabel("speedup over the megakernel (×; > 1 is faster)")
+    axis.set_xlabel("speedup over the megakernel of the same backend (×; > 1 is faster)")
 
 
 def draw_bounces(runs, title):
