@@ -155,14 +155,14 @@ def peer_key(run):
 def draw_speedup(axis, runs):
     """One bar per run, each over the megakernel of its own backend (and BVH layout): a speedup on one
     backend and a slowdown on another are two bars, never their mean."""
-    megakernels = {peer_key(r): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
+    megakernels = {(peer_key(r), r["_occurrence"]): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
     others = [r for r in runs if r["parameters"]["integrator"] not in ("megakernel", "raycast")
-              and peer_key(r) in megakernels]
+              and (peer_key(r), r["_occurrence"]) in megakernels]
     label = labeller(others or runs, leave_out=("backend", "software_bvh"))
     backends = len({backend_label(r) for r in others}) > 1
     speedups, low, high = [], [], []
     for run in others:
-        base, own = megakernels[peer_key(run)]["frame_gpu_ms"], run["frame_gpu_ms"]
+        base, own = megakernels[(peer_key(run), run["_occurrence"])]["frame_gpu_ms"], run["frame_gpu_ms"]
         speedups.append(base["median"] / own["median"])
         low.append(max(0.0, speedups[-1] - base["min"] / own["max"]))
         high.append(max(0.0, base["max"] / own["min"] - speedups[-1]))
@@ -377,9 +377,17 @@ def load(paths):
     for index, (report, name) in enumerate(zip(reports, names)):
         # Reports of one device are told apart by their number in the footer.
         source = name if names.count(name) == 1 else f"#{index + 1}"
+        # A sweep point given twice (a scene listed twice) has the same parameters twice: its k-th
+        # run of an integrator variant is compared with the k-th megakernel run there. Failed
+        # runs count, so that one failure does not shift the pairs after it.
+        occurrences = {}
         for run in report["runs"]:
+            run = dict(run, _source=source)
+            variant = (peer_key(run), run["parameters"]["integrator"], json.dumps(run["parameters"].get("options", {})))
+            run["_occurrence"] = occurrences.get(variant, 0)
+            occurrences[variant] = run["_occurrence"] + 1
             if run.get("status") == "ok":
-                runs.append(dict(run, _source=source))
+                runs.append(run)
     return reports, runs
 
 

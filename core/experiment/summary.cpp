@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -59,17 +60,18 @@ std::string peerKey(const json& p) {
          "|" + p["sampler"].get<std::string>() + "|" + p.value("counters", "off");
 }
 
-// The megakernel's time for each peer key: the geometric mean of its runs there (a sweep point
-// given twice has several).
-std::map<std::string, double> megakernelTimes(const json& runs) {
-  std::map<std::string, std::vector<double>> times;
-  for (const auto& run : runs)
-    if (run["status"] == "ok" && run["parameters"]["integrator"] == integratorName(IntegratorKind::Megakernel) &&
-        run["frame_gpu_ms"]["median"].get<double>() > 0)
-      times[peerKey(run["parameters"])].push_back(run["frame_gpu_ms"]["median"]);
-  std::map<std::string, double> out;
-  for (const auto& [key, values] : times) out[key] = geometricMean(values);
-  return out;
+// The megakernel's times for each peer key in the report's order, none where it failed. A sweep
+// point given twice (a scene listed twice, with another camera say) has the same parameters
+// twice: the k-th run of an integrator variant there is timed against the k-th megakernel run.
+std::map<std::string, std::vector<std::optional<double>>> megakernelTimes(const json& runs) {
+  std::map<std::string, std::vector<std::optional<double>>> times;
+  for (const auto& run : runs) {
+    if (run["parameters"]["integrator"] != integratorName(IntegratorKind::Megakernel)) continue;
+    const bool timed = run["status"] == "ok" && run["frame_gpu_ms"]["median"].get<double>() > 0;
+    times[peerKey(run["parameters"])].push_back(timed ? std::optional<double>(run["frame_gpu_ms"]["median"])
+                                                      : std::nullopt);
+  }
+  return times;
 }
 
 // One line of the relative-time block: an integrator variant's runs that differ in nothing else
@@ -146,14 +148,16 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     columns.push_back({"classes", 7});
   }
   // Each run is timed against the megakernel of its scene, backend (and layout) and parameters.
-  const std::map<std::string, double> megakernelMs = megakernelTimes(runs);
-  std::vector<RelativeTime> relativeTimes;  // in the order of their first runs: the sweep's
+  const auto megakernelMs = megakernelTimes(runs);
+  std::map<std::string, size_t> occurrences;  // runs so far of each peer key and integrator variant
+  std::vector<RelativeTime> relativeTimes;    // in the order of their first runs: the sweep's
   std::map<std::string, size_t> relativeTimeIndex;
   std::vector<Row> rows;
   for (const auto& run : runs) {
     const auto& p = run["parameters"];
     const std::string scene = fs::path(p["scene"].get<std::string>()).filename().string();
     const std::string integrator = integratorLabel(p);
+    const size_t occurrence = occurrences[peerKey(p) + "|" + integrator]++;
     Row row;
     row.cells = {run["id"].get<std::string>(),
                  scene,
@@ -169,13 +173,15 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     const double ms = run["frame_gpu_ms"]["median"];
     const bool raycast = run.contains("raycast");
     std::string relative;
-    if (const auto found = megakernelMs.find(peerKey(p)); !raycast && found != megakernelMs.end()) {
-      relative = fmt::format("{:.3f}", ms / found->second);
+    const auto found = megakernelMs.find(peerKey(p));
+    if (!raycast && found != megakernelMs.end() && occurrence < found->second.size() && found->second[occurrence]) {
+      const double megakernel = *found->second[occurrence];
+      relative = fmt::format("{:.3f}", ms / megakernel);
       // The megakernel against itself is 1 by construction: its line would say nothing.
       if (p["integrator"] != integratorName(IntegratorKind::Megakernel)) {
         const auto [line, added] = relativeTimeIndex.try_emplace(peerKey(p) + "|" + integrator, relativeTimes.size());
         if (added) relativeTimes.push_back({scene, integrator, backendLabel(p), p, {}});
-        relativeTimes[line->second].ratios.push_back(ms / found->second);
+        relativeTimes[line->second].ratios.push_back(ms / megakernel);
       }
     }
     const double raysPerSecond = (raycast ? run["raycast"] : run["throughput"])["rays_per_s"].get<double>();

@@ -109,14 +109,14 @@ TEST(Summary, RelativeTimesKeepBackendsAndLayoutsApart) {
 
 // A resolution sweep: the wavefront's default pool follows the pixel count, so its label changes
 // with the size. One line per size, in the sweep's order, the size beside it; a sweep point given
-// twice (identical parameters) is the one case whose ratios are averaged, and the block says how
-// many runs a line averages.
+// twice (identical parameters: a scene listed twice) is the one case whose ratios are averaged,
+// and the block says how many runs a line averages.
 TEST(Summary, RelativeTimesPerSizeAndMeanOnlyOverIdenticalRuns) {
   const json small = {{"schedule", "depth"}, {"pool_size", 2048}};
   const json large = {{"schedule", "depth"}, {"pool_size", 8192}};
   const json report = reportOf({okRun("r000", "megakernel", "pipeline", 10, json::object(), 64, 32),
                                 okRun("r001", "megakernel", "pipeline", 40, json::object(), 128, 64),
-                                okRun("r002", "megakernel", "pipeline", 10, json::object(), 64, 32),  // the point again
+                                okRun("r002", "megakernel", "pipeline", 20, json::object(), 64, 32),  // the point again
                                 okRun("r003", "wavefront", "pipeline", 5, small, 64, 32),
                                 okRun("r004", "wavefront", "pipeline", 20, large, 128, 64),
                                 okRun("r005", "wavefront", "pipeline", 20, small, 64, 32)});
@@ -125,13 +125,21 @@ TEST(Summary, RelativeTimesPerSizeAndMeanOnlyOverIdenticalRuns) {
     const auto lines = relativeLines(summary);
     ASSERT_EQ(lines.size(), 2u) << summary;
     const std::string smaller = lineWith(lines, {"wavefront depth 2.05k", "64x32"});
-    EXPECT_NE(smaller.find("1.000x"), std::string::npos) << "sqrt(5/10 x 20/10): " << smaller;
+    EXPECT_NE(smaller.find("0.707x"), std::string::npos) << "sqrt(5/10 x 20/20): " << smaller;
     EXPECT_EQ(lastCell(smaller), "2") << "of two runs: " << smaller;
     const std::string larger = lineWith(lines, {"wavefront depth 8.19k", "128x64"});
     EXPECT_NE(larger.find("0.500x"), std::string::npos) << larger;
     EXPECT_EQ(lastCell(larger), "1") << larger;
     EXPECT_EQ(lines[0], smaller) << "the sweep's order, not the labels' alphabetical one";
   }
+  // Each run of the point given twice against the megakernel run of its own place: r003 against
+  // r000, r005 against r002.
+  std::istringstream csv(reportSummary(report, SummaryFormat::Csv));
+  std::vector<std::string> rows;
+  for (std::string row; std::getline(csv, row);) rows.push_back(row);
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_NE(rows[4].find(",0.500,"), std::string::npos) << rows[4];
+  EXPECT_NE(rows[6].find(",1.000,"), std::string::npos) << rows[6];
 }
 
 // Parameters that do not differ between the block's lines are not repeated on every line.
