@@ -8,8 +8,9 @@ their runs labelled by device.
   stage_breakdown     each run's median frame split into its stages and the overhead (frame -
                       stages: barriers, launch gaps, the pool's waits);
   speedup             when there are megakernel runs: each other run's speedup over the megakernel
-                      run of the same scene, backend, size and settings (its median over the
-                      megakernel's; whiskers from the min-max spread of both);
+                      run of the same scene, backend (and BVH layout), size and settings (its
+                      median over the megakernel's; whiskers from the min-max spread of both,
+                      the value past the whisker's end), one bar per run, backends never mixed;
   bounces             when there are wavefront runs: per bounce (or pool iteration), each stage's
                       median GPU time and the live paths and shadow rays;
   sweep_<axis>        when a report sweeps it: frame time against pixels, max depth, pool size,
@@ -152,24 +153,32 @@ def peer_key(run):
 
 
 def draw_speedup(axis, runs):
-    megakernels = {peer_key(r): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
+    """One bar per run, each over the megakernel of its own backend (and BVH layout): a speedup on one
+    backend and a slowdown on another are two bars, never their mean."""
+    megakernels = {(peer_key(r), r["_occurrence"]): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
     others = [r for r in runs if r["parameters"]["integrator"] not in ("megakernel", "raycast")
-              and peer_key(r) in megakernels]
-    label = labeller(others or runs)
+              and (peer_key(r), r["_occurrence"]) in megakernels]
+    label = labeller(others or runs, leave_out=("backend", "software_bvh"))
+    backends = len({backend_label(r) for r in others}) > 1
     speedups, low, high = [], [], []
     for run in others:
-        base, own = megakernels[peer_key(run)]["frame_gpu_ms"], run["frame_gpu_ms"]
+        base, own = megakernels[(peer_key(run), run["_occurrence"])]["frame_gpu_ms"], run["frame_gpu_ms"]
         speedups.append(base["median"] / own["median"])
         low.append(max(0.0, speedups[-1] - base["min"] / own["max"]))
         high.append(max(0.0, base["max"] / own["min"] - speedups[-1]))
     axis.barh(range(len(others)), speedups, xerr=[low, high], capsize=3,
               color=["tab:green" if s >= 1 else "tab:red" for s in speedups])
-    for y, value in enumerate(speedups):
-        axis.text(value, y, f" {value:.2f}×", va="center", fontsize=6)
+    # Each value just past its whisker's end, where neither bar nor whisker runs (on a white ground
+    # where the line at 1 crosses it); the axis is widened to make room for it.
+    for y, (value, up) in enumerate(zip(speedups, high)):
+        axis.annotate(f"{value:.2f}×", (value + up, y), xytext=(4, 0), textcoords="offset points", va="center",
+                      fontsize=6, zorder=3, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+    axis.set_xlim(0, max([1.0] + [v + u for v, u in zip(speedups, high)]) * 1.12)
     axis.axvline(1.0, color="black", linewidth=0.8)
-    axis.set_yticks(range(len(others)), [label(r) for r in others], fontsize=7)
+    axis.set_yticks(range(len(others)), [label(r) + (f" · {backend_label(r)}" if backends else "") for r in others],
+                    fontsize=7)
     axis.invert_yaxis()
-    axis.set_xlabel("speedup over the megakernel (×; > 1 is faster)")
+    axis.set_xlabel("speedup over the megakernel of the same backend (×; > 1 is faster)")
 
 
 def draw_bounces(runs, title):
@@ -368,9 +377,17 @@ def load(paths):
     for index, (report, name) in enumerate(zip(reports, names)):
         # Reports of one device are told apart by their number in the footer.
         source = name if names.count(name) == 1 else f"#{index + 1}"
+        # A sweep point given twice (a scene listed twice) has the same parameters twice: its k-th
+        # run of an integrator variant is compared with the k-th megakernel run there. Failed
+        # runs count, so that one failure does not shift the pairs after it.
+        occurrences = {}
         for run in report["runs"]:
+            run = dict(run, _source=source)
+            variant = (peer_key(run), run["parameters"]["integrator"], json.dumps(run["parameters"].get("options", {})))
+            run["_occurrence"] = occurrences.get(variant, 0)
+            occurrences[variant] = run["_occurrence"] + 1
             if run.get("status") == "ok":
-                runs.append(dict(run, _source=source))
+                runs.append(run)
     return reports, runs
 
 

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
 #include <vector>
 
 #include "core/experiment/report.h"
@@ -40,6 +43,64 @@ std::string markdownCell(const std::string& text) {
   std::string escaped;
   for (char c : text) escaped += c == '|' ? std::string("\\|") : std::string(1, c);
   return escaped;
+}
+
+double geometricMean(const std::vector<double>& values) {
+  double logSum = 0;
+  for (double value : values) logSum += std::log(value);
+  return std::exp(logSum / double(values.size()));
+}
+
+// The parameters a run shares with the megakernel run it is timed against: all but the
+// integrator and its options. The backend comes with its BVH layout: the software backend's
+// CWBVH and BVH2 are as different as two backends.
+std::string peerKey(const json& p) {
+  return p["scene"].get<std::string>() + "|" + backendLabel(p) + "|" + p["width"].dump() + "x" + p["height"].dump() +
+         "|" + p["spp"].dump() + "|" + p["max_depth"].dump() + "|" + p["rr_depth"].dump() + "|" + p["seed"].dump() +
+         "|" + p["sampler"].get<std::string>() + "|" + p.value("counters", "off");
+}
+
+// The megakernel's times for each peer key in the report's order, none where it failed. A sweep
+// point given twice (a scene listed twice, with another camera say) has the same parameters
+// twice: the k-th run of an integrator variant there is timed against the k-th megakernel run.
+std::map<std::string, std::vector<std::optional<double>>> megakernelTimes(const json& runs) {
+  std::map<std::string, std::vector<std::optional<double>>> times;
+  for (const auto& run : runs) {
+    if (run["parameters"]["integrator"] != integratorName(IntegratorKind::Megakernel)) continue;
+    const bool timed = run["status"] == "ok" && run["frame_gpu_ms"]["median"].get<double>() > 0;
+    times[peerKey(run["parameters"])].push_back(timed ? std::optional<double>(run["frame_gpu_ms"]["median"])
+                                                      : std::nullopt);
+  }
+  return times;
+}
+
+// One line of the relative-time block: an integrator variant's runs that differ in nothing else
+// (a repeated sweep point), each over the megakernel of its scene, backend and parameters.
+struct RelativeTime {
+  std::string scene, integrator, backend;
+  json parameters;  // its first run's
+  std::vector<double> ratios;
+};
+
+// The parameters that set a line apart besides scene, integrator and backend, as the block
+// shows them: only those that differ between its lines (a resolution sweep's sizes, say).
+std::vector<std::string> distinguishingParameters(const std::vector<RelativeTime>& lines) {
+  static std::string (*const shown[])(const json&) = {
+      [](const json& p) { return p["width"].dump() + "x" + p["height"].dump(); },
+      [](const json& p) { return "spp=" + p["spp"].dump(); },
+      [](const json& p) { return "depth=" + p["max_depth"].dump(); },
+      [](const json& p) { return "rr=" + p["rr_depth"].dump(); },
+      [](const json& p) { return "seed=" + p["seed"].dump(); },
+      [](const json& p) { return p["sampler"].get<std::string>(); },
+  };
+  std::vector<std::string> cells(lines.size());
+  for (const auto format : shown) {
+    std::set<std::string> values;
+    for (const RelativeTime& line : lines) values.insert(format(line.parameters));
+    if (values.size() < 2) continue;
+    for (size_t i = 0; i < lines.size(); ++i) cells[i] += (cells[i].empty() ? "" : " ") + format(lines[i].parameters);
+  }
+  return cells;
 }
 
 }  // namespace
@@ -86,22 +147,17 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     columns.push_back({"SIMT util", 9});
     columns.push_back({"classes", 7});
   }
-  // A run's peers: the runs that differ from it in the integrator (and its options) only.
-  auto peerKey = [](const json& p) {
-    return p["scene"].get<std::string>() + "|" + backendLabel(p) + "|" + p["width"].dump() + "x" + p["height"].dump() +
-           "|" + p["spp"].dump() + "|" + p["max_depth"].dump() + "|" + p["rr_depth"].dump() + "|" + p["seed"].dump() +
-           "|" + p["sampler"].get<std::string>() + "|" + p.value("counters", "off");
-  };
-  std::map<std::string, double> megakernelMs;
-  for (const auto& run : runs)
-    if (run["status"] == "ok" && run["parameters"]["integrator"] == integratorName(IntegratorKind::Megakernel))
-      megakernelMs[peerKey(run["parameters"])] = run["frame_gpu_ms"]["median"];
-  std::map<std::pair<std::string, std::string>, std::vector<double>> ratios;  // (scene, integrator) -> ratios
+  // Each run is timed against the megakernel of its scene, backend (and layout) and parameters.
+  const auto megakernelMs = megakernelTimes(runs);
+  std::map<std::string, size_t> occurrences;  // runs so far of each peer key and integrator variant
+  std::vector<RelativeTime> relativeTimes;    // in the order of their first runs: the sweep's
+  std::map<std::string, size_t> relativeTimeIndex;
   std::vector<Row> rows;
   for (const auto& run : runs) {
     const auto& p = run["parameters"];
     const std::string scene = fs::path(p["scene"].get<std::string>()).filename().string();
     const std::string integrator = integratorLabel(p);
+    const size_t occurrence = occurrences[peerKey(p) + "|" + integrator]++;
     Row row;
     row.cells = {run["id"].get<std::string>(),
                  scene,
@@ -117,10 +173,16 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     const double ms = run["frame_gpu_ms"]["median"];
     const bool raycast = run.contains("raycast");
     std::string relative;
-    if (const auto found = megakernelMs.find(peerKey(p));
-        !raycast && found != megakernelMs.end() && found->second > 0) {
-      relative = fmt::format("{:.3f}", ms / found->second);
-      ratios[{p["scene"], integrator}].push_back(ms / found->second);
+    const auto found = megakernelMs.find(peerKey(p));
+    if (!raycast && found != megakernelMs.end() && occurrence < found->second.size() && found->second[occurrence]) {
+      const double megakernel = *found->second[occurrence];
+      relative = fmt::format("{:.3f}", ms / megakernel);
+      // The megakernel against itself is 1 by construction: its line would say nothing.
+      if (p["integrator"] != integratorName(IntegratorKind::Megakernel)) {
+        const auto [line, added] = relativeTimeIndex.try_emplace(peerKey(p) + "|" + integrator, relativeTimes.size());
+        if (added) relativeTimes.push_back({scene, integrator, backendLabel(p), p, {}});
+        relativeTimes[line->second].ratios.push_back(ms / megakernel);
+      }
     }
     const double raysPerSecond = (raycast ? run["raycast"] : run["throughput"])["rays_per_s"].get<double>();
     // A shadow raycast in a scene without emitters has no light samples to trace towards.
@@ -167,16 +229,28 @@ std::string reportSummary(const json& report, SummaryFormat format) {
                                   context["throttled_frames"].size(),
                                   fmt::join(context["throttle_reasons"].get<std::vector<std::string>>(), ", ")));
   }
-  // Geometric means, for lists of ratios.
-  std::vector<std::array<std::string, 3>> relative;
-  for (const auto& [key, values] : ratios) {
-    double logSum = 0;
-    for (double r : values) logSum += std::log(r);
-    relative.push_back({fs::path(key.first).filename().string(), key.second,
-                        fmt::format("{:.3f}", std::exp(logSum / double(values.size())))});
+  // The relative-time block: one line per scene, integrator variant, backend and whatever
+  // parameters differ between its lines; never a mean across backends or sizes, whose ratios
+  // may lie on either side of 1.
+  std::vector<Column> relativeColumns = {{"scene", -1}, {"integrator", -1}, {"backend", -1}};
+  std::vector<std::vector<std::string>> relative;
+  const std::vector<std::string> parameters = distinguishingParameters(relativeTimes);
+  bool anyRepeated = false;
+  for (const RelativeTime& line : relativeTimes) anyRepeated |= line.ratios.size() > 1;
+  if (!parameters.empty() && !parameters[0].empty()) relativeColumns.push_back({"parameters", -1});
+  relativeColumns.push_back({"relative GPU time", 1});
+  if (anyRepeated) relativeColumns.push_back({"runs", 1});
+  for (size_t i = 0; i < relativeTimes.size(); ++i) {
+    const RelativeTime& line = relativeTimes[i];
+    std::vector<std::string> cells = {line.scene, line.integrator, line.backend};
+    if (!parameters[i].empty()) cells.push_back(parameters[i]);
+    cells.push_back(fmt::format("{:.3f}x", geometricMean(line.ratios)));
+    if (anyRepeated) cells.push_back(std::to_string(line.ratios.size()));
+    relative.push_back(cells);
   }
   const std::string ratioTitle =
-      "GPU time relative to the megakernel (geometric mean over matching runs; < 1 is faster)";
+      "GPU time relative to the megakernel on the same scene, backend and parameters (geometric mean over runs "
+      "that differ in nothing else; < 1 is faster)";
 
   std::string out;
   if (format == SummaryFormat::Csv) {
@@ -206,9 +280,17 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     }
     for (const std::string& note : notes) out += "\n" + markdownCell(note) + "\n";
     if (!relative.empty()) {
-      out += "\n" + ratioTitle + ":\n\n| scene | integrator | relative GPU time |\n| --- | --- | ---: |\n";
-      for (const auto& [scene, integrator, ratio] : relative)
-        out += "| " + markdownCell(scene) + " | " + markdownCell(integrator) + " | " + ratio + "x |\n";
+      std::string ratioHeader = "|", ratioRule = "|";
+      for (const Column& column : relativeColumns) {
+        ratioHeader += " " + column.name + " |";
+        ratioRule += column.width < 0 ? " --- |" : " ---: |";
+      }
+      out += "\n" + ratioTitle + ":\n\n" + ratioHeader + "\n" + ratioRule + "\n";
+      for (const auto& cells : relative) {
+        out += "|";
+        for (const std::string& text : cells) out += " " + markdownCell(text) + " |";
+        out += "\n";
+      }
     }
     return out;
   }
@@ -225,9 +307,21 @@ std::string reportSummary(const json& report, SummaryFormat format) {
   }
   for (const std::string& note : notes) out += "\n" + note + "\n";
   if (!relative.empty()) {
-    out += "\n" + ratioTitle + ":\n";
-    for (const auto& [scene, integrator, ratio] : relative)
-      out += fmt::format("  {:<32} {:<36} {}x\n", scene, integrator, ratio);
+    // Columns as wide as their longest cell: scene specs of builtin scenes run long.
+    for (size_t c = 0; c < relativeColumns.size(); ++c) {
+      size_t width = relativeColumns[c].name.size();
+      for (const auto& cells : relative) width = std::max(width, cells[c].size());
+      relativeColumns[c].width = relativeColumns[c].width < 0 ? -int(width) : int(width);
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string text;
+      for (size_t c = 0; c < cells.size(); ++c) text += "  " + cell(cells[c], relativeColumns[c].width);
+      return text + "\n";
+    };
+    std::vector<std::string> names;
+    for (const Column& column : relativeColumns) names.push_back(column.name);
+    out += "\n" + ratioTitle + ":\n" + line(names);
+    for (const auto& cells : relative) out += line(cells);
   }
   return out;
 }

@@ -1,7 +1,9 @@
 // The summary of a report: one row per run (its time, noise, throughput, time relative to the
 // megakernel, roofline fraction and, for runs with counters, SIMT utilisation and coherence),
-// then each integrator's time relative to the megakernel per scene. As a text table (what `run`
-// prints), Markdown (for pull requests and READMEs) or CSV.
+// then each integrator variant's time relative to the megakernel of the same scene, backend (and
+// BVH layout) and parameters, one line each, a geometric mean only over runs that differ in
+// nothing else. As a text table (what `run` prints), Markdown (for pull requests and READMEs) or
+// CSV (the runs alone, one flat table; its `vs mk` column is the per-run ratio).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -1,0 +1,159 @@
+#include "core/experiment/summary.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ptbench::test {
+namespace {
+
+using nlohmann::json;
+
+// A successful run as a report holds it: what the summary reads of it.
+json okRun(const std::string& id, const std::string& integrator, const std::string& backend, double gpuMs,
+           json options = json::object(), int width = 64, int height = 32) {
+  if (backend == "software" && !options.contains("software_bvh")) options["software_bvh"] = "cwbvh";
+  return {{"id", id},
+          {"status", "ok"},
+          {"parameters",
+           {{"scene", "scenes/big/big.gltf"},
+            {"integrator", integrator},
+            {"backend", backend},
+            {"width", width},
+            {"height", height},
+            {"spp", 1},
+            {"max_depth", 8},
+            {"rr_depth", 3},
+            {"seed", 1},
+            {"sampler", "halton"},
+            {"counters", "off"},
+            {"options", options}}},
+          {"frame_gpu_ms", {{"median", gpuMs}, {"cv", 0.01}}},
+          {"throughput", {{"rays_per_s", 1e9}}}};
+}
+
+json reportOf(const std::vector<json>& runs) {
+  return {{"runs", runs}};
+}
+
+const json pool = {{"schedule", "pool"}, {"pool_size", 1 << 20}};
+
+json bvh2(json options) {
+  options["software_bvh"] = "bvh2";
+  return options;
+}
+
+// The lines of the relative-time block, title and header left out.
+std::vector<std::string> relativeLines(const std::string& summary) {
+  std::istringstream in(summary.substr(summary.find("relative to the megakernel")));
+  std::vector<std::string> lines;
+  std::string line;
+  std::getline(in, line);  // the title
+  while (std::getline(in, line))
+    if (!line.empty() && line.find("| ---") == std::string::npos && line.find("relative GPU time") == std::string::npos)
+      lines.push_back(line);
+  return lines;
+}
+
+// The block's one line that contains every one of `parts`; a failure when there is not exactly one.
+std::string lineWith(const std::vector<std::string>& lines, std::initializer_list<std::string> parts) {
+  std::vector<std::string> found;
+  for (const std::string& line : lines) {
+    bool all = true;
+    for (const std::string& part : parts) all &= line.find(part) != std::string::npos;
+    if (all) found.push_back(line);
+  }
+  EXPECT_EQ(found.size(), 1u) << ::testing::PrintToString(std::vector<std::string>(parts)) << " in\n"
+                              << ::testing::PrintToString(lines);
+  return found.empty() ? "" : found[0];
+}
+
+// The last cell of a line of the text table or a Markdown row.
+std::string lastCell(const std::string& line) {
+  const size_t end = line.find_last_not_of(" |") + 1;
+  return line.substr(line.find_last_of(" |", end - 1) + 1, end - line.find_last_of(" |", end - 1) - 1);
+}
+
+// A sweep over the pipeline backend and the software one in both BVH layouts: on a large scene the
+// wavefront is slower than the megakernel on one and faster on the others. Each backend and layout
+// is its own line with its own ratio, never their mean (sqrt(1.3 x 0.58) = 0.868).
+TEST(Summary, RelativeTimesKeepBackendsAndLayoutsApart) {
+  const json report =
+      reportOf({okRun("r000", "megakernel", "pipeline", 10), okRun("r001", "megakernel", "software", 100),
+                okRun("r002", "megakernel", "software", 200, {{"software_bvh", "bvh2"}}),
+                okRun("r003", "wavefront", "pipeline", 13, pool), okRun("r004", "wavefront", "software", 58, pool),
+                okRun("r005", "wavefront", "software", 100, bvh2(pool))});
+  for (const SummaryFormat format : {SummaryFormat::Table, SummaryFormat::Markdown}) {
+    const std::string summary = reportSummary(report, format);
+    const auto lines = relativeLines(summary);
+    ASSERT_EQ(lines.size(), 3u) << summary;
+    EXPECT_NE(lineWith(lines, {"big.gltf", "wavefront pool 1.05M", "pipeline"}).find("1.300x"), std::string::npos);
+    EXPECT_NE(lineWith(lines, {"wavefront pool 1.05M", "software cwbvh"}).find("0.580x"), std::string::npos);
+    EXPECT_NE(lineWith(lines, {"wavefront pool 1.05M", "software bvh2"}).find("0.500x"), std::string::npos);
+    EXPECT_EQ(summary.find("0.868"), std::string::npos) << summary;
+    for (const std::string& line : lines)
+      EXPECT_EQ(line.find("megakernel "), std::string::npos) << "the megakernel against itself: " << line;
+  }
+  // The CSV is the runs alone: each one's `vs mk` against the megakernel of its backend and layout.
+  std::istringstream csv(reportSummary(report, SummaryFormat::Csv));
+  std::vector<std::string> rows;
+  for (std::string row; std::getline(csv, row);) rows.push_back(row);
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_NE(rows[4].find(",1.300,"), std::string::npos) << rows[4];
+  EXPECT_NE(rows[5].find(",0.580,"), std::string::npos) << rows[5];
+  EXPECT_NE(rows[6].find(",0.500,"), std::string::npos) << rows[6];
+}
+
+// A resolution sweep: the wavefront's default pool follows the pixel count, so its label changes
+// with the size. One line per size, in the sweep's order, the size beside it; a sweep point given
+// twice (identical parameters: a scene listed twice) is the one case whose ratios are averaged,
+// and the block says how many runs a line averages.
+TEST(Summary, RelativeTimesPerSizeAndMeanOnlyOverIdenticalRuns) {
+  const json small = {{"schedule", "depth"}, {"pool_size", 2048}};
+  const json large = {{"schedule", "depth"}, {"pool_size", 8192}};
+  const json report = reportOf({okRun("r000", "megakernel", "pipeline", 10, json::object(), 64, 32),
+                                okRun("r001", "megakernel", "pipeline", 40, json::object(), 128, 64),
+                                okRun("r002", "megakernel", "pipeline", 20, json::object(), 64, 32),  // the point again
+                                okRun("r003", "wavefront", "pipeline", 5, small, 64, 32),
+                                okRun("r004", "wavefront", "pipeline", 20, large, 128, 64),
+                                okRun("r005", "wavefront", "pipeline", 20, small, 64, 32)});
+  for (const SummaryFormat format : {SummaryFormat::Table, SummaryFormat::Markdown}) {
+    const std::string summary = reportSummary(report, format);
+    const auto lines = relativeLines(summary);
+    ASSERT_EQ(lines.size(), 2u) << summary;
+    const std::string smaller = lineWith(lines, {"wavefront depth 2.05k", "64x32"});
+    EXPECT_NE(smaller.find("0.707x"), std::string::npos) << "sqrt(5/10 x 20/20): " << smaller;
+    EXPECT_EQ(lastCell(smaller), "2") << "of two runs: " << smaller;
+    const std::string larger = lineWith(lines, {"wavefront depth 8.19k", "128x64"});
+    EXPECT_NE(larger.find("0.500x"), std::string::npos) << larger;
+    EXPECT_EQ(lastCell(larger), "1") << larger;
+    EXPECT_EQ(lines[0], smaller) << "the sweep's order, not the labels' alphabetical one";
+  }
+  // Each run of the point given twice against the megakernel run of its own place: r003 against
+  // r000, r005 against r002.
+  std::istringstream csv(reportSummary(report, SummaryFormat::Csv));
+  std::vector<std::string> rows;
+  for (std::string row; std::getline(csv, row);) rows.push_back(row);
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_NE(rows[4].find(",0.500,"), std::string::npos) << rows[4];
+  EXPECT_NE(rows[6].find(",1.000,"), std::string::npos) << rows[6];
+}
+
+// Parameters that do not differ between the block's lines are not repeated on every line.
+TEST(Summary, RelativeTimesShowOnlyParametersThatDiffer) {
+  const json report =
+      reportOf({okRun("r000", "megakernel", "pipeline", 10), okRun("r001", "wavefront", "pipeline", 8, pool)});
+  const std::string table = reportSummary(report, SummaryFormat::Table);
+  const auto lines = relativeLines(table);
+  ASSERT_EQ(lines.size(), 1u) << table;
+  EXPECT_EQ(lines[0].find("64x32"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("0.800x"), std::string::npos) << lines[0];
+  EXPECT_EQ(table.find("  parameters  "), std::string::npos) << table;
+  EXPECT_EQ(table.find("GPU time  runs"), std::string::npos) << "no line averages several runs: " << table;
+}
+
+}  // namespace
+}  // namespace ptbench::test
