@@ -98,9 +98,10 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
         readJson(entry.path()).contains("repeats") ? " --set repeats=1" : " --set min_samples=1 --set max_noise=1";
     const std::string size =
         readJson(entry.path()).contains("resolution") ? " --set resolution=8x8" : " --set width=8 --set height=8";
-    const auto result = runPtbench("--validate run " + entry.path().string() + " --quiet" + size +
-                                       " --set spp=1 --set warmup=0" + oneFrame + " --out " + out.string(),
-                                   "", PTBENCH_SOURCE_DIR);
+    const auto result =
+        runPtbench("--validate run " + entry.path().string() + " --quiet" + size +
+                       " --set spp=1 --set warmup=0 --set warmup_seconds=0" + oneFrame + " --out " + out.string(),
+                   "", PTBENCH_SOURCE_DIR);
     // megakernel-ser's runs are error rows on lavapipe, which lacks SER; every other run succeeds.
     const json report = readJson(resultsFolder(out, readJson(entry.path())["name"]) / "report.json");
     bool serRefused = false;
