@@ -1,4 +1,5 @@
-// `ptbench compare BASE NEW`: ratios per run and stage; exit 0, 1 (regression) or 2 (undecided).
+// `ptbench compare BASE NEW`: runs matched by their parameters, a verdict and ratios per run and
+// stage, a summary line for CI logs; exit 0, 1 (regression) or 2 (undecided).
 #include "core/experiment/compare.h"
 
 #include <filesystem>
@@ -24,18 +25,28 @@ nlohmann::json readReport(const std::string& path, int exitCode) {
 }
 
 void addCompareCommand(CLI::App& app, const GlobalOptions&) {
-  auto* command = app.add_subcommand("compare", "Compare two reports; exit 1 on a regression beyond the threshold");
+  auto* command =
+      app.add_subcommand("compare", "Compare two reports; exit 1 on a regression beyond the threshold and the noise");
+  command->footer(
+      "Runs are matched by their parameters (scene, integrator and options, backend and its options, size, spp, "
+      "depths, seed, sampler, counters), never by their place or id. Each gets a verdict: REGRESSED (slower by more "
+      "than the threshold and by more than twice the two runs' combined noise, sqrt(cv^2 + cv^2)), faster, same, "
+      "noisy (slower by more than the threshold, within the noise) or missing (absent, failed or interrupted on one "
+      "side). The last line is 'compare: verdict OK|REGRESSION|UNDECIDED (...)'. Exit 0: no regression; 1: a "
+      "regression; 2: undecided (a run missing or noisy, or a report that cannot be read).");
   struct Options {
-    std::string base, next, threshold = "5%", metric = "median";
+    std::string base, next, threshold = "3%", metric = "median";
+    bool runsOnly = false;
   };
   auto options = std::make_shared<Options>();
   command->add_option("base", options->base, "baseline report.json")->required();
   command->add_option("new", options->next, "new report.json")->required();
-  command->add_option("--threshold", options->threshold, "slowdown that counts as a regression (5% or 0.05)")
+  command->add_option("--threshold", options->threshold, "slowdown that counts as a regression (3% or 0.03)")
       ->capture_default_str();
   command->add_option("--metric", options->metric, "median, mean or min of the frame GPU time")->capture_default_str();
+  command->add_flag("--runs-only", options->runsOnly, "one line per run: no overhead, stage or bounce lines");
   command->callback([options] {
-    CompareOptions compareOptions{.metric = options->metric};
+    CompareOptions compareOptions{.metric = options->metric, .runsOnly = options->runsOnly};
     try {
       compareOptions.threshold = parseThreshold(options->threshold);
       const auto base = readReport(options->base, compareExitUndecided);

@@ -98,9 +98,10 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
         readJson(entry.path()).contains("repeats") ? " --set repeats=1" : " --set min_samples=1 --set max_noise=1";
     const std::string size =
         readJson(entry.path()).contains("resolution") ? " --set resolution=8x8" : " --set width=8 --set height=8";
-    const auto result = runPtbench("--validate run " + entry.path().string() + " --quiet" + size +
-                                       " --set spp=1 --set warmup=0" + oneFrame + " --out " + out.string(),
-                                   "", PTBENCH_SOURCE_DIR);
+    const auto result =
+        runPtbench("--validate run " + entry.path().string() + " --quiet" + size +
+                       " --set spp=1 --set warmup=0 --set warmup_seconds=0" + oneFrame + " --out " + out.string(),
+                   "", PTBENCH_SOURCE_DIR);
     // megakernel-ser's runs are error rows on lavapipe, which lacks SER; every other run succeeds.
     const json report = readJson(resultsFolder(out, readJson(entry.path())["name"]) / "report.json");
     bool serRefused = false;
@@ -623,6 +624,72 @@ TEST(CompareCommand, ExitCodesFromTheCommandLine) {
   EXPECT_NE(slow.out.find("REGRESSED"), std::string::npos) << slow.out;
   EXPECT_EQ(runPtbench("compare " + base + (dir / "slow.json").string() + " --threshold 25%").exitCode, 0);
   EXPECT_EQ(runPtbench("compare " + base + (dir / "noisy.json").string()).exitCode, 2);
+  fs::remove_all(dir);
+}
+
+// scripts/gpu-perf-gate.sh on a tiny real run of configs/perf-gate.json on lavapipe: with no
+// baseline for this device it measures, exits 2 and says how to make one; --update-baseline puts
+// the report in place, and the report then passes against it. Its compare step: the report
+// against itself passes with the OK line, against a baseline in which one run was 10% faster it
+// fails and names that run, and runs in another order still match.
+TEST(PerfGateScript, JudgesAReportAgainstThisGpusBaseline) {
+  const fs::path dir = freshFolder("perf-gate");
+  const std::string gate = "env PTBENCH_DEVICE=" + std::string(testDevice) + " PTBENCH=" + PTBENCH_EXECUTABLE +
+                           " PERF_GATE_BASELINES=" + (dir / "baselines").string() + " " + PTBENCH_SOURCE_DIR +
+                           "/scripts/gpu-perf-gate.sh ";
+  const auto measured =
+      runCommand(gate + "--out " + (dir / "out").string() +
+                 " --set resolution=16x16 --set spp=1 --set warmup_seconds=0 --set repeats=3"
+                 " --set 'scenes=[\"builtin:cornell\"]'"
+                 " --set 'integrators=[\"megakernel\",\"wavefront\"]' --set 'backends=[\"software\"]'");
+  EXPECT_EQ(measured.exitCode, 2) << measured.all();
+  EXPECT_NE(measured.err.find("no baseline for llvmpipe"), std::string::npos) << measured.err;
+  EXPECT_NE(measured.err.find("--update-baseline"), std::string::npos) << measured.err;
+  const fs::path report = dir / "out" / "report.json";
+  ASSERT_TRUE(fs::exists(report)) << measured.all();
+  const auto promoted = runCommand(gate + "--report " + report.string() + " --update-baseline");
+  EXPECT_EQ(promoted.exitCode, 0) << promoted.all();
+  const auto judged = runCommand(gate + "--report " + report.string());
+  EXPECT_EQ(judged.exitCode, 0) << judged.all();
+  EXPECT_NE(judged.out.find("compare: verdict OK (0 of 2 runs slower beyond 3% and 2x noise; 2 same)"),
+            std::string::npos)
+      << judged.out;
+
+  // Lavapipe's frames of a millisecond vary by tens of percent on a busy CPU, more than a 10%
+  // slowdown: the doctored reports carry the noise of a quiet GPU (cv 0.2%), their times the run's.
+  json quiet = readJson(report);
+  for (auto& run : quiet["runs"]) run["frame_gpu_ms"]["cv"] = 0.002;
+  json base = quiet;
+  ASSERT_EQ(base["runs"][1]["parameters"]["integrator"], "wavefront");
+  for (const char* statistic : {"median", "mean", "min", "max"})
+    base["runs"][1]["frame_gpu_ms"][statistic] = base["runs"][1]["frame_gpu_ms"][statistic].get<double>() * 0.9;
+  for (auto& sample : base["runs"][1]["frame_gpu_ms_samples"]) sample = sample.get<double>() * 0.9;
+  json reordered = quiet;
+  std::swap(reordered["runs"][0], reordered["runs"][1]);
+  std::ofstream(dir / "quiet.json") << quiet;
+  std::ofstream(dir / "base.json") << base;
+  std::ofstream(dir / "reordered.json") << reordered;
+  auto compareOnly = [&](const std::string& baseFile, const std::string& newFile) {
+    return runCommand(gate + "--compare-only " + (dir / baseFile).string() + " " + (dir / newFile).string());
+  };
+  const auto regressed = compareOnly("base.json", "quiet.json");
+  EXPECT_EQ(regressed.exitCode, 1) << regressed.all();
+  const size_t line = regressed.out.find("REGRESSED");
+  ASSERT_NE(line, std::string::npos) << regressed.out;
+  const std::string named = regressed.out.substr(line, regressed.out.find('\n', line) - line);
+  EXPECT_NE(named.find("integrator=wavefront backend=software width=16 height=16 spp=1"), std::string::npos) << named;
+  EXPECT_NE(named.find("1.111"), std::string::npos) << named;
+  EXPECT_NE(regressed.out.find("compare: verdict REGRESSION (1 of 2 runs slower beyond 3% and 2x noise; 1 same)"),
+            std::string::npos)
+      << regressed.out;
+  const auto same = compareOnly("quiet.json", "quiet.json");
+  EXPECT_EQ(same.exitCode, 0) << same.all();
+  EXPECT_NE(same.out.find("compare: verdict OK (0 of 2 runs slower beyond 3% and 2x noise; 2 same)"), std::string::npos)
+      << same.out;
+  const auto moved = compareOnly("quiet.json", "reordered.json");
+  EXPECT_EQ(moved.exitCode, 0) << moved.all();
+  EXPECT_EQ(moved.out.find("missing"), std::string::npos) << moved.out;
+  EXPECT_EQ(compareOnly("base.json", "reordered.json").exitCode, 1);
   fs::remove_all(dir);
 }
 

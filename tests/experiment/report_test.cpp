@@ -290,8 +290,12 @@ json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) 
 TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
   const json base = syntheticReport({{"megakernel", 10.0, 0.01}, {"megakernel-regen", 8.0, 0.01}});
   EXPECT_EQ(
-      compareReports(base, syntheticReport({{"megakernel", 10.3, 0.01}, {"megakernel-regen", 7.0, 0.01}}), {}).exitCode,
+      compareReports(base, syntheticReport({{"megakernel", 10.2, 0.01}, {"megakernel-regen", 7.0, 0.01}}), {}).exitCode,
       compareExitOk);
+  // 3% slower is a regression by default: twice the combined noise of two runs of cv 1% is 2.8%.
+  EXPECT_EQ(compareReports(base, syntheticReport({{"megakernel", 10.31, 0.01}, {"megakernel-regen", 8.0, 0.01}}), {})
+                .exitCode,
+            compareExitRegression);
   const auto slower =
       compareReports(base, syntheticReport({{"megakernel", 10.6, 0.01}, {"megakernel-regen", 8.0, 0.01}}), {});
   EXPECT_EQ(slower.exitCode, compareExitRegression);
@@ -312,6 +316,88 @@ TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
                            {.threshold = 0.10})
                 .exitCode,
             compareExitOk);
+}
+
+// Runs are matched by their parameters: neither their place in the report, nor their id, nor
+// their place in the sweep makes a run another.
+TEST(Compare, MatchesRunsByTheirParametersNotTheirPlace) {
+  json base = syntheticReport({{"megakernel", 10.0, 0.01}, {"megakernel-regen", 8.0, 0.01}, {"wavefront", 5.0, 0.01}});
+  for (size_t i = 0; i < base["runs"].size(); ++i) {
+    base["runs"][i]["id"] = runId(i);
+    base["runs"][i]["sweep_index"] = i;
+  }
+  json reordered = base;
+  reordered["runs"] = json::array();
+  for (size_t i = base["runs"].size(); i-- > 0;) {
+    json run = base["runs"][i];
+    run["id"] = runId(reordered["runs"].size());
+    run["sweep_index"] = reordered["runs"].size();
+    reordered["runs"].push_back(run);
+  }
+  EXPECT_EQ(runKey(base["runs"][0]), runKey(reordered["runs"][2]));
+  const auto same = compareReports(base, reordered, {});
+  EXPECT_EQ(same.exitCode, compareExitOk) << same.table;
+  EXPECT_EQ(same.table.find("REGRESSED"), std::string::npos) << same.table;
+  EXPECT_NE(same.table.find("compare: verdict OK (0 of 3 runs slower beyond 3% and 2x noise; 3 same)"),
+            std::string::npos)
+      << same.table;
+  // The wavefront slower, now first in the new report: it alone regressed, and is named.
+  reordered["runs"][0]["frame_gpu_ms"]["median"] = 5.5;
+  const auto slower = compareReports(base, reordered, {});
+  EXPECT_EQ(slower.exitCode, compareExitRegression);
+  const size_t line = slower.table.find("REGRESSED");
+  ASSERT_NE(line, std::string::npos) << slower.table;
+  EXPECT_NE(slower.table.substr(line, slower.table.find('\n', line) - line).find("integrator=wavefront"),
+            std::string::npos)
+      << slower.table;
+  EXPECT_NE(slower.table.find("compare: verdict REGRESSION (1 of 3 runs slower beyond 3% and 2x noise; 2 same)"),
+            std::string::npos)
+      << slower.table;
+}
+
+// A run on one side only is a line of its own; the other runs are compared all the same.
+TEST(Compare, ARunOnOneSideOnlyIsListedAndTheOthersCompared) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.01}, {"megakernel-regen", 8.0, 0.01}});
+  const auto result = compareReports(base, syntheticReport({{"megakernel", 11.0, 0.01}, {"wavefront", 5.0, 0.01}}), {});
+  EXPECT_EQ(result.exitCode, compareExitRegression) << result.table;
+  EXPECT_NE(result.table.find("missing   frame                    ok       absent"), std::string::npos) << result.table;
+  EXPECT_NE(result.table.find("missing   frame                absent           ok"), std::string::npos) << result.table;
+  EXPECT_NE(result.table.find("compare: verdict REGRESSION (1 of 3 runs slower beyond 3% and 2x noise; 2 missing or "
+                              "failed on one side)"),
+            std::string::npos)
+      << result.table;
+  // Without the regression, a missing run leaves the comparison undecided.
+  const auto undecided =
+      compareReports(base, syntheticReport({{"megakernel", 10.0, 0.01}, {"wavefront", 5.0, 0.01}}), {});
+  EXPECT_EQ(undecided.exitCode, compareExitUndecided);
+  EXPECT_NE(undecided.table.find("compare: verdict UNDECIDED (0 of 3 runs slower beyond 3% and 2x noise; 1 same, 2 "
+                                 "missing or failed on one side)"),
+            std::string::npos)
+      << undecided.table;
+}
+
+// Every run's line gives both sides' noise; --runs-only leaves out the stages.
+TEST(Compare, RunLinesGiveTheNoiseOfBothSides) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.004}});
+  const auto result = compareReports(base, syntheticReport({{"megakernel", 10.1, 0.006}}), {});
+  EXPECT_NE(result.table.find("same      frame               10.0000      10.1000    1.010    0.40%    0.60%  "
+                              "scene=builtin:cornell integrator=megakernel"),
+            std::string::npos)
+      << result.table;
+  EXPECT_NE(result.table.find("trace_shade"), std::string::npos);
+  EXPECT_EQ(compareReports(base, base, {.runsOnly = true}).table.find("trace_shade"), std::string::npos);
+}
+
+// Runs of one report with the same parameters (a scene listed twice with other lights) are told
+// apart by their order among themselves, and compare says so.
+TEST(Compare, RunsWithTheSameParametersMatchInTheirOrder) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.01}, {"megakernel", 20.0, 0.01}});
+  EXPECT_EQ(compareReports(base, base, {}).exitCode, compareExitOk);
+  const auto swapped =
+      compareReports(base, syntheticReport({{"megakernel", 20.0, 0.01}, {"megakernel", 10.0, 0.01}}), {});
+  EXPECT_EQ(swapped.exitCode, compareExitRegression);
+  EXPECT_NE(swapped.table.find("#2"), std::string::npos) << swapped.table;
+  EXPECT_NE(swapped.table.find("matched by their order among themselves"), std::string::npos) << swapped.table;
 }
 
 // Stages match by name and bounce: each bounce gets a line of its own.
