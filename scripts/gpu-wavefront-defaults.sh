@@ -6,7 +6,8 @@
 #   scripts/gpu-wavefront-defaults.sh OUTDIR STEP...
 # STEP: pool (configs/pool.json), cornell (configs/cornell-1024.json), helmets
 # (configs/helmets-640.json), paper, depth, before (the megakernels of an older build at
-# build-old/ptbench on the Cornell frames, beside this build's), verify (--quick).
+# build-old/ptbench on the Cornell frames, beside this build's), verify (--quick), gate (a
+# performance-gate baseline for this GPU, then the gate against it).
 set -uo pipefail
 out=${1:?usage: gpu-wavefront-defaults.sh OUTDIR STEP...}
 shift
@@ -31,6 +32,12 @@ for step in "$@"; do
           --set 'integrators=["megakernel", "megakernel-regen"]' >>"$log" 2>&1 || status=1
       done
       rm -f configs/before.tmp.json ;;
+    gate)
+      # A baseline for this GPU from one measurement, then the gate against it from another.
+      scripts/gpu-perf-gate.sh --out "$dir/baseline" >"$log" 2>&1
+      scripts/gpu-perf-gate.sh --report "$dir/baseline/report.json" --update-baseline >>"$log" 2>&1 || status=1
+      scripts/gpu-perf-gate.sh --out "$dir/check" >>"$log" 2>&1 || status=1
+      cp -r results/baselines "$dir/" ;;
     verify) $bin verify --quick --json "$dir/verify.json" >"$log" 2>&1 || status=1 ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac

@@ -18,7 +18,7 @@ static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays record f
 static_assert(sizeof(gpu::WavefrontCounters) == 80);
 static_assert(sizeof(gpu::StepCounters) == 24);
 static_assert(sizeof(gpu::HitRecord) == 24);
-static_assert(sizeof(gpu::WavefrontParams) == 240);
+static_assert(sizeof(gpu::WavefrontParams) == 248);
 static_assert(sizeof(gpu::WavefrontPush) == 32);
 
 // Where the control buffer keeps what it holds.
@@ -311,6 +311,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const uint64_t maxIterations = (passes + 1) * settings.maxDepth + poolCheckInterval;
   const uint32_t stepCapacity = poolSchedule ? uint32_t(std::min<uint64_t>(maxIterations, 65536)) : settings.maxDepth;
   allocate(poolSize, stepCapacity);
+  state_.params.pixelsOwned = !poolSchedule && poolSize <= uint64_t{settings.width} * settings.height;
   const Film& film = filmFor(film_, context_, settings);
 
   gpu::FrameParams frameParams;

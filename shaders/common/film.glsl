@@ -68,11 +68,4 @@ void filmCommitOwned(FilmSample film, uint pixelIndex) {
   pixels.p[pixelIndex].invalidSamples += film.invalidSamples;
 }
 
-// One sample into its pixel, at once (the wavefront's accumulate).
-void filmAddSample(uint pixelIndex, vec3 radiance) {
-  FilmSample film = filmSample();
-  filmAdd(film, radiance);
-  filmCommit(film, pixelIndex);
-}
-
 #endif

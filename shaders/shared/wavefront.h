@@ -129,6 +129,11 @@ struct WavefrontParams {
   uint64_t queues;      // uint[MATERIAL_CLASS_COUNT][poolSize]: the material queues' positions
   uint poolSize;
   uint stepCapacity;
+  // 1 where no two paths of a pixel are ever in flight together (the depth schedule with a pool
+  // of at most the frame's pixels: a pass's jobs are distinct pixels, and passes do not overlap),
+  // so that accumulate adds with plain loads and stores instead of atomics.
+  uint pixelsOwned;
+  uint pad;
 };
 
 struct WavefrontPush {

@@ -96,8 +96,13 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
     // One measured frame, whichever repetition policy the config uses.
     const std::string oneFrame =
         readJson(entry.path()).contains("repeats") ? " --set repeats=1" : " --set min_samples=1 --set max_noise=1";
-    const std::string size =
-        readJson(entry.path()).contains("resolution") ? " --set resolution=8x8" : " --set width=8 --set height=8";
+    const json config = readJson(entry.path());
+    std::string size = config.contains("resolution") ? " --set resolution=8x8" : " --set width=8 --set height=8";
+    // A sweep of pool sizes runs its default and one small pool: every size takes the same
+    // code, and each run creates its pipelines anew, seconds apiece on lavapipe.
+    if (config.contains("options") && config["options"].contains("wavefront") &&
+        config["options"]["wavefront"].contains("pool_size") && config["options"]["wavefront"]["pool_size"].is_array())
+      size += " --set 'options.wavefront.pool_size=[0, 16]'";
     const auto result =
         runPtbench("--validate run " + entry.path().string() + " --quiet" + size +
                        " --set spp=1 --set warmup=0 --set warmup_seconds=0" + oneFrame + " --out " + out.string(),
