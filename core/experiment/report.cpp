@@ -173,7 +173,8 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   out["frame_gpu_ms"] = toJson(frame);
   out["frame_host_ms"] = toJson(summarize(run.frameHostMs));
   out["frame_gpu_ms_samples"] = run.frameGpuMs;
-  out["overhead_gpu_ms"] = toJson(summarize(run.frameOverheadMs));
+  // Absent under timing: frame, whose frames have no stages to subtract.
+  if (!run.frameOverheadMs.empty()) out["overhead_gpu_ms"] = toJson(summarize(run.frameOverheadMs));
   out["gpu_context"] = gpuContextJson(run);
   json stages = json::array();
   for (const auto& stage : run.stages) {
@@ -436,7 +437,7 @@ std::string reportCsv(const json& report) {
     };
     const json simt = run.value("simt", json::object());
     row("frame", "", json(), run["frame_gpu_ms"], noSimt);
-    row("overhead", "", json(), run["overhead_gpu_ms"], noSimt);
+    if (run.contains("overhead_gpu_ms")) row("overhead", "", json(), run["overhead_gpu_ms"], noSimt);
     for (const auto& stage : run["stages"]) {
       row(stage["name"], "", stage["launches_per_frame"], stage["gpu_ms"],
           simt.value("stage", "") == stage["name"] ? simt : noSimt);

@@ -126,7 +126,8 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
       found->launchesPerFrame += timing.launches;
       stagesMs += ms;
     }
-    record.frameOverheadMs.push_back(last.gpuMs - stagesMs);
+    // timing: frame times no stage: then nothing is overhead but the whole frame is unsplit.
+    if (timedSettings.stageTimestamps) record.frameOverheadMs.push_back(last.gpuMs - stagesMs);
     ++frame;
   } while (!enoughFrames(config.repetition, record.frameGpuMs, start));
   if (stop()) return false;

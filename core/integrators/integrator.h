@@ -59,14 +59,14 @@ enum class SamplerKind { Halton, Pcg };
 // How the wavefront feeds its pool of paths (DESIGN.md, "Wavefront stages").
 enum class WavefrontSchedule {
   Depth,  // the paths of a pass start together and advance one bounce per iteration
-  Pool,   // a persistent pool: every iteration refills finished slots with the frame's next samples
+  Pool,   // a persistent pool: every iteration fills the pool's room with the frame's next samples
 };
 
 // The wavefront's options (options.wavefront in configs, render --option key=value);
 // core/integrators/options.h parses and describes them.
 struct WavefrontOptions {
   WavefrontSchedule schedule = WavefrontSchedule::Depth;
-  uint32_t poolSize = 0;  // paths in flight; 0: the schedule's default (options.h)
+  uint32_t poolSize = 0;  // paths in flight; 0: the device's default (options.h, defaultWavefrontPool)
   bool compaction = true;
   bool materialQueues = false;
 };

@@ -6,64 +6,22 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/integrators/frame.h"
 #include "core/vk/barrier.h"
 #include "shared/render.h"
 
 namespace ptbench {
 namespace {
 
-static_assert(sizeof(gpu::SceneAddresses) == 152);
-static_assert(sizeof(gpu::CameraParams) == 64);
-static_assert(offsetof(gpu::FrameParams, film) == 216, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 288);
 static_assert(sizeof(gpu::SimtBounce) == 24 && sizeof(gpu::SimtCountersHeader) == 8);
 static_assert(sizeof(gpu::FilmSample) == 48);
 static_assert(sizeof(gpu::FilmPixel) == 48 && offsetof(gpu::FilmPixel, radianceSquaredSumBits) == 24);
-static_assert(sizeof(gpu::FramePush) == 16);
 static_assert(sizeof(gpu::Material) == 136 + gpu::TEXTURE_SLOT_COUNT * sizeof(gpu::TextureRef));
 static_assert(sizeof(gpu::TextureRef) == 32);
 static_assert(sizeof(gpu::Vertex) == 64 && offsetof(gpu::Vertex, color) == 56);
 static_assert(sizeof(gpu::Instance) == 116);
 
 }  // namespace
-
-gpu::CameraParams cameraParams(const RenderSettings& settings) {
-  const Camera& camera = settings.camera;
-  const Vec3 forward = normalize(camera.target - camera.position);
-  Vec3 right = cross(forward, camera.up);
-  if (length(right) < 1e-6f) right = cross(forward, std::fabs(forward.y) < 0.9f ? Vec3{0, 1, 0} : Vec3{1, 0, 0});
-  right = normalize(right);
-  const Vec3 up = cross(right, forward);
-  return {.position = toGpu(camera.position),
-          .tanHalfFovY = std::tan(0.5f * camera.yfovDegrees * 3.14159265f / 180.0f),
-          .forward = toGpu(forward),
-          .aspect = float(settings.width) / float(settings.height),
-          .right = toGpu(right),
-          .lensRadius = 0.5f * camera.aperture,
-          .up = toGpu(up),
-          // The target's distance along the view direction unless told otherwise.
-          .focusDistance = camera.focusDistance > 0 ? camera.focusDistance
-                                                    : std::max(dot(camera.target - camera.position, forward), 1e-6f)};
-}
-
-void fillFrameParams(gpu::FrameParams& params, const vk::Context& context, const GpuScene& scene, TraceTarget target,
-                     const Film& film, const RenderSettings& settings) {
-  params = {};
-  params.scene = scene.addresses(target);
-  params.camera = cameraParams(settings);
-  params.film = film.pixels();
-  params.counters = film.counters();
-  params.simtCounters = film.simtCounters();
-  params.environment = toGpu(settings.environment);
-  params.width = settings.width;
-  params.height = settings.height;
-  params.samplesPerPixel = settings.samplesPerPixel;
-  params.maxDepth = settings.maxDepth;
-  params.rrDepth = settings.rrDepth;
-  params.seed = settings.seed;
-  params.samplerKind = settings.sampler == SamplerKind::Pcg ? gpu::SAMPLER_PCG : gpu::SAMPLER_HALTON;
-  params.traceRowWidth = context.capabilities().traceRowWidth;
-}
 
 namespace {
 
@@ -133,12 +91,7 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
     timer_.end(commands);
     if (settings.readImage) film.recordReadback(commands, kernelStage);
   });
-  FrameResult result;
-  result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const vk::FrameTiming timing = timer_.read();
-  result.stages = timing.stages;
-  result.gpuMs = timing.frameNs * 1e-6;
-  result.launches = timing.launches;
+  FrameResult result = frameTimes(timer_, start);
   if (settings.readImage) film.read(result, Stage::TraceShade);
   return result;
 }

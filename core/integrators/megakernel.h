@@ -36,11 +36,4 @@ class MegakernelIntegrator final : public Integrator {
   std::optional<Film> film_;
 };
 
-// The camera as the kernels read it (shaders/common/camera.glsl turns it into rays).
-gpu::CameraParams cameraParams(const RenderSettings& settings);
-
-// Fills the frame parameters every kernel reads; the scene's addresses are those `target` traces.
-void fillFrameParams(gpu::FrameParams& params, const vk::Context& context, const GpuScene& scene, TraceTarget target,
-                     const Film& film, const RenderSettings& settings);
-
 }  // namespace ptbench

@@ -95,18 +95,21 @@ std::string applyOption(IntegratorKind kind, const std::string& key, const nlohm
 
 PoolChoice defaultWavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device) {
   const uint64_t framePaths = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
+  const bool cpu = device.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint64_t resident = device.smCount > 0 ? uint64_t{device.smCount} * residentThreadsPerNvidiaSm
+                            : cpu              ? residentThreadsCpuDevice
                                                : residentThreadsUnknownDevice;
   std::string reason = device.smCount > 0
                            ? fmt::format("{} SMs x {} resident threads", device.smCount, residentThreadsPerNvidiaSm)
-                           : fmt::format("{} resident threads (the device does not say)", resident);
+                           : fmt::format("{} resident threads (the device does not say; {})", resident,
+                                         cpu ? "a CPU's" : "a large GPU's");
   reason += fmt::format(" x {} for the deep bounces", poolDeepBounceFactor);
   uint64_t paths = resident * poolDeepBounceFactor;
   const uint64_t budget =
       device.deviceLocalBytes > 0 ? std::min(poolMemoryBudget, device.deviceLocalBytes / 4) : poolMemoryBudget;
   const uint64_t bytesPerPath = WavefrontIntegrator::stateBytes(1, settings.wavefront);
   if (paths * bytesPerPath > budget) {
-    paths = budget / bytesPerPath;
+    paths = std::max<uint64_t>(budget / bytesPerPath, 1);
     reason += fmt::format(", cut to the state memory budget of {} MiB", budget >> 20);
   }
   paths = std::min<uint64_t>(paths, maxPoolSize);

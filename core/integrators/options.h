@@ -42,9 +42,10 @@ nlohmann::json runOptionsJson(IntegratorKind kind, std::string_view backend, con
 // Paths in flight when options.wavefront.pool_size is 0 (the default), for both schedules, and
 // why. Enough to keep the device busy through the deep bounces, where few of a pass's paths
 // live: the device's resident threads (SMs x 2048 on NVIDIA; an estimate elsewhere) times
-// poolDeepBounceFactor, which a pool sweep on an H100 chose (docs/DESIGN.md, "The wavefront's
-// pool"). Then bounded by poolMemoryBudget, by the frame's paths, and evened out so that the
-// depth schedule's passes are equal.
+// poolDeepBounceFactor, which a pool sweep on an H200 chose: within 2% of the sweep's best point
+// on every shipped scene (docs/DESIGN.md, "The wavefront's pool"). Then bounded by
+// poolMemoryBudget, by the frame's paths, and evened out so that the depth schedule's passes are
+// equal.
 struct PoolChoice {
   uint32_t paths = 0;
   std::string reason;
@@ -55,8 +56,10 @@ PoolChoice wavefrontPool(const RenderSettings& settings, const vk::DeviceCapabil
 inline constexpr uint32_t maxPoolSize = 1u << 26;
 inline constexpr uint32_t poolDeepBounceFactor = 128;
 inline constexpr uint32_t residentThreadsPerNvidiaSm = 2048;
-// Where a device does not say how many threads it keeps resident (not NVIDIA): a large GPU's.
+// Where a device does not say how many threads it keeps resident (not NVIDIA): a large GPU's,
+// or for a CPU implementation (lavapipe) a few cores' worth, whose memory is the host's.
 inline constexpr uint32_t residentThreadsUnknownDevice = 1u << 18;
+inline constexpr uint32_t residentThreadsCpuDevice = 1u << 14;
 // The default pool's path state may take this much device memory, or a quarter of it if less.
 inline constexpr uint64_t poolMemoryBudget = uint64_t{8} << 30;
 

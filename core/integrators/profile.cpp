@@ -29,8 +29,9 @@ std::string kernelProfile(const FrameResult& frame) {
     out += fmt::format("  {:<12} {:>9} {:>12.3f} {:>7.1f}% {:>14.4f}\n", stageName(stage), total.launches,
                        total.ns * 1e-6, share(total.ns), total.launches ? total.ns * 1e-6 / total.launches : 0.0);
   }
-  out += fmt::format("  {:<12} {:>9} {:>12.3f} {:>7.1f}%   (frame - stages: barriers, gaps, waits)\n", "overhead", "",
-                     (frameNs - stagesNs) * 1e-6, share(frameNs - stagesNs));
+  if (!frame.stages.empty())
+    out += fmt::format("  {:<12} {:>9} {:>12.3f} {:>7.1f}%   (frame - stages: barriers, gaps, waits)\n", "overhead",
+                       "", (frameNs - stagesNs) * 1e-6, share(frameNs - stagesNs));
   if (!frame.steps.empty()) {
     out += fmt::format("  {:<12} {:>14} {:>14} {:>14}\n", "step", "live paths", "shadow rays", "paths started");
     for (size_t step = 0; step < frame.steps.size(); ++step)

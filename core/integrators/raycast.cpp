@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/errors.h"
-#include "core/integrators/megakernel.h"
+#include "core/integrators/frame.h"
 #include "core/vk/barrier.h"
 
 namespace ptbench {
@@ -213,12 +213,7 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
   });
-  FrameResult result;
-  result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const vk::FrameTiming timing = timer_.read();
-  result.stages = timing.stages;
-  result.gpuMs = timing.frameNs * 1e-6;
-  result.launches = timing.launches;
+  FrameResult result = frameTimes(timer_, start);
   if (settings.readImage) film.read(result, Stage::Trace);
   const auto& counters = *static_cast<const gpu::RaycastCounters*>(readback_.mapped());
   result.work = {};

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/errors.h"
-#include "core/integrators/megakernel.h"
+#include "core/integrators/frame.h"
 #include "core/integrators/options.h"
 #include "core/vk/barrier.h"
 
@@ -355,38 +355,39 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
       });
     }
   } else {
-    // Persistent pool: every iteration refills the slots that ended with the frame's next
-    // samples. The host checks every poolCheckInterval iterations whether the pool has drained;
+    // Persistent pool: every iteration fills the pool's room beside the paths that go on with
+    // the frame's next samples. The host checks every poolCheckInterval iterations whether the pool has drained;
     // its waits lie between the frame's first and last timestamps, so they count.
     const auto* readCounters = static_cast<const gpu::WavefrontCounters*>(state_.readback.mapped());
     bool drained = false;
+    // No check before the pool can have drained: every job must have started first (a pool's
+    // worth an iteration at most), and a pool that takes the whole frame at once has drained
+    // after max_depth iterations. (At most maxIterationsPerSubmission to a command buffer.)
+    uint64_t chunk = std::min<uint64_t>(
+        passes == 1 ? settings.maxDepth : std::max<uint64_t>(poolCheckInterval, passes), maxIterationsPerSubmission);
     while (!drained) {
       if (iteration >= maxIterations)
         throw std::logic_error("wavefront pool schedule did not drain within " + std::to_string(maxIterations) +
                                " iterations");
       context_.submitAndWait([&](VkCommandBuffer commands) {
         if (iteration == 0) initialize(commands);
-        for (uint32_t i = 0; i < poolCheckInterval; ++i, ++iteration)
+        for (uint64_t i = 0; i < chunk && iteration < maxIterations; ++i, ++iteration)
           recordIteration(commands, iteration, std::min(iteration, stepCapacity - 1),
                           iteration == 0 ? gpu::PREPARE_GENERATE_FRESH : gpu::PREPARE_GENERATE_REFILL);
         timer_.end(commands);  // the last chunk's end is the frame's
         recordCountersReadback(commands, false);
       });
+      chunk = poolCheckInterval;
       const uint32_t continuing = readCounters->queueCount[gpu::QUEUE_EXTENSION_0 + (iteration & 1)];
       drained = readCounters->jobsStarted == readCounters->jobsTotal && continuing == 0;
     }
   }
-  FrameResult result;
-  result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  FrameResult result = frameTimes(timer_, start);
   // Output, outside the frame's timestamps.
   context_.submitAndWait([&](VkCommandBuffer commands) {
     if (settings.readImage) film.recordReadback(commands, shaderStages_);
     recordCountersReadback(commands, true);
   });
-  const vk::FrameTiming timing = timer_.read();
-  result.stages = timing.stages;
-  result.gpuMs = timing.frameNs * 1e-6;
-  result.launches = timing.launches;
   if (settings.readImage) film.read(result, Stage::Shade);
 
   const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +

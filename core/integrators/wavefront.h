@@ -43,7 +43,7 @@ class WavefrontIntegrator final : public Integrator {
   // The pool schedule reads its termination counter back every this many iterations; a
   // drained pool runs at most this many empty iterations (launches of zero size) past its end.
   static constexpr uint32_t poolCheckInterval = 8;
-  // The depth schedule submits its passes in command buffers of at most this many iterations.
+  // Both schedules submit their iterations in command buffers of at most this many.
   static constexpr uint64_t maxIterationsPerSubmission = 4096;
   // Device memory of the path state and queues for a pool of this size.
   static uint64_t stateBytes(uint32_t poolSize, const WavefrontOptions& options);
@@ -90,7 +90,6 @@ class WavefrontIntegrator final : public Integrator {
   std::optional<Film> film_;
   State state_;
   vk::StageTimer timer_{context_};
-  uint64_t launchesThisFrame_ = 0;
 };
 
 }  // namespace ptbench

@@ -7,7 +7,7 @@
 #include <functional>
 #include <numbers>
 
-#include "core/integrators/megakernel.h"
+#include "core/integrators/frame.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/verify/directional_albedo.h"
 

@@ -1,7 +1,8 @@
-// The film (shared/render.h, FilmPixel): 64-bit fixed-point sums per pixel. The wavefront,
-// whose paths of one pixel may be in flight at once, adds each sample with atomics; a
-// megakernel thread, the only one at its pixel in its launch, adds its samples with plain
-// read-modify-writes.
+// The film (shared/render.h, FilmPixel): 64-bit fixed-point sums per pixel. Where several paths
+// of one pixel may be in flight at once (the wavefront's pool schedule, or a depth pass of more
+// paths than pixels) each sample is added with atomics; where one invocation is the only one at
+// its pixel (a megakernel thread in its launch, the wavefront's accumulate when
+// WavefrontParams::pixelsOwned, the raycast's resolve), with plain read-modify-writes.
 #ifndef PTBENCH_FILM_GLSL
 #define PTBENCH_FILM_GLSL
 
@@ -56,7 +57,7 @@ void filmCommit(FilmSample film, uint pixelIndex) {
   if (film.invalidSamples != 0u) atomicAdd(pixels.p[pixelIndex].invalidSamples, film.invalidSamples);
 }
 
-// For a pixel that one invocation of the launch owns (the megakernels): plain read-modify-writes.
+// For a pixel no other invocation adds to meanwhile: plain read-modify-writes.
 void filmCommitOwned(FilmSample film, uint pixelIndex) {
   FilmPixels pixels = FilmPixels(FRAME.film);
   for (uint c = 0u; c < 3u; ++c) {

@@ -82,10 +82,10 @@ struct FilmPixel {
   uint pad;
 };
 
-// A thread's samples of one pixel, summed in registers and added to the film once: by the
-// megakernel's thread at its end, as the one invocation of the launch that owns the pixel (plain
-// loads and stores; on an H200 atomics to the film inside the megakernel cost 19%, and a
-// separate resolve kernel after every launch 5-30%), or by the wavefront with atomics.
+// A thread's samples of one pixel, summed in registers and added to the film once
+// (common/film.glsl says when with atomics and when with plain loads and stores; on an H200
+// atomics to the film inside the megakernel cost 19%, and a separate resolve kernel after every
+// megakernel launch 5-30%).
 struct FilmSample {
   uint64_t radianceSum[3];  // fixed point, FILM_FIXED_POINT_SCALE
   float radianceSquaredSum[3];

@@ -1,6 +1,7 @@
 // The wavefront's state in device memory (DESIGN.md, "Wavefront stages"): paths as structure
-// of arrays, queues of slot indices with their counts, indirect launch records written by the
-// prepare kernel, and work counted per step.
+// of arrays, queues that hold their items' data by position (with compaction) or a membership
+// bit per slot (without), indirect launch records written by the prepare kernel, and work
+// counted per step.
 #ifndef PTBENCH_WAVEFRONT_H
 #define PTBENCH_WAVEFRONT_H
 #include "render.h"
@@ -34,8 +35,9 @@ PTBENCH_CONST uint MEMBER_FREE = 0x80000000u;  // finished and accumulated: gene
 // finished queue (the path ended at the vertex that sampled the light).
 PTBENCH_CONST uint SHADOW_TARGET_FINISHED = 0x80000000u;
 
-// Indirect launch records, one per launch a prepare kernel sizes. The extension launch is
-// double-buffered like its queue: the prepare after shade sizes the next iteration's.
+// Indirect launch records, one per launch a prepare kernel sizes. The prepare after shade sizes
+// the next iteration's extension launch; it has a record per parity, like its queue, so that
+// the last iteration's stays readable beside the next one's (WavefrontIntegrator::readLaunchRecords).
 PTBENCH_CONST uint LAUNCH_GENERATE = 0;
 PTBENCH_CONST uint LAUNCH_EXTEND_0 = 1;  // also classify, and shade without material queues
 PTBENCH_CONST uint LAUNCH_EXTEND_1 = 2;
@@ -115,8 +117,8 @@ struct FinishedArrays {
   uint64_t pixel;     // uint
 };
 
-// The one place that lists the wavefront's per-path arrays, for the layout (wavefront.cpp)
-// and the traffic model.
+// The device addresses of everything above; `pathArrayLayout` (wavefront.cpp) lists the arrays
+// once for their allocation and for stateBytes.
 struct WavefrontParams {
   PathArrays paths[2];  // by iteration parity with compaction; one set, twice, without
   uint64_t hits;        // HitRecord, by extension queue position (or slot)

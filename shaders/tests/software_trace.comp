@@ -18,7 +18,7 @@ layout(push_constant, scalar) uniform PushBlock {
 #include "common/frame.glsl"
 #include "common/sampling.glsl"
 #include "common/surface.glsl"
-#include "common/trace.glsl"
+#include "trace/trace.glsl"
 
 struct TestRay {
   vec3 origin;

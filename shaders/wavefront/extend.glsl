@@ -1,7 +1,7 @@
 // extend: the closest hit of every ray in the current extension queue, into its hit record.
 #define WAVEFRONT
 #include "wavefront/state.glsl"
-#include "common/trace.glsl"
+#include "trace/trace.glsl"
 
 void extend() {
   uint index;

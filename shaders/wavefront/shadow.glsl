@@ -3,7 +3,7 @@
 // so a path that ended at this vertex still gets its last light sample).
 #define WAVEFRONT
 #include "wavefront/state.glsl"
-#include "common/trace.glsl"
+#include "trace/trace.glsl"
 
 void shadow() {
   uint index;

@@ -211,13 +211,13 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_EQ(wavefront["stages"][1]["gpu_ms_median_per_bounce"], json::array({3.0, 1.0}));
   EXPECT_EQ(wavefront["work_per_bounce"]["live_paths"], json::array({1500, 500}));
   EXPECT_EQ(wavefront["work_per_bounce"]["shadow_rays"], json::array({700, 300}));
-  // Path-state traffic: 2000 live paths through extend (queue 4 + ray 24 + hit 24 bytes each), and
-  // through shade (queue, path and hit read, path written, a push: 160) with 1000 shadow rays
-  // written (40 + a push); no peak bandwidth known for "Test GPU".
+  // Path-state traffic: 2000 live paths through extend (ray 24 + hit 24 bytes each, read where
+  // the queue holds them), and through shade (path and hit read, path written: 152) with 1000
+  // shadow rays written (40 + their target); no peak bandwidth known for "Test GPU".
   const json& traffic = wavefront["memory_traffic"];
-  EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["bytes_per_frame"].get<double>(), 2000.0 * 52);
-  EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["gb_per_s"].get<double>(), 2000.0 * 52 / 0.006 * 1e-9);
-  EXPECT_DOUBLE_EQ(traffic["stages"]["shade"]["bytes_per_frame"].get<double>(), 2000.0 * 160 + 1000.0 * 44);
+  EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["bytes_per_frame"].get<double>(), 2000.0 * 48);
+  EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["gb_per_s"].get<double>(), 2000.0 * 48 / 0.006 * 1e-9);
+  EXPECT_DOUBLE_EQ(traffic["stages"]["shade"]["bytes_per_frame"].get<double>(), 2000.0 * 152 + 1000.0 * 44);
   EXPECT_TRUE(traffic["stages"]["extend"]["fraction_of_peak"].is_null());
   EXPECT_TRUE(traffic["peak_gb_per_s"].is_null());
   EXPECT_FALSE(ok.contains("memory_traffic")) << "the megakernel keeps its state in registers";

@@ -1,4 +1,4 @@
-// The software backend's GPU traversal (shaders/common/trace_software.glsl) held to the C++
+// The software backend's GPU traversal (shaders/trace/trace_software.glsl) held to the C++
 // reference traversal of the same arrays (core/scene/bvh/traversal.cpp), which bvh_test.cpp
 // holds to brute force: the same closest hits and the same any-hit answers, both layouts.
 #include <gtest/gtest.h>

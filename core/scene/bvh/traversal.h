@@ -1,5 +1,5 @@
 // A C++ reference traversal of both software layouts: what the GPU traversal must find, with
-// the hardware backends' conventions (shaders/common/trace_rayquery.glsl, surface.glsl).
+// the hardware backends' conventions (shaders/trace/trace_rayquery.glsl, surface.glsl).
 #pragma once
 #include <functional>
 #include <optional>

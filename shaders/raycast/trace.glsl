@@ -3,7 +3,7 @@
 // nothing else.
 #define RAYCAST
 #include "raycast/state.glsl"
-#include "common/trace.glsl"
+#include "trace/trace.glsl"
 
 layout(constant_id = SPEC_ANY_HIT) const bool ANY_HIT = false;
 

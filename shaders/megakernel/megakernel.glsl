@@ -6,7 +6,7 @@
 #include "common/sampling.glsl"
 #include "common/camera.glsl"
 #include "common/surface.glsl"
-#include "common/trace.glsl"
+#include "trace/trace.glsl"
 #include "common/bsdf.glsl"
 #include "common/lights.glsl"
 #include "common/path.glsl"

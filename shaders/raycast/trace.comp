@@ -1,6 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "raycast_trace.glsl"
+#include "raycast/trace.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE_1D) in;
 
