@@ -201,10 +201,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
   const GpuScene gpuScene(context, scene, softwareLayouts);
   // The default pool is the device's: printed as the size it came to, and why.
   PoolChoice pool;
-  if (*integrator == IntegratorKind::Wavefront) {
-    pool = wavefrontPool(settings, context.capabilities());
-    settings.wavefront.poolSize = pool.paths;
-  }
+  if (*integrator == IntegratorKind::Wavefront) pool = resolveWavefrontPool(settings, context.capabilities());
   const auto renderer = createIntegrator(*integrator, context, gpuScene, target, settings);
   if (options.reference) {
     writeReference(options, *renderer, settings, context.capabilities().name);

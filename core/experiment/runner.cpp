@@ -266,9 +266,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         added.spec.settings = settings;
         if (spec.integrator == IntegratorKind::Wavefront) {
           // The default pool is the device's: reports and run keys carry the size it came to.
-          const PoolChoice pool = wavefrontPool(settings, result.device);
-          added.spec.settings.wavefront.poolSize = pool.paths;
-          added.wavefrontPoolReason = pool.reason;
+          added.wavefrontPoolReason = resolveWavefrontPool(added.spec.settings, result.device).reason;
         }
         if (unsupported.empty()) needed.insert(backend);
       }

@@ -94,7 +94,7 @@ std::string applyOption(IntegratorKind kind, const std::string& key, const nlohm
 }
 
 PoolChoice defaultWavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device) {
-  const uint64_t framePaths = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
+  const uint64_t frame = framePaths(settings);
   const bool cpu = device.type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const uint64_t resident = device.smCount > 0 ? uint64_t{device.smCount} * residentThreadsPerNvidiaSm
                             : cpu              ? residentThreadsCpuDevice
@@ -113,22 +113,28 @@ PoolChoice defaultWavefrontPool(const RenderSettings& settings, const vk::Device
     reason += fmt::format(", cut to the state memory budget of {} MiB", budget >> 20);
   }
   paths = std::min<uint64_t>(paths, maxPoolSize);
-  if (paths >= framePaths) {
-    paths = framePaths;
+  if (paths >= frame) {
+    paths = frame;
     reason += ", cut to the frame's paths";
   } else {
-    const uint64_t passes = (framePaths + paths - 1) / paths;
-    paths = (framePaths + passes - 1) / passes;
-    reason += fmt::format(", evened over {} passes of the frame's {} paths", passes, framePaths);
+    const uint64_t passes = (frame + paths - 1) / paths;
+    paths = (frame + passes - 1) / passes;
+    reason += fmt::format(", evened over {} passes of the frame's {} paths", passes, frame);
   }
   return {uint32_t(std::max<uint64_t>(paths, 1)), reason};
 }
 
 PoolChoice wavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device) {
   if (settings.wavefront.poolSize == 0) return defaultWavefrontPool(settings, device);
-  const uint64_t framePaths = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
-  if (settings.wavefront.poolSize > framePaths) return {uint32_t(framePaths), "configured, cut to the frame's paths"};
+  const uint64_t frame = framePaths(settings);
+  if (settings.wavefront.poolSize > frame) return {uint32_t(frame), "configured, cut to the frame's paths"};
   return {settings.wavefront.poolSize, "configured"};
+}
+
+PoolChoice resolveWavefrontPool(RenderSettings& settings, const vk::DeviceCapabilities& device) {
+  const PoolChoice pool = wavefrontPool(settings, device);
+  settings.wavefront.poolSize = pool.paths;
+  return pool;
 }
 
 nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings) {

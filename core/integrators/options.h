@@ -53,6 +53,13 @@ struct PoolChoice {
 PoolChoice defaultWavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device);
 // The pool a frame of `settings` uses: the configured size (at most the frame's paths), or the default.
 PoolChoice wavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device);
+// As wavefrontPool, and writes the size into settings.wavefront.pool_size, so that reports, run
+// keys and the frames themselves all carry the size the default came to.
+PoolChoice resolveWavefrontPool(RenderSettings& settings, const vk::DeviceCapabilities& device);
+// The (pixel, sample) paths a frame of `settings` starts.
+inline uint64_t framePaths(const RenderSettings& settings) {
+  return uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
+}
 inline constexpr uint32_t maxPoolSize = 1u << 26;
 inline constexpr uint32_t poolDeepBounceFactor = 128;
 inline constexpr uint32_t residentThreadsPerNvidiaSm = 2048;

@@ -304,7 +304,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
         "wavefront: compaction, material queues and counters are fixed when the integrator is created");
   const bool poolSchedule = settings.wavefront.schedule == WavefrontSchedule::Pool;
   const uint32_t poolSize = wavefrontPool(settings, context_.capabilities()).paths;
-  const uint64_t jobs = uint64_t{settings.width} * settings.height * settings.samplesPerPixel;
+  const uint64_t jobs = framePaths(settings);
   const uint64_t passes = (jobs + poolSize - 1) / poolSize;
   // Over any max_depth consecutive iterations every path then in the pool ends, so the pool
   // starts at least poolSize new paths in that many: a bound that only a defect can exceed.
@@ -356,15 +356,15 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
     }
   } else {
     // Persistent pool: every iteration fills the pool's room beside the paths that go on with
-    // the frame's next samples. The host checks every poolCheckInterval iterations whether the pool has drained;
-    // its waits lie between the frame's first and last timestamps, so they count.
+    // the frame's next samples. The host checks every poolCheckInterval iterations whether the
+    // pool has drained; its waits lie between the frame's first and last timestamps, so they count.
     const auto* readCounters = static_cast<const gpu::WavefrontCounters*>(state_.readback.mapped());
     bool drained = false;
     // No check before the pool can have drained: every job must have started first (a pool's
     // worth an iteration at most), and a pool that takes the whole frame at once has drained
     // after max_depth iterations. (At most maxIterationsPerSubmission to a command buffer.)
-    uint64_t chunk = std::min<uint64_t>(
-        passes == 1 ? settings.maxDepth : std::max<uint64_t>(poolCheckInterval, passes), maxIterationsPerSubmission);
+    uint64_t chunk = std::min<uint64_t>(passes == 1 ? settings.maxDepth : std::max<uint64_t>(poolCheckInterval, passes),
+                                        maxIterationsPerSubmission);
     while (!drained) {
       if (iteration >= maxIterations)
         throw std::logic_error("wavefront pool schedule did not drain within " + std::to_string(maxIterations) +

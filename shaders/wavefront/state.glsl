@@ -83,9 +83,13 @@ void setMembership(uint slot, uint set, uint clear) {
   membership.u[slot] = (membership.u[slot] & ~clear) | set;
 }
 
-// The material queues' arrays of positions in the current extension queue.
+// The material queues' arrays of positions in the current extension queue, one after another.
+uint materialQueueEntry(uint queue, uint position) {
+  return (queue - QUEUE_MATERIAL_FIRST) * WAVEFRONT_PARAMS.poolSize + position;
+}
+
 uint materialQueueItem(uint queue, uint position) {
-  return UintBuffer(WAVEFRONT_PARAMS.queues).u[(queue - QUEUE_MATERIAL_FIRST) * WAVEFRONT_PARAMS.poolSize + position];
+  return UintBuffer(WAVEFRONT_PARAMS.queues).u[materialQueueEntry(queue, position)];
 }
 
 #ifndef RAY_GENERATION
@@ -120,9 +124,7 @@ uint queuePush(uint queue, uint slot, uint consumed) {
 // A material queue holds positions in the current extension queue rather than data.
 void materialQueuePush(uint queue, uint index, uint consumed) {
   uint position = queuePush(queue, index, consumed);
-  if (COMPACTION)
-    UintBuffer(WAVEFRONT_PARAMS.queues).u[(queue - QUEUE_MATERIAL_FIRST) * WAVEFRONT_PARAMS.poolSize + position] =
-        index;
+  if (COMPACTION) UintBuffer(WAVEFRONT_PARAMS.queues).u[materialQueueEntry(queue, position)] = index;
 }
 #endif
 
