@@ -41,6 +41,12 @@ void printDevices(bool asJson) {
         "in ray generation {}\n",
         reorder, yesNo(d.simtCountersIn(VK_SHADER_STAGE_COMPUTE_BIT)),
         yesNo(d.simtCountersIn(VK_SHADER_STAGE_RAYGEN_BIT_KHR)));
+    // Registers and occupancy per kernel in reports need the statistics; the SM model the builtins.
+    std::cout << fmt::format(
+        "   kernel statistics (VK_KHR_pipeline_executable_properties): {}; SMs {}, warps per SM {} "
+        "(VK_NV_shader_sm_builtins)\n",
+        yesNo(d.pipelineExecutableInfo), d.smCount ? std::to_string(d.smCount) : "unknown",
+        d.warpsPerSm ? std::to_string(d.warpsPerSm) : "unknown");
   }
 }
 

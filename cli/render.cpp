@@ -223,6 +223,7 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (*integrator == IntegratorKind::Wavefront)
     std::cout << fmt::format("  {:<12} {} paths in flight: {}\n", "pool", pool.paths, pool.reason);
   std::cout << kernelProfile(frame);
+  std::cout << kernelStatisticsProfile(renderer->kernels());
   std::cout << fmt::format("  {:<12} {} kernel launches{}\n", "launches", frame.launches,
                            settings.stageTimestamps ? "" : " (timing frame: no stage timestamps)");
   std::cout << fmt::format(

@@ -37,6 +37,11 @@ nlohmann::json deviceJson(const vk::DeviceCapabilities& device) {
         // rayTracingInvocationReorderReorderingHint: false where the calls are accepted and ignored.
         {"reorders", device.invocationReorderReorders}}},
       {"simt_counters", simtCountersJson(device)},
+      // VK_KHR_pipeline_executable_properties: reports give each kernel's registers and occupancy.
+      {"kernel_statistics", device.pipelineExecutableInfo},
+      // VK_NV_shader_sm_builtins (0: unknown).
+      {"sm_count", device.smCount},
+      {"warps_per_sm", device.warpsPerSm},
   };
 }
 

@@ -36,6 +36,49 @@ json hostJson() {
   return {{"hostname", hostname}, {"os", os}, {"machine", system.machine}, {"cpus", sysconf(_SC_NPROCESSORS_ONLN)}};
 }
 
+std::vector<std::string> shaderStageNames(VkShaderStageFlags stages) {
+  static const std::pair<VkShaderStageFlagBits, const char*> names[] = {
+      {VK_SHADER_STAGE_COMPUTE_BIT, "compute"},      {VK_SHADER_STAGE_RAYGEN_BIT_KHR, "raygen"},
+      {VK_SHADER_STAGE_MISS_BIT_KHR, "miss"},        {VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, "closest_hit"},
+      {VK_SHADER_STAGE_ANY_HIT_BIT_KHR, "any_hit"},  {VK_SHADER_STAGE_INTERSECTION_BIT_KHR, "intersection"},
+      {VK_SHADER_STAGE_CALLABLE_BIT_KHR, "callable"}};
+  std::vector<std::string> result;
+  for (const auto& [bit, name] : names)
+    if (stages & bit) result.push_back(name);
+  return result;
+}
+
+// A kernel's statistics: executables and occupancy null, with the reason, where the device has
+// no VK_KHR_pipeline_executable_properties.
+json kernelJson(const KernelStatistics& kernel) {
+  json out = {{"stage", stageName(kernel.stage)}, {"shader", kernel.shader}, {"create_ms", kernel.createMs}};
+  if (kernel.executables.empty()) {
+    out["executables"] = nullptr;
+  } else {
+    json executables = json::array();
+    for (const auto& executable : kernel.executables) {
+      json statistics = json::object();
+      for (const auto& statistic : executable.statistics) statistics[statistic.name] = statistic.value;
+      executables.push_back({{"name", executable.name},
+                             {"stages", shaderStageNames(executable.stages)},
+                             {"subgroup_size", executable.subgroupSize},
+                             {"statistics", statistics}});
+    }
+    out["executables"] = executables;
+  }
+  if (const auto& occupancy = kernel.occupancy.occupancy) {
+    out["occupancy"] = {{"registers_per_thread", occupancy->registersPerThread},
+                        {"warps_per_sm", occupancy->warpsPerSm},
+                        {"max_warps_per_sm", occupancy->maxWarpsPerSm},
+                        {"fraction", occupancy->fraction()},
+                        {"limited_by", occupancy->limitedBy}};
+  } else {
+    out["occupancy"] = nullptr;
+    out["occupancy_reason"] = kernel.occupancy.reason;
+  }
+  return out;
+}
+
 }  // namespace
 
 json runParametersJson(const RunRecord& run) {
@@ -221,6 +264,9 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   out["launches_per_frame"] = run.launchesPerFrame;
   if (!run.wavefrontPoolReason.empty()) out["wavefront_pool_reason"] = run.wavefrontPoolReason;
   out["pipeline_create_ms"] = run.pipelineCreateMs;
+  json kernels = json::array();
+  for (const auto& kernel : run.kernels) kernels.push_back(kernelJson(kernel));
+  out["kernels"] = kernels;
   out["scene_load_ms"] = run.sceneLoadMs;
   out["unshaded_extensions"] = run.unshadedExtensions;
   out["material_classes"] = run.materialClassTriangles;

@@ -83,7 +83,8 @@ fs::path createResultsFolder(const fs::path& root, const std::string& name, cons
 bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings, const ExperimentConfig& config,
              const fs::path& folder, const GpuMonitor& monitor, const LinearImage* reference,
              const std::function<bool()>& stop) {
-  record.pipelineCreateMs = integrator.pipelineCreateMs();
+  record.kernels = integrator.kernels();
+  record.pipelineCreateMs = pipelineCreateMs(record.kernels);
   // Timed frames follow one another without the film's readback and resolve, which would keep
   // the GPU idle between them; one more frame, untimed, gives the image and the work counts
   // (identical in every frame: the sample stream is fixed).

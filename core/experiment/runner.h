@@ -15,6 +15,7 @@
 #include "core/experiment/convergence.h"
 #include "core/experiment/gpu_monitor.h"
 #include "core/experiment/shard.h"
+#include "core/integrators/kernel.h"
 #include "core/scene/bvh/software_bvh.h"
 #include "core/vk/context.h"
 
@@ -57,6 +58,7 @@ struct RunRecord {
   std::string wavefrontPoolReason;  // why options.pool_size is what it is (the default's derivation)
   uint64_t launchesPerFrame = 0;    // kernel launches in the last frame, every stage
   double pipelineCreateMs = 0;
+  std::vector<KernelStatistics> kernels;  // the integrator's, with the driver's statistics
   double sceneLoadMs = 0;
   std::vector<std::string> unshadedExtensions;  // SceneData::unshadedExtensions of its scene
   // Triangles (as instanced) of each material class the scene uses, by materialClassName.

@@ -212,6 +212,21 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     notes.push_back(
         "SIMT util: active lanes / subgroup lanes at the shading point; classes: distinct material classes per "
         "subgroup there (counters: simt, whose atomics slow those runs).");
+  // The driver's register counts and the warps per SM they allow, per kernel (where the device
+  // gives them: VK_KHR_pipeline_executable_properties on NVIDIA).
+  for (const auto& run : runs) {
+    std::vector<std::string> kernels;
+    for (const auto& kernel : run.value("kernels", json::array()))
+      if (kernel.value("occupancy", json()).is_object()) {
+        const json& occupancy = kernel["occupancy"];
+        kernels.push_back(fmt::format("{} {} regs, {}/{} warps", kernel["stage"].get<std::string>(),
+                                      occupancy["registers_per_thread"].get<int>(),
+                                      occupancy["warps_per_sm"].get<int>(), occupancy["max_warps_per_sm"].get<int>()));
+      }
+    if (!kernels.empty())
+      notes.push_back(fmt::format("kernels of run {} (registers a thread, resident warps a SM): {}",
+                                  run["id"].get<std::string>(), fmt::join(kernels, "; ")));
+  }
   for (const auto& note : report.value("notes", json::array())) notes.push_back(note.get<std::string>());
   // A GPU that changed its clocks or throttled during a run measured something else than asked.
   for (const auto& run : runs) {

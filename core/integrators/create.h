@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/integrators/integrator.h"
+#include "core/integrators/kernel.h"
 #include "core/scene/gpu_scene.h"
 
 namespace ptbench {
@@ -13,8 +14,10 @@ class Integrator {
   virtual ~Integrator() = default;
   // Renders one frame of settings.samplesPerPixel samples, timed per stage.
   virtual FrameResult render(const RenderSettings& settings) = 0;
-  // Host time to create the integrator's pipelines: reported, never inside a frame.
-  virtual double pipelineCreateMs() const = 0;
+  // Every kernel the integrator created, with the stage it runs in: creation times (host time,
+  // reported, never inside a frame) and the driver's statistics.
+  virtual std::vector<KernelStatistics> kernels() const = 0;
+  double pipelineCreateMs() const { return ptbench::pipelineCreateMs(kernels()); }
 };
 
 // Why `kind` cannot run on `backend` of `device` with `settings`, in one sentence naming what is

@@ -158,6 +158,7 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
          .intersectionShader = VK_SHADER_UNUSED_KHR},
     };
     const VkRayTracingPipelineCreateInfoKHR info{.sType = VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR,
+                                                 .flags = vk::pipelineStatisticsFlags(context),
                                                  .stageCount = uint32_t(stages.size()),
                                                  .pStages = stages.data(),
                                                  .groupCount = uint32_t(groups.size()),
@@ -171,6 +172,27 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
     bindingTable_ = createShaderBindingTable(context, pipeline, uint32_t(groups.size()));
   }
   createMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  shaderName_ = shader;
+  executables_ = vk::pipelineExecutables(context, pipeline_.get());
+  // A ray-generation launch's threads are scheduled per warp; a compute kernel's per workgroup.
+  const uint32_t threadsPerWorkgroup = rayGeneration_ ? 1
+                                       : desc_.tiled  ? gpu::MEGAKERNEL_TILE * gpu::MEGAKERNEL_TILE
+                                                      : gpu::WORKGROUP_SIZE_1D;
+  occupancy_ = vk::occupancy(context.capabilities(), executables_, threadsPerWorkgroup);
+}
+
+KernelStatistics Kernel::statistics(Stage stage) const {
+  return {.stage = stage,
+          .shader = shaderName_,
+          .createMs = createMs_,
+          .executables = executables_,
+          .occupancy = occupancy_};
+}
+
+double pipelineCreateMs(const std::vector<KernelStatistics>& kernels) {
+  double total = 0;
+  for (const auto& kernel : kernels) total += kernel.createMs;
+  return total;
 }
 
 void Kernel::bind(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push) const {

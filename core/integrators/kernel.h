@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/stage.h"
 #include "core/vk/buffer.h"
 #include "core/vk/pipeline.h"
+#include "core/vk/pipeline_statistics.h"
 #include "shared/scene.h"
 
 namespace ptbench {
@@ -23,6 +25,20 @@ struct KernelDesc {
   // SPEC_SHADED_CLASS_LIMIT: the highest material class of the scene (GpuScene).
   uint32_t shadedClassLimit = gpu::MATERIAL_CLASS_COUNT;
 };
+
+// What a run reports of one of its kernels: the stage it runs in, its pipeline's creation time,
+// the driver's statistics of it and the occupancy they allow (null with a reason where the
+// device does not say).
+struct KernelStatistics {
+  Stage stage = Stage::TraceShade;
+  std::string shader;  // the embedded shader, with its backend suffix where it traces
+  double createMs = 0;
+  std::vector<vk::PipelineExecutable> executables;
+  vk::OccupancyResult occupancy;
+};
+
+// Their total creation time: an integrator's pipelineCreateMs.
+double pipelineCreateMs(const std::vector<KernelStatistics>& kernels);
 
 // The shader binding table of a ray-generation shader with ptbench's miss and hit groups
 // (shared/raytracing.h), in device-local memory so that no launch reads it over the bus.
@@ -49,18 +65,21 @@ class Kernel {
   // The pipeline stage a barrier names for this kernel's memory accesses.
   VkPipelineStageFlags2 pipelineStage() const;
   bool isRayGeneration() const { return rayGeneration_; }
-  double createMs() const { return createMs_; }
+  KernelStatistics statistics(Stage stage) const;
 
  private:
   void bind(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push) const;
 
   KernelDesc desc_;
+  std::string shaderName_;  // desc_.shader with its backend suffix
   uint32_t traceRowWidth_;  // DeviceCapabilities::traceRowWidth
   bool rayGeneration_ = false;
   vk::PipelineLayout layout_;
   vk::PipelineHandle pipeline_;
   ShaderBindingTable bindingTable_;
   double createMs_ = 0;
+  std::vector<vk::PipelineExecutable> executables_;
+  vk::OccupancyResult occupancy_;
 };
 
 }  // namespace ptbench

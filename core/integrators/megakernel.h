@@ -21,7 +21,7 @@ class MegakernelIntegrator final : public Integrator {
                        const RenderSettings& settings);
 
   FrameResult render(const RenderSettings& settings) override;
-  double pipelineCreateMs() const override { return kernel_.createMs(); }
+  std::vector<KernelStatistics> kernels() const override { return {kernel_.statistics(Stage::TraceShade)}; }
 
  private:
   const vk::Context& context_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace ptbench {
@@ -30,8 +31,8 @@ std::string kernelProfile(const FrameResult& frame) {
                        total.ns * 1e-6, share(total.ns), total.launches ? total.ns * 1e-6 / total.launches : 0.0);
   }
   if (!frame.stages.empty())
-    out += fmt::format("  {:<12} {:>9} {:>12.3f} {:>7.1f}%   (frame - stages: barriers, gaps, waits)\n", "overhead",
-                       "", (frameNs - stagesNs) * 1e-6, share(frameNs - stagesNs));
+    out += fmt::format("  {:<12} {:>9} {:>12.3f} {:>7.1f}%   (frame - stages: barriers, gaps, waits)\n", "overhead", "",
+                       (frameNs - stagesNs) * 1e-6, share(frameNs - stagesNs));
   if (!frame.steps.empty()) {
     out += fmt::format("  {:<12} {:>14} {:>14} {:>14}\n", "step", "live paths", "shadow rays", "paths started");
     for (size_t step = 0; step < frame.steps.size(); ++step)
@@ -51,6 +52,32 @@ std::string simtProfile(const SimtCounts& simt) {
   for (size_t b = 0; b < simt.bounces.size(); ++b)
     out += fmt::format("  {:<12} {:>14.1f} {:>12.3f} {:>10.3f}\n", b + 1, simt.bounces[b].subgroups,
                        simt.bounces[b].utilisation(simt.subgroupSize), simt.bounces[b].coherence());
+  return out;
+}
+
+std::string kernelStatisticsProfile(const std::vector<KernelStatistics>& kernels) {
+  // Where the device says nothing of any kernel, one line says why.
+  const bool silent = std::all_of(kernels.begin(), kernels.end(), [&](const KernelStatistics& kernel) {
+    return kernel.executables.empty() && !kernel.occupancy.occupancy &&
+           kernel.occupancy.reason == kernels[0].occupancy.reason;
+  });
+  if (!kernels.empty() && silent)
+    return fmt::format("  {:<12} registers and occupancy unknown: {}\n", "kernels", kernels[0].occupancy.reason);
+  std::string out;
+  for (const auto& kernel : kernels) {
+    const auto& occupancy = kernel.occupancy.occupancy;
+    out += fmt::format("  {:<12} {} ({}): ", "kernel", stageName(kernel.stage), kernel.shader);
+    out += occupancy ? fmt::format("{} registers/thread, {} of {} warps/SM ({:.0f}%, limited by {})\n",
+                                   occupancy->registersPerThread, occupancy->warpsPerSm, occupancy->maxWarpsPerSm,
+                                   100.0 * occupancy->fraction(), occupancy->limitedBy)
+                     : "occupancy unknown: " + kernel.occupancy.reason + "\n";
+    for (const auto& executable : kernel.executables) {
+      std::string statistics;
+      for (const auto& statistic : executable.statistics)
+        statistics += fmt::format("{}{} {}", statistics.empty() ? "" : ", ", statistic.name, statistic.value);
+      out += fmt::format("  {:<12}   {}: {}\n", "", executable.name, statistics);
+    }
+  }
   return out;
 }
 

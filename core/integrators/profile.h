@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/integrators/integrator.h"
+#include "core/integrators/kernel.h"
 
 namespace ptbench {
 
@@ -12,5 +13,9 @@ std::string kernelProfile(const FrameResult& frame);
 // The divergence counters (counters: simt) as text: utilisation and coherence, overall and per
 // bounce.
 std::string simtProfile(const SimtCounts& simt);
+
+// The integrator's kernels as text: per kernel its registers per thread and the warps per SM they
+// allow, or why the device does not say, then every statistic the driver gives.
+std::string kernelStatisticsProfile(const std::vector<KernelStatistics>& kernels);
 
 }  // namespace ptbench

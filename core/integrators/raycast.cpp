@@ -93,8 +93,14 @@ RaycastIntegrator::RaycastIntegrator(const vk::Context& context, const GpuScene&
                vk::MemoryUse::DeviceOnly),
       readback_(context, sizeof(gpu::RaycastCounters), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback) {
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | traceClosest_.pipelineStage();
-  for (const Kernel* kernel : {&generate_, &prepare_, &spawn_, &resolve_, &traceClosest_, &traceAny_})
-    pipelineCreateMs_ += kernel->createMs();
+}
+
+// The closest-hit trace also runs as the camera rays' `extend` before diffuse and shadow rays;
+// it is listed once, under the measured stage.
+std::vector<KernelStatistics> RaycastIntegrator::kernels() const {
+  return {generate_.statistics(Stage::Generate),  prepare_.statistics(Stage::Prepare),
+          traceClosest_.statistics(Stage::Trace), spawn_.statistics(Stage::Spawn),
+          traceAny_.statistics(Stage::Trace),     resolve_.statistics(Stage::Accumulate)};
 }
 
 void RaycastIntegrator::allocate(uint32_t slots) {

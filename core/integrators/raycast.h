@@ -23,7 +23,7 @@ class RaycastIntegrator final : public Integrator {
   // work.shadowRays: its any-hit rays. The camera rays traced before diffuse and shadow rays
   // are spawned are not the trace stage's and are not counted.
   FrameResult render(const RenderSettings& settings) override;
-  double pipelineCreateMs() const override { return pipelineCreateMs_; }
+  std::vector<KernelStatistics> kernels() const override;
 
   // Device memory of the ray sets, results and per-slot ray indices for batches of this many rays.
   static uint64_t stateBytes(uint64_t rays);
@@ -42,7 +42,6 @@ class RaycastIntegrator final : public Integrator {
   TraceTarget target_;
   Kernel generate_, prepare_, spawn_, resolve_;
   Kernel traceClosest_, traceAny_;  // raycast_trace, specialised
-  double pipelineCreateMs_ = 0;
   VkPipelineStageFlags2 shaderStages_;
   vk::Buffer frameParams_;  // device-local, written at the start of every frame
   uint32_t slots_ = 0;      // what the buffers below are sized for: (sample, pixel) slots of a batch

@@ -109,15 +109,16 @@ const std::vector<StageTraffic>& wavefrontStageTraffic() {
   constexpr uint32_t shadowRay = 3 * uint32_t(vec3Bytes) + 2 * uint32_t(wordBytes);  // with its target
   constexpr uint32_t entry = uint32_t(wordBytes);  // a material queue's position, read or pushed
   constexpr uint32_t radiance = uint32_t(vec3Bytes);
-  constexpr uint32_t finished = radiance + uint32_t(wordBytes);
   constexpr uint32_t filmAtomics = sizeof(gpu::FilmPixel) - 2 * uint32_t(wordBytes);  // sums and count
   static const std::vector<StageTraffic> traffic = {
       {.stage = Stage::Generate, .bytesPerPathStarted = path},
       {.stage = Stage::Extend, .bytesPerLivePath = ray + hit},
       {.stage = Stage::Classify, .bytesPerLivePath = hit + entry},
-      {.stage = Stage::Shade, .bytesPerLivePath = path + hit + path, .bytesPerShadowRay = shadowRay},
+      {.stage = Stage::Shade,
+       .bytesPerLivePath = path + hit + path,
+       .bytesPerShadowRay = shadowRay,
+       .bytesPerPathStarted = filmAtomics},
       {.stage = Stage::Shadow, .bytesPerShadowRay = shadowRay + 2 * radiance},
-      {.stage = Stage::Accumulate, .bytesPerPathStarted = finished + filmAtomics},
   };
   return traffic;
 }
@@ -140,8 +141,6 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
                 scene.descriptorSetLayout()),
       extend_(context, stageKernel("wavefront_extend", true, options_, scene), target, scene.descriptorSetLayout()),
       shadow_(context, stageKernel("wavefront_shadow", true, options_, scene), target, scene.descriptorSetLayout()),
-      accumulate_(context, stageKernel("wavefront_accumulate", false, options_, scene), target,
-                  scene.descriptorSetLayout()),
       prepare_(context, stageKernel("wavefront_prepare", false, options_, scene), target, scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
@@ -157,10 +156,15 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
     shade_.emplace_back(context, stageKernel(shade, false, options_, scene), target, scene.descriptorSetLayout());
   }
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
-  for (const Kernel* kernel : {&generate_, &extend_, &shadow_, &accumulate_, &prepare_})
-    pipelineCreateMs_ += kernel->createMs();
-  if (classify_) pipelineCreateMs_ += classify_->createMs();
-  for (const Kernel& kernel : shade_) pipelineCreateMs_ += kernel.createMs();
+}
+
+std::vector<KernelStatistics> WavefrontIntegrator::kernels() const {
+  std::vector<KernelStatistics> result = {generate_.statistics(Stage::Generate), extend_.statistics(Stage::Extend)};
+  if (classify_) result.push_back(classify_->statistics(Stage::Classify));
+  for (const Kernel& kernel : shade_) result.push_back(kernel.statistics(Stage::Shade));
+  result.push_back(shadow_.statistics(Stage::Shadow));
+  result.push_back(prepare_.statistics(Stage::Prepare));
+  return result;
 }
 
 void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
@@ -265,8 +269,6 @@ void WavefrontIntegrator::recordIteration(VkCommandBuffer commands, uint32_t ite
   }
   prepare(commands, iteration, step, gpu::PREPARE_SHADOW);
   timed(commands, Stage::Shadow, step, 1, [&] { launch(commands, shadow_, gpu::LAUNCH_SHADOW, iteration, step); });
-  timed(commands, Stage::Accumulate, step, 1,
-        [&] { launch(commands, accumulate_, gpu::LAUNCH_ACCUMULATE, iteration, step); });
 }
 
 void WavefrontIntegrator::recordCountersReadback(VkCommandBuffer commands, bool steps) {

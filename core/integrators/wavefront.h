@@ -17,11 +17,14 @@ namespace ptbench {
 
 // What a wavefront stage must move per item, from the layout of the arrays it reads and writes
 // (shared/wavefront.h): path state (64 bytes), rays (24), hits (24), shadow rays (44 with their
-// target), finished paths (16), the film's atomics. Scene data (geometry, materials, textures,
-// acceleration structures) is not counted: its traffic depends on what the rays hit. Nor, without
-// compaction, the membership word each launch reads per pool slot. Items: the frame's live paths
-// (extend, classify, shade; shade's write of a continuing path counted for every one), shadow rays
-// (shade writes them, shadow reads them) and paths started (generate, accumulate).
+// target), the film's atomics. Scene data (geometry, materials, textures, acceleration
+// structures) is not counted: its traffic depends on what the rays hit. Nor, without compaction,
+// the membership word each launch reads per pool slot, nor the finished queue (16 bytes written by
+// shade and read by shadow for a path that ends with a light sample in flight). Items: the frame's
+// live paths (extend, classify, shade; shade's write of a continuing path counted for every one),
+// shadow rays (shade writes them, shadow reads them) and paths started (generate; each path's
+// film write, counted under shade, though shadow makes it for a path whose last light sample it
+// traces).
 struct StageTraffic {
   Stage stage;
   uint32_t bytesPerLivePath = 0;
@@ -38,7 +41,7 @@ class WavefrontIntegrator final : public Integrator {
                       const RenderSettings& settings);
 
   FrameResult render(const RenderSettings& settings) override;
-  double pipelineCreateMs() const override { return pipelineCreateMs_; }
+  std::vector<KernelStatistics> kernels() const override;
 
   // The pool schedule reads its termination counter back every this many iterations; a
   // drained pool runs at most this many empty iterations (launches of zero size) past its end.
@@ -63,7 +66,7 @@ class WavefrontIntegrator final : public Integrator {
   };
   void allocate(uint32_t poolSize, uint32_t stepCapacity);
 
-  // One iteration: extend, shade (classified by material, or not), shadow, accumulate; with
+  // One iteration: extend, shade (classified by material, or not), shadow; with
   // `generatePhase`, generate first.
   void recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
                        std::optional<uint32_t> generatePhase);
@@ -81,10 +84,9 @@ class WavefrontIntegrator final : public Integrator {
   TraceTarget target_;
   WavefrontOptions options_;
   bool simtCounters_;
-  Kernel generate_, extend_, shadow_, accumulate_, prepare_;
+  Kernel generate_, extend_, shadow_, prepare_;
   std::optional<Kernel> classify_;
   std::vector<Kernel> shade_;  // one, or one per material class
-  double pipelineCreateMs_ = 0;
   VkPipelineStageFlags2 shaderStages_;
   vk::Buffer frameParams_;  // device-local, written at the start of every frame
   std::optional<Film> film_;

@@ -45,11 +45,13 @@ struct FeatureChain {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
   VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV invocationReorder{
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_NV};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipelineExecutable{
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
 
   // Links only the structures the device knows (its API version and extensions), so that
   // the validation layer sees no structure from an extension that is not there.
   void link(bool withVulkan13, bool withAccelerationStructure, bool withRayQuery, bool withPipeline,
-            bool withInvocationReorder) {
+            bool withInvocationReorder, bool withPipelineExecutable) {
     void** next = &core.pNext;
     auto append = [&next](auto& feature) {
       *next = &feature;
@@ -63,6 +65,7 @@ struct FeatureChain {
     if (withRayQuery) append(rayQuery);
     if (withPipeline) append(rayTracingPipeline);
     if (withInvocationReorder) append(invocationReorder);
+    if (withPipelineExecutable) append(pipelineExecutable);
     *next = nullptr;
   }
 };
@@ -125,7 +128,10 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     caps.driverInfo = driver.driverInfo;
     caps.subgroupSize = vulkan11.subgroupSize;
     std::copy(std::begin(vulkan11.deviceUUID), std::end(vulkan11.deviceUUID), caps.uuid.begin());
-    if (smBuiltins) caps.smCount = smProperties.shaderSMCount;
+    if (smBuiltins) {
+      caps.smCount = smProperties.shaderSMCount;
+      caps.warpsPerSm = smProperties.shaderWarpsPerSM;
+    }
     caps.subgroupBallotInCompute = (vulkan11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) &&
                                    (vulkan11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     caps.subgroupStages = vulkan11.subgroupSupportedStages;
@@ -139,8 +145,11 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     caps.traceRowWidth = uint32_t(std::min<uint64_t>(width, 1u << 31));
   }
 
+  const bool pipelineExecutableExtension =
+      hasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   FeatureChain features;
-  features.link(vulkan13, caps.accelerationStructure, rayQueryExtension, pipelineExtension, caps.invocationReorderNv);
+  features.link(vulkan13, caps.accelerationStructure, rayQueryExtension, pipelineExtension, caps.invocationReorderNv,
+                pipelineExecutableExtension);
   vkGetPhysicalDeviceFeatures2(device, &features.core);
   if (vulkan13) {
     caps.bufferDeviceAddress = features.vulkan12.bufferDeviceAddress;
@@ -160,6 +169,7 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
   caps.invocationReorderNv =
       caps.invocationReorderNv && caps.rayTracingPipeline && features.invocationReorder.rayTracingInvocationReorder;
   caps.invocationReorderReorders = caps.invocationReorderReorders && caps.invocationReorderNv;
+  caps.pipelineExecutableInfo = pipelineExecutableExtension && features.pipelineExecutable.pipelineExecutableInfo;
 
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(device, &memory);
@@ -450,8 +460,14 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
     const bool enableReorder = needPipeline && capabilities_.invocationReorderNv;
     if (enableReorder) extensions.push_back(VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME);
 
+    // The driver's statistics of each pipeline (registers, spills) for the kernels' reports;
+    // capturing them changes no code the driver generates.
+    pipelineStatistics_ = capabilities_.pipelineExecutableInfo;
+    if (pipelineStatistics_) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+
     FeatureChain enable;
-    enable.link(true, needAccelerationStructure, needRayQuery, needPipeline, enableReorder);
+    enable.link(true, needAccelerationStructure, needRayQuery, needPipeline, enableReorder, pipelineStatistics_);
+    enable.pipelineExecutable.pipelineExecutableInfo = pipelineStatistics_;
     enable.core.features.shaderInt64 = VK_TRUE;
     enable.vulkan12.bufferDeviceAddress = VK_TRUE;
     enable.vulkan12.shaderBufferInt64Atomics = VK_TRUE;  // the film's fixed-point sums

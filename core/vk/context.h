@@ -28,6 +28,7 @@ struct DeviceCapabilities {
   uint32_t subgroupSize = 0;
   std::array<uint8_t, 16> uuid{};  // deviceUUID: how NVML finds the same GPU
   uint32_t smCount = 0;            // VK_NV_shader_sm_builtins' shaderSMCount; 0 where unknown
+  uint32_t warpsPerSm = 0;         // and its shaderWarpsPerSM
   float timestampPeriodNs = 0;
   uint32_t timestampValidBits = 0;  // of the compute queue family ptbench uses
   uint32_t computeQueueFamily = 0;
@@ -63,6 +64,10 @@ struct DeviceCapabilities {
   std::vector<Backend> supportedBackends() const;
   // The supported backends that trace through acceleration structures, ray queries first.
   std::vector<Backend> hardwareBackends() const;
+  // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver's statistics of
+  // each compiled pipeline (registers, memory), which kernels report (core/vk/pipeline_statistics.h).
+  bool pipelineExecutableInfo = false;
+
   bool invocationReorder() const { return invocationReorderNv || invocationReorderExt; }
   // Whether kernels in `stage` can run the divergence counters' subgroup operations (basic,
   // ballot, arithmetic): compute on every device ptbench knows, ray generation not on lavapipe.
@@ -97,6 +102,8 @@ class Context {
   bool backendEnabled(Backend backend) const;
   // Whether command buffers can carry debug labels (VK_EXT_debug_utils), for capture tools.
   bool debugLabels() const { return debugLabels_; }
+  // Whether pipelines may be created capturing their statistics (the device has them).
+  bool pipelineStatisticsEnabled() const { return pipelineStatistics_; }
   bool validationEnabled() const { return messenger_ != VK_NULL_HANDLE; }
   // Validation warnings and errors seen so far; tests fail on any.
   uint32_t validationMessageCount() const { return validationMessages_; }
@@ -124,6 +131,7 @@ class Context {
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
   uint32_t validationMessages_ = 0;
   bool debugLabels_ = false;
+  bool pipelineStatistics_ = false;
   mutable bool lost_ = false;
   double submitTimeoutSeconds_ = 0;
   bool accelerationStructures_ = false;

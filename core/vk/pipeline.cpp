@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/vk/pipeline_statistics.h"
+
 namespace ptbench::vk {
 
 ShaderModule createShaderModule(const Context& context, std::string_view shaderName) {
@@ -37,6 +39,7 @@ ComputePipeline createComputePipeline(const Context& context, std::string_view s
   ComputePipeline result{.layout = createPipelineLayout(context, pushConstantBytes, setLayouts)};
   const ShaderModule module = createShaderModule(context, shaderName);
   const VkComputePipelineCreateInfo info{.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                                         .flags = pipelineStatisticsFlags(context),
                                          .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                    .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                                                    .module = module.get(),

@@ -100,7 +100,9 @@
   X(vkCreateRayTracingPipelinesKHR)                \
   X(vkGetRayTracingShaderGroupHandlesKHR)          \
   X(vkCmdTraceRaysKHR)                             \
-  X(vkCmdTraceRaysIndirectKHR)
+  X(vkCmdTraceRaysIndirectKHR)                     \
+  X(vkGetPipelineExecutablePropertiesKHR)          \
+  X(vkGetPipelineExecutableStatisticsKHR)
 
 #define PTBENCH_VK_DECLARE(name) extern PFN_##name name;
 PTBENCH_VK_GLOBAL_FUNCTIONS(PTBENCH_VK_DECLARE)

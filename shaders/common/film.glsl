@@ -1,7 +1,7 @@
 // The film (shared/render.h, FilmPixel): 64-bit fixed-point sums per pixel. Where several paths
 // of one pixel may be in flight at once (the wavefront's pool schedule, or a depth pass of more
 // paths than pixels) each sample is added with atomics; where one invocation is the only one at
-// its pixel (a megakernel thread in its launch, the wavefront's accumulate when
+// its pixel (a megakernel thread in its launch, the wavefront's shade and shadow when
 // WavefrontParams::pixelsOwned, the raycast's resolve), with plain read-modify-writes.
 #ifndef PTBENCH_FILM_GLSL
 #define PTBENCH_FILM_GLSL

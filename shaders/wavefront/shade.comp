@@ -3,7 +3,8 @@
 // shade: what the megakernel does at a vertex, by the same functions (common/path.glsl):
 // escaped rays take the environment; hits take emission with MIS, a light sample (pushed to
 // the shadow queue), a BSDF sample and Russian roulette. Continuing paths go to the next
-// extension queue, ended ones to the finished queue.
+// extension queue; ended ones go to the film, or to the finished queue while their last light
+// sample is in flight.
 #define WAVEFRONT
 #include "wavefront/state.glsl"
 
@@ -33,15 +34,21 @@ void main() {
     alive = pathHit(path, SurfaceHit(record.t, record.instance, record.geometry, record.primitive, record.barycentrics),
                     shadow);
   }
-  // The path moves to the next extension queue (or stays in its slot), or leaves what
-  // accumulate needs; a light sample goes to the shadow queue with where to add its light.
-  uint target = queuePush(alive ? nextExtensionQueue() : QUEUE_FINISHED, index, 1u << queue);
+  // The path moves to the next extension queue (or stays in its slot). An ended path commits its
+  // sample to the film here, unless its last light sample is still to be traced: then it waits in
+  // the finished queue, and shadow commits it.
+  bool pending = !alive && shadow.requested;
+  uint target = 0u;
+  if (alive || pending) target = queuePush(alive ? nextExtensionQueue() : QUEUE_FINISHED, index, 1u << queue);
   if (alive) {
     storePath(nextPathArrays(), target, path);
-  } else {
+  } else if (pending) {
     Vec3Buffer(FINISHED_ARRAYS.radiance).v[target] = path.radiance;
     UintBuffer(FINISHED_ARRAYS.pixel).u[target] = path.pixel;
     target |= SHADOW_TARGET_FINISHED;
+  } else {
+    commitPathSample(path.radiance, path.pixel);
+    if (!COMPACTION) setMembership(index, MEMBER_FREE, 1u << queue);
   }
   if (shadow.requested) {
     uint at = queuePush(QUEUE_SHADOW, index, 0u);

@@ -74,6 +74,18 @@ void storePath(uint set, uint index, PathState path) {
   FloatBuffer(PATHS(set).bsdfPdf).f[index] = path.bsdfPdf;
 }
 
+// A path's sample into its pixel, where the path's radiance is final (shade, or shadow after the
+// path's last light sample), as the megakernel's thread does (common/film.glsl): with atomics,
+// unless no other path of the pixel can be in flight (WavefrontParams::pixelsOwned).
+void commitPathSample(vec3 radiance, uint pixel) {
+  FilmSample film = filmSample();
+  filmAdd(film, radiance);
+  if (WAVEFRONT_PARAMS.pixelsOwned != 0u)
+    filmCommitOwned(film, pixel);
+  else
+    filmCommit(film, pixel);
+}
+
 // ---- queues ----
 // Pushes happen in compute kernels only: some devices (lavapipe) have no subgroup operations in
 // ray-generation shaders, and the tracing stages need none.

@@ -59,6 +59,26 @@ ExperimentResult syntheticResult(const fs::path& folder) {
   ok.materialClassTriangles = {{"car_paint", 40}, {"diffuse", 12}};
   ok.png = "r000.png";
   ok.exr = "r000.exr";
+  // Its kernel as an NVIDIA driver describes one: 96 registers a thread allow 21 warps of 64 (rounded
+  // to 256 registers a warp: 65,536 / 3,072); and as a device without the statistics.
+  vk::DeviceCapabilities nvidia;
+  nvidia.vendorId = 0x10de;
+  nvidia.warpsPerSm = 64;
+  nvidia.pipelineExecutableInfo = true;
+  const std::vector<vk::PipelineExecutable> executables = {
+      {.name = "raygen",
+       .stages = VK_SHADER_STAGE_RAYGEN_BIT_KHR,
+       .subgroupSize = 32,
+       .statistics = {{"Register Count", 96}, {"Local Memory Size", 16}}}};
+  ok.kernels = {{.stage = Stage::TraceShade,
+                 .shader = "megakernel_pipeline",
+                 .createMs = 5,
+                 .executables = executables,
+                 .occupancy = vk::occupancy(nvidia, executables, 1)},
+                {.stage = Stage::TraceShade,
+                 .shader = "megakernel_software",
+                 .createMs = 2,
+                 .occupancy = vk::occupancy(vk::DeviceCapabilities{}, {}, 64)}};
   RunRecord failed = ok;
   failed.id = "r001";
   failed.backend = "rayquery";
@@ -217,10 +237,28 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   const json& traffic = wavefront["memory_traffic"];
   EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["bytes_per_frame"].get<double>(), 2000.0 * 48);
   EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["gb_per_s"].get<double>(), 2000.0 * 48 / 0.006 * 1e-9);
-  EXPECT_DOUBLE_EQ(traffic["stages"]["shade"]["bytes_per_frame"].get<double>(), 2000.0 * 152 + 1000.0 * 44);
+  // ... and, per path started, its sample into the film (sums and count, 40 bytes), made by shade
+  // or, after a path's last light sample, by shadow: no accumulate stage.
+  EXPECT_DOUBLE_EQ(traffic["stages"]["shade"]["bytes_per_frame"].get<double>(),
+                   2000.0 * 152 + 1000.0 * 44 + 1000.0 * 40);
+  EXPECT_FALSE(traffic["stages"].contains("accumulate"));
   EXPECT_TRUE(traffic["stages"]["extend"]["fraction_of_peak"].is_null());
   EXPECT_TRUE(traffic["peak_gb_per_s"].is_null());
   EXPECT_FALSE(ok.contains("memory_traffic")) << "the megakernel keeps its state in registers";
+  // The kernels: the driver's statistics and the occupancy they allow, or null with the reason.
+  ASSERT_EQ(ok["kernels"].size(), 2u);
+  const json& statistics = ok["kernels"][0];
+  EXPECT_EQ(statistics["stage"], "trace_shade");
+  EXPECT_EQ(statistics["shader"], "megakernel_pipeline");
+  EXPECT_EQ(statistics["executables"][0]["stages"], json::array({"raygen"}));
+  EXPECT_DOUBLE_EQ(statistics["executables"][0]["statistics"]["Register Count"].get<double>(), 96);
+  EXPECT_EQ(statistics["occupancy"]["registers_per_thread"], 96);
+  EXPECT_EQ(statistics["occupancy"]["warps_per_sm"], 21);
+  EXPECT_EQ(statistics["occupancy"]["limited_by"], "registers");
+  const json& unknown = ok["kernels"][1];
+  EXPECT_TRUE(unknown["executables"].is_null());
+  EXPECT_TRUE(unknown["occupancy"].is_null());
+  EXPECT_EQ(unknown["occupancy_reason"], "the device lacks VK_KHR_pipeline_executable_properties");
   EXPECT_EQ(ok["parameters"]["counters"], "off");
   EXPECT_FALSE(ok.contains("simt")) << "without counters, no simt block";
   EXPECT_EQ(wavefront["parameters"]["counters"], "simt");

@@ -155,5 +155,25 @@ TEST(Summary, RelativeTimesShowOnlyParametersThatDiffer) {
   EXPECT_EQ(table.find("GPU time  runs"), std::string::npos) << "no line averages several runs: " << table;
 }
 
+// Where the driver gives register counts, each run's kernels are listed with the warps per SM
+// they allow; where no run has them, nothing is said.
+TEST(Summary, KernelsWithRegisterCountsAreListedPerRun) {
+  json megakernel = okRun("r000", "megakernel", "pipeline", 10);
+  megakernel["kernels"] = json::array({{{"stage", "trace_shade"},
+                                        {"occupancy",
+                                         {{"registers_per_thread", 96},
+                                          {"warps_per_sm", 21},
+                                          {"max_warps_per_sm", 64},
+                                          {"limited_by", "registers"}}}}});
+  json wavefront = okRun("r001", "wavefront", "pipeline", 5);
+  wavefront["kernels"] = json::array({{{"stage", "extend"}, {"occupancy", nullptr}, {"occupancy_reason", "x"}}});
+  const std::string summary = reportSummary(reportOf({megakernel, wavefront}), SummaryFormat::Table);
+  EXPECT_NE(summary.find("kernels of run r000 (registers a thread, resident warps a SM): trace_shade 96 regs, 21/64 "
+                         "warps"),
+            std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("kernels of run r001"), std::string::npos) << summary;
+}
+
 }  // namespace
 }  // namespace ptbench::test

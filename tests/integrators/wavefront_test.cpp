@@ -59,10 +59,8 @@ class WavefrontTest : public GpuTest {
     for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
       for (bool compaction : {true, false})
         for (bool materialQueues : {false, true})
-          variants.push_back({.schedule = schedule,
-                              .poolSize = 700u,
-                              .compaction = compaction,
-                              .materialQueues = materialQueues});
+          variants.push_back(
+              {.schedule = schedule, .poolSize = 700u, .compaction = compaction, .materialQueues = materialQueues});
     return variants;
   }
 
@@ -159,7 +157,7 @@ TEST_F(WavefrontTest, LivePathsPerBounceNeverIncreaseAndSumToTheFrame) {
     EXPECT_EQ(extension, reference.work.extensionRays) << "an independent count: the megakernel's, per pixel";
     EXPECT_EQ(shadow, reference.work.shadowRays);
     // Each stage is timed at each bounce.
-    for (Stage stage : {Stage::Extend, Stage::Shade, Stage::Shadow, Stage::Accumulate}) {
+    for (Stage stage : {Stage::Extend, Stage::Shade, Stage::Shadow}) {
       std::vector<bool> seen(settings.maxDepth, false);
       for (const auto& timing : frame.stages)
         if (timing.stage == stage) seen.at(timing.step) = true;
@@ -298,7 +296,7 @@ TEST_F(WavefrontTest, DefaultPoolFillsTheDeviceWithinTheFrameAndTheBudget) {
 
 // Launches are counted in every frame; timing: frame keeps them and the frame's time but writes
 // no stage timestamps. The depth schedule's launches: generate and its prepare once a pass, then
-// extend, shade, prepare, shadow and accumulate each bounce.
+// extend, shade, prepare and shadow each bounce (shade and shadow write the film: no accumulate).
 TEST_F(WavefrontTest, FrameTimingCountsTheSameLaunchesWithoutStageRows) {
   const SceneData scene = loadScene("builtin:cornell");
   const GpuScene gpuScene(*context, scene, allBvhLayouts);
@@ -318,7 +316,8 @@ TEST_F(WavefrontTest, FrameTimingCountsTheSameLaunchesWithoutStageRows) {
       stagedMs.push_back(staged.gpuMs);
       frameOnlyMs.push_back(timedOnce.gpuMs);
     }
-    EXPECT_EQ(staged.launches, 2u + 5u * settings.maxDepth) << backendName(backend) << ": one pass";
+    EXPECT_EQ(staged.launches, 2u + 4u * settings.maxDepth) << backendName(backend) << ": one pass";
+    for (const auto& timing : staged.stages) EXPECT_NE(timing.stage, Stage::Accumulate) << backendName(backend);
     EXPECT_FALSE(staged.stages.empty()) << backendName(backend);
     EXPECT_TRUE(timedOnce.stages.empty()) << backendName(backend);
     EXPECT_EQ(timedOnce.launches, staged.launches) << backendName(backend);
@@ -328,8 +327,9 @@ TEST_F(WavefrontTest, FrameTimingCountsTheSameLaunchesWithoutStageRows) {
     // within run-to-run noise (on a GPU the difference is what the stage timestamps cost).
     std::sort(stagedMs.begin(), stagedMs.end());
     std::sort(frameOnlyMs.begin(), frameOnlyMs.end());
-    EXPECT_LT(frameOnlyMs[4], stagedMs[4] * 1.5) << backendName(backend);
-    EXPECT_GT(frameOnlyMs[4], stagedMs[4] / 1.5) << backendName(backend);
+    // (A factor of 2: a CPU shared with other work, as in CI, moves lavapipe's medians by 1.5.)
+    EXPECT_LT(frameOnlyMs[4], stagedMs[4] * 2) << backendName(backend);
+    EXPECT_GT(frameOnlyMs[4], stagedMs[4] / 2) << backendName(backend);
   }
   // The megakernel: one launch a sample, each in its own stage scope or none.
   auto megakernel = createIntegrator(IntegratorKind::Megakernel, *context, gpuScene, Backend::RayQuery, settings);
@@ -349,8 +349,8 @@ TEST_F(WavefrontTest, PoolThatHoldsTheFrameRunsMaxDepthIterations) {
   settings.wavefront.schedule = WavefrontSchedule::Pool;
   const FrameResult reference = render(gpuScene, settings, Backend::RayQuery, IntegratorKind::Megakernel);
   const FrameResult frame = render(gpuScene, settings, Backend::RayQuery);
-  // Each iteration: prepare, generate, extend, shade, prepare, shadow, accumulate.
-  EXPECT_EQ(frame.launches, 7u * settings.maxDepth);
+  // Each iteration: prepare, generate, extend, shade, prepare, shadow.
+  EXPECT_EQ(frame.launches, 6u * settings.maxDepth);
   EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays);
   expectAgree(reference, frame, 0.005, "a pool of the whole frame");
 }
