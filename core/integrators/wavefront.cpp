@@ -109,16 +109,15 @@ const std::vector<StageTraffic>& wavefrontStageTraffic() {
   constexpr uint32_t shadowRay = 3 * uint32_t(vec3Bytes) + 2 * uint32_t(wordBytes);  // with its target
   constexpr uint32_t entry = uint32_t(wordBytes);  // a material queue's position, read or pushed
   constexpr uint32_t radiance = uint32_t(vec3Bytes);
+  constexpr uint32_t finished = radiance + uint32_t(wordBytes);
   constexpr uint32_t filmAtomics = sizeof(gpu::FilmPixel) - 2 * uint32_t(wordBytes);  // sums and count
   static const std::vector<StageTraffic> traffic = {
       {.stage = Stage::Generate, .bytesPerPathStarted = path},
       {.stage = Stage::Extend, .bytesPerLivePath = ray + hit},
       {.stage = Stage::Classify, .bytesPerLivePath = hit + entry},
-      {.stage = Stage::Shade,
-       .bytesPerLivePath = path + hit + path,
-       .bytesPerShadowRay = shadowRay,
-       .bytesPerPathStarted = filmAtomics},
+      {.stage = Stage::Shade, .bytesPerLivePath = path + hit + path, .bytesPerShadowRay = shadowRay},
       {.stage = Stage::Shadow, .bytesPerShadowRay = shadowRay + 2 * radiance},
+      {.stage = Stage::Accumulate, .bytesPerPathStarted = finished + filmAtomics},
   };
   return traffic;
 }
@@ -141,6 +140,8 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
                 scene.descriptorSetLayout()),
       extend_(context, stageKernel("wavefront_extend", true, options_, scene), target, scene.descriptorSetLayout()),
       shadow_(context, stageKernel("wavefront_shadow", true, options_, scene), target, scene.descriptorSetLayout()),
+      accumulate_(context, stageKernel("wavefront_accumulate", false, options_, scene), target,
+                  scene.descriptorSetLayout()),
       prepare_(context, stageKernel("wavefront_prepare", false, options_, scene), target, scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
@@ -163,6 +164,7 @@ std::vector<KernelStatistics> WavefrontIntegrator::kernels() const {
   if (classify_) result.push_back(classify_->statistics(Stage::Classify));
   for (const Kernel& kernel : shade_) result.push_back(kernel.statistics(Stage::Shade));
   result.push_back(shadow_.statistics(Stage::Shadow));
+  result.push_back(accumulate_.statistics(Stage::Accumulate));
   result.push_back(prepare_.statistics(Stage::Prepare));
   return result;
 }
@@ -269,6 +271,10 @@ void WavefrontIntegrator::recordIteration(VkCommandBuffer commands, uint32_t ite
   }
   prepare(commands, iteration, step, gpu::PREPARE_SHADOW);
   timed(commands, Stage::Shadow, step, 1, [&] { launch(commands, shadow_, gpu::LAUNCH_SHADOW, iteration, step); });
+  // Where the pass owns its pixels, shade and shadow have put every ended path into the film.
+  if (!state_.params.pixelsOwned)
+    timed(commands, Stage::Accumulate, step, 1,
+          [&] { launch(commands, accumulate_, gpu::LAUNCH_ACCUMULATE, iteration, step); });
 }
 
 void WavefrontIntegrator::recordCountersReadback(VkCommandBuffer commands, bool steps) {

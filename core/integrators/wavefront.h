@@ -17,14 +17,13 @@ namespace ptbench {
 
 // What a wavefront stage must move per item, from the layout of the arrays it reads and writes
 // (shared/wavefront.h): path state (64 bytes), rays (24), hits (24), shadow rays (44 with their
-// target), the film's atomics. Scene data (geometry, materials, textures, acceleration
-// structures) is not counted: its traffic depends on what the rays hit. Nor, without compaction,
-// the membership word each launch reads per pool slot, nor the finished queue (16 bytes written by
-// shade and read by shadow for a path that ends with a light sample in flight). Items: the frame's
-// live paths (extend, classify, shade; shade's write of a continuing path counted for every one),
-// shadow rays (shade writes them, shadow reads them) and paths started (generate; each path's
-// film write, counted under shade, though shadow makes it for a path whose last light sample it
-// traces).
+// target), finished paths (16), the film's atomics. Scene data (geometry, materials, textures,
+// acceleration structures) is not counted: its traffic depends on what the rays hit. Nor, without
+// compaction, the membership word each launch reads per pool slot; nor, where a depth pass owns
+// its pixels and shade and shadow write the film (no accumulate runs), those writes. Items: the
+// frame's live paths (extend, classify, shade; shade's write of a continuing path counted for
+// every one), shadow rays (shade writes them, shadow reads them) and paths started (generate,
+// accumulate).
 struct StageTraffic {
   Stage stage;
   uint32_t bytesPerLivePath = 0;
@@ -66,7 +65,8 @@ class WavefrontIntegrator final : public Integrator {
   };
   void allocate(uint32_t poolSize, uint32_t stepCapacity);
 
-  // One iteration: extend, shade (classified by material, or not), shadow; with
+  // One iteration: extend, shade (classified by material, or not), shadow, accumulate (unless the
+  // pass owns its pixels); with
   // `generatePhase`, generate first.
   void recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
                        std::optional<uint32_t> generatePhase);
@@ -84,7 +84,7 @@ class WavefrontIntegrator final : public Integrator {
   TraceTarget target_;
   WavefrontOptions options_;
   bool simtCounters_;
-  Kernel generate_, extend_, shadow_, prepare_;
+  Kernel generate_, extend_, shadow_, accumulate_, prepare_;
   std::optional<Kernel> classify_;
   std::vector<Kernel> shade_;  // one, or one per material class
   VkPipelineStageFlags2 shaderStages_;

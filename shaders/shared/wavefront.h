@@ -19,7 +19,7 @@ namespace ptbench::gpu {
 PTBENCH_CONST uint QUEUE_EXTENSION_0 = 0;
 PTBENCH_CONST uint QUEUE_EXTENSION_1 = 1;
 PTBENCH_CONST uint QUEUE_SHADOW = 2;
-PTBENCH_CONST uint QUEUE_FINISHED = 3;  // paths that ended with a light sample in flight, for shadow
+PTBENCH_CONST uint QUEUE_FINISHED = 3;  // ended paths not yet in the film, for shadow or accumulate
 PTBENCH_CONST uint QUEUE_MATERIAL_FIRST = 4;
 
 // Material classes (scene.h): with material_queues, each has its own queue and shade kernel,
@@ -42,14 +42,15 @@ PTBENCH_CONST uint LAUNCH_GENERATE = 0;
 PTBENCH_CONST uint LAUNCH_EXTEND_0 = 1;  // also classify, and shade without material queues
 PTBENCH_CONST uint LAUNCH_EXTEND_1 = 2;
 PTBENCH_CONST uint LAUNCH_SHADOW = 3;
-PTBENCH_CONST uint LAUNCH_SHADE_FIRST = 4;  // one per material class
+PTBENCH_CONST uint LAUNCH_ACCUMULATE = 4;   // launched only where the pass does not own its pixels
+PTBENCH_CONST uint LAUNCH_SHADE_FIRST = 5;  // one per material class
 PTBENCH_CONST uint LAUNCH_COUNT = LAUNCH_SHADE_FIRST + MATERIAL_CLASS_COUNT;
 
 // The prepare kernel's phases (WavefrontPush::phase).
 PTBENCH_CONST uint PREPARE_GENERATE_FRESH = 0;   // a new pass: the pool is empty
 PTBENCH_CONST uint PREPARE_GENERATE_REFILL = 1;  // fill the pool's room beside the paths that go on
 PTBENCH_CONST uint PREPARE_SHADE = 2;            // material queues only
-PTBENCH_CONST uint PREPARE_SHADOW = 3;           // after shade: shadow and the next extension launch
+PTBENCH_CONST uint PREPARE_SHADOW = 3;  // after shade: shadow, accumulate and the next extension launch
 
 // A launch as compute and as ray generation would take it, and the exact item count, which
 // kernels check their index against (the launch may round up).
@@ -110,8 +111,9 @@ struct ShadowArrays {
   uint64_t target;        // uint: the path it lights, SHADOW_TARGET_FINISHED or not
 };
 
-// A path that ended while its last light sample is in flight: what shadow needs to commit its
-// sample. Without compaction these alias the path arrays.
+// A path that ended and is not in the film yet: what shadow (after its last light sample, where
+// the pass owns its pixels) or accumulate needs to commit its sample. Without compaction these
+// alias the path arrays.
 struct FinishedArrays {
   uint64_t radiance;  // vec3
   uint64_t pixel;     // uint
@@ -133,7 +135,7 @@ struct WavefrontParams {
   uint stepCapacity;
   // 1 where no two paths of a pixel are ever in flight together (the depth schedule with a pool
   // of at most the frame's pixels: a pass's jobs are distinct pixels, and passes do not overlap),
-  // so that shade and shadow add to the film with plain loads and stores instead of atomics.
+  // so that shade and shadow add to the film with plain loads and stores, and no accumulate runs.
   uint pixelsOwned;
   uint pad;
 };

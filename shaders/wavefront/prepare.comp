@@ -43,6 +43,7 @@ void main() {
     case PREPARE_SHADOW: {
       uint rays = COUNTERS.queueCount[QUEUE_SHADOW];
       writeLaunch(LAUNCH_SHADOW, rays);
+      writeLaunch(LAUNCH_ACCUMULATE, COUNTERS.queueCount[QUEUE_FINISHED]);
       writeLaunch(nextExtendLaunch(), COUNTERS.queueCount[nextExtensionQueue()]);
       steps.s[step].extensionRays += uint64_t(COUNTERS.queueCount[currentExtensionQueue()]);
       steps.s[step].shadowRays += uint64_t(rays);

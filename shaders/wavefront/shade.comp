@@ -3,8 +3,8 @@
 // shade: what the megakernel does at a vertex, by the same functions (common/path.glsl):
 // escaped rays take the environment; hits take emission with MIS, a light sample (pushed to
 // the shadow queue), a BSDF sample and Russian roulette. Continuing paths go to the next
-// extension queue; ended ones go to the film, or to the finished queue while their last light
-// sample is in flight.
+// extension queue; ended ones go to the film (where the pass owns its pixels) or to the finished
+// queue.
 #define WAVEFRONT
 #include "wavefront/state.glsl"
 
@@ -34,10 +34,13 @@ void main() {
     alive = pathHit(path, SurfaceHit(record.t, record.instance, record.geometry, record.primitive, record.barycentrics),
                     shadow);
   }
-  // The path moves to the next extension queue (or stays in its slot). An ended path commits its
-  // sample to the film here, unless its last light sample is still to be traced: then it waits in
-  // the finished queue, and shadow commits it.
-  bool pending = !alive && shadow.requested;
+  // The path moves to the next extension queue (or stays in its slot). An ended path's sample
+  // goes into the film where its radiance is final, with plain stores, where the pass owns its
+  // pixels: here, or in shadow after its last light sample. Where the film needs atomics they wait
+  // for accumulate, which runs them coherently (inline in shade they doubled its time on the
+  // Cornell boxes: docs/DESIGN.md); the path waits in the finished queue.
+  bool commitHere = WAVEFRONT_PARAMS.pixelsOwned != 0u;
+  bool pending = !alive && (shadow.requested || !commitHere);
   uint target = 0u;
   if (alive || pending) target = queuePush(alive ? nextExtensionQueue() : QUEUE_FINISHED, index, 1u << queue);
   if (alive) {

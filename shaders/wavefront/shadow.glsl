@@ -1,7 +1,7 @@
 // shadow: any-hit visibility of every light sample in the shadow queue; an unblocked one adds
-// its contribution to its path's radiance, where shade left the path. A path that ended at this
-// vertex (in the finished queue) then commits its sample to the film: the megakernel's last
-// film write, so no accumulate launch follows.
+// its contribution to its path's radiance, where shade left the path. Where the pass owns its
+// pixels, a path that ended at this vertex (in the finished queue) then commits its sample to the
+// film with plain stores; elsewhere accumulate commits it after.
 #define WAVEFRONT
 #include "wavefront/state.glsl"
 #include "trace/trace.glsl"
@@ -13,16 +13,18 @@ void shadow() {
                            FloatBuffer(SHADOW_ARRAYS.tMax).f[index]);
   uint target = UintBuffer(SHADOW_ARRAYS.target).u[index];
   uint position = target & ~SHADOW_TARGET_FINISHED;
-  bool finished = (target & SHADOW_TARGET_FINISHED) != 0u;
-  if (finished) {
-    vec3 radiance = Vec3Buffer(FINISHED_ARRAYS.radiance).v[position];
-    if (visible) radiance += Vec3Buffer(SHADOW_ARRAYS.contribution).v[index];
-    commitPathSample(radiance, UintBuffer(FINISHED_ARRAYS.pixel).u[position]);
+  bool commit = (target & SHADOW_TARGET_FINISHED) != 0u && WAVEFRONT_PARAMS.pixelsOwned != 0u;
+  Vec3Buffer radiance = Vec3Buffer((target & SHADOW_TARGET_FINISHED) != 0u ? FINISHED_ARRAYS.radiance
+                                                                           : PATHS(nextPathArrays()).radiance);
+  if (commit) {
+    vec3 sum = radiance.v[position];
+    if (visible) sum += Vec3Buffer(SHADOW_ARRAYS.contribution).v[index];
+    commitPathSample(sum, UintBuffer(FINISHED_ARRAYS.pixel).u[position]);
   } else if (visible) {
-    Vec3Buffer(PATHS(nextPathArrays()).radiance).v[position] += Vec3Buffer(SHADOW_ARRAYS.contribution).v[index];
+    radiance.v[position] += Vec3Buffer(SHADOW_ARRAYS.contribution).v[index];
   }
   // Without compaction the slot is the path's: free once its sample is in the film.
   if (!COMPACTION)
-    setMembership(index, finished ? MEMBER_FREE : 0u,
-                  finished ? (1u << QUEUE_SHADOW) | (1u << QUEUE_FINISHED) : 1u << QUEUE_SHADOW);
+    setMembership(index, commit ? MEMBER_FREE : 0u,
+                  commit ? (1u << QUEUE_SHADOW) | (1u << QUEUE_FINISHED) : 1u << QUEUE_SHADOW);
 }

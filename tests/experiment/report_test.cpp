@@ -237,11 +237,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   const json& traffic = wavefront["memory_traffic"];
   EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["bytes_per_frame"].get<double>(), 2000.0 * 48);
   EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["gb_per_s"].get<double>(), 2000.0 * 48 / 0.006 * 1e-9);
-  // ... and, per path started, its sample into the film (sums and count, 40 bytes), made by shade
-  // or, after a path's last light sample, by shadow: no accumulate stage.
-  EXPECT_DOUBLE_EQ(traffic["stages"]["shade"]["bytes_per_frame"].get<double>(),
-                   2000.0 * 152 + 1000.0 * 44 + 1000.0 * 40);
-  EXPECT_FALSE(traffic["stages"].contains("accumulate"));
+  EXPECT_DOUBLE_EQ(traffic["stages"]["shade"]["bytes_per_frame"].get<double>(), 2000.0 * 152 + 1000.0 * 44);
   EXPECT_TRUE(traffic["stages"]["extend"]["fraction_of_peak"].is_null());
   EXPECT_TRUE(traffic["peak_gb_per_s"].is_null());
   EXPECT_FALSE(ok.contains("memory_traffic")) << "the megakernel keeps its state in registers";

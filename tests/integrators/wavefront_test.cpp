@@ -157,7 +157,7 @@ TEST_F(WavefrontTest, LivePathsPerBounceNeverIncreaseAndSumToTheFrame) {
     EXPECT_EQ(extension, reference.work.extensionRays) << "an independent count: the megakernel's, per pixel";
     EXPECT_EQ(shadow, reference.work.shadowRays);
     // Each stage is timed at each bounce.
-    for (Stage stage : {Stage::Extend, Stage::Shade, Stage::Shadow}) {
+    for (Stage stage : {Stage::Extend, Stage::Shade, Stage::Shadow, Stage::Accumulate}) {
       std::vector<bool> seen(settings.maxDepth, false);
       for (const auto& timing : frame.stages)
         if (timing.stage == stage) seen.at(timing.step) = true;
@@ -296,7 +296,8 @@ TEST_F(WavefrontTest, DefaultPoolFillsTheDeviceWithinTheFrameAndTheBudget) {
 
 // Launches are counted in every frame; timing: frame keeps them and the frame's time but writes
 // no stage timestamps. The depth schedule's launches: generate and its prepare once a pass, then
-// extend, shade, prepare and shadow each bounce (shade and shadow write the film: no accumulate).
+// extend, shade, prepare, shadow and accumulate each bounce; where the pass owns its pixels (one
+// sample a pixel), shade and shadow write the film and accumulate does not run.
 TEST_F(WavefrontTest, FrameTimingCountsTheSameLaunchesWithoutStageRows) {
   const SceneData scene = loadScene("builtin:cornell");
   const GpuScene gpuScene(*context, scene, allBvhLayouts);
@@ -316,8 +317,7 @@ TEST_F(WavefrontTest, FrameTimingCountsTheSameLaunchesWithoutStageRows) {
       stagedMs.push_back(staged.gpuMs);
       frameOnlyMs.push_back(timedOnce.gpuMs);
     }
-    EXPECT_EQ(staged.launches, 2u + 4u * settings.maxDepth) << backendName(backend) << ": one pass";
-    for (const auto& timing : staged.stages) EXPECT_NE(timing.stage, Stage::Accumulate) << backendName(backend);
+    EXPECT_EQ(staged.launches, 2u + 5u * settings.maxDepth) << backendName(backend) << ": one pass";
     EXPECT_FALSE(staged.stages.empty()) << backendName(backend);
     EXPECT_TRUE(timedOnce.stages.empty()) << backendName(backend);
     EXPECT_EQ(timedOnce.launches, staged.launches) << backendName(backend);
@@ -339,6 +339,26 @@ TEST_F(WavefrontTest, FrameTimingCountsTheSameLaunchesWithoutStageRows) {
   EXPECT_TRUE(frame.stages.empty());
 }
 
+// One sample a pixel: the pass owns its pixels, so shade and shadow put each ended path's sample
+// into the film with plain stores and no accumulate runs (4 launches a bounce); the image and the
+// ray counts are the megakernel's.
+TEST_F(WavefrontTest, APassThatOwnsItsPixelsWritesTheFilmWithoutAccumulate) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
+  RenderSettings settings = smallSettings(32, 1, 6);
+  settings.camera = scene.defaultCamera();
+  const FrameResult reference = render(gpuScene, settings, Backend::RayQuery, IntegratorKind::Megakernel);
+  for (bool compaction : {true, false}) {
+    settings.wavefront.compaction = compaction;
+    const FrameResult frame = render(gpuScene, settings, Backend::RayQuery);
+    EXPECT_EQ(frame.launches, 2u + 4u * settings.maxDepth) << "compaction " << compaction;
+    for (const auto& timing : frame.stages) EXPECT_NE(timing.stage, Stage::Accumulate);
+    EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays);
+    EXPECT_EQ(frame.work.shadowRays, reference.work.shadowRays);
+    expectAgree(reference, frame, 1e-6, "one sample a pixel, committed by shade and shadow");
+  }
+}
+
 // A persistent pool that holds the whole frame has drained after max_depth iterations: it runs
 // exactly those, with no host check before, rather than whole chunks of poolCheckInterval.
 TEST_F(WavefrontTest, PoolThatHoldsTheFrameRunsMaxDepthIterations) {
@@ -349,8 +369,8 @@ TEST_F(WavefrontTest, PoolThatHoldsTheFrameRunsMaxDepthIterations) {
   settings.wavefront.schedule = WavefrontSchedule::Pool;
   const FrameResult reference = render(gpuScene, settings, Backend::RayQuery, IntegratorKind::Megakernel);
   const FrameResult frame = render(gpuScene, settings, Backend::RayQuery);
-  // Each iteration: prepare, generate, extend, shade, prepare, shadow.
-  EXPECT_EQ(frame.launches, 6u * settings.maxDepth);
+  // Each iteration: prepare, generate, extend, shade, prepare, shadow, accumulate.
+  EXPECT_EQ(frame.launches, 7u * settings.maxDepth);
   EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays);
   expectAgree(reference, frame, 0.005, "a pool of the whole frame");
 }
