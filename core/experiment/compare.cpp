@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "core/experiment/report.h"
+#include "core/number_range.h"
 
 namespace ptbench {
 namespace {
@@ -73,6 +74,9 @@ struct Tally {
 
 }  // namespace
 
+// A slowdown of 0 would call every run's noise a regression; one of 10x is no threshold.
+constexpr NumberRange thresholdRange{0, 10, true};
+
 double parseThreshold(const std::string& text) {
   try {
     size_t used = 0;
@@ -81,10 +85,11 @@ double parseThreshold(const std::string& text) {
       value /= 100.0;
     else if (used != text.size())
       throw std::invalid_argument(text);
-    if (!std::isfinite(value) || value <= 0 || value >= 10) throw std::invalid_argument(text);
+    if (!thresholdRange.contains(value)) throw std::invalid_argument(text);
     return value;
   } catch (const std::logic_error&) {
-    throw UserError("--threshold " + text + ": expected a positive fraction or percentage, such as 0.03 or 3%");
+    throw UserError("--threshold " + text + ": expected a fraction or percentage, " + thresholdRange.text() +
+                    " (1000%), such as 0.03 or 3%");
   }
 }
 
