@@ -194,11 +194,21 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
   command->add_option("--out", options->out, "the folder of the merged report.json, report.csv, config.json and images")
       ->required();
   command->callback([options] {
+    const fs::path out = options->out;
+    // The merged report.json, report.csv and images would replace those of an input in its own
+    // folder, before the input is read in full: refuse it.
+    for (const std::string& path : options->reports) {
+      const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+      std::error_code missing;  // out, or the input's folder, does not exist
+      if (fs::equivalent(folder, out, missing) && !missing)
+        throw UserError("--out " + out.string() + ": holds the input " + path +
+                        ", which the merged report would replace; give a folder that holds none of the inputs, "
+                        "such as one beside it");
+    }
     std::vector<ShardReport> shards;
     for (const std::string& path : options->reports)
       shards.push_back({readReport(path, 1), fs::path(path).parent_path()});
     const MergedReport merged = mergeReports(shards);
-    const fs::path out = options->out;
     std::error_code error;
     fs::create_directories(out, error);
     if (error) throw UserError("--out " + out.string() + ": cannot create the folder: " + error.message());

@@ -451,6 +451,57 @@ TEST(RunCommand, AKilledSweepResumesAndShardsMergeIntoTheSameReport) {
   fs::remove_all(out);
 }
 
+// The two shards of a sweep of two tiny runs, made once for the merge tests, which doctor copies.
+class MergeCommand : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir = freshFolder("merge");
+    std::ofstream(dir / "sweep.json") << R"({"schema_version": 1, "name": "m", "scenes": ["builtin:cornell"],
+        "backends": ["software"], "width": 8, "height": 8, "spp": [1, 2], "max_depth": 2, "warmup": 0,
+        "repeats": 1, "images": false})";
+    for (const char* k : {"1", "2"}) {
+      const fs::path out = dir / (std::string("shard") + k);
+      const auto shard =
+          runPtbench("run " + (dir / "sweep.json").string() + " --quiet --shard " + k + "/2 --out " + out.string());
+      EXPECT_EQ(shard.exitCode, 0) << shard.all();
+      shardFolders.push_back(resultsFolder(out, "m"));
+    }
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir); }
+
+  // A copy of shard k's folder (0 or 1) under `name`, its report.json to change.
+  static fs::path copyOfShard(size_t k, const std::string& name) {
+    const fs::path copy = dir / name;
+    fs::remove_all(copy);
+    fs::copy(shardFolders.at(k), copy, fs::copy_options::recursive);
+    return copy;
+  }
+
+  static inline fs::path dir;
+  static inline std::vector<fs::path> shardFolders;
+};
+
+// Issue 27: `merge A.json B.json --out DIR`, DIR being A's folder, replaced A's report.
+TEST_F(MergeCommand, RefusesAnOutputFolderThatHoldsAnInput) {
+  const fs::path a = copyOfShard(0, "a"), b = copyOfShard(1, "b");
+  const std::string before = readJson(a / "report.json").dump();
+  const auto result =
+      runPtbench("merge " + (a / "report.json").string() + " " + (b / "report.json").string() + " --out " + a.string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  EXPECT_NE(result.err.find("--out " + a.string() + ": holds the input " + (a / "report.json").string()),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(readJson(a / "report.json").dump(), before) << "the input is left as it was";
+  // The same folder by another name (relative, with a trailing slash), and the second input's.
+  const auto relative = runPtbench("merge a/report.json b/report.json --out ./b/", "", dir.string());
+  EXPECT_EQ(relative.exitCode, 1) << relative.all();
+  EXPECT_NE(relative.err.find("holds the input b/report.json"), std::string::npos) << relative.err;
+  // Beside them, the merge is written.
+  const auto beside = runPtbench("merge a/report.json b/report.json --out merged", "", dir.string());
+  EXPECT_EQ(beside.exitCode, 0) << beside.all();
+  EXPECT_EQ(readJson(dir / "merged" / "report.json")["runs"].size(), 2u);
+}
+
 // Ctrl-C (and SIGTERM) stop the sweep after the current frame: the report keeps every finished
 // run, marks the rest interrupted and itself incomplete, the CSV stays rectangular, nothing
 // temporary is left, and the exit code is the shell's 128 + signal.
