@@ -31,9 +31,11 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
       "Runs are matched by their parameters (scene, integrator and options, backend and its options, size, spp, "
       "depths, seed, sampler, counters), never by their place or id. Each gets a verdict: REGRESSED (slower by more "
       "than the threshold and by more than twice the two runs' combined noise, sqrt(cv^2 + cv^2)), faster, same, "
-      "noisy (slower by more than the threshold, within the noise) or missing (absent, failed or interrupted on one "
-      "side). The last line is 'compare: verdict OK|REGRESSION|UNDECIDED (...)'. Exit 0: no regression; 1: a "
-      "regression; 2: undecided (a run missing or noisy, or a report that cannot be read).");
+      "noisy (slower by more than the threshold, within the noise), unsure (faster or slower by more than the "
+      "threshold, but a side has fewer than 3 frames: no noise estimate) or missing (absent, failed or interrupted on "
+      "one side). The last line is 'compare: verdict OK|REGRESSION|UNDECIDED (...)'. Exit 0: no regression; 1: a "
+      "regression; 2: undecided (a run missing, noisy or unsure, a report without runs: nothing to compare, or a "
+      "report that cannot be read).");
   struct Options {
     std::string base, next, threshold = "3%", metric = "median";
     bool runsOnly = false;

@@ -185,6 +185,9 @@ void addSummaryCommand(CLI::App& app, const GlobalOptions&) {
 void addMergeCommand(CLI::App& app, const GlobalOptions&) {
   auto* command =
       app.add_subcommand("merge", "Merge the reports of a sweep's shards (run --shard K/N) into one report");
+  command->footer(
+      "Exit 0: every run of the sweep is in the merged report; 1: runs are missing (in no shard) or interrupted, "
+      "each named, or a mistake (other configs or builds, an --out folder that holds one of the reports).");
   struct Options {
     std::vector<std::string> reports;
     std::string out;
@@ -221,7 +224,7 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
     for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);
     std::cout << reportSummary(merged.report, SummaryFormat::Table);
     spdlog::info("merged {} report(s), {} run(s), into {}", shards.size(), merged.report["runs"].size(), out.string());
-    if (merged.missingRuns > 0) throw CLI::RuntimeError(1);
+    if (merged.missingRuns > 0 || merged.interruptedRuns > 0) throw CLI::RuntimeError(1);
   });
 }
 

@@ -502,6 +502,44 @@ TEST_F(MergeCommand, RefusesAnOutputFolderThatHoldsAnInput) {
   EXPECT_EQ(readJson(dir / "merged" / "report.json")["runs"].size(), 2u);
 }
 
+// Issue 31: a merge of a shard with an interrupted run exited 0 without a word; the README says
+// 1 when runs are missing. Interrupted runs and sweep entries no shard ran are named, exit 1.
+TEST_F(MergeCommand, InterruptedAndMissingRunsAreNamedAndExit1) {
+  const fs::path a = copyOfShard(0, "interrupted-a"), b = copyOfShard(1, "interrupted-b");
+  json report = readJson(b / "report.json");
+  ASSERT_EQ(report["runs"].size(), 1u);
+  json& run = report["runs"][0];
+  run = {{"id", run["id"]},
+         {"sweep_index", run["sweep_index"]},
+         {"variant", run["variant"]},
+         {"status", "interrupted"},
+         {"parameters", run["parameters"]}};
+  report["complete"] = false;
+  std::ofstream(b / "report.json") << report.dump(2);
+  const auto merged = runPtbench("merge " + (a / "report.json").string() + " " + (b / "report.json").string() +
+                                 " --out " + (dir / "interrupted-merged").string());
+  EXPECT_EQ(merged.exitCode, 1) << merged.all();
+  const json out = readJson(dir / "interrupted-merged" / "report.json");
+  EXPECT_EQ(out["complete"], false);
+  std::string id;
+  for (const auto& r : out["runs"])
+    if (r["status"] == "interrupted") id = r["id"];
+  ASSERT_FALSE(id.empty()) << out.dump(2);
+  EXPECT_NE(merged.err.find("1 run(s) were interrupted before they ran: " + id + " (scene=builtin:cornell"),
+            std::string::npos)
+      << merged.err;
+  EXPECT_NE(merged.err.find("run --resume"), std::string::npos) << merged.err;
+
+  // The sweep entry of the shard left out is named.
+  const size_t entry = readJson(shardFolders[1] / "report.json")["sweep"]["specs"][0];
+  const auto partial = runPtbench("merge " + (a / "report.json").string() + " --out " + (dir / "partial").string());
+  EXPECT_EQ(partial.exitCode, 1) << partial.all();
+  EXPECT_NE(partial.err.find("1 of the sweep's 2 runs (before backends are resolved) are in no shard (sweep entries " +
+                             std::to_string(entry) + ")"),
+            std::string::npos)
+      << partial.err;
+}
+
 // Ctrl-C (and SIGTERM) stop the sweep after the current frame: the report keeps every finished
 // run, marks the rest interrupted and itself incomplete, the CSV stays rectangular, nothing
 // temporary is left, and the exit code is the shell's 128 + signal.
