@@ -9,18 +9,25 @@
 #include "cli/options.h"
 #include "core/errors.h"
 #include "core/experiment/config.h"
+#include "core/experiment/report.h"
 
 namespace ptbench::cli {
 
-nlohmann::json readReport(const std::string& path, int exitCode) {
+nlohmann::json readReport(const std::string& path, int exitCode, int malformedExitCode) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
     throw UserError(path + ": is a folder; give its report.json", exitCode);
   std::ifstream in(path);
   if (!in) throw UserError(path + ": cannot read the report", exitCode);
-  nlohmann::json report = parseJsonRefusingDuplicateKeys(in, path, exitCode);
+  nlohmann::json report = parseJsonRefusingDuplicateKeys(in, path, malformedExitCode);
   if (!report.is_object() || !report.contains("runs") || !report["runs"].is_array())
-    throw UserError(path + ": not a ptbench report (no \"runs\" list)", exitCode);
+    throw UserError(path + ": not a ptbench report (no \"runs\" list)", malformedExitCode);
+  return report;
+}
+
+nlohmann::json readCheckedReport(const std::string& path) {
+  nlohmann::json report = readReport(path, 1, exitReportMalformed);
+  checkReport(report, path);
   return report;
 }
 
@@ -51,8 +58,8 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
     CompareOptions compareOptions{.metric = options->metric, .runsOnly = options->runsOnly};
     try {
       compareOptions.threshold = parseThreshold(options->threshold);
-      const auto base = readReport(options->base, compareExitUndecided);
-      const auto next = readReport(options->next, compareExitUndecided);
+      const auto base = readReport(options->base, compareExitUndecided, compareExitUndecided);
+      const auto next = readReport(options->next, compareExitUndecided, compareExitUndecided);
       CompareResult result;
       try {
         result = compareReports(base, next, compareOptions);

@@ -46,8 +46,12 @@ void addSummaryCommand(CLI::App& app, const GlobalOptions& global);
 void addReferenceCommand(CLI::App& app, const GlobalOptions& global);
 void addMergeCommand(CLI::App& app, const GlobalOptions& global);
 
-// A report.json that `run` wrote, parsed; a UserError with `exitCode` naming the file when it
-// cannot be read, is not JSON or is no report (cli/compare.cpp).
-nlohmann::json readReport(const std::string& path, int exitCode);
+// A report.json that `run` wrote, parsed; a UserError naming the file with `exitCode` when it
+// cannot be read, with `malformedExitCode` when it is not JSON or no report (cli/compare.cpp).
+nlohmann::json readReport(const std::string& path, int exitCode, int malformedExitCode);
+// readReport for summary, merge and run --resume: exit 1 when unreadable, and 65
+// (exitReportMalformed) naming the file and the field when it is no report or a malformed one
+// (checkReport).
+nlohmann::json readCheckedReport(const std::string& path);
 
 }  // namespace ptbench::cli

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -538,6 +539,44 @@ TEST_F(MergeCommand, InterruptedAndMissingRunsAreNamedAndExit1) {
                              std::to_string(entry) + ")"),
             std::string::npos)
       << partial.err;
+}
+
+// Issue 31: a report with malformed runs gave "internal error" (exit 70, the JSON library's
+// words) from summary, merge and run --resume; it is exit 65 naming the file and the field.
+TEST_F(MergeCommand, AMalformedReportIsExit65NamingTheFileAndTheField) {
+  const std::vector<std::tuple<std::string, std::function<void(json&)>, std::string>> cases = {
+      {"a median that is a word", [](json& r) { r["runs"][0]["frame_gpu_ms"]["median"] = "fast"; },
+       "/runs/0/frame_gpu_ms/median: expected a number, got \"fast\""},
+      {"a run without parameters", [](json& r) { r["runs"][0].erase("parameters"); },
+       "/runs/0/parameters: expected an object, and found none"},
+      {"a width that is a list", [](json& r) { r["runs"][0]["parameters"]["width"] = json::array(); },
+       "/runs/0/parameters/width: expected a non-negative integer, got []"},
+      {"a run that is a number", [](json& r) { r["runs"][0] = 5; }, "/runs/0: expected a run, an object"},
+      {"an unknown status", [](json& r) { r["runs"][0]["status"] = "done"; },
+       "/runs/0/status: expected ok, error or interrupted"},
+      {"a stage without a name", [](json& r) { r["runs"][0]["stages"][0].erase("name"); },
+       "/runs/0/stages/0/name: expected a string"},
+      {"shard entries that are words", [](json& r) { r["sweep"]["specs"] = json::array({"one"}); },
+       "/sweep/specs/0: expected a non-negative integer"},
+  };
+  const fs::path b = shardFolders[1] / "report.json";
+  for (const auto& [what, doctor, field] : cases) {
+    const fs::path folder = copyOfShard(0, "malformed");
+    json report = readJson(folder / "report.json");
+    doctor(report);
+    std::ofstream(folder / "report.json") << report.dump(2);
+    const std::string file = (folder / "report.json").string();
+    for (const std::string& command :
+         {"summary " + file, "merge " + file + " " + b.string() + " --out " + (dir / "malformed-merged").string(),
+          "run --resume " + folder.string()}) {
+      const auto result = runPtbench(command);
+      EXPECT_EQ(result.exitCode, 65) << what << ": " << command << "\n" << result.all();
+      EXPECT_NE(result.err.find(file + ": " + field), std::string::npos) << what << ": " << command << "\n"
+                                                                         << result.err;
+      EXPECT_EQ(result.err.find("internal error"), std::string::npos) << what << ": " << command;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir / "malformed-merged")) << "nothing merged";
 }
 
 // Ctrl-C (and SIGTERM) stop the sweep after the current frame: the report keeps every finished
