@@ -9,18 +9,25 @@
 #include "cli/options.h"
 #include "core/errors.h"
 #include "core/experiment/config.h"
+#include "core/experiment/report.h"
 
 namespace ptbench::cli {
 
-nlohmann::json readReport(const std::string& path, int exitCode) {
+nlohmann::json readReport(const std::string& path, int exitCode, int malformedExitCode) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
     throw UserError(path + ": is a folder; give its report.json", exitCode);
   std::ifstream in(path);
   if (!in) throw UserError(path + ": cannot read the report", exitCode);
-  nlohmann::json report = parseJsonRefusingDuplicateKeys(in, path, exitCode);
+  nlohmann::json report = parseJsonRefusingDuplicateKeys(in, path, malformedExitCode);
   if (!report.is_object() || !report.contains("runs") || !report["runs"].is_array())
-    throw UserError(path + ": not a ptbench report (no \"runs\" list)", exitCode);
+    throw UserError(path + ": not a ptbench report (no \"runs\" list)", malformedExitCode);
+  return report;
+}
+
+nlohmann::json readCheckedReport(const std::string& path) {
+  nlohmann::json report = readReport(path, 1, exitReportMalformed);
+  checkReport(report, path);
   return report;
 }
 
@@ -31,9 +38,11 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
       "Runs are matched by their parameters (scene, integrator and options, backend and its options, size, spp, "
       "depths, seed, sampler, counters), never by their place or id. Each gets a verdict: REGRESSED (slower by more "
       "than the threshold and by more than twice the two runs' combined noise, sqrt(cv^2 + cv^2)), faster, same, "
-      "noisy (slower by more than the threshold, within the noise) or missing (absent, failed or interrupted on one "
-      "side). The last line is 'compare: verdict OK|REGRESSION|UNDECIDED (...)'. Exit 0: no regression; 1: a "
-      "regression; 2: undecided (a run missing or noisy, or a report that cannot be read).");
+      "noisy (slower by more than the threshold, within the noise), unsure (faster or slower by more than the "
+      "threshold, but a side has fewer than 3 frames: no noise estimate) or missing (absent, failed or interrupted on "
+      "one side). The last line is 'compare: verdict OK|REGRESSION|UNDECIDED (...)'. Exit 0: no regression; 1: a "
+      "regression; 2: undecided (a run missing, noisy or unsure, a report without runs: nothing to compare, or a "
+      "report that cannot be read).");
   struct Options {
     std::string base, next, threshold = "3%", metric = "median";
     bool runsOnly = false;
@@ -49,8 +58,8 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
     CompareOptions compareOptions{.metric = options->metric, .runsOnly = options->runsOnly};
     try {
       compareOptions.threshold = parseThreshold(options->threshold);
-      const auto base = readReport(options->base, compareExitUndecided);
-      const auto next = readReport(options->next, compareExitUndecided);
+      const auto base = readReport(options->base, compareExitUndecided, compareExitUndecided);
+      const auto next = readReport(options->next, compareExitUndecided, compareExitUndecided);
       CompareResult result;
       try {
         result = compareReports(base, next, compareOptions);

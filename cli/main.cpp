@@ -49,7 +49,7 @@ int runCommandLine(int argc, char** argv) {
   app.add_option("--gpu-timeout", global.gpuTimeoutSeconds,
                  "Seconds one GPU submission (about one frame) may run before the GPU is given up as hung; 0: "
                  "no limit")
-      ->check(CLI::NonNegativeNumber)
+      ->check(cli::numberIn(cli::gpuTimeoutRange, "seconds (0: no limit)"))
       ->capture_default_str();
   app.add_flag("-v,--verbose", global.verbose, "Log more");
   app.parse_complete_callback([&] {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -47,6 +48,10 @@ struct RenderOptions {
   bool reference = false;                      // `reference`: the megakernel, frames averaged, untimed
   uint32_t samplesPerReferenceFrame = 64;
 };
+
+// Coordinates and radiances: any finite float (a double beyond that range would be a float's infinity).
+constexpr NumberRange coordinateRange{-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+constexpr NumberRange radianceRange{0, std::numeric_limits<float>::max()};
 
 Vec3 toVec3(const std::vector<float>& v) {
   return {v[0], v[1], v[2]};
@@ -103,12 +108,6 @@ void render(const GlobalOptions& global, RenderOptions options) {
       throw UserError("--out-variance " + options.varianceOutput + ": a linear image; use .exr or .pfm");
     requireOutputFolder(options.varianceOutput, "--out-variance");
   }
-  for (const auto& [flag, values] :
-       {std::pair<const char*, const std::vector<float>*>{"--camera-position", &options.cameraPosition},
-        {"--camera-target", &options.cameraTarget},
-        {"--camera-up", &options.cameraUp}})
-    for (float value : *values)
-      if (!std::isfinite(value)) throw UserError(std::string(flag) + ": " + std::to_string(value) + " is not finite");
   // --env is a constant R,G,B when it reads as three numbers, else an environment map's file.
   std::optional<Vec3> constantEnvironment;
   if (!options.environment.empty()) {
@@ -125,20 +124,15 @@ void render(const GlobalOptions& global, RenderOptions options) {
     }
     if (rgb.size() == 3) {
       for (float value : rgb)
-        if (!std::isfinite(value) || value < 0)
+        if (!radianceRange.contains(value))
           throw UserError("--env " + options.environment + ": a constant radiance takes finite, non-negative numbers");
       constantEnvironment = toVec3(rgb);
     }
   }
-  if (!std::isfinite(options.environmentIntensity) || options.environmentIntensity < 0)
-    throw UserError("--env-intensity: expected a finite, non-negative scale");
-  if (!std::isfinite(options.environmentRotation)) throw UserError("--env-rotation: expected degrees about +Y");
   if (options.environmentSampling == "uniform" && (options.environment.empty() || constantEnvironment))
     throw UserError("--env-sampling uniform: samples an environment map; give one with --env FILE.hdr");
   if (options.materialCost != defaultCarPaintCost && options.materialOverride.empty())
     throw UserError("--material-cost: the cost of the car paint that --material-override makes; give that too");
-  if (std::isnan(options.fov) || options.fov < 0 || options.fov >= 180)
-    throw UserError("--fov: expected a vertical field of view in degrees, more than 0 and less than 180");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
   options.settings.simtCounters = options.counters == "simt";
   options.settings.stageTimestamps = options.timing == "stages";
@@ -315,7 +309,9 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
   command->add_option("--rr-depth", options->settings.rrDepth, "Russian roulette from this segment on")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
-  command->add_option("--seed", options->settings.seed, "seed of the sample stream")->capture_default_str();
+  command->add_option("--seed", options->settings.seed, "seed of the sample stream")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 0xffffffffu));
   command->add_option("--sampler", options->sampler, "halton (with Cranley-Patterson rotation) or pcg")
       ->capture_default_str()
       ->check(CLI::IsMember({"halton", "pcg"}));
@@ -336,9 +332,11 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
   command->add_option("--env", options->environment,
                       "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map");
   command->add_option("--env-intensity", options->environmentIntensity, "scales the environment map's radiance")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(numberIn(environmentIntensityRange, "a non-negative scale of the map's radiance"));
   command->add_option("--env-rotation", options->environmentRotation, "turns the environment map about +Y, degrees")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(numberIn(environmentRotationRange, "degrees about +Y"));
   command
       ->add_option("--env-sampling", options->environmentSampling,
                    "how light samples choose the map's directions: importance (by luminance) or uniform (the baseline)")
@@ -352,19 +350,25 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
           "the car paint's noise octaves (its shading cost), 0 to " + std::to_string(gpu::CAR_PAINT_MAX_OCTAVES))
       ->capture_default_str()
       ->check(CLI::Range(0u, gpu::CAR_PAINT_MAX_OCTAVES));
-  command->add_option("--camera-position", options->cameraPosition, "x,y,z")->delimiter(',')->expected(3);
-  command->add_option("--camera-target", options->cameraTarget, "x,y,z")->delimiter(',')->expected(3);
-  command->add_option("--camera-up", options->cameraUp, "x,y,z")->delimiter(',')->expected(3);
-  command->add_option("--fov", options->fov, "vertical field of view in degrees")->check(CLI::Range(0.1f, 179.0f));
+  for (const auto& [flag, coordinates] :
+       {std::pair{"--camera-position", &options->cameraPosition}, std::pair{"--camera-target", &options->cameraTarget},
+        std::pair{"--camera-up", &options->cameraUp}})
+    command->add_option(flag, *coordinates, "x,y,z")
+        ->delimiter(',')
+        ->expected(3)
+        ->check(numberIn(coordinateRange, "x,y,z, each a float"));
+  command->add_option("--fov", options->fov, "vertical field of view in degrees")
+      ->check(numberIn(fovRange, "a vertical field of view in degrees"));
   command->add_option("--aperture", options->aperture, "a thin lens's diameter in scene units (default 0: a pinhole)")
-      ->check(CLI::Range(0.0f, 1e30f));
+      ->check(numberIn(lensLengthRange, "a lens diameter in scene units"));
   command
       ->add_option("--focus-distance", options->focusDistance,
                    "distance of the plane in focus along the view (default: the camera target's)")
-      ->check(CLI::Range(0.0f, 1e30f));
+      ->check(numberIn(lensLengthRange, "a distance in scene units"));
   command
       ->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(numberIn(exposureRange, "stops"));
   if (reference) {
     command->add_option("--out", options->outputs, "the reference: .exr or .pfm (linear), and .png to look at it")
         ->required();

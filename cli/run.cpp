@@ -96,7 +96,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
     if (!options.config.empty() || !options.overrides.empty() || !options.shard.empty() || !options.out.empty())
       throw UserError("--resume " + options.resume +
                       ": continues that folder's sweep with its own config; give no config, --set, --shard or --out");
-    previous = readReport((fs::path(options.resume) / "report.json").string(), 1);
+    previous = readCheckedReport((fs::path(options.resume) / "report.json").string());
     if (!previous.contains("config") || !previous.contains("config_file") || !previous.contains("sweep"))
       throw UserError("--resume " + options.resume + ": its report was written by a ptbench that cannot resume it");
     const json& recorded = previous["sweep"]["shard"];
@@ -172,19 +172,31 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
 
 void addSummaryCommand(CLI::App& app, const GlobalOptions&) {
   auto* command = app.add_subcommand("summary", "The summary table of a saved report, as text, Markdown or CSV");
+  command->footer("Exit 1: the report cannot be read; 65: it is no report or a malformed one, named with its field.");
   auto report = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("table");
   command->add_option("report", *report, "a report.json that `ptbench run` wrote")->required();
   command->add_option("--format", *format, "table (as `run` prints it), md (Markdown) or csv")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "md", "csv"}));
-  command->callback(
-      [report, format] { std::cout << reportSummary(readReport(*report, 1), *parseSummaryFormat(*format)); });
+  command->callback([report, format] {
+    const json parsed = readCheckedReport(*report);
+    try {
+      std::cout << reportSummary(parsed, *parseSummaryFormat(*format));
+    } catch (const json::exception& error) {  // a field checkReport does not know
+      throw UserError(*report + ": a field is missing or of the wrong type (" + error.what() + ")",
+                      exitReportMalformed);
+    }
+  });
 }
 
 void addMergeCommand(CLI::App& app, const GlobalOptions&) {
   auto* command =
       app.add_subcommand("merge", "Merge the reports of a sweep's shards (run --shard K/N) into one report");
+  command->footer(
+      "Exit 0: every run of the sweep is in the merged report; 1: runs are missing (in no shard) or interrupted, "
+      "each named, or a mistake (other configs or builds, an --out folder that holds one of the reports); 65: a "
+      "report that is no report or a malformed one, named with its field.");
   struct Options {
     std::vector<std::string> reports;
     std::string out;
@@ -194,11 +206,28 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
   command->add_option("--out", options->out, "the folder of the merged report.json, report.csv, config.json and images")
       ->required();
   command->callback([options] {
+    const fs::path out = options->out;
+    // The merged report.json, report.csv and images would replace those of an input in its own
+    // folder, before the input is read in full: refuse it.
+    for (const std::string& path : options->reports) {
+      const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+      std::error_code missing;  // out, or the input's folder, does not exist
+      if (fs::equivalent(folder, out, missing) && !missing)
+        throw UserError("--out " + out.string() + ": holds the input " + path +
+                        ", which the merged report would replace; give a folder that holds none of the inputs, "
+                        "such as one beside it");
+    }
     std::vector<ShardReport> shards;
     for (const std::string& path : options->reports)
-      shards.push_back({readReport(path, 1), fs::path(path).parent_path()});
-    const MergedReport merged = mergeReports(shards);
-    const fs::path out = options->out;
+      shards.push_back({readCheckedReport(path), fs::path(path).parent_path()});
+    MergedReport merged;
+    try {
+      merged = mergeReports(shards);
+    } catch (const json::exception& error) {  // a field checkReport does not know
+      throw UserError(
+          "a field of one of the reports is missing or of the wrong type (" + std::string(error.what()) + ")",
+          exitReportMalformed);
+    }
     std::error_code error;
     fs::create_directories(out, error);
     if (error) throw UserError("--out " + out.string() + ": cannot create the folder: " + error.message());
@@ -211,7 +240,7 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
     for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);
     std::cout << reportSummary(merged.report, SummaryFormat::Table);
     spdlog::info("merged {} report(s), {} run(s), into {}", shards.size(), merged.report["runs"].size(), out.string());
-    if (merged.missingRuns > 0) throw CLI::RuntimeError(1);
+    if (merged.missingRuns > 0 || merged.interruptedRuns > 0) throw CLI::RuntimeError(1);
   });
 }
 

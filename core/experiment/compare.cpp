@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "core/experiment/report.h"
+#include "core/number_range.h"
 
 namespace ptbench {
 namespace {
@@ -68,10 +69,24 @@ void addLine(std::string& table, const std::string& verdict, const std::string& 
 }
 
 struct Tally {
-  size_t runs = 0, same = 0, faster = 0, regressed = 0, noisy = 0, missing = 0;
+  size_t runs = 0, same = 0, faster = 0, regressed = 0, noisy = 0, unsure = 0, missing = 0;
 };
 
+// Fewer frames than this give no estimate of a run's noise (one frame's cv is 0): its time may
+// differ from another's by its noise alone, and the difference decides nothing.
+constexpr double framesForNoise = 3;
+
+// Whether a run's frame statistics estimate its noise; a report that gives no count is taken at
+// its word (its cv).
+bool hasNoiseEstimate(const json& run, const json& frame) {
+  const json& count = frame.contains("count") ? frame["count"] : run.contains("frames") ? run["frames"] : json();
+  return !count.is_number() || count.get<double>() >= framesForNoise;
+}
+
 }  // namespace
+
+// A slowdown of 0 would call every run's noise a regression; one of 10x is no threshold.
+constexpr NumberRange thresholdRange{0, 10, true};
 
 double parseThreshold(const std::string& text) {
   try {
@@ -81,10 +96,11 @@ double parseThreshold(const std::string& text) {
       value /= 100.0;
     else if (used != text.size())
       throw std::invalid_argument(text);
-    if (!std::isfinite(value) || value <= 0 || value >= 10) throw std::invalid_argument(text);
+    if (!thresholdRange.contains(value)) throw std::invalid_argument(text);
     return value;
   } catch (const std::logic_error&) {
-    throw UserError("--threshold " + text + ": expected a positive fraction or percentage, such as 0.03 or 3%");
+    throw UserError("--threshold " + text + ": expected a fraction or percentage, " + thresholdRange.text() +
+                    " (1000%), such as 0.03 or 3%");
   }
 }
 
@@ -102,8 +118,15 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
   if (options.metric != "median" && options.metric != "mean" && options.metric != "min")
     throw UserError("--metric " + options.metric + ": use median, mean or min");
 
-  const KeyedRuns baseRuns = keyedRuns(base), nextRuns = keyedRuns(next);
   CompareResult result;
+  // Reports without a run have nothing to judge: never "OK".
+  for (const auto& [report, side] : {std::pair{&base, "the base report"}, std::pair{&next, "the new report"}})
+    if (report->at("runs").empty()) {
+      result.exitCode = compareExitUndecided;
+      result.table = fmt::format("compare: verdict UNDECIDED (nothing to compare: {} has no run)\n", side);
+      return result;
+    }
+  const KeyedRuns baseRuns = keyedRuns(base), nextRuns = keyedRuns(next);
   Tally tally;
   std::string& table = result.table;
   addLine(table, "verdict", "stage", "base ms", "new ms", "ratio", "base cv", "new cv", "run");
@@ -133,10 +156,15 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     const double nextCv = nextFrame.value("cv", 0.0);
     const double combinedNoise = std::sqrt(baseCv * baseCv + nextCv * nextCv);
     const double change = b > 0 ? n / b - 1 : 0.0;
+    // Runs of fewer than 3 frames have no noise estimate: a difference between them beyond the
+    // threshold is "unsure" (undecided), faster or slower, never a regression.
+    const bool noiseKnown = hasNoiseEstimate(*baseRun, baseFrame) && hasNoiseEstimate(*nextRun, nextFrame);
     std::string verdict = "same";
     if (std::fabs(change) > options.threshold) {
       const bool beyondNoise = std::fabs(change) > 2 * combinedNoise;
-      if (change < 0)
+      if (!noiseKnown)
+        verdict = "unsure";
+      else if (change < 0)
         verdict = beyondNoise ? "faster" : "same";
       else
         verdict = beyondNoise ? "REGRESSED" : "noisy";
@@ -145,6 +173,7 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     if (verdict == "faster") ++tally.faster;
     if (verdict == "REGRESSED") ++tally.regressed;
     if (verdict == "noisy") ++tally.noisy;
+    if (verdict == "unsure") ++tally.unsure;
     addLine(table, verdict, "frame", milliseconds(b), milliseconds(n), ratio(b, n), noise(baseFrame), noise(nextFrame),
             key);
     if (options.runsOnly) continue;
@@ -198,12 +227,13 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
         "camera?) are matched by their order among themselves (#2, #3, ...)\n";
 
   // The line a CI log greps for: the verdict, and how many runs each verdict took.
-  const bool undecided = tally.noisy > 0 || tally.missing > 0 || tally.runs == 0;
+  const bool undecided = tally.noisy > 0 || tally.unsure > 0 || tally.missing > 0 || tally.runs == 0;
   result.exitCode = tally.regressed ? compareExitRegression : undecided ? compareExitUndecided : compareExitOk;
   std::string counts;
   for (const auto& [count, what] : {std::pair{tally.same, "same"},
                                     {tally.faster, "faster"},
                                     {tally.noisy, "noisy (slower, within the noise)"},
+                                    {tally.unsure, "unsure (fewer than 3 frames: no noise estimate)"},
                                     {tally.missing, "missing or failed on one side"}})
     if (count > 0) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, what);
   const char* verdict = tally.regressed ? "REGRESSION" : undecided ? "UNDECIDED" : "OK";

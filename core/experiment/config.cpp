@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/integrators/options.h"
+#include "core/number_range.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench {
@@ -14,6 +15,12 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+
+// The ranges of the config's own numbers (exposureRange and the scene entry's in number_range.h).
+constexpr NumberRange warmupSecondsRange{0, 600};
+constexpr NumberRange maxNoiseRange{0, 1, true};
+constexpr NumberRange runTimeoutRange{0, 86400, true};
+constexpr NumberRange targetRelmseRange{0, 1, true};
 
 const std::set<std::string> topLevelKeys = {
     "$schema",   "schema_version", "name",          "description", "output",         "device",
@@ -103,13 +110,22 @@ class Validator {
     return result;
   }
 
+  // One number within `range`, `what` saying what it measures. JSON has no NaN or infinity,
+  // but a double beyond a float's range would become one's infinity: ranges keep below that.
+  std::optional<double> number(const json& value, const std::string& pointer, const NumberRange& range,
+                               const std::string& what) {
+    if (!value.is_number() || !range.contains(value.get<double>())) {
+      error(pointer, "expected " + what + ", " + range.text() + ", got " + describe(value));
+      return std::nullopt;
+    }
+    return value.get<double>();
+  }
+
   // Three numbers a float holds (finite, within float range); with nonNegative, none below 0.
   std::optional<Vec3> vec3(const json& value, const std::string& pointer, bool nonNegative = false) {
-    auto fits = [&](const json& v) {
-      return v.is_number() && std::isfinite(v.get<double>()) &&
-             std::fabs(v.get<double>()) <= double(std::numeric_limits<float>::max()) &&
-             (!nonNegative || v.get<double>() >= 0);
-    };
+    const double largest = std::numeric_limits<float>::max();
+    const NumberRange range{nonNegative ? 0 : -largest, largest};
+    auto fits = [&](const json& v) { return v.is_number() && range.contains(v.get<double>()); };
     if (!value.is_array() || value.size() != 3 || !std::all_of(value.begin(), value.end(), fits)) {
       error(pointer, std::string("expected three ") + (nonNegative ? "non-negative " : "") +
                          "numbers [x, y, z] within float range, got " + describe(value));
@@ -215,20 +231,14 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
                                       " not found (relative paths resolve from the config's folder, then the "
                                       "current folder)");
           }
-          if (env.contains("intensity")) {
-            if (!env["intensity"].is_number() || !std::isfinite(env["intensity"].get<double>()) ||
-                env["intensity"].get<double>() < 0 || env["intensity"].get<double>() > 1e30)
-              v.error(at + "/intensity", "expected a finite, non-negative scale of the map's radiance");
-            else
-              map.intensity = env["intensity"].get<float>();
-          }
-          if (env.contains("rotation_deg")) {
-            if (!env["rotation_deg"].is_number() || !std::isfinite(env["rotation_deg"].get<double>()) ||
-                std::fabs(env["rotation_deg"].get<double>()) > 3600)
-              v.error(at + "/rotation_deg", "expected degrees about +Y, from -3600 to 3600");
-            else
-              map.rotationDegrees = env["rotation_deg"].get<float>();
-          }
+          if (env.contains("intensity"))
+            if (const auto intensity = v.number(env["intensity"], at + "/intensity", environmentIntensityRange,
+                                                "a non-negative scale of the map's radiance"))
+              map.intensity = float(*intensity);
+          if (env.contains("rotation_deg"))
+            if (const auto rotation =
+                    v.number(env["rotation_deg"], at + "/rotation_deg", environmentRotationRange, "degrees about +Y"))
+              map.rotationDegrees = float(*rotation);
           if (env.contains("sampling")) {
             if (env["sampling"] != "importance" && env["sampling"] != "uniform")
               v.error(at + "/sampling", "expected importance (by the map's luminance, the default) or uniform");
@@ -296,26 +306,21 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
           for (const auto& [key, field] :
                {std::pair{"aperture", &scene.aperture}, std::pair{"focus_distance", &scene.focusDistance}}) {
             if (!camera.contains(key)) continue;
-            const json& value = camera[key];
-            if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0 ||
-                value.get<double>() > 1e30)
-              v.error(at + "/" + key, std::string("expected a finite, non-negative length in scene units") +
-                                          (std::string(key) == "aperture" ? " (the lens's diameter; 0: a pinhole)"
-                                                                          : " (0: the target's distance)"));
-            else
-              *field = value.get<float>();
+            if (const auto length =
+                    v.number(camera[key], at + "/" + key, lensLengthRange,
+                             std::string("a length in scene units") + (std::string(key) == "aperture"
+                                                                           ? " (the lens's diameter; 0: a pinhole)"
+                                                                           : " (0: the target's distance)")))
+              *field = float(*length);
           }
           if (camera.contains("position")) scene.cameraPosition = v.vec3(camera["position"], at + "/position");
           if (camera.contains("target")) scene.cameraTarget = v.vec3(camera["target"], at + "/target");
           if (camera.contains("up")) scene.cameraUp = v.vec3(camera["up"], at + "/up");
           if (scene.cameraPosition && scene.cameraTarget && *scene.cameraPosition == *scene.cameraTarget)
             v.error(at + "/target", "the camera's target equals its position: it would look nowhere");
-          if (camera.contains("fov")) {
-            if (!camera["fov"].is_number() || camera["fov"].get<double>() <= 0 || camera["fov"].get<double>() >= 180)
-              v.error(at + "/fov", "expected a vertical field of view in degrees, between 0 and 180");
-            else
-              scene.fovDegrees = camera["fov"].get<float>();
-          }
+          if (camera.contains("fov"))
+            if (const auto fov = v.number(camera["fov"], at + "/fov", fovRange, "a vertical field of view in degrees"))
+              scene.fovDegrees = float(*fov);
         }
       }
     } else {
@@ -495,12 +500,9 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
     if (std::find(out.stageTimestamps.begin(), out.stageTimestamps.end(), name == "stages") ==
         out.stageTimestamps.end())
       out.stageTimestamps.push_back(name == "stages");
-  if (config.contains("exposure")) {
-    if (!config["exposure"].is_number())
-      v.error("/exposure", "expected a number of stops");
-    else
-      out.exposure = config["exposure"].get<float>();
-  }
+  if (config.contains("exposure"))
+    if (const auto stops = v.number(config["exposure"], "/exposure", exposureRange, "the PNG exposure in stops"))
+      out.exposure = float(*stops);
   if (config.contains("images")) {
     if (!config["images"].is_boolean())
       v.error("/images", "expected true or false");
@@ -546,38 +548,27 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
     }
   }
   out.warmup = v.integer(config, "warmup", 0, 1000, 1);
-  if (config.contains("warmup_seconds")) {
-    if (!config["warmup_seconds"].is_number() || !(config["warmup_seconds"].get<double>() >= 0) ||
-        config["warmup_seconds"].get<double>() > 600)
-      v.error("/warmup_seconds", "expected seconds of warm-up frames, from 0 to 600, e.g. 0.5");
-    else
-      out.warmupSeconds = config["warmup_seconds"];
-  }
+  if (config.contains("warmup_seconds"))
+    if (const auto seconds =
+            v.number(config["warmup_seconds"], "/warmup_seconds", warmupSecondsRange, "seconds of warm-up frames"))
+      out.warmupSeconds = *seconds;
   if (config.contains("repeats")) {
     out.repetition.repeats = v.integer(config, "repeats", 1, 100000, 1);
     for (const char* key : {"min_samples", "max_noise", "timeout"})
       if (config.contains(key)) v.error(std::string("/") + key, "give either repeats or min_samples/max_noise/timeout");
   }
   if (config.contains("min_samples")) out.repetition.minSamples = v.integer(config, "min_samples", 1, 100000, 5);
-  if (config.contains("max_noise")) {
-    if (!config["max_noise"].is_number() || config["max_noise"].get<double>() <= 0 ||
-        config["max_noise"].get<double>() > 1)
-      v.error("/max_noise", "expected the largest acceptable coefficient of variation, in (0, 1], e.g. 0.02");
-    else
-      out.repetition.maxNoise = config["max_noise"];
-  }
-  if (config.contains("timeout")) {
-    if (!config["timeout"].is_number() || config["timeout"].get<double>() <= 0)
-      v.error("/timeout", "expected seconds per run, more than 0");
-    else
-      out.repetition.timeoutSeconds = config["timeout"];
-  }
-  if (config.contains("target_relmse")) {
-    if (!config["target_relmse"].is_number() || !(config["target_relmse"].get<double>() > 0))
-      v.error("/target_relmse", "expected the relMSE a run's time to reach is projected for, more than 0, e.g. 0.01");
-    else
-      out.targetRelmse = config["target_relmse"];
-  }
+  if (config.contains("max_noise"))
+    if (const auto noise = v.number(config["max_noise"], "/max_noise", maxNoiseRange,
+                                    "the largest acceptable coefficient of variation (0.02: 2%)"))
+      out.repetition.maxNoise = *noise;
+  if (config.contains("timeout"))
+    if (const auto seconds = v.number(config["timeout"], "/timeout", runTimeoutRange, "seconds of measuring per run"))
+      out.repetition.timeoutSeconds = *seconds;
+  if (config.contains("target_relmse"))
+    if (const auto relmse = v.number(config["target_relmse"], "/target_relmse", targetRelmseRange,
+                                     "the relMSE a run's time to reach is projected for (0.01)"))
+      out.targetRelmse = *relmse;
   out.maxRuns = v.integer(config, "max_runs", 1, 100'000'000, defaultMaxRuns);
   if (v.ok() && sweepSize(out) > out.maxRuns)
     v.error("/max_runs", "the sweep expands to " + std::to_string(sweepSize(out)) + " runs, more than max_runs (" +

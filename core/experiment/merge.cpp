@@ -66,13 +66,15 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
     }
   }
   const size_t sweepSpecs = first["sweep"].value("runs_before_backends", size_t{0});
+  std::vector<size_t> missingSpecs;
   for (size_t spec = 0; spec < sweepSpecs; ++spec)
-    if (!specsRun.count(spec)) ++merged.missingRuns;
+    if (!specsRun.count(spec)) missingSpecs.push_back(spec);
+  merged.missingRuns = missingSpecs.size();
   if (merged.missingRuns > 0)
     merged.warnings.push_back(
-        fmt::format("{} of the sweep's {} runs (before backends are resolved) are in no shard: "
+        fmt::format("{} of the sweep's {} runs (before backends are resolved) are in no shard (sweep entries {}): "
                     "the merged report is incomplete; run the missing shards and merge again",
-                    merged.missingRuns, sweepSpecs));
+                    merged.missingRuns, sweepSpecs, fmt::join(missingSpecs, ", ")));
 
   json out = first;
   out["runs"] = json::array();
@@ -92,6 +94,7 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
                          {"date", shard.report.value("date", "")},
                          {"host", shard.report.value("host", json::object()).value("hostname", "")}});
   }
+  std::vector<std::string> interrupted;  // "r001 (scene=...)"
   for (auto& [key, entry] : runs) {
     auto& [run, shard] = entry;
     const std::string id = runId(number++);
@@ -105,8 +108,15 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
       }
     }
     run["id"] = id;
+    if (run.value("status", "") == "interrupted") interrupted.push_back(id + " (" + runKey(run) + ")");
     out["runs"].push_back(std::move(run));
   }
+  merged.interruptedRuns = interrupted.size();
+  if (!interrupted.empty())
+    merged.warnings.push_back(fmt::format(
+        "{} run(s) were interrupted before they ran: {}; the merged report is incomplete; run --resume the folders "
+        "of their shards and merge again",
+        interrupted.size(), fmt::join(interrupted, ", ")));
   // Roofline runs are named by id: read them again among the merged runs.
   for (json& run : out["runs"]) {
     run.erase("roofline_run");

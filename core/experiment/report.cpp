@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/errors.h"
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/device_json.h"
 #include "core/experiment/statistics.h"
@@ -513,6 +514,182 @@ std::string csvField(const std::string& text) {
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
+}
+
+namespace {
+
+// What a field must be, and how a message says it.
+enum class Kind { String, Count, Number, NumberOrNull, Boolean, Object, Array };
+
+bool isKind(const json& value, Kind kind) {
+  switch (kind) {
+    case Kind::String:
+      return value.is_string();
+    case Kind::Count:
+      return value.is_number_unsigned() || (value.is_number_integer() && value.get<int64_t>() >= 0);
+    case Kind::Number:
+      return value.is_number();
+    case Kind::NumberOrNull:
+      return value.is_number() || value.is_null();
+    case Kind::Boolean:
+      return value.is_boolean();
+    case Kind::Object:
+      return value.is_object();
+    case Kind::Array:
+      return value.is_array();
+  }
+  return false;
+}
+
+const char* kindText(Kind kind) {
+  switch (kind) {
+    case Kind::String:
+      return "a string";
+    case Kind::Count:
+      return "a non-negative integer";
+    case Kind::Number:
+      return "a number";
+    case Kind::NumberOrNull:
+      return "a number or null";
+    case Kind::Boolean:
+      return "true or false";
+    case Kind::Object:
+      return "an object";
+    case Kind::Array:
+      return "a list";
+  }
+  return "";
+}
+
+class ReportChecker {
+ public:
+  ReportChecker(std::string source, int exitCode) : source_(std::move(source)), exitCode_(exitCode) {}
+
+  // object[key] at `pointer`: required, or checked only when present. False when absent.
+  bool field(const json& object, const std::string& pointer, const char* key, Kind kind, bool required = true) const {
+    const std::string at = pointer + "/" + key;
+    if (!object.contains(key)) {
+      if (required) fail(at, std::string(kindText(kind)) + ", and found none");
+      return false;
+    }
+    if (!isKind(object[key], kind)) {
+      std::string text = object[key].dump();
+      if (text.size() > 40) text = text.substr(0, 37) + "...";
+      fail(at, std::string(kindText(kind)) + ", got " + text);
+    }
+    return true;
+  }
+  void each(const json& object, const std::string& pointer, const char* key, Kind kind) const {
+    if (!field(object, pointer, key, Kind::Array, false)) return;
+    for (size_t i = 0; i < object[key].size(); ++i)
+      if (!isKind(object[key][i], kind))
+        fail(pointer + "/" + key + "/" + std::to_string(i),
+             std::string(kindText(kind)) + ", got " + object[key][i].dump().substr(0, 40));
+  }
+  [[noreturn]] void fail(const std::string& pointer, const std::string& expected) const {
+    throw UserError(source_ + ": " + pointer + ": expected " + expected + "; is it a report.json that ptbench wrote?",
+                    exitCode_);
+  }
+
+ private:
+  std::string source_;
+  int exitCode_;
+};
+
+}  // namespace
+
+void checkReport(const json& report, const std::string& source, int exitCode) {
+  const ReportChecker check(source, exitCode);
+  if (!report.is_object()) check.fail("", "an object with a \"runs\" list");
+  check.field(report, "", "runs", Kind::Array);
+  check.field(report, "", "config", Kind::Object, false);
+  check.field(report, "", "config_hash", Kind::String, false);
+  check.field(report, "", "config_file", Kind::String, false);
+  check.field(report, "", "complete", Kind::Boolean, false);
+  check.field(report, "", "validation_messages", Kind::Count, false);
+  check.field(report, "", "tool", Kind::Object, false);
+  check.field(report, "", "device", Kind::Object, false);
+  check.each(report, "", "notes", Kind::String);
+  if (check.field(report, "", "sweep", Kind::Object, false)) {
+    check.field(report["sweep"], "/sweep", "runs_before_backends", Kind::Count, false);
+    check.each(report["sweep"], "/sweep", "specs", Kind::Count);
+    const json& shard = report["sweep"].value("shard", json());
+    if (!shard.is_null()) {
+      check.field(report["sweep"], "/sweep", "shard", Kind::Object);
+      check.field(shard, "/sweep/shard", "index", Kind::Count);
+      check.field(shard, "/sweep/shard", "count", Kind::Count);
+    }
+  }
+  for (size_t i = 0; i < report["runs"].size(); ++i) {
+    const json& run = report["runs"][i];
+    const std::string at = "/runs/" + std::to_string(i);
+    if (!run.is_object()) check.fail(at, "a run, an object");
+    check.field(run, at, "id", Kind::String);
+    check.field(run, at, "status", Kind::String);
+    if (run["status"] != "ok" && run["status"] != "error" && run["status"] != "interrupted")
+      check.fail(at + "/status", "ok, error or interrupted, got " + run["status"].dump());
+    check.field(run, at, "sweep_index", Kind::Count, false);
+    check.field(run, at, "variant", Kind::Count, false);
+    check.field(run, at, "parameters", Kind::Object);
+    const json& p = run["parameters"];
+    for (const char* key : {"scene", "integrator", "backend", "sampler"})
+      check.field(p, at + "/parameters", key, Kind::String);
+    for (const char* key : {"width", "height", "spp", "max_depth", "rr_depth", "seed"})
+      check.field(p, at + "/parameters", key, Kind::Count);
+    check.field(p, at + "/parameters", "options", Kind::Object);
+    check.field(p, at + "/parameters", "counters", Kind::String, false);
+    check.field(p, at + "/parameters", "timing", Kind::String, false);
+    check.field(run, at, "error", Kind::String, run["status"] == "error");
+    if (run["status"] != "ok") continue;
+    check.field(run, at, "frames", Kind::Count);
+    check.field(run, at, "invalid_samples", Kind::Count);
+    for (const char* block : {"frame_gpu_ms", "overhead_gpu_ms"}) {
+      if (!check.field(run, at, block, Kind::Object, std::string(block) == "frame_gpu_ms")) continue;
+      for (const char* statistic : {"median", "cv"}) check.field(run[block], at + "/" + block, statistic, Kind::Number);
+      for (const char* statistic : {"count", "mean", "min", "max", "stddev"})
+        check.field(run[block], at + "/" + block, statistic, Kind::Number, false);
+    }
+    check.field(run, at, "throughput", Kind::Object);
+    for (const char* rate : {"paths_per_s", "rays_per_s", "segments_per_s"})
+      check.field(run["throughput"], at + "/throughput", rate, Kind::Number);
+    check.field(run, at, "stages", Kind::Array);
+    for (size_t s = 0; s < run["stages"].size(); ++s) {
+      const json& stage = run["stages"][s];
+      const std::string stageAt = at + "/stages/" + std::to_string(s);
+      if (!stage.is_object()) check.fail(stageAt, "a stage, an object");
+      check.field(stage, stageAt, "name", Kind::String);
+      check.field(stage, stageAt, "launches_per_frame", Kind::Count, false);
+      check.field(stage, stageAt, "gpu_ms", Kind::Object);
+      check.field(stage["gpu_ms"], stageAt + "/gpu_ms", "median", Kind::Number);
+      check.each(stage, stageAt, "gpu_ms_median_per_bounce", Kind::Number);
+    }
+    if (check.field(run, at, "raycast", Kind::Object, false)) {
+      check.field(run["raycast"], at + "/raycast", "rays_per_s", Kind::Number);
+      check.field(run["raycast"], at + "/raycast", "rays_traced", Kind::Count);
+    }
+    check.field(run, at, "roofline_fraction", Kind::NumberOrNull, false);
+    if (check.field(run, at, "simt", Kind::Object, false)) {
+      check.field(run["simt"], at + "/simt", "stage", Kind::String, false);
+      check.each(run["simt"], at + "/simt", "per_bounce", Kind::Object);
+      for (size_t b = 0; b < run["simt"].value("per_bounce", json::array()).size(); ++b)
+        check.field(run["simt"]["per_bounce"][b], at + "/simt/per_bounce/" + std::to_string(b), "bounce", Kind::Count);
+    }
+    // Without NVML every figure is null; with it, the summary reads them all.
+    if (check.field(run, at, "gpu_context", Kind::Object, false)) {
+      const json& context = run["gpu_context"];
+      const std::string contextAt = at + "/gpu_context";
+      if (check.field(context, contextAt, "sm_clock_mhz_mean", Kind::NumberOrNull, false) &&
+          context["sm_clock_mhz_mean"].is_number()) {
+        for (const char* clock : {"sm_clock_mhz_min", "sm_clock_mhz_max"})
+          check.field(context, contextAt, clock, Kind::Number);
+        check.field(context, contextAt, "throttled_frames", Kind::Array);
+        check.field(context, contextAt, "throttle_reasons", Kind::Array);
+        check.each(context, contextAt, "throttle_reasons", Kind::String);
+      }
+    }
+    if (check.field(run, at, "images", Kind::Object, false))
+      for (const char* format : {"png", "exr"}) check.field(run["images"], at + "/images", format, Kind::String, false);
+  }
 }
 
 std::string runId(size_t position) {

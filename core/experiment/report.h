@@ -41,6 +41,15 @@ const nlohmann::json* rooflineOf(const nlohmann::json& run, const nlohmann::json
 // its roofline's, null without one) and `roofline_run` (that run's id, or null).
 void addRooflineFractions(nlohmann::json& runs);
 
+// Exit code of a report.json that is JSON but not what ptbench writes, as of an invalid config
+// (the sysexits EX_DATAERR the README lists).
+constexpr int exitReportMalformed = 65;
+
+// Checks the fields that summary, the CSV, merge, run --resume and compare read from a report
+// and its runs (those they require, and the type of any they take when present): a UserError
+// with `exitCode` naming `source`, the field's JSON pointer and what was expected otherwise.
+void checkReport(const nlohmann::json& report, const std::string& source, int exitCode = exitReportMalformed);
+
 // A run's `parameters` as reports give them.
 nlohmann::json runParametersJson(const RunRecord& run);
 // The parameters that identify a run across reports (compare matches on them).

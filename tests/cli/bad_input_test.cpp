@@ -111,6 +111,58 @@ TEST_F(BadInputTest, CommandLinesAreRefusedBeforeAnyWork) {
     expect(c);
 }
 
+// Issues 27 and 31: every numeric flag of every command refuses NaN, the infinities and the
+// values outside its documented range (negative, zero, overflowing: --exposure 128 made
+// 2^exposure a float's infinity and an all-black image), naming the flag, before any work.
+TEST_F(BadInputTest, EveryNumericFlagRefusesNaNInfinitiesAndValuesOutsideItsRange) {
+  struct NumericFlag {
+    const char* flag;
+    std::string arguments;                // {value} is the value tried
+    std::vector<std::string> outOfRange;  // beside nan, inf and -inf, which every flag refuses
+    int exitCode = 1;
+  };
+  const std::string render = "render --scene builtin:cornell --out {dir}/x.png ";
+  const std::vector<NumericFlag> flags = {
+      {"--gpu-timeout", "--gpu-timeout {value} " + render, {"-1", "86401", "1e300"}},
+      {"--width", render + "--width {value}", {"0", "-1", "16385"}},
+      {"--height", render + "--height {value}", {"0", "-1", "16385"}},
+      {"--spp", render + "--spp {value}", {"0", "-1", "1048577"}},
+      {"--max-depth", render + "--max-depth {value}", {"0", "-1", "1025"}},
+      {"--rr-depth", render + "--rr-depth {value}", {"0", "-1", "1025"}},
+      {"--seed", render + "--seed {value}", {"-1", "4294967296"}},
+      {"--warmup", render + "--warmup {value}", {"-1", "1001"}},
+      {"--env", render + "--env {value},1,1", {"-1", "1e39"}},
+      {"--env-intensity", render + "--env-intensity {value}", {"-1", "1e31"}},
+      {"--env-rotation", render + "--env-rotation {value}", {"-3601", "3601"}},
+      {"--material-cost", render + "--material-override '*' --material-cost {value}", {"-1", "33"}},
+      {"--camera-position", render + "--camera-position 0,{value},0", {"1e39", "-1e39"}},
+      {"--camera-target", render + "--camera-target {value},0,0", {"1e39"}},
+      {"--camera-up", render + "--camera-up 0,0,{value}", {"1e39"}},
+      {"--fov", render + "--fov {value}", {"0", "-1", "180", "1e300"}},
+      {"--aperture", render + "--aperture {value}", {"-1", "1e31"}},
+      {"--focus-distance", render + "--focus-distance {value}", {"-1", "1e31"}},
+      {"--exposure", render + "--exposure {value}", {"128", "-128", "33", "1e300"}},
+      {"--spp", "reference builtin:cornell --out {dir}/x.exr --spp {value}", {"0", "-1"}},
+      {"--spp-per-frame", "reference builtin:cornell --out {dir}/x.exr --spp-per-frame {value}", {"0", "-1", "65537"}},
+      {"--exposure", "reference builtin:cornell --out {dir}/x.exr --exposure {value}", {"128"}},
+      {"--spp", "verify --spp {value}", {"0", "-1", "65537"}},
+      {"--shard", "run {dir}/ok.json --out {dir}/out --shard {value}/4", {"0", "-1", "5"}},
+      {"--threshold", "compare {dir}/ok.json {dir}/ok.json --threshold {value}", {"0", "-1", "11", "1e400"}, 2},
+  };
+  for (const NumericFlag& f : flags) {
+    std::vector<std::string> values = {"nan", "inf", "-inf"};
+    values.insert(values.end(), f.outOfRange.begin(), f.outOfRange.end());
+    for (const std::string& value : values) {
+      std::string arguments = f.arguments;
+      arguments.replace(arguments.find("{value}"), 7, value);
+      expect({f.flag, arguments, f.exitCode, f.flag});
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir / "x.png")) << "nothing rendered";
+  EXPECT_FALSE(fs::exists(dir / "x.exr")) << "nothing rendered";
+  EXPECT_FALSE(fs::exists(dir / "out")) << "nothing ran";
+}
+
 TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
   for (const BadInput& c : std::vector<BadInput>{
            {"POSITION claims 10^8 elements", "scene-info {dir}/lying.gltf", 1, "claims 100000000 elements"},

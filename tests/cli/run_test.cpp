@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -449,6 +450,133 @@ TEST(RunCommand, AKilledSweepResumesAndShardsMergeIntoTheSameReport) {
   EXPECT_NE(partial.err.find("are in no shard"), std::string::npos) << partial.err;
   EXPECT_EQ(readJson(out / "partial" / "report.json")["complete"], false);
   fs::remove_all(out);
+}
+
+// The two shards of a sweep of two tiny runs, made once for the merge tests, which doctor copies.
+class MergeCommand : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir = freshFolder("merge");
+    std::ofstream(dir / "sweep.json") << R"({"schema_version": 1, "name": "m", "scenes": ["builtin:cornell"],
+        "backends": ["software"], "width": 8, "height": 8, "spp": [1, 2], "max_depth": 2, "warmup": 0,
+        "repeats": 1, "images": false})";
+    for (const char* k : {"1", "2"}) {
+      const fs::path out = dir / (std::string("shard") + k);
+      const auto shard =
+          runPtbench("run " + (dir / "sweep.json").string() + " --quiet --shard " + k + "/2 --out " + out.string());
+      EXPECT_EQ(shard.exitCode, 0) << shard.all();
+      shardFolders.push_back(resultsFolder(out, "m"));
+    }
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir); }
+
+  // A copy of shard k's folder (0 or 1) under `name`, its report.json to change.
+  static fs::path copyOfShard(size_t k, const std::string& name) {
+    const fs::path copy = dir / name;
+    fs::remove_all(copy);
+    fs::copy(shardFolders.at(k), copy, fs::copy_options::recursive);
+    return copy;
+  }
+
+  static inline fs::path dir;
+  static inline std::vector<fs::path> shardFolders;
+};
+
+// Issue 27: `merge A.json B.json --out DIR`, DIR being A's folder, replaced A's report.
+TEST_F(MergeCommand, RefusesAnOutputFolderThatHoldsAnInput) {
+  const fs::path a = copyOfShard(0, "a"), b = copyOfShard(1, "b");
+  const std::string before = readJson(a / "report.json").dump();
+  const auto result =
+      runPtbench("merge " + (a / "report.json").string() + " " + (b / "report.json").string() + " --out " + a.string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  EXPECT_NE(result.err.find("--out " + a.string() + ": holds the input " + (a / "report.json").string()),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(readJson(a / "report.json").dump(), before) << "the input is left as it was";
+  // The same folder by another name (relative, with a trailing slash), and the second input's.
+  const auto relative = runPtbench("merge a/report.json b/report.json --out ./b/", "", dir.string());
+  EXPECT_EQ(relative.exitCode, 1) << relative.all();
+  EXPECT_NE(relative.err.find("holds the input b/report.json"), std::string::npos) << relative.err;
+  // Beside them, the merge is written.
+  const auto beside = runPtbench("merge a/report.json b/report.json --out merged", "", dir.string());
+  EXPECT_EQ(beside.exitCode, 0) << beside.all();
+  EXPECT_EQ(readJson(dir / "merged" / "report.json")["runs"].size(), 2u);
+}
+
+// Issue 31: a merge of a shard with an interrupted run exited 0 without a word; the README says
+// 1 when runs are missing. Interrupted runs and sweep entries no shard ran are named, exit 1.
+TEST_F(MergeCommand, InterruptedAndMissingRunsAreNamedAndExit1) {
+  const fs::path a = copyOfShard(0, "interrupted-a"), b = copyOfShard(1, "interrupted-b");
+  json report = readJson(b / "report.json");
+  ASSERT_EQ(report["runs"].size(), 1u);
+  json& run = report["runs"][0];
+  run = {{"id", run["id"]},
+         {"sweep_index", run["sweep_index"]},
+         {"variant", run["variant"]},
+         {"status", "interrupted"},
+         {"parameters", run["parameters"]}};
+  report["complete"] = false;
+  std::ofstream(b / "report.json") << report.dump(2);
+  const auto merged = runPtbench("merge " + (a / "report.json").string() + " " + (b / "report.json").string() +
+                                 " --out " + (dir / "interrupted-merged").string());
+  EXPECT_EQ(merged.exitCode, 1) << merged.all();
+  const json out = readJson(dir / "interrupted-merged" / "report.json");
+  EXPECT_EQ(out["complete"], false);
+  std::string id;
+  for (const auto& r : out["runs"])
+    if (r["status"] == "interrupted") id = r["id"];
+  ASSERT_FALSE(id.empty()) << out.dump(2);
+  EXPECT_NE(merged.err.find("1 run(s) were interrupted before they ran: " + id + " (scene=builtin:cornell"),
+            std::string::npos)
+      << merged.err;
+  EXPECT_NE(merged.err.find("run --resume"), std::string::npos) << merged.err;
+
+  // The sweep entry of the shard left out is named.
+  const size_t entry = readJson(shardFolders[1] / "report.json")["sweep"]["specs"][0];
+  const auto partial = runPtbench("merge " + (a / "report.json").string() + " --out " + (dir / "partial").string());
+  EXPECT_EQ(partial.exitCode, 1) << partial.all();
+  EXPECT_NE(partial.err.find("1 of the sweep's 2 runs (before backends are resolved) are in no shard (sweep entries " +
+                             std::to_string(entry) + ")"),
+            std::string::npos)
+      << partial.err;
+}
+
+// Issue 31: a report with malformed runs gave "internal error" (exit 70, the JSON library's
+// words) from summary, merge and run --resume; it is exit 65 naming the file and the field.
+TEST_F(MergeCommand, AMalformedReportIsExit65NamingTheFileAndTheField) {
+  const std::vector<std::tuple<std::string, std::function<void(json&)>, std::string>> cases = {
+      {"a median that is a word", [](json& r) { r["runs"][0]["frame_gpu_ms"]["median"] = "fast"; },
+       "/runs/0/frame_gpu_ms/median: expected a number, got \"fast\""},
+      {"a run without parameters", [](json& r) { r["runs"][0].erase("parameters"); },
+       "/runs/0/parameters: expected an object, and found none"},
+      {"a width that is a list", [](json& r) { r["runs"][0]["parameters"]["width"] = json::array(); },
+       "/runs/0/parameters/width: expected a non-negative integer, got []"},
+      {"a run that is a number", [](json& r) { r["runs"][0] = 5; }, "/runs/0: expected a run, an object"},
+      {"an unknown status", [](json& r) { r["runs"][0]["status"] = "done"; },
+       "/runs/0/status: expected ok, error or interrupted"},
+      {"a stage without a name", [](json& r) { r["runs"][0]["stages"][0].erase("name"); },
+       "/runs/0/stages/0/name: expected a string"},
+      {"shard entries that are words", [](json& r) { r["sweep"]["specs"] = json::array({"one"}); },
+       "/sweep/specs/0: expected a non-negative integer"},
+  };
+  const fs::path b = shardFolders[1] / "report.json";
+  for (const auto& [what, doctor, field] : cases) {
+    const fs::path folder = copyOfShard(0, "malformed");
+    json report = readJson(folder / "report.json");
+    doctor(report);
+    std::ofstream(folder / "report.json") << report.dump(2);
+    const std::string file = (folder / "report.json").string();
+    for (const std::string& command :
+         {"summary " + file, "merge " + file + " " + b.string() + " --out " + (dir / "malformed-merged").string(),
+          "run --resume " + folder.string()}) {
+      const auto result = runPtbench(command);
+      EXPECT_EQ(result.exitCode, 65) << what << ": " << command << "\n" << result.all();
+      EXPECT_NE(result.err.find(file + ": " + field), std::string::npos) << what << ": " << command << "\n"
+                                                                         << result.err;
+      EXPECT_EQ(result.err.find("internal error"), std::string::npos) << what << ": " << command;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir / "malformed-merged")) << "nothing merged";
 }
 
 // Ctrl-C (and SIGTERM) stop the sweep after the current frame: the report keeps every finished

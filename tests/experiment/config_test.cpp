@@ -285,6 +285,96 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
   }
 }
 
+// Issues 27 and 31: every number a config holds refuses NaN and the infinities (as --set gives
+// them: strings; JSON has neither) and the values outside its documented range, negative, zero
+// and overflowing ones among them ("exposure": 1e300 was a float's infinity and a black image).
+TEST_F(ConfigTest, EveryNumberRefusesNaNInfinitiesAndValuesOutsideItsRange) {
+  struct NumericKey {
+    std::string key;  // for --set, dotted
+    std::string pointer;
+    std::vector<std::string> outOfRange;  // beside nan, inf, -inf, 1e300 and -1e300, which every key refuses
+  };
+  const std::vector<NumericKey> keys = {
+      {"width", "/width", {"0", "-1", "16385"}},
+      {"height", "/height", {"0", "16385"}},
+      {"spp", "/spp", {"0", "1048577"}},
+      {"max_depth", "/max_depth", {"0", "1025"}},
+      {"rr_depth", "/rr_depth", {"0", "1025"}},
+      {"seed", "/seed", {"-1", "4294967296", "0.5"}},
+      {"exposure", "/exposure", {"33", "-33", "128", "-128"}},
+      {"warmup", "/warmup", {"-1", "1001"}},
+      {"warmup_seconds", "/warmup_seconds", {"-1", "601"}},
+      {"repeats", "/repeats", {"0", "-1"}},
+      {"min_samples", "/min_samples", {"0", "-1"}},
+      {"max_noise", "/max_noise", {"0", "-0.5", "1.5"}},
+      {"timeout", "/timeout", {"0", "-1", "86401"}},
+      {"target_relmse", "/target_relmse", {"0", "-1", "2"}},
+      {"max_runs", "/max_runs", {"0", "-1"}},
+      {"options.wavefront.pool_size", "/options/wavefront/pool_size", {"-1", "67108865"}},
+      {"options.megakernel-ser.reorder_from", "/options/megakernel-ser/reorder_from", {"0", "1025"}},
+  };
+  const auto expectRefused = [&](const std::string& what, const std::string& config,
+                                 const std::vector<std::string>& overrides, const std::string& pointer) {
+    const auto [message, code] = failure(config, overrides);
+    EXPECT_EQ(code, exitConfigInvalid) << what;
+    EXPECT_NE(message.find((dir / "experiment.json").string() + ": " + pointer + ": expected"), std::string::npos)
+        << what << ": " << message;
+  };
+  for (const NumericKey& k : keys) {
+    std::vector<std::string> values = {"nan", "inf", "-inf", "1e300", "-1e300"};
+    values.insert(values.end(), k.outOfRange.begin(), k.outOfRange.end());
+    for (const std::string& value : values)
+      expectRefused(k.key + "=" + value, minimal(), {k.key + "=" + value}, k.pointer);
+  }
+
+  // A scene entry's numbers, {value} in its JSON ("nan" as the string --set would make).
+  struct SceneNumber {
+    std::string entry;
+    std::string pointer;
+    std::vector<std::string> outOfRange;  // beside "nan", 1e300 and -1e300
+  };
+  const std::vector<SceneNumber> sceneNumbers = {
+      {R"("camera": {"fov": {value}})", "/scenes/0/camera/fov", {"0", "-1", "180"}},
+      {R"("camera": {"aperture": {value}})", "/scenes/0/camera/aperture", {"-1", "1e31"}},
+      {R"("camera": {"focus_distance": {value}})", "/scenes/0/camera/focus_distance", {"-1", "1e31"}},
+      {R"("camera": {"position": [0, {value}, 0]})", "/scenes/0/camera/position", {"1e39"}},
+      {R"("env": [{value}, 1, 1])", "/scenes/0/env", {"-1", "1e39"}},
+      {R"("env": {"file": "scenes/box.glb", "intensity": {value}})", "/scenes/0/env/intensity", {"-1", "1e31"}},
+      {R"("env": {"file": "scenes/box.glb", "rotation_deg": {value}})",
+       "/scenes/0/env/rotation_deg",
+       {"3601", "-3601"}},
+      {R"("sun": {"direction": [0, -1, 0], "irradiance": [1, {value}, 1]})",
+       "/scenes/0/sun/irradiance",
+       {"-1", "1e39"}},
+      {R"("material_override": {"match": "*", "cost": {value}})", "/scenes/0/material_override/cost", {"-1", "33"}},
+  };
+  for (const SceneNumber& n : sceneNumbers) {
+    std::vector<std::string> values = {R"("nan")", "1e300", "-1e300"};
+    values.insert(values.end(), n.outOfRange.begin(), n.outOfRange.end());
+    for (const std::string& value : values) {
+      std::string entry = n.entry;
+      entry.replace(entry.find("{value}"), 7, value);
+      expectRefused(entry,
+                    R"({"schema_version": 1, "name": "t", "scenes": [{"path": "builtin:cornell", )" + entry + "}]}", {},
+                    n.pointer);
+    }
+  }
+}
+
+TEST_F(ConfigTest, TheEndsOfEveryRangeAreAccepted) {
+  const auto config = loadConfig(write(R"({"schema_version": 1, "name": "t", "exposure": -32, "warmup_seconds": 600,
+      "max_noise": 1, "timeout": 86400, "target_relmse": 1, "scenes": [{"path": "builtin:cornell",
+      "camera": {"fov": 179, "aperture": 0, "focus_distance": 1e30},
+      "env": {"file": "scenes/box.glb", "intensity": 1e30, "rotation_deg": -3600}}]})"));
+  EXPECT_EQ(config.exposure, -32);
+  EXPECT_EQ(config.repetition.timeoutSeconds, 86400);
+  EXPECT_EQ(config.scenes[0].fovDegrees, 179.0f);
+  EXPECT_EQ(loadConfig(write(minimal()),
+                       {"exposure=32", "scenes=[{\"path\": \"builtin:cornell\", \"camera\": {\"fov\": 0.1}}]"})
+                .exposure,
+            32);
+}
+
 TEST_F(ConfigTest, AllErrorsAreReportedInOnePass) {
   const auto [message, code] = failure(R"({"schema_version": 1, "name": "t", "scenes": ["gone.gltf"], "spp": 0,
       "integrators": ["x"], "colour": true})");

@@ -352,6 +352,57 @@ TEST(Compare, ExitCodesForSameFasterSlowerMissingAndNoisy) {
             compareExitOk);
 }
 
+// Issue 31: two reports without runs said "ok" and exited 0; either side without a run has
+// nothing to compare.
+TEST(Compare, AReportWithoutRunsIsNothingToCompare) {
+  const json empty = {{"schema_version", reportSchemaVersion}, {"runs", json::array()}};
+  const json some = syntheticReport({{"megakernel", 10.0, 0.01}});
+  for (const auto& [base, next, side] :
+       {std::tuple{empty, empty, "the base report"}, std::tuple{some, empty, "the new report"},
+        std::tuple{empty, some, "the base report"}}) {
+    const auto result = compareReports(base, next, {});
+    EXPECT_EQ(result.exitCode, compareExitUndecided) << result.table;
+    EXPECT_NE(
+        result.table.find(std::string("compare: verdict UNDECIDED (nothing to compare: ") + side + " has no run)"),
+        std::string::npos)
+        << result.table;
+  }
+}
+
+// Issue 31: one frame's cv is 0, so two single-frame runs of one config differing by their
+// noise alone were REGRESSED. Without a noise estimate (fewer than 3 frames on either side) a
+// difference beyond the threshold is "unsure", undecided, faster or slower.
+TEST(Compare, RunsWithoutANoiseEstimateAreNeverARegression) {
+  auto frames = [](json report, int count) {
+    for (auto& run : report["runs"]) {
+      run["frames"] = count;
+      run["frame_gpu_ms"]["count"] = count;
+      if (count == 1) run["frame_gpu_ms"]["cv"] = 0.0;
+    }
+    return report;
+  };
+  const json base = frames(syntheticReport({{"megakernel", 10.0, 0.0}}), 1);
+  for (double next : {13.7, 7.0}) {
+    const auto result = compareReports(base, frames(syntheticReport({{"megakernel", next, 0.0}}), 1), {});
+    EXPECT_EQ(result.exitCode, compareExitUndecided) << result.table;
+    EXPECT_EQ(result.table.find("REGRESSED"), std::string::npos) << result.table;
+    EXPECT_NE(result.table.find("\nunsure "), std::string::npos) << result.table;
+    EXPECT_NE(result.table.find("1 unsure (fewer than 3 frames: no noise estimate)"), std::string::npos)
+        << result.table;
+  }
+  // One side of two frames is as unsure; within the threshold they are the same; with three
+  // frames a side the noise decides as ever.
+  EXPECT_EQ(compareReports(frames(syntheticReport({{"megakernel", 10.0, 0.001}}), 3),
+                           frames(syntheticReport({{"megakernel", 13.7, 0.001}}), 2), {})
+                .exitCode,
+            compareExitUndecided);
+  EXPECT_EQ(compareReports(base, frames(syntheticReport({{"megakernel", 10.1, 0.0}}), 1), {}).exitCode, compareExitOk);
+  EXPECT_EQ(compareReports(frames(syntheticReport({{"megakernel", 10.0, 0.001}}), 3),
+                           frames(syntheticReport({{"megakernel", 13.7, 0.001}}), 3), {})
+                .exitCode,
+            compareExitRegression);
+}
+
 // Runs are matched by their parameters: neither their place in the report, nor their id, nor
 // their place in the sweep makes a run another.
 TEST(Compare, MatchesRunsByTheirParametersNotTheirPlace) {
