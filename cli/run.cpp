@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -203,9 +204,11 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
     fs::create_directories(out, error);
     if (error) throw UserError("--out " + out.string() + ": cannot create the folder: " + error.message());
     for (const auto& [from, name] : merged.images) {
-      fs::copy_file(from, out / name, fs::copy_options::overwrite_existing, error);
-      if (error)
-        throw UserError("cannot copy " + from.string() + " to " + (out / name).string() + ": " + error.message());
+      // Read whole and written as every file is (atomically, links followed), not copied over.
+      std::ifstream in(from, std::ios::binary);
+      const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (!in && !in.eof()) throw UserError("cannot read " + from.string() + " to copy it into " + out.string());
+      writeFileAtomically(out / name, image);
     }
     writeReportFiles(out, merged.report);
     for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);

@@ -2,8 +2,14 @@
 // the file, key or flag, a documented exit code, and never a crash or an internal error.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "gpu_test.h"
 
@@ -117,6 +123,72 @@ TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
            {"NaN vertex", "scene-info {dir}/nan.gltf", 1, "NaN or infinite coordinate at vertex 0"},
        })
     expect(c);
+}
+
+// Issue 31: a symlink is followed and its target written, a device or FIFO written through,
+// never replaced by a regular file; a write error (a full disk) names the path and exits 1, on
+// standard output too. /dev/full is only ever opened, through a link in the scratch folder.
+TEST_F(BadInputTest, OutputsThatAreNotRegularFilesAreFollowedOrWrittenThroughNeverReplaced) {
+  std::ofstream(dir / "tiny.json") << R"({"schema_version": 1, "name": "tiny", "scenes": ["builtin:cornell"],
+      "integrators": ["megakernel"], "backends": ["software"], "width": 8, "height": 8, "spp": 1, "warmup": 0,
+      "repeats": 1, "images": false})";
+  std::ofstream(dir / "report-target.json") << "old";
+  fs::create_symlink("report-target.json", dir / "report-link.json");  // relative, as `ln -s` makes them
+  fs::create_symlink("/dev/full", dir / "full.json");
+  fs::create_symlink("/dev/full", dir / "full.png");
+  fs::create_symlink(dir / "variance-target.exr", dir / "variance-link.exr");  // dangling until written
+  ASSERT_EQ(::mknod((dir / "null.png").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << "mknod needs root";
+  ASSERT_EQ(::mkfifo((dir / "fifo.pfm").c_str(), 0666), 0);
+  const auto run = [&](const std::string& arguments) {
+    std::string line = arguments;
+    for (size_t at; (at = line.find("{dir}")) != std::string::npos;) line.replace(at, 5, dir.string());
+    return runPtbench(line);
+  };
+
+  const auto linked = run("run {dir}/tiny.json --quiet --json {dir}/report-link.json --out {dir}/out");
+  ASSERT_EQ(linked.exitCode, 0) << linked.all();
+  EXPECT_TRUE(fs::is_symlink(dir / "report-link.json"));
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir / "report-target.json"))["runs"].size(), 1u);
+
+  const auto full = run("run {dir}/tiny.json --quiet --json {dir}/full.json --out {dir}/out");
+  EXPECT_EQ(full.exitCode, 1) << full.all();
+  EXPECT_NE(full.err.find("cannot write " + (dir / "full.json").string() + ": No space left on device"),
+            std::string::npos)
+      << full.all();
+  EXPECT_TRUE(fs::is_symlink(dir / "full.json"));
+
+  // A character device and a link to /dev/full as images; a dangling link as the variance.
+  const auto device = run("render --scene builtin:cornell --width 8 --height 8 --spp 1 --out {dir}/null.png "
+                          "--out-variance {dir}/variance-link.exr");
+  EXPECT_EQ(device.exitCode, 0) << device.all();
+  EXPECT_TRUE(fs::is_character_file(dir / "null.png"));
+  EXPECT_TRUE(fs::is_symlink(dir / "variance-link.exr"));
+  EXPECT_GT(fs::file_size(dir / "variance-target.exr"), 0u);
+  const auto fullImage = run("render --scene builtin:cornell --width 8 --height 8 --spp 1 --out {dir}/full.png");
+  EXPECT_EQ(fullImage.exitCode, 1) << fullImage.all();
+  EXPECT_NE(fullImage.err.find("cannot write " + (dir / "full.png").string()), std::string::npos) << fullImage.all();
+  EXPECT_TRUE(fs::is_symlink(dir / "full.png"));
+
+  // A FIFO: a reader is open (so the writer's open does not wait), and receives the whole image.
+  const int reader = ::open((dir / "fifo.pfm").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const auto fifo = run("render --scene builtin:cornell --width 8 --height 8 --spp 1 --out {dir}/fifo.pfm");
+  EXPECT_EQ(fifo.exitCode, 0) << fifo.all();
+  std::string received(8192, '\0');
+  const ssize_t size = ::read(reader, received.data(), received.size());
+  ::close(reader);
+  EXPECT_EQ(size, ssize_t(std::string("PF\n8 8\n-1.0\n").size() + 8 * 8 * 3 * 4));
+  EXPECT_TRUE(fs::is_fifo(dir / "fifo.pfm"));
+
+  // Standard output on a full disk: what was printed is lost, so the exit code says so.
+  for (const std::string command : {"validate {dir}/tiny.json", "summary {dir}/report-target.json",
+                                    "render --scene builtin:cornell --width 8 --height 8 --spp 1"}) {
+    const auto printed = run(command + " > {dir}/full.json");
+    EXPECT_EQ(printed.exitCode, 1) << command << "\n" << printed.all();
+    EXPECT_NE(printed.err.find("cannot write standard output: No space left on device"), std::string::npos)
+        << command << "\n" << printed.all();
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
 }
 
 }  // namespace
