@@ -333,7 +333,8 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
         ->check(CLI::IsMember({"off", "simt"}));
   }
   command->add_option("--env", options->environment,
-                      "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map");
+                      "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map (up "
+                      "to 65536x32768 and 2^27 texels)");
   command->add_option("--env-intensity", options->environmentIntensity, "scales the environment map's radiance")
       ->capture_default_str();
   command->add_option("--env-rotation", options->environmentRotation, "turns the environment map about +Y, degrees")

@@ -210,6 +210,13 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
             v.error(at + "/file", "required: the environment map, a Radiance .hdr file");
           } else if (const auto resolved = resolvePath(file, env["file"].get<std::string>())) {
             map.file = *resolved;
+            // Read now (a bounded decode, a second or less), so that `validate` refuses a
+            // truncated or corrupt map as `run` would, before any GPU work.
+            try {
+              (void)loadEnvironmentMap(map.file);
+            } catch (const UserError& error) {
+              v.error(at + "/file", error.what());
+            }
           } else {
             v.error(at + "/file", "environment map " + env["file"].get<std::string>() +
                                       " not found (relative paths resolve from the config's folder, then the "

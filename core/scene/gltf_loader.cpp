@@ -1,12 +1,15 @@
 #include "core/scene/gltf_loader.h"
 
 #include <spdlog/spdlog.h>
+#include <stb_image.h>
 #include <tiny_gltf.h>
 
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "core/errors.h"
 
@@ -693,8 +696,33 @@ SceneData GltfReader::read() {
 // view to the decoder as the view's claimed range without checking it against the buffer, so
 // a file whose view runs past its buffer had stb_image read beyond it (fuzz_gltf found one).
 // The range is checked here; decoding stays tinygltf's (stb_image, 8- or 16-bit RGBA).
+// The width and height an image's header declares, read before decoding: a PNG's IHDR
+// itself (stb refuses a PNG beyond 2^24 a side as an unknown format, hiding its size), any
+// other format through stb's header reader. Nothing when the header is not one of them.
+std::optional<std::pair<uint32_t, uint32_t>> declaredImageSize(const unsigned char* bytes, int size) {
+  static constexpr unsigned char pngSignature[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (size >= 24 && std::memcmp(bytes, pngSignature, 8) == 0 && std::memcmp(bytes + 12, "IHDR", 4) == 0) {
+    const auto bigEndian = [&](int at) {
+      return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
+    };
+    return std::pair{bigEndian(16), bigEndian(20)};
+  }
+  int width = 0, height = 0, channels = 0;
+  if (size > 0 && stbi_info_from_memory(bytes, size, &width, &height, &channels) && width > 0 && height > 0)
+    return std::pair{uint32_t(width), uint32_t(height)};
+  return std::nullopt;
+}
+
 bool loadImage(tinygltf::Image* image, int index, std::string* error, std::string* warning, int width, int height,
                const unsigned char* bytes, int size, void* user) {
+  if (const auto declared = declaredImageSize(bytes, size);
+      declared && (declared->first > maxTextureSide || declared->second > maxTextureSide)) {
+    if (error)
+      *error += "image " + std::to_string(index) + (image->uri.empty() || image->uri.starts_with("data:") ? "" : " (" + image->uri + ")") +
+                ": its header declares " + std::to_string(declared->first) + "x" + std::to_string(declared->second) +
+                " pixels, beyond ptbench's limit of " + std::to_string(maxTextureSide) + " pixels a side\n";
+    return false;
+  }
   const auto* model = static_cast<const tinygltf::Model*>(user);
   if (image->bufferView >= 0) {
     const auto& views = model->bufferViews;

@@ -125,6 +125,32 @@ TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
     expect(c);
 }
 
+// Issue 31: a truncated Radiance map hung stb_image's decoder at 100% CPU, and `validate`
+// passed a config naming one. Given to `render --env` or in a config, it is refused within
+// seconds (`timeout` ends a hang, with SIGKILL: a hung `run` ignored SIGTERM), naming the file
+// and the truncation.
+TEST_F(BadInputTest, TruncatedEnvironmentMapsAreRefusedNotDecodedForever) {
+  std::string map;
+  {
+    std::ifstream in(fs::path(PTBENCH_SOURCE_DIR) / "scenes/env/venice_sunset_1k.hdr", std::ios::binary);
+    map.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(dir / "cut.hdr", std::ios::binary).write(map.data(), std::streamsize(map.size() / 2));
+  std::ofstream(dir / "cut-env.json") << R"({"schema_version": 1, "name": "cut",
+      "scenes": [{"path": "builtin:cornell", "env": {"file": "cut.hdr"}}]})";
+  const std::string truncated = "cut.hdr: cannot read the environment map: the file ends before its 1024x512 texels";
+  for (const auto& [arguments, exitCode] : std::vector<std::pair<std::string, int>>{
+           {"render --scene builtin:cornell --width 8 --height 8 --spp 1 --env " + (dir / "cut.hdr").string(), 1},
+           {"validate " + (dir / "cut-env.json").string(), 65},
+           {"run " + (dir / "cut-env.json").string() + " --out " + (dir / "out").string(), 65}}) {
+    const auto result = runCommand("timeout -k 5 20 env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
+                                   PTBENCH_EXECUTABLE + " " + arguments);
+    EXPECT_EQ(result.exitCode, exitCode) << arguments << "\n" << result.all();
+    EXPECT_NE(result.err.find(truncated), std::string::npos) << arguments << "\n" << result.all();
+  }
+  EXPECT_FALSE(fs::exists(dir / "out")) << "nothing ran";
+}
+
 // Issue 31: a symlink is followed and its target written, a device or FIFO written through,
 // never replaced by a regular file; a write error (a full disk) names the path and exits 1, on
 // standard output too. /dev/full is only ever opened, through a link in the scratch folder.
