@@ -152,7 +152,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
     const std::string key = assignment.substr(0, equals);
     const std::string text = assignment.substr(equals + 1);
     // The value as JSON (true, 1000), else as a bare string (pool).
-    const nlohmann::json value = nlohmann::json::accept(text) ? nlohmann::json::parse(text) : nlohmann::json(text);
+    const nlohmann::json value =
+        nlohmann::json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--option " + key, 1) : nlohmann::json(text);
     const auto& software = backendOptions(Backend::Software);
     const bool backendOption =
         std::any_of(software.begin(), software.end(), [&](const OptionInfo& o) { return o.name == key; });

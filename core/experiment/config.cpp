@@ -155,8 +155,8 @@ void applyOverride(json& config, const std::string& assignment) {
                     exitConfigInvalid);
   const std::string key = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  json value = json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;
+  // The value as JSON (8, [1, 2], true), else as a bare string (pool).
+  json value = json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--set " + key, exitConfigInvalid) : json(text);
   json* target = &config;
   std::stringstream parts(key);
   std::string part;
@@ -386,28 +386,98 @@ const std::set<std::string>& configKeys() {
   return topLevelKeys;
 }
 
-json parseJsonRefusingDuplicateKeys(std::istream& in, const std::string& source, int exitCode) {
+namespace {
+
+// Where the parser is, as a JSON pointer: one entry per open array or object.
+struct JsonPath {
+  struct Level {
+    bool array = false;
+    long index = -1;  // of the array's element being read
+    std::string key;  // of the object's member being read
+  };
+  std::vector<Level> levels;
+
+  // A value (scalar, array or object) begins inside the innermost open container.
+  void element() {
+    if (!levels.empty() && levels.back().array) ++levels.back().index;
+  }
+
+  std::string pointer() const {
+    std::string text;
+    for (const Level& level : levels) {
+      text += '/';
+      if (level.array) {
+        text += std::to_string(level.index);
+        continue;
+      }
+      for (char c : level.key) text += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+    }
+    return text;
+  }
+};
+
+struct TooDeep {
+  std::string pointer;
+};
+
+template <typename Input>
+json parseRefusingDuplicateKeys(Input&& in, const std::string& source, int exitCode) {
   // nlohmann keeps the last of two equal keys; a config that says a thing twice is a mistake.
   std::vector<std::set<std::string>> keysByDepth;
   std::string duplicate;
+  JsonPath path;
   const json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {  // a fresh set for this object's keys
-      keysByDepth.resize(size_t(depth) + 1);
-      keysByDepth[depth].clear();
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        path.element();
+        // Refused while parsing (nlohmann's parser keeps its own stack), before anything recurses.
+        if (depth >= maxJsonDepth) throw TooDeep{path.pointer()};
+        path.levels.push_back({.array = event == json::parse_event_t::array_start});
+        if (event == json::parse_event_t::object_start) {  // a fresh set for this object's keys
+          keysByDepth.resize(size_t(depth) + 1);
+          keysByDepth[size_t(depth)].clear();
+        }
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        path.levels.pop_back();
+        break;
+      case json::parse_event_t::key:
+        path.levels.back().key = parsed.get<std::string>();
+        if (depth >= 1 && size_t(depth) <= keysByDepth.size() &&
+            !keysByDepth[size_t(depth) - 1].insert(parsed.get<std::string>()).second && duplicate.empty())
+          duplicate = parsed.get<std::string>();
+        break;
+      case json::parse_event_t::value:
+        path.element();
+        break;
     }
-    if (event == json::parse_event_t::key && depth >= 1 && size_t(depth) <= keysByDepth.size() &&
-        !keysByDepth[depth - 1].insert(parsed.get<std::string>()).second && duplicate.empty())
-      duplicate = parsed.get<std::string>();
     return true;
   };
   try {
-    json value = json::parse(in, callback, true, /*ignore_comments=*/false);
+    json value = json::parse(std::forward<Input>(in), callback, true, /*ignore_comments=*/false);
     if (!duplicate.empty())
       throw UserError(source + ": the key \"" + duplicate + "\" appears twice in one object; keep one", exitCode);
     return value;
+  } catch (const TooDeep& deep) {
+    throw UserError(source + ": arrays and objects nested deeper than " + std::to_string(maxJsonDepth) +
+                        " levels at " + deep.pointer.substr(0, 200) + (deep.pointer.size() > 200 ? "..." : "") +
+                        "; ptbench reads at most " + std::to_string(maxJsonDepth),
+                    exitCode);
   } catch (const json::exception& error) {  // syntax, and numbers no double holds (1e400)
     throw UserError(source + ": not valid JSON: " + error.what(), exitCode);
   }
+}
+
+}  // namespace
+
+json parseJsonRefusingDuplicateKeys(std::istream& in, const std::string& source, int exitCode) {
+  return parseRefusingDuplicateKeys(in, source, exitCode);
+}
+
+json parseJsonRefusingDuplicateKeys(const std::string& text, const std::string& source, int exitCode) {
+  return parseRefusingDuplicateKeys(text, source, exitCode);
 }
 
 ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>& overrides) {

@@ -43,6 +43,9 @@ class BadInputTest : public ::testing::Test {
     write("sweep.json", R"({"schema_version": 1, "name": "s", "spp": [1,2,3,4,5,6,7,8,9,10],
         "width": [1,2,3,4,5,6,7,8,9,10], "height": [1,2,3,4,5,6,7,8,9,10], "seed": [1,2,3,4,5,6,7,8,9,10,11], )" +
                             scene + "}");
+    // 100,000 nested lists: writing the report recursed once a level and overflowed the stack.
+    write("deep.json", R"({"schema_version": 1, "name": "deep", "options": {"wavefront": {"schedule": )" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}}, " + scene + "}");
     // 755 bytes of glTF whose POSITION claims 10^8 elements of a 36-byte buffer.
     write("lying.gltf", R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
         "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
@@ -84,6 +87,15 @@ TEST_F(BadInputTest, ConfigsAreRefusedWithTheirPointerAndExitCode) {
            {"camera looking nowhere", "validate {dir}/camera.json", 65, "target equals its position"},
            {"a folder as config", "validate {dir}", 66, "is a folder, not a config file"},
            {"a sweep of 11,000 runs", "validate {dir}/sweep.json", 65, "expands to 11000 runs, more than max_runs"},
+           {"nesting beyond 256 levels", "validate {dir}/deep.json", 65,
+            "deep.json: arrays and objects nested deeper than 256 levels at /options/wavefront/schedule/0/0/0/0"},
+           {"run with nesting beyond 256 levels", "run {dir}/deep.json --out {dir}/out", 65,
+            "deep.json: arrays and objects nested deeper than 256 levels at /options/wavefront/schedule/0/0/0/0"},
+           {"--set nesting beyond 256 levels", "validate {dir}/ok.json --set 'spp=" + std::string(1000, '[') +
+                                                    std::string(1000, ']') + "'",
+            65, "--set spp: arrays and objects nested deeper than 256 levels at /0/0/0"},
+           {"a report nested beyond 256 levels", "summary {dir}/deep.json", 1,
+            "deep.json: arrays and objects nested deeper than 256 levels"},
            {"run --json to a missing folder", "run {dir}/ok.json --json /missing/x.json --out {dir}/out", 1,
             "--json /missing/x.json: the folder /missing does not exist"},
        })
