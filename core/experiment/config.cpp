@@ -502,9 +502,13 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
   else if (config["schema_version"] != 1)
     v.error("/schema_version",
             "this ptbench reads schema version 1, got " + Validator::describe(config["schema_version"]));
+  // One path component, never "." or "..": results go to OUTPUT/NAME/STAMP and nowhere else.
   if (!config.contains("name") || !config["name"].is_string() ||
-      !std::regex_match(config["name"].get<std::string>(), std::regex("[A-Za-z0-9_.-]{1,64}")))
-    v.error("/name", "required: 1 to 64 letters, digits, '_', '.' or '-' (it names the results folder)");
+      !std::regex_match(config["name"].get<std::string>(), std::regex("[A-Za-z0-9_.-]{1,64}")) ||
+      config["name"] == "." || config["name"] == "..")
+    v.error("/name",
+            "required: 1 to 64 letters, digits, '_', '.' or '-', other than \".\" and \"..\" (it names the results "
+            "folder inside the output folder)");
   else
     out.name = config["name"];
   out.output = "results";

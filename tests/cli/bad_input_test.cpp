@@ -96,6 +96,8 @@ TEST_F(BadInputTest, ConfigsAreRefusedWithTheirPointerAndExitCode) {
             65, "--set spp: arrays and objects nested deeper than 256 levels at /0/0/0"},
            {"a report nested beyond 256 levels", "summary {dir}/deep.json", 1,
             "deep.json: arrays and objects nested deeper than 256 levels"},
+           {"name ..", "validate {dir}/ok.json --set name=..", 65, "/name: required: 1 to 64 letters"},
+           {"run named .", "run {dir}/ok.json --set name=. --out {dir}/out", 65, "other than \".\" and \"..\""},
            {"run --json to a missing folder", "run {dir}/ok.json --json /missing/x.json --out {dir}/out", 1,
             "--json /missing/x.json: the folder /missing does not exist"},
        })
@@ -135,6 +137,21 @@ TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
            {"NaN vertex", "scene-info {dir}/nan.gltf", 1, "NaN or infinite coordinate at vertex 0"},
        })
     expect(c);
+}
+
+// Issue 31: results stay inside the --out folder, checked after resolving: a config name that
+// is a link out of it is refused before anything is written there.
+TEST_F(BadInputTest, ResultsNeverLeaveTheOutFolder) {
+  fs::create_directories(dir / "out");
+  fs::create_directories(dir / "elsewhere");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "out" / "ok");
+  const auto result = runPtbench("run " + (dir / "ok.json").string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  EXPECT_NE(result.err.find("the results folder " + (dir / "out" / "ok").string() + " resolves to " +
+                            (dir / "elsewhere").string() + ", outside the output folder"),
+            std::string::npos)
+      << result.all();
+  EXPECT_TRUE(fs::is_empty(dir / "elsewhere"));
 }
 
 // Issue 31: a truncated Radiance map hung stb_image's decoder at 100% CPU, and `validate`
