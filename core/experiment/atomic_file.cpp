@@ -103,9 +103,19 @@ void requireOutputFolder(const fs::path& path, std::string_view flag) {
   if (path == "-") return;
   const fs::path target = fs::absolute(resolveLinks(path));
   const std::string named = std::string(flag) + " " + path.string();
-  if (fs::is_directory(target)) throw UserError(named + ": a folder, not a file");
+  std::error_code error;
+  const fs::file_status status = fs::status(target, error);
+  if (fs::is_directory(status)) throw UserError(named + ": a folder, not a file");
   const auto folder = target.parent_path();
   if (!fs::is_directory(folder)) throw UserError(named + ": the folder " + folder.string() + " does not exist");
+  // A device or FIFO is written through (opening a FIFO would wait for its reader); anything
+  // else is written beside its name and renamed, so a file must be creatable in its folder.
+  if (fs::exists(status) && !fs::is_regular_file(status)) return;
+  const fs::path probe = folder / ("." + target.filename().string() + ".probe" + std::to_string(::getpid()));
+  const int descriptor = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (descriptor < 0) throw UserError(named + ": cannot write into " + folder.string() + ": " + lastError());
+  ::close(descriptor);
+  ::unlink(probe.c_str());
 }
 
 void flushStandardOutput() {

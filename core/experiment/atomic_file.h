@@ -17,10 +17,10 @@ namespace ptbench {
 // (ENOSPC, EPIPE, EIO, ...); no temporary file is left behind.
 void writeFileAtomically(const std::filesystem::path& path, std::string_view contents);
 
-// Before any work: throws UserError("FLAG PATH: the folder ... does not exist") when the
-// folder `path` would be written into (the target's, for a symlink) is missing, and
-// UserError("FLAG PATH: a folder, not a file") when `path` is one, so that no finished work is
-// lost to it.
+// Before any work, so that no finished work is lost to an output: throws UserError naming FLAG
+// and PATH when the folder `path` would be written into (the target's, for a symlink) is
+// missing, when `path` is a folder, or when no file can be made in that folder (no permission,
+// a read-only file system). A device or FIFO passes unopened.
 void requireOutputFolder(const std::filesystem::path& path, std::string_view flag);
 
 // At exit: flushes standard output and throws UserError("cannot write standard output:
