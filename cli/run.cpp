@@ -156,7 +156,7 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("config", options->config, "experiment config (JSON; see docs/config.md)");
   command->add_option("--out", options->out,
                       "put results/<name>/<stamp>/ under this folder instead of the config's output");
-  command->add_option("--set", options->overrides, "override a config key: key=value (value as JSON), repeatable");
+  command->add_option("--set", options->overrides, "override a config key: key=value (value as JSON, or a bare word; a value starting with [, { or \" must be valid JSON), repeatable");
   command->add_flag("--quiet", options->quiet, "no progress output");
   command->add_option("--json", options->json, "also write the report to this file; - for stdout");
   command->add_option("--md", options->markdown, "also write the summary as a Markdown table to this file");

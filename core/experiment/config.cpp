@@ -155,7 +155,20 @@ void applyOverride(json& config, const std::string& assignment) {
                     exitConfigInvalid);
   const std::string key = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  // The value as JSON (8, [1, 2], true), else as a bare string (pool).
+  // The value as JSON (8, [1, 2], true), else as a bare string (pool); one that starts as JSON
+  // would ([, {, ") but does not parse is a mistake, not a string.
+  if (!json::accept(text) && !text.empty() && (text.front() == '[' || text.front() == '{' || text.front() == '"')) {
+    std::string reason;
+    try {
+      const json ignored = json::parse(text);
+    } catch (const json::exception& error) {
+      reason = error.what();
+    }
+    throw UserError("--set " + assignment + ": the value starts as JSON but is not valid JSON (" + reason +
+                        "); give JSON, such as " + key + "=[\"a\", \"b\"] or " + key + "=\"text\" (quoted for the shell), or a "
+                        "bare word",
+                    exitConfigInvalid);
+  }
   json value = json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--set " + key, exitConfigInvalid) : json(text);
   json* target = &config;
   std::stringstream parts(key);

@@ -41,6 +41,44 @@ const std::set<std::string> shadedMaterialExtensions = {"KHR_materials_emissive_
 
 constexpr int modeTriangles = 4;
 
+// A URI as a message shows it: a data URI can be megabytes long.
+std::string shownUri(const std::string& uri) {
+  return uri.size() > 64 ? uri.substr(0, 61) + "..." : uri;
+}
+
+// Why tinygltf found no file for a buffer or image URI, and what it would take: glTF URIs are
+// relative references from the glTF file's folder, or base64 data URIs of the types it names.
+std::string missingUriReason(const std::string& uri, const std::filesystem::path& gltf) {
+  const std::string folder = std::filesystem::absolute(gltf).parent_path().string();
+  if (uri.starts_with("data:"))
+    return "not a data URI ptbench reads; embed a buffer as data:application/octet-stream;base64,... (or "
+           "data:application/gltf-buffer;base64,...) and an image as data:image/png;base64,... or "
+           "data:image/jpeg;base64,...";
+  if (uri.starts_with("file:") || uri.starts_with("/"))
+    return "an absolute path or file: URI, which glTF does not allow: URIs are relative to the glTF file's folder (" +
+           folder + "); give the path relative to it";
+  return "no such file in " + folder + " (glTF URIs are relative to the glTF file's folder)";
+}
+
+// tinygltf's "File not found : URI" and "Failed to decode 'uri' : URI in Buffer", said with
+// the reason and what would be accepted; other lines as they are.
+std::string explainUriErrors(const std::string& errors, const std::filesystem::path& gltf) {
+  std::string explained;
+  std::istringstream lines(errors);
+  for (std::string line; std::getline(lines, line);) {
+    static const std::string notFound = "File not found : ", undecodable = "Failed to decode 'uri' : ";
+    if (line.starts_with(notFound)) {
+      const std::string uri = line.substr(notFound.size());
+      line = "URI " + shownUri(uri) + ": " + missingUriReason(uri, gltf);
+    } else if (line.starts_with(undecodable) && line.ends_with(" in Buffer")) {
+      const std::string uri = line.substr(undecodable.size(), line.size() - undecodable.size() - 10);
+      line = "buffer URI " + shownUri(uri) + ": its base64 data cannot be decoded (or has fewer bytes than its byteLength)";
+    }
+    explained += (explained.empty() ? "" : "\n") + line;
+  }
+  return explained;
+}
+
 class GltfReader {
  public:
   GltfReader(const std::filesystem::path& path, tinygltf::Model& model)
@@ -287,8 +325,15 @@ uint32_t GltfReader::texture(int textureIndex, bool srgb) {
   if (source.source < 0 || source.source >= int(model_.images.size()))
     fail("texture " + std::to_string(textureIndex) + " has no image ptbench can read (PNG or JPEG)");
   const auto& image = model_.images[source.source];
-  if (image.image.empty() || image.width <= 0 || image.height <= 0)
-    fail("image " + std::to_string(source.source) + " (" + image.uri + ") could not be decoded");
+  if (image.image.empty() || image.width <= 0 || image.height <= 0) {
+    // tinygltf only warns of an image file it cannot find, leaving the image empty.
+    std::error_code error;
+    if (!image.uri.empty() && !image.uri.starts_with("data:") && image.uri.find('%') == std::string::npos &&
+        !std::filesystem::is_regular_file(path_.parent_path() / image.uri, error))
+      fail("image " + std::to_string(source.source) + " (" + shownUri(image.uri) +
+           "): " + missingUriReason(image.uri, path_));
+    fail("image " + std::to_string(source.source) + " (" + shownUri(image.uri) + ") could not be decoded");
+  }
   TextureImage out;
   out.name = image.name.empty() ? image.uri : image.name;
   out.width = uint32_t(image.width);
@@ -758,7 +803,8 @@ SceneData loadGltf(const std::filesystem::path& path) {
                          : loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
   if (!ok || !errors.empty()) {
     while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
-    throw UserError(path.string() + ": not a valid glTF 2.0 file: " + (errors.empty() ? "unknown error" : errors));
+    throw UserError(path.string() + ": not a valid glTF 2.0 file: " +
+                    (errors.empty() ? "unknown error" : explainUriErrors(errors, path)));
   }
   if (!warnings.empty()) spdlog::debug("{}: {}", path.string(), warnings);
   return GltfReader(path, model).read();

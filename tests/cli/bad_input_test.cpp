@@ -22,7 +22,7 @@ struct BadInput {
   const char* what;
   std::string arguments;  // after `ptbench`; {dir} is replaced by a scratch folder
   int exitCode;
-  const char* message;  // part of stderr
+  std::string message;  // part of stderr
 };
 
 class BadInputTest : public ::testing::Test {
@@ -46,6 +46,18 @@ class BadInputTest : public ::testing::Test {
     // 100,000 nested lists: writing the report recursed once a level and overflowed the stack.
     write("deep.json", R"({"schema_version": 1, "name": "deep", "options": {"wavefront": {"schedule": )" +
                            std::string(100000, '[') + std::string(100000, ']') + "}}, " + scene + "}");
+    // A triangle's buffer named by an absolute path, a file: URI and a data URI that is not base64.
+    write("triangle.bin", std::string(36, '\0'));
+    const auto triangle = [&](const std::string& uri) {
+      return R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
+        "bufferViews": [{"buffer": 0, "byteLength": 36}], "buffers": [{"byteLength": 36, "uri": ")" +
+             uri + "\"}]}";
+    };
+    write("absolute.gltf", triangle((dir / "triangle.bin").string()));
+    write("file-uri.gltf", triangle("file://" + (dir / "triangle.bin").string()));
+    write("bad-data.gltf", triangle("data:application/octet-stream,AAAA"));
     // 755 bytes of glTF whose POSITION claims 10^8 elements of a 36-byte buffer.
     write("lying.gltf", R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
         "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
@@ -98,6 +110,8 @@ TEST_F(BadInputTest, ConfigsAreRefusedWithTheirPointerAndExitCode) {
             "deep.json: arrays and objects nested deeper than 256 levels"},
            {"name ..", "validate {dir}/ok.json --set name=..", 65, "/name: required: 1 to 64 letters"},
            {"run named .", "run {dir}/ok.json --set name=. --out {dir}/out", 65, "other than \".\" and \"..\""},
+           {"malformed --set JSON", "validate {dir}/ok.json --set 'scenes=[builtin:cornell'", 65,
+            "--set scenes=[builtin:cornell: the value starts as JSON but is not valid JSON"},
            {"run --json to a missing folder", "run {dir}/ok.json --json /missing/x.json --out {dir}/out", 1,
             "--json /missing/x.json: the folder /missing does not exist"},
        })
@@ -133,6 +147,16 @@ TEST_F(BadInputTest, CommandLinesAreRefusedBeforeAnyWork) {
 
 TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
   for (const BadInput& c : std::vector<BadInput>{
+           {"buffer by absolute path", "scene-info {dir}/absolute.gltf", 1,
+            "URI " + (dir / "triangle.bin").string() +
+                ": an absolute path or file: URI, which glTF does not allow: URIs are relative to the glTF file's "
+                "folder (" +
+                dir.string() + "); give the path relative to it"},
+           {"buffer by file: URI", "scene-info {dir}/file-uri.gltf", 1,
+            "an absolute path or file: URI, which glTF does not allow"},
+           {"malformed data: URI", "scene-info {dir}/bad-data.gltf", 1,
+            "URI data:application/octet-stream,AAAA: not a data URI ptbench reads; embed a buffer as "
+            "data:application/octet-stream;base64,..."},
            {"POSITION claims 10^8 elements", "scene-info {dir}/lying.gltf", 1, "claims 100000000 elements"},
            {"NaN vertex", "scene-info {dir}/nan.gltf", 1, "NaN or infinite coordinate at vertex 0"},
        })
