@@ -60,13 +60,14 @@ void writeThrough(const fs::path& shown, const fs::path& target, std::string_vie
   if (::close(descriptor) != 0) fail(shown, lastError());
 }
 
-// A hidden name beside the target, so that the rename stays within one file system.
+// A hidden name beside the target, so that the rename stays within one file system; never
+// opened through a link, so that a link planted at that name redirects nothing.
 void writeReplacing(const fs::path& shown, const fs::path& target, std::string_view contents) {
   std::string name = target.filename().string();
   name.insert(0, 1, '.');
   name.append(".tmp").append(std::to_string(::getpid()));
   const fs::path temporary = target.parent_path() / name;
-  const int descriptor = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  const int descriptor = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (descriptor < 0) fail(shown, lastError());
   const auto abandon = [&](const std::string& reason) {
     ::unlink(temporary.c_str());
