@@ -2,11 +2,13 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/options.h"
 #include "core/errors.h"
+#include "core/experiment/atomic_file.h"
 #include "core/version.h"
 #include "core/vk/check.h"
 
@@ -94,14 +96,27 @@ int runCommandLine(int argc, char** argv) {
   return 0;
 }
 
+// What was printed must have reached standard output: a full disk or a closed pipe is an
+// error (exit 1), never a silent success.
+int flushedStandardOutput(int code) {
+  try {
+    ptbench::flushStandardOutput();
+  } catch (const ptbench::UserError& e) {
+    std::cerr << "ptbench: error: " << e.what() << "\n";
+    return code == 0 ? e.exitCode() : code;
+  }
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int code = runCommandLine(argc, argv);
+  // A closed pipe or FIFO is a write error (EPIPE) that names what was written, not a silent death.
+  std::signal(SIGPIPE, SIG_IGN);
+  const int code = flushedStandardOutput(runCommandLine(argc, argv));
   if (ptbench::vk::deviceAbandoned()) {
     // The GPU may still be running the submission that timed out: leave at once, without the
     // static destructors and driver teardown that could crash under it. Reports are written.
-    std::cout.flush();
     std::cerr.flush();
     std::_Exit(code);
   }

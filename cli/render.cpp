@@ -1,7 +1,11 @@
 // `ptbench render`: one image of one scene with one integrator and backend, timed.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -59,10 +63,16 @@ Vec3 toVec3(const std::vector<float>& v) {
 
 // `reference`: spp samples in frames of at most samplesPerReferenceFrame, each with its own seed,
 // averaged in double precision, so that no submission runs long however many samples are asked.
+// Progress (frames done, ETA) goes to stderr; the outputs were checked writable before any
+// frame, and the linear ones are written first, each whatever became of the others.
 void writeReference(const RenderOptions& options, Integrator& renderer, const RenderSettings& settings,
                     const std::string& device) {
+  using Clock = std::chrono::steady_clock;
   const uint32_t frames =
       (settings.samplesPerPixel + options.samplesPerReferenceFrame - 1) / options.samplesPerReferenceFrame;
+  const bool terminal = isatty(STDERR_FILENO);
+  const auto start = Clock::now();
+  auto lastReport = start;
   std::vector<double> sum;
   uint64_t invalid = 0;
   uint32_t done = 0;
@@ -75,17 +85,53 @@ void writeReference(const RenderOptions& options, Integrator& renderer, const Re
     for (size_t i = 0; i < sum.size(); ++i) sum[i] += double(result.image.rgb[i]) * part.samplesPerPixel;
     invalid += result.invalidSamples;
     done += part.samplesPerPixel;
+    // At most one line a second (and the last): a log stays short, a terminal stays current.
+    const auto now = Clock::now();
+    if (now - lastReport >= std::chrono::seconds(1) || frame + 1 == frames) {
+      lastReport = now;
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      const std::string line =
+          fmt::format("reference: frame {}/{} ({}/{} spp), {:.1f} s, ETA {:.0f} s", frame + 1, frames, done,
+                      settings.samplesPerPixel, elapsed, elapsed / (frame + 1) * (frames - frame - 1));
+      std::cerr << (terminal ? "\r\033[K" + line + (frame + 1 == frames ? "\n" : "") : line + "\n") << std::flush;
+    }
   }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   LinearImage image{settings.width, settings.height, std::vector<float>(sum.size())};
   for (size_t i = 0; i < sum.size(); ++i) image.rgb[i] = float(sum[i] / done);
   std::cout << fmt::format("{} | reference | megakernel | {}x{} | {} spp in {} frames | max depth {} | {}\n",
                            options.scene, settings.width, settings.height, done, frames, settings.maxDepth, device);
   if (invalid > 0)
     spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black", invalid);
-  for (const auto& out : options.outputs) {
-    writeImage(out, image, options.exposure);
-    std::cout << "  wrote " << out << "\n";
+  // The reference itself (.exr, .pfm) before the PNG to look at it; one output failing does not
+  // cost the others.
+  std::vector<std::string> outputs = options.outputs;
+  std::stable_partition(outputs.begin(), outputs.end(), [](const std::string& out) {
+    std::string extension = std::filesystem::path(out).extension().string();
+    for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return extension != ".png";
+  });
+  std::vector<std::string> written, failed;
+  for (const auto& out : outputs) {
+    try {
+      writeImage(out, image, options.exposure);
+      std::cout << "  wrote " << out << "\n";
+      written.push_back(out);
+    } catch (const UserError& error) {
+      spdlog::error("{}", error.what());
+      failed.push_back(out);
+    }
   }
+  const auto list = [](const std::vector<std::string>& paths) {
+    std::string text;
+    for (const auto& path : paths) text += (text.empty() ? "" : ", ") + path;
+    return text.empty() ? std::string("nothing") : text;
+  };
+  std::cout << fmt::format("reference: {} spp in {} frames in {:.1f} s; wrote {}{}\n", done, frames, seconds,
+                           list(written), failed.empty() ? "" : "; FAILED " + list(failed));
+  if (!failed.empty())
+    throw UserError("reference: cannot write " + list(failed) + " (see above); " +
+                    (written.empty() ? std::string("nothing was written") : list(written) + " written"));
 }
 
 void render(const GlobalOptions& global, RenderOptions options) {
@@ -146,7 +192,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
     const std::string key = assignment.substr(0, equals);
     const std::string text = assignment.substr(equals + 1);
     // The value as JSON (true, 1000), else as a bare string (pool).
-    const nlohmann::json value = nlohmann::json::accept(text) ? nlohmann::json::parse(text) : nlohmann::json(text);
+    const nlohmann::json value =
+        nlohmann::json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--option " + key, 1) : nlohmann::json(text);
     const auto& software = backendOptions(Backend::Software);
     const bool backendOption =
         std::any_of(software.begin(), software.end(), [&](const OptionInfo& o) { return o.name == key; });
@@ -330,7 +377,8 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
         ->check(CLI::IsMember({"off", "simt"}));
   }
   command->add_option("--env", options->environment,
-                      "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map");
+                      "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map (up "
+                      "to 65536x32768 and 2^27 texels)");
   command->add_option("--env-intensity", options->environmentIntensity, "scales the environment map's radiance")
       ->capture_default_str()
       ->check(numberIn(environmentIntensityRange, "a non-negative scale of the map's radiance"));

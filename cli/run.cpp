@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -155,7 +156,7 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("config", options->config, "experiment config (JSON; see docs/config.md)");
   command->add_option("--out", options->out,
                       "put results/<name>/<stamp>/ under this folder instead of the config's output");
-  command->add_option("--set", options->overrides, "override a config key: key=value (value as JSON), repeatable");
+  command->add_option("--set", options->overrides, "override a config key: key=value (value as JSON, or a bare word; a value starting with [, { or \" must be valid JSON), repeatable");
   command->add_flag("--quiet", options->quiet, "no progress output");
   command->add_option("--json", options->json, "also write the report to this file; - for stdout");
   command->add_option("--md", options->markdown, "also write the summary as a Markdown table to this file");
@@ -232,9 +233,11 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
     fs::create_directories(out, error);
     if (error) throw UserError("--out " + out.string() + ": cannot create the folder: " + error.message());
     for (const auto& [from, name] : merged.images) {
-      fs::copy_file(from, out / name, fs::copy_options::overwrite_existing, error);
-      if (error)
-        throw UserError("cannot copy " + from.string() + " to " + (out / name).string() + ": " + error.message());
+      // Read whole and written as every file is (atomically, links followed), not copied over.
+      std::ifstream in(from, std::ios::binary);
+      const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (!in && !in.eof()) throw UserError("cannot read " + from.string() + " to copy it into " + out.string());
+      writeFileAtomically(out / name, image);
     }
     writeReportFiles(out, merged.report);
     for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);

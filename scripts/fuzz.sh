@@ -9,8 +9,8 @@ seconds=${1:-60}
 shift || true
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DPTBENCH_FUZZ=ON -DPTBENCH_SANITIZE=ON >/dev/null
-cmake --build build-sanitize -j"$(nproc)" --target fuzz_config fuzz_gltf >/dev/null
-for target in config gltf; do
+cmake --build build-sanitize -j"$(nproc)" --target fuzz_config fuzz_gltf fuzz_hdr >/dev/null
+for target in config gltf hdr; do
   corpus=build-sanitize/corpus-$target
   mkdir -p "$corpus"
   echo "fuzz: $target for $seconds s"

@@ -11,7 +11,7 @@ cmake --build build -j"$(nproc)"
 # lavapipe under ASan is slow, and its own leaks are not ours.)
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DPTBENCH_SANITIZE=ON -DPTBENCH_FUZZ=ON -DPTBENCH_WERROR=ON
-cmake --build build-sanitize -j"$(nproc)" --target ptbench ptbench_unit_tests ptbench_gpu_tests fuzz_config fuzz_gltf
+cmake --build build-sanitize -j"$(nproc)" --target ptbench ptbench_unit_tests ptbench_gpu_tests fuzz_config fuzz_gltf fuzz_hdr
 build-sanitize/ptbench_unit_tests --gtest_brief=1
 ASAN_OPTIONS=detect_leaks=0 build-sanitize/ptbench_gpu_tests --gtest_brief=1 --gtest_filter='BadInputTest.*'
 scripts/fuzz.sh 30

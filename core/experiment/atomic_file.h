@@ -1,18 +1,30 @@
-// Files appear whole or not at all: written under a temporary name, then renamed.
+// Every file ptbench writes goes through here, so that none appears half written and nothing
+// that is not a regular file is ever replaced by one.
 #pragma once
 #include <filesystem>
-#include <functional>
 #include <string_view>
 
 namespace ptbench {
 
-// Calls write(temporaryPath), then renames the result to `path`. Throws UserError naming the
-// path if writing or renaming fails; no partial file is left behind.
-void writeAtomically(const std::filesystem::path& path, const std::function<void(const std::filesystem::path&)>& write);
+// Writes `contents` to `path`:
+// - a regular file or a new name: under a temporary name beside it, then renamed over it, so
+//   that it appears whole or not at all;
+// - a symlink: followed (through every link), and its target written as above, beside the
+//   target; the link stays a link;
+// - a character or block device, a FIFO or a socket, and "-" (standard output): written
+//   through directly, never replaced.
+// Throws UserError("cannot write PATH: REASON") on any open, write, close or rename error
+// (ENOSPC, EPIPE, EIO, ...); no temporary file is left behind.
 void writeFileAtomically(const std::filesystem::path& path, std::string_view contents);
 
-// Before any work: throws UserError("FLAG PATH: the folder ... does not exist") when the
-// folder `path` would be written into is missing, so that no finished work is lost to it.
+// Before any work, so that no finished work is lost to an output: throws UserError naming FLAG
+// and PATH when the folder `path` would be written into (the target's, for a symlink) is
+// missing, when `path` is a folder, or when no file can be made in that folder (no permission,
+// a read-only file system). A device or FIFO passes unopened.
 void requireOutputFolder(const std::filesystem::path& path, std::string_view flag);
+
+// At exit: flushes standard output and throws UserError("cannot write standard output:
+// REASON") when what was printed could not all be written (a full disk, a closed pipe).
+void flushStandardOutput();
 
 }  // namespace ptbench

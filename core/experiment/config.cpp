@@ -171,8 +171,21 @@ void applyOverride(json& config, const std::string& assignment) {
                     exitConfigInvalid);
   const std::string key = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  json value = json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;
+  // The value as JSON (8, [1, 2], true), else as a bare string (pool); one that starts as JSON
+  // would ([, {, ") but does not parse is a mistake, not a string.
+  if (!json::accept(text) && !text.empty() && (text.front() == '[' || text.front() == '{' || text.front() == '"')) {
+    std::string reason;
+    try {
+      const json ignored = json::parse(text);
+    } catch (const json::exception& error) {
+      reason = error.what();
+    }
+    throw UserError("--set " + assignment + ": the value starts as JSON but is not valid JSON (" + reason +
+                        "); give JSON, such as " + key + "=[\"a\", \"b\"] or " + key + "=\"text\" (quoted for the shell), or a "
+                        "bare word",
+                    exitConfigInvalid);
+  }
+  json value = json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--set " + key, exitConfigInvalid) : json(text);
   json* target = &config;
   std::stringstream parts(key);
   std::string part;
@@ -226,6 +239,13 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
             v.error(at + "/file", "required: the environment map, a Radiance .hdr file");
           } else if (const auto resolved = resolvePath(file, env["file"].get<std::string>())) {
             map.file = *resolved;
+            // Read now (a bounded decode, a second or less), so that `validate` refuses a
+            // truncated or corrupt map as `run` would, before any GPU work.
+            try {
+              (void)loadEnvironmentMap(map.file);
+            } catch (const UserError& error) {
+              v.error(at + "/file", error.what());
+            }
           } else {
             v.error(at + "/file", "environment map " + env["file"].get<std::string>() +
                                       " not found (relative paths resolve from the config's folder, then the "
@@ -384,28 +404,98 @@ const std::set<std::string>& configKeys() {
   return topLevelKeys;
 }
 
-json parseJsonRefusingDuplicateKeys(std::istream& in, const std::string& source, int exitCode) {
+namespace {
+
+// Where the parser is, as a JSON pointer: one entry per open array or object.
+struct JsonPath {
+  struct Level {
+    bool array = false;
+    long index = -1;  // of the array's element being read
+    std::string key;  // of the object's member being read
+  };
+  std::vector<Level> levels;
+
+  // A value (scalar, array or object) begins inside the innermost open container.
+  void element() {
+    if (!levels.empty() && levels.back().array) ++levels.back().index;
+  }
+
+  std::string pointer() const {
+    std::string text;
+    for (const Level& level : levels) {
+      text += '/';
+      if (level.array) {
+        text += std::to_string(level.index);
+        continue;
+      }
+      for (char c : level.key) text += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+    }
+    return text;
+  }
+};
+
+struct TooDeep {
+  std::string pointer;
+};
+
+template <typename Input>
+json parseRefusingDuplicateKeys(Input&& in, const std::string& source, int exitCode) {
   // nlohmann keeps the last of two equal keys; a config that says a thing twice is a mistake.
   std::vector<std::set<std::string>> keysByDepth;
   std::string duplicate;
+  JsonPath path;
   const json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {  // a fresh set for this object's keys
-      keysByDepth.resize(size_t(depth) + 1);
-      keysByDepth[depth].clear();
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        path.element();
+        // Refused while parsing (nlohmann's parser keeps its own stack), before anything recurses.
+        if (depth >= maxJsonDepth) throw TooDeep{path.pointer()};
+        path.levels.push_back({.array = event == json::parse_event_t::array_start});
+        if (event == json::parse_event_t::object_start) {  // a fresh set for this object's keys
+          keysByDepth.resize(size_t(depth) + 1);
+          keysByDepth[size_t(depth)].clear();
+        }
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        path.levels.pop_back();
+        break;
+      case json::parse_event_t::key:
+        path.levels.back().key = parsed.get<std::string>();
+        if (depth >= 1 && size_t(depth) <= keysByDepth.size() &&
+            !keysByDepth[size_t(depth) - 1].insert(parsed.get<std::string>()).second && duplicate.empty())
+          duplicate = parsed.get<std::string>();
+        break;
+      case json::parse_event_t::value:
+        path.element();
+        break;
     }
-    if (event == json::parse_event_t::key && depth >= 1 && size_t(depth) <= keysByDepth.size() &&
-        !keysByDepth[depth - 1].insert(parsed.get<std::string>()).second && duplicate.empty())
-      duplicate = parsed.get<std::string>();
     return true;
   };
   try {
-    json value = json::parse(in, callback, true, /*ignore_comments=*/false);
+    json value = json::parse(std::forward<Input>(in), callback, true, /*ignore_comments=*/false);
     if (!duplicate.empty())
       throw UserError(source + ": the key \"" + duplicate + "\" appears twice in one object; keep one", exitCode);
     return value;
+  } catch (const TooDeep& deep) {
+    throw UserError(source + ": arrays and objects nested deeper than " + std::to_string(maxJsonDepth) +
+                        " levels at " + deep.pointer.substr(0, 200) + (deep.pointer.size() > 200 ? "..." : "") +
+                        "; ptbench reads at most " + std::to_string(maxJsonDepth),
+                    exitCode);
   } catch (const json::exception& error) {  // syntax, and numbers no double holds (1e400)
     throw UserError(source + ": not valid JSON: " + error.what(), exitCode);
   }
+}
+
+}  // namespace
+
+json parseJsonRefusingDuplicateKeys(std::istream& in, const std::string& source, int exitCode) {
+  return parseRefusingDuplicateKeys(in, source, exitCode);
+}
+
+json parseJsonRefusingDuplicateKeys(const std::string& text, const std::string& source, int exitCode) {
+  return parseRefusingDuplicateKeys(text, source, exitCode);
 }
 
 ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>& overrides) {
@@ -430,9 +520,13 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
   else if (config["schema_version"] != 1)
     v.error("/schema_version",
             "this ptbench reads schema version 1, got " + Validator::describe(config["schema_version"]));
+  // One path component, never "." or "..": results go to OUTPUT/NAME/STAMP and nowhere else.
   if (!config.contains("name") || !config["name"].is_string() ||
-      !std::regex_match(config["name"].get<std::string>(), std::regex("[A-Za-z0-9_.-]{1,64}")))
-    v.error("/name", "required: 1 to 64 letters, digits, '_', '.' or '-' (it names the results folder)");
+      !std::regex_match(config["name"].get<std::string>(), std::regex("[A-Za-z0-9_.-]{1,64}")) ||
+      config["name"] == "." || config["name"] == "..")
+    v.error("/name",
+            "required: 1 to 64 letters, digits, '_', '.' or '-', other than \".\" and \"..\" (it names the results "
+            "folder inside the output folder)");
   else
     out.name = config["name"];
   out.output = "results";

@@ -106,9 +106,16 @@ struct RunSpec {
   RenderSettings settings;  // camera and environment filled in by the runner
 };
 
-// Parses JSON as configs and reports are read: a syntax error, a number no double holds or a
-// key given twice in one object is a UserError naming `source`, with `exitCode`.
+// The deepest nesting of arrays and objects ptbench reads in a config, a --set value or a
+// report: writing, copying and comparing JSON recurse once a level, so a bound keeps them off
+// the end of the stack (issue 31: 100,000 nested lists crashed `run`).
+inline constexpr int maxJsonDepth = 256;
+
+// Parses JSON as configs and reports are read: a syntax error, a number no double holds, a key
+// given twice in one object or nesting deeper than maxJsonDepth (named by its JSON pointer) is a
+// UserError naming `source`, with `exitCode`.
 nlohmann::json parseJsonRefusingDuplicateKeys(std::istream& in, const std::string& source, int exitCode);
+nlohmann::json parseJsonRefusingDuplicateKeys(const std::string& text, const std::string& source, int exitCode);
 
 // The keys a config may have at its top level (configs/schema.json lists the same).
 const std::set<std::string>& configKeys();

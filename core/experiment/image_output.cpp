@@ -52,14 +52,45 @@ void writePng(const std::filesystem::path& path, const LinearImage& image, float
 }
 
 void writeExr(const std::filesystem::path& path, const LinearImage& image) {
-  writeAtomically(path, [&](const std::filesystem::path& temporary) {
-    const char* error = nullptr;
-    if (SaveEXR(image.rgb.data(), int(image.width), int(image.height), 3, 0, temporary.c_str(), &error) < 0) {
-      const std::string message = error ? error : "unknown tinyexr error";
-      if (error) FreeEXRErrorMessage(error);
-      throw std::runtime_error(message);
-    }
-  });
+  // Encoded in memory (tinyexr's SaveEXR, minus its fopen), so that the file is written like
+  // every other: atomically, or through a device, with every write error reported.
+  const size_t pixels = size_t(image.width) * image.height;
+  std::vector<float> planes[3];
+  for (int c = 0; c < 3; ++c) {
+    planes[c].resize(pixels);
+    for (size_t i = 0; i < pixels; ++i) planes[c][i] = image.rgb[3 * i + size_t(c)];
+  }
+  float* channelPlanes[3] = {planes[2].data(), planes[1].data(), planes[0].data()};  // B, G, R as viewers expect
+  EXRChannelInfo channels[3] = {};
+  int pixelTypes[3] = {TINYEXR_PIXELTYPE_FLOAT, TINYEXR_PIXELTYPE_FLOAT, TINYEXR_PIXELTYPE_FLOAT};
+  std::strcpy(channels[0].name, "B");
+  std::strcpy(channels[1].name, "G");
+  std::strcpy(channels[2].name, "R");
+  EXRHeader header;
+  InitEXRHeader(&header);
+  header.compression_type =
+      image.width < 16 && image.height < 16 ? TINYEXR_COMPRESSIONTYPE_NONE : TINYEXR_COMPRESSIONTYPE_ZIP;
+  header.num_channels = 3;
+  header.channels = channels;
+  header.pixel_types = pixelTypes;
+  header.requested_pixel_types = pixelTypes;
+  EXRImage exr;
+  InitEXRImage(&exr);
+  exr.num_channels = 3;
+  exr.images = reinterpret_cast<unsigned char**>(channelPlanes);
+  exr.width = int(image.width);
+  exr.height = int(image.height);
+  unsigned char* memory = nullptr;
+  const char* error = nullptr;
+  const size_t size = SaveEXRImageToMemory(&exr, &header, &memory, &error);
+  if (size == 0) {
+    const std::string message = error ? error : "unknown tinyexr error";
+    if (error) FreeEXRErrorMessage(error);
+    throw UserError("cannot encode " + path.string() + " as EXR: " + message);
+  }
+  const std::string encoded(reinterpret_cast<const char*>(memory), size);
+  free(memory);  // tinyexr allocates with malloc
+  writeFileAtomically(path, encoded);
 }
 
 void writePfm(const std::filesystem::path& path, const LinearImage& image) {

@@ -67,6 +67,13 @@ fs::path createResultsFolder(const fs::path& root, const std::string& name, cons
   const fs::path parent = root / name;
   try {
     fs::create_directories(parent);
+    // Resolved (links followed, ".." taken), the results folder must still lie inside the
+    // output folder: a name that is a link out of it, or any path trick, is refused.
+    const fs::path resolvedRoot = fs::canonical(root), resolvedParent = fs::canonical(parent);
+    if (resolvedParent.parent_path() != resolvedRoot)
+      throw UserError("the results folder " + parent.string() + " resolves to " + resolvedParent.string() +
+                      ", outside the output folder " + resolvedRoot.string() +
+                      " (a link?); remove it or choose another --out");
     for (int attempt = 0; attempt < 100; ++attempt) {
       const fs::path folder = parent / (attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt + 1));
       // create_directory is false when the folder already exists: never reuse one.

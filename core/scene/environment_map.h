@@ -2,7 +2,9 @@
 // and the distribution next-event estimation samples them by (DESIGN.md, "Environment maps").
 #pragma once
 #include <filesystem>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/scene/math.h"
@@ -25,8 +27,25 @@ struct EnvironmentMap {
   bool uniformSampling = false;
 };
 
-// Reads a Radiance RGBE file. A file that is missing, not Radiance, or has texels that are not
-// finite and non-negative is a UserError naming it.
+// The largest environment map ptbench reads: 65536 texels wide, 32768 high, and 2^27 texels in
+// all (a 16384x8192 map, 1.5 GiB of float radiance).
+inline constexpr uint32_t maxEnvironmentWidth = 65536;
+inline constexpr uint32_t maxEnvironmentHeight = 32768;
+inline constexpr uint64_t maxEnvironmentTexels = uint64_t(1) << 27;
+
+// A Radiance RGBE image (#?RADIANCE or #?RGBE, FORMAT=32-bit_rle_rgbe, "-Y H +X W"), decoded
+// as linear float RGB rows from the top by ptbench's own reader, which never reads past
+// `bytes` and takes time bounded by its size: a truncated or corrupt file, an unsupported
+// orientation or a size beyond the limits above is a UserError "NAME: REASON".
+struct RadianceImage {
+  uint32_t width = 0;
+  uint32_t height = 0;
+  std::vector<float> rgb;
+};
+RadianceImage decodeRadiance(std::string_view bytes, const std::string& name);
+
+// Reads a Radiance RGBE file. A file that is missing, not Radiance, truncated, corrupt, beyond
+// the size limits, or has texels that are not finite and non-negative is a UserError naming it.
 EnvironmentMap loadEnvironmentMap(const std::filesystem::path& file, float intensity = 1, float rotationDegrees = 0);
 
 // The direction of (u, v) in the map, and back; the C++ twins of environment.glsl's.

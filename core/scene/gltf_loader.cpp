@@ -1,12 +1,15 @@
 #include "core/scene/gltf_loader.h"
 
 #include <spdlog/spdlog.h>
+#include <stb_image.h>
 #include <tiny_gltf.h>
 
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "core/errors.h"
 
@@ -37,6 +40,44 @@ const std::set<std::string> shadedMaterialExtensions = {"KHR_materials_emissive_
                                                         "KHR_materials_sheen"};
 
 constexpr int modeTriangles = 4;
+
+// A URI as a message shows it: a data URI can be megabytes long.
+std::string shownUri(const std::string& uri) {
+  return uri.size() > 64 ? uri.substr(0, 61) + "..." : uri;
+}
+
+// Why tinygltf found no file for a buffer or image URI, and what it would take: glTF URIs are
+// relative references from the glTF file's folder, or base64 data URIs of the types it names.
+std::string missingUriReason(const std::string& uri, const std::filesystem::path& gltf) {
+  const std::string folder = std::filesystem::absolute(gltf).parent_path().string();
+  if (uri.starts_with("data:"))
+    return "not a data URI ptbench reads; embed a buffer as data:application/octet-stream;base64,... (or "
+           "data:application/gltf-buffer;base64,...) and an image as data:image/png;base64,... or "
+           "data:image/jpeg;base64,...";
+  if (uri.starts_with("file:") || uri.starts_with("/"))
+    return "an absolute path or file: URI, which glTF does not allow: URIs are relative to the glTF file's folder (" +
+           folder + "); give the path relative to it";
+  return "no such file in " + folder + " (glTF URIs are relative to the glTF file's folder)";
+}
+
+// tinygltf's "File not found : URI" and "Failed to decode 'uri' : URI in Buffer", said with
+// the reason and what would be accepted; other lines as they are.
+std::string explainUriErrors(const std::string& errors, const std::filesystem::path& gltf) {
+  std::string explained;
+  std::istringstream lines(errors);
+  for (std::string line; std::getline(lines, line);) {
+    static const std::string notFound = "File not found : ", undecodable = "Failed to decode 'uri' : ";
+    if (line.starts_with(notFound)) {
+      const std::string uri = line.substr(notFound.size());
+      line = "URI " + shownUri(uri) + ": " + missingUriReason(uri, gltf);
+    } else if (line.starts_with(undecodable) && line.ends_with(" in Buffer")) {
+      const std::string uri = line.substr(undecodable.size(), line.size() - undecodable.size() - 10);
+      line = "buffer URI " + shownUri(uri) + ": its base64 data cannot be decoded (or has fewer bytes than its byteLength)";
+    }
+    explained += (explained.empty() ? "" : "\n") + line;
+  }
+  return explained;
+}
 
 class GltfReader {
  public:
@@ -284,8 +325,15 @@ uint32_t GltfReader::texture(int textureIndex, bool srgb) {
   if (source.source < 0 || source.source >= int(model_.images.size()))
     fail("texture " + std::to_string(textureIndex) + " has no image ptbench can read (PNG or JPEG)");
   const auto& image = model_.images[source.source];
-  if (image.image.empty() || image.width <= 0 || image.height <= 0)
-    fail("image " + std::to_string(source.source) + " (" + image.uri + ") could not be decoded");
+  if (image.image.empty() || image.width <= 0 || image.height <= 0) {
+    // tinygltf only warns of an image file it cannot find, leaving the image empty.
+    std::error_code error;
+    if (!image.uri.empty() && !image.uri.starts_with("data:") && image.uri.find('%') == std::string::npos &&
+        !std::filesystem::is_regular_file(path_.parent_path() / image.uri, error))
+      fail("image " + std::to_string(source.source) + " (" + shownUri(image.uri) +
+           "): " + missingUriReason(image.uri, path_));
+    fail("image " + std::to_string(source.source) + " (" + shownUri(image.uri) + ") could not be decoded");
+  }
   TextureImage out;
   out.name = image.name.empty() ? image.uri : image.name;
   out.width = uint32_t(image.width);
@@ -693,8 +741,33 @@ SceneData GltfReader::read() {
 // view to the decoder as the view's claimed range without checking it against the buffer, so
 // a file whose view runs past its buffer had stb_image read beyond it (fuzz_gltf found one).
 // The range is checked here; decoding stays tinygltf's (stb_image, 8- or 16-bit RGBA).
+// The width and height an image's header declares, read before decoding: a PNG's IHDR
+// itself (stb refuses a PNG beyond 2^24 a side as an unknown format, hiding its size), any
+// other format through stb's header reader. Nothing when the header is not one of them.
+std::optional<std::pair<uint32_t, uint32_t>> declaredImageSize(const unsigned char* bytes, int size) {
+  static constexpr unsigned char pngSignature[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (size >= 24 && std::memcmp(bytes, pngSignature, 8) == 0 && std::memcmp(bytes + 12, "IHDR", 4) == 0) {
+    const auto bigEndian = [&](int at) {
+      return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
+    };
+    return std::pair{bigEndian(16), bigEndian(20)};
+  }
+  int width = 0, height = 0, channels = 0;
+  if (size > 0 && stbi_info_from_memory(bytes, size, &width, &height, &channels) && width > 0 && height > 0)
+    return std::pair{uint32_t(width), uint32_t(height)};
+  return std::nullopt;
+}
+
 bool loadImage(tinygltf::Image* image, int index, std::string* error, std::string* warning, int width, int height,
                const unsigned char* bytes, int size, void* user) {
+  if (const auto declared = declaredImageSize(bytes, size);
+      declared && (declared->first > maxTextureSide || declared->second > maxTextureSide)) {
+    if (error)
+      *error += "image " + std::to_string(index) + (image->uri.empty() || image->uri.starts_with("data:") ? "" : " (" + image->uri + ")") +
+                ": its header declares " + std::to_string(declared->first) + "x" + std::to_string(declared->second) +
+                " pixels, beyond ptbench's limit of " + std::to_string(maxTextureSide) + " pixels a side\n";
+    return false;
+  }
   const auto* model = static_cast<const tinygltf::Model*>(user);
   if (image->bufferView >= 0) {
     const auto& views = model->bufferViews;
@@ -730,7 +803,8 @@ SceneData loadGltf(const std::filesystem::path& path) {
                          : loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
   if (!ok || !errors.empty()) {
     while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
-    throw UserError(path.string() + ": not a valid glTF 2.0 file: " + (errors.empty() ? "unknown error" : errors));
+    throw UserError(path.string() + ": not a valid glTF 2.0 file: " +
+                    (errors.empty() ? "unknown error" : explainUriErrors(errors, path)));
   }
   if (!warnings.empty()) spdlog::debug("{}: {}", path.string(), warnings);
   return GltfReader(path, model).read();

@@ -2,8 +2,14 @@
 // the file, key or flag, a documented exit code, and never a crash or an internal error.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "gpu_test.h"
 
@@ -16,7 +22,7 @@ struct BadInput {
   const char* what;
   std::string arguments;  // after `ptbench`; {dir} is replaced by a scratch folder
   int exitCode;
-  const char* message;  // part of stderr
+  std::string message;  // part of stderr
 };
 
 class BadInputTest : public ::testing::Test {
@@ -37,6 +43,21 @@ class BadInputTest : public ::testing::Test {
     write("sweep.json", R"({"schema_version": 1, "name": "s", "spp": [1,2,3,4,5,6,7,8,9,10],
         "width": [1,2,3,4,5,6,7,8,9,10], "height": [1,2,3,4,5,6,7,8,9,10], "seed": [1,2,3,4,5,6,7,8,9,10,11], )" +
                             scene + "}");
+    // 100,000 nested lists: writing the report recursed once a level and overflowed the stack.
+    write("deep.json", R"({"schema_version": 1, "name": "deep", "options": {"wavefront": {"schedule": )" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}}, " + scene + "}");
+    // A triangle's buffer named by an absolute path, a file: URI and a data URI that is not base64.
+    write("triangle.bin", std::string(36, '\0'));
+    const auto triangle = [&](const std::string& uri) {
+      return R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
+        "bufferViews": [{"buffer": 0, "byteLength": 36}], "buffers": [{"byteLength": 36, "uri": ")" +
+             uri + "\"}]}";
+    };
+    write("absolute.gltf", triangle((dir / "triangle.bin").string()));
+    write("file-uri.gltf", triangle("file://" + (dir / "triangle.bin").string()));
+    write("bad-data.gltf", triangle("data:application/octet-stream,AAAA"));
     // 755 bytes of glTF whose POSITION claims 10^8 elements of a 36-byte buffer.
     write("lying.gltf", R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
         "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
@@ -78,6 +99,19 @@ TEST_F(BadInputTest, ConfigsAreRefusedWithTheirPointerAndExitCode) {
            {"camera looking nowhere", "validate {dir}/camera.json", 65, "target equals its position"},
            {"a folder as config", "validate {dir}", 66, "is a folder, not a config file"},
            {"a sweep of 11,000 runs", "validate {dir}/sweep.json", 65, "expands to 11000 runs, more than max_runs"},
+           {"nesting beyond 256 levels", "validate {dir}/deep.json", 65,
+            "deep.json: arrays and objects nested deeper than 256 levels at /options/wavefront/schedule/0/0/0/0"},
+           {"run with nesting beyond 256 levels", "run {dir}/deep.json --out {dir}/out", 65,
+            "deep.json: arrays and objects nested deeper than 256 levels at /options/wavefront/schedule/0/0/0/0"},
+           {"--set nesting beyond 256 levels", "validate {dir}/ok.json --set 'spp=" + std::string(1000, '[') +
+                                                    std::string(1000, ']') + "'",
+            65, "--set spp: arrays and objects nested deeper than 256 levels at /0/0/0"},
+           {"a report nested beyond 256 levels", "summary {dir}/deep.json", 1,
+            "deep.json: arrays and objects nested deeper than 256 levels"},
+           {"name ..", "validate {dir}/ok.json --set name=..", 65, "/name: required: 1 to 64 letters"},
+           {"run named .", "run {dir}/ok.json --set name=. --out {dir}/out", 65, "other than \".\" and \"..\""},
+           {"malformed --set JSON", "validate {dir}/ok.json --set 'scenes=[builtin:cornell'", 65,
+            "--set scenes=[builtin:cornell: the value starts as JSON but is not valid JSON"},
            {"run --json to a missing folder", "run {dir}/ok.json --json /missing/x.json --out {dir}/out", 1,
             "--json /missing/x.json: the folder /missing does not exist"},
        })
@@ -165,10 +199,127 @@ TEST_F(BadInputTest, EveryNumericFlagRefusesNaNInfinitiesAndValuesOutsideItsRang
 
 TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
   for (const BadInput& c : std::vector<BadInput>{
+           {"buffer by absolute path", "scene-info {dir}/absolute.gltf", 1,
+            "URI " + (dir / "triangle.bin").string() +
+                ": an absolute path or file: URI, which glTF does not allow: URIs are relative to the glTF file's "
+                "folder (" +
+                dir.string() + "); give the path relative to it"},
+           {"buffer by file: URI", "scene-info {dir}/file-uri.gltf", 1,
+            "an absolute path or file: URI, which glTF does not allow"},
+           {"malformed data: URI", "scene-info {dir}/bad-data.gltf", 1,
+            "URI data:application/octet-stream,AAAA: not a data URI ptbench reads; embed a buffer as "
+            "data:application/octet-stream;base64,..."},
            {"POSITION claims 10^8 elements", "scene-info {dir}/lying.gltf", 1, "claims 100000000 elements"},
            {"NaN vertex", "scene-info {dir}/nan.gltf", 1, "NaN or infinite coordinate at vertex 0"},
        })
     expect(c);
+}
+
+// Issue 31: results stay inside the --out folder, checked after resolving: a config name that
+// is a link out of it is refused before anything is written there.
+TEST_F(BadInputTest, ResultsNeverLeaveTheOutFolder) {
+  fs::create_directories(dir / "out");
+  fs::create_directories(dir / "elsewhere");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "out" / "ok");
+  const auto result = runPtbench("run " + (dir / "ok.json").string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  EXPECT_NE(result.err.find("the results folder " + (dir / "out" / "ok").string() + " resolves to " +
+                            (dir / "elsewhere").string() + ", outside the output folder"),
+            std::string::npos)
+      << result.all();
+  EXPECT_TRUE(fs::is_empty(dir / "elsewhere"));
+}
+
+// Issue 31: a truncated Radiance map hung stb_image's decoder at 100% CPU, and `validate`
+// passed a config naming one. Given to `render --env` or in a config, it is refused within
+// seconds (`timeout` ends a hang, with SIGKILL: a hung `run` ignored SIGTERM), naming the file
+// and the truncation.
+TEST_F(BadInputTest, TruncatedEnvironmentMapsAreRefusedNotDecodedForever) {
+  std::string map;
+  {
+    std::ifstream in(fs::path(PTBENCH_SOURCE_DIR) / "scenes/env/venice_sunset_1k.hdr", std::ios::binary);
+    map.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(dir / "cut.hdr", std::ios::binary).write(map.data(), std::streamsize(map.size() / 2));
+  std::ofstream(dir / "cut-env.json") << R"({"schema_version": 1, "name": "cut",
+      "scenes": [{"path": "builtin:cornell", "env": {"file": "cut.hdr"}}]})";
+  const std::string truncated = "cut.hdr: cannot read the environment map: the file ends before its 1024x512 texels";
+  for (const auto& [arguments, exitCode] : std::vector<std::pair<std::string, int>>{
+           {"render --scene builtin:cornell --width 8 --height 8 --spp 1 --env " + (dir / "cut.hdr").string(), 1},
+           {"validate " + (dir / "cut-env.json").string(), 65},
+           {"run " + (dir / "cut-env.json").string() + " --out " + (dir / "out").string(), 65}}) {
+    const auto result = runCommand("timeout -k 5 20 env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
+                                   PTBENCH_EXECUTABLE + " " + arguments);
+    EXPECT_EQ(result.exitCode, exitCode) << arguments << "\n" << result.all();
+    EXPECT_NE(result.err.find(truncated), std::string::npos) << arguments << "\n" << result.all();
+  }
+  EXPECT_FALSE(fs::exists(dir / "out")) << "nothing ran";
+}
+
+// Issue 31: a symlink is followed and its target written, a device or FIFO written through,
+// never replaced by a regular file; a write error (a full disk) names the path and exits 1, on
+// standard output too. /dev/full is only ever opened, through a link in the scratch folder.
+TEST_F(BadInputTest, OutputsThatAreNotRegularFilesAreFollowedOrWrittenThroughNeverReplaced) {
+  std::ofstream(dir / "tiny.json") << R"({"schema_version": 1, "name": "tiny", "scenes": ["builtin:cornell"],
+      "integrators": ["megakernel"], "backends": ["software"], "width": 8, "height": 8, "spp": 1, "warmup": 0,
+      "repeats": 1, "images": false})";
+  std::ofstream(dir / "report-target.json") << "old";
+  fs::create_symlink("report-target.json", dir / "report-link.json");  // relative, as `ln -s` makes them
+  fs::create_symlink("/dev/full", dir / "full.json");
+  fs::create_symlink("/dev/full", dir / "full.png");
+  fs::create_symlink(dir / "variance-target.exr", dir / "variance-link.exr");  // dangling until written
+  ASSERT_EQ(::mknod((dir / "null.png").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << "mknod needs root";
+  ASSERT_EQ(::mkfifo((dir / "fifo.pfm").c_str(), 0666), 0);
+  const auto run = [&](const std::string& arguments) {
+    std::string line = arguments;
+    for (size_t at; (at = line.find("{dir}")) != std::string::npos;) line.replace(at, 5, dir.string());
+    return runPtbench(line);
+  };
+
+  const auto linked = run("run {dir}/tiny.json --quiet --json {dir}/report-link.json --out {dir}/out");
+  ASSERT_EQ(linked.exitCode, 0) << linked.all();
+  EXPECT_TRUE(fs::is_symlink(dir / "report-link.json"));
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir / "report-target.json"))["runs"].size(), 1u);
+
+  const auto full = run("run {dir}/tiny.json --quiet --json {dir}/full.json --out {dir}/out");
+  EXPECT_EQ(full.exitCode, 1) << full.all();
+  EXPECT_NE(full.err.find("cannot write " + (dir / "full.json").string() + ": No space left on device"),
+            std::string::npos)
+      << full.all();
+  EXPECT_TRUE(fs::is_symlink(dir / "full.json"));
+
+  // A character device and a link to /dev/full as images; a dangling link as the variance.
+  const auto device = run("render --scene builtin:cornell --width 8 --height 8 --spp 1 --out {dir}/null.png "
+                          "--out-variance {dir}/variance-link.exr");
+  EXPECT_EQ(device.exitCode, 0) << device.all();
+  EXPECT_TRUE(fs::is_character_file(dir / "null.png"));
+  EXPECT_TRUE(fs::is_symlink(dir / "variance-link.exr"));
+  EXPECT_GT(fs::file_size(dir / "variance-target.exr"), 0u);
+  const auto fullImage = run("render --scene builtin:cornell --width 8 --height 8 --spp 1 --out {dir}/full.png");
+  EXPECT_EQ(fullImage.exitCode, 1) << fullImage.all();
+  EXPECT_NE(fullImage.err.find("cannot write " + (dir / "full.png").string()), std::string::npos) << fullImage.all();
+  EXPECT_TRUE(fs::is_symlink(dir / "full.png"));
+
+  // A FIFO: a reader is open (so the writer's open does not wait), and receives the whole image.
+  const int reader = ::open((dir / "fifo.pfm").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const auto fifo = run("render --scene builtin:cornell --width 8 --height 8 --spp 1 --out {dir}/fifo.pfm");
+  EXPECT_EQ(fifo.exitCode, 0) << fifo.all();
+  std::string received(8192, '\0');
+  const ssize_t size = ::read(reader, received.data(), received.size());
+  ::close(reader);
+  EXPECT_EQ(size, ssize_t(std::string("PF\n8 8\n-1.0\n").size() + 8 * 8 * 3 * 4));
+  EXPECT_TRUE(fs::is_fifo(dir / "fifo.pfm"));
+
+  // Standard output on a full disk: what was printed is lost, so the exit code says so.
+  for (const std::string command : {"validate {dir}/tiny.json", "summary {dir}/report-target.json",
+                                    "render --scene builtin:cornell --width 8 --height 8 --spp 1"}) {
+    const auto printed = run(command + " > {dir}/full.json");
+    EXPECT_EQ(printed.exitCode, 1) << command << "\n" << printed.all();
+    EXPECT_NE(printed.err.find("cannot write standard output: No space left on device"), std::string::npos)
+        << command << "\n" << printed.all();
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
 }
 
 }  // namespace

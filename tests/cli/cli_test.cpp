@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -269,6 +270,43 @@ TEST(VerifyCommand, HelpNamesTheFailureExitCodeAndBadOptionsAreRefused) {
   const auto badFolder = runPtbench("verify --json /nonexistent/folder/verify.json");
   EXPECT_EQ(badFolder.exitCode, 1) << badFolder.all();
   EXPECT_NE(badFolder.err.find("--json /nonexistent/folder/verify.json"), std::string::npos) << badFolder.err;
+}
+
+// Issue 31: `reference` rendered for minutes and then found its output unwritable, losing the
+// work, and printed nothing while it rendered. Now it checks every output first, prints frames
+// done and an ETA on stderr, ends with a summary line, and writes the EXR even when the PNG
+// (given first, here a link to /dev/full) fails.
+TEST(ReferenceCommand, ChecksItsOutputsFirstShowsProgressAndKeepsTheExrWhenThePngFails) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ptbench-reference-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::create_symlink("/dev/full", dir / "full.png");
+
+  // sysfs lets nobody, root included, create a file at its top.
+  const auto unwritable = runPtbench("reference builtin:cornell --width 8 --height 8 --spp 64 --out /sys/ptbench.exr");
+  EXPECT_EQ(unwritable.exitCode, 1) << unwritable.all();
+  EXPECT_NE(unwritable.err.find("--out /sys/ptbench.exr: cannot write into /sys"), std::string::npos)
+      << unwritable.all();
+  EXPECT_EQ(unwritable.out.find("| reference |"), std::string::npos) << "rendered before checking\n"
+                                                                      << unwritable.all();
+
+  const auto result = runPtbench("reference builtin:cornell --width 8 --height 8 --spp 128 --spp-per-frame 32 --out " +
+                                 (dir / "full.png").string() + " " + (dir / "ref.exr").string());
+  EXPECT_EQ(result.exitCode, 1) << result.all();
+  EXPECT_NE(result.err.find("reference: frame 4/4 (128/128 spp), "), std::string::npos) << result.all();
+  EXPECT_NE(result.err.find(" s, ETA 0 s"), std::string::npos) << result.all();
+  EXPECT_NE(result.err.find("cannot write " + (dir / "full.png").string() + ": No space left on device"),
+            std::string::npos)
+      << result.all();
+  EXPECT_NE(result.out.find("reference: 128 spp in 4 frames in "), std::string::npos) << result.all();
+  EXPECT_NE(result.out.find("; wrote " + (dir / "ref.exr").string() + "; FAILED " + (dir / "full.png").string()),
+            std::string::npos)
+      << result.all();
+  EXPECT_GT(fs::file_size(dir / "ref.exr"), 100u);
+  EXPECT_TRUE(fs::is_symlink(dir / "full.png"));
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

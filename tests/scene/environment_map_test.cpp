@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/errors.h"
 
@@ -52,6 +54,71 @@ TEST(EnvironmentMap, FilesThatAreNotRadianceMapsAreClearErrors) {
           .find("not a Radiance"),
       std::string::npos);
   fs::remove_all(dir);
+}
+
+std::string refusal(const fs::path& file) {
+  try {
+    loadEnvironmentMap(file);
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+// Issue 31: stb_image's decoder spun forever on a truncated run-length encoded map. Cut
+// anywhere, a map is refused within a second, naming the file and the truncation.
+TEST(EnvironmentMap, TruncatedMapsAreRefusedWithinASecond) {
+  const fs::path dir = fs::temp_directory_path() / ("ptbench-env-cut-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::stringstream whole;
+  whole << std::ifstream(shippedMaps / "venice_sunset_1k.hdr", std::ios::binary).rdbuf();
+  const std::string bytes = whole.str();
+  for (const double fraction : {0.02, 0.3, 0.5, 0.9, 0.999}) {
+    const fs::path cut = dir / "cut.hdr";
+    std::ofstream(cut, std::ios::binary).write(bytes.data(), std::streamsize(double(bytes.size()) * fraction));
+    const auto start = std::chrono::steady_clock::now();
+    const std::string message = refusal(cut);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0) << fraction;
+    EXPECT_NE(message.find(cut.string() + ": cannot read the environment map: the file ends before its 1024x512 "
+                                          "texels (truncated?)"),
+              std::string::npos)
+        << fraction << ": " << message;
+  }
+  fs::remove_all(dir);
+}
+
+// Corrupt run-length data, sizes beyond the documented limits and other orientations are
+// refused naming what is wrong; the decoder never reads past its bytes (ASan, fuzz_hdr).
+TEST(EnvironmentMap, CorruptOrOversizedMapsAreRefusedNamingTheReason) {
+  const std::string header = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n";
+  const auto message = [](const std::string& bytes) {
+    try {
+      decodeRadiance(bytes, "m.hdr");
+    } catch (const UserError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  // A scanline of 8 texels whose first run has length 0 (what a truncated file reads as).
+  std::string zeroRun = header + "-Y 1 +X 8\n" + std::string("\x02\x02\x00\x08", 4) + std::string(64, '\0');
+  EXPECT_NE(message(zeroRun).find("m.hdr: cannot read the environment map: scanline 0 has a run of 0 texels"),
+            std::string::npos)
+      << message(zeroRun);
+  EXPECT_NE(message(header + "-Y 40000 +X 100\n").find("m.hdr: an environment map of 100x40000 texels; ptbench "
+                                                        "takes 2x1 to 65536x32768 and at most 134217728 texels"),
+            std::string::npos);
+  EXPECT_NE(message(header + "-Y 16384 +X 16384\n").find("at most 134217728 texels"), std::string::npos);
+  EXPECT_NE(message(header + "+Y 2 +X 2\n" + std::string(16, '\x80')).find("reads \"-Y HEIGHT +X WIDTH\" only"),
+            std::string::npos);
+  EXPECT_NE(message("#?RADIANCE\nFORMAT=32-bit_rle_xyze\n\n-Y 1 +X 2\n").find("FORMAT=32-bit_rle_rgbe only"),
+            std::string::npos);
+  // A flat 2x1 map: mantissa x 2^(exponent - 136).
+  const RadianceImage flat = decodeRadiance(header + "-Y 1 +X 2\n" + std::string("\x80\x40\x20\x81\0\0\0\0", 8), "f");
+  ASSERT_EQ(flat.rgb.size(), 6u);
+  EXPECT_EQ(flat.rgb[0], 1.0f);
+  EXPECT_EQ(flat.rgb[1], 0.5f);
+  EXPECT_EQ(flat.rgb[2], 0.25f);
+  EXPECT_EQ(flat.rgb[3], 0.0f);
 }
 
 // The mapping environment.glsl uses: the centre column looks down -Z, the top row is the

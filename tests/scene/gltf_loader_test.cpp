@@ -500,6 +500,32 @@ TEST_F(GltfFiles, SixteenBitGreyAlphaImagesKeepTheirAlpha) {
   EXPECT_EQ(scene.textures[0].rgba8, expected);
 }
 
+// Issue 31: a PNG whose header declares 10^9 x 10^9 pixels was "Unknown image format"; it is
+// refused by its declared size, naming the image and the documented limit.
+TEST_F(GltfFiles, AnImageDeclaringASizeBeyondTheLimitIsRefusedBySize) {
+  writePng(dir / "huge.png", 1, 1, PngColor::Rgb, 8, {1, 2, 3});
+  std::string png;
+  {
+    std::ifstream in(dir / "huge.png", std::ios::binary);
+    png.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  for (const int at : {16, 20})  // IHDR's width and height, big-endian
+    for (int i = 0; i < 4; ++i) png[size_t(at + i)] = char((1000000000u >> (24 - 8 * i)) & 0xff);
+  const uint32_t crc = crc32(reinterpret_cast<const uint8_t*>(png.data()) + 12, 17);
+  for (int i = 0; i < 4; ++i) png[size_t(29 + i)] = char((crc >> (24 - 8 * i)) & 0xff);
+  std::ofstream(dir / "huge.png", std::ios::binary) << png;
+  auto gltf = triangleGltf();
+  gltf["images"] = {{{"uri", "huge.png"}}};
+  gltf["textures"] = {{{"source", 0}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  gltf["materials"] = {{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
+  const std::string message = loadError(write("huge.gltf", gltf.dump()));
+  EXPECT_NE(message.find("huge.gltf: not a valid glTF 2.0 file: image 0 (huge.png): its header declares "
+                         "1000000000x1000000000 pixels, beyond ptbench's limit of 16384 pixels a side"),
+            std::string::npos)
+      << message;
+}
+
 // An image whose buffer view runs past its buffer, found by fuzz_gltf: tinygltf handed the
 // claimed range to stb_image, which read beyond the buffer. Refused, with the reason.
 TEST(GltfCorpus, AnImageViewPastItsBufferIsRefusedNotOverrun) {
