@@ -54,8 +54,12 @@ int runCommandLine(int argc, char** argv) {
       ->check(cli::numberIn(cli::gpuTimeoutRange, "seconds (0: no limit)"))
       ->capture_default_str();
   app.add_flag("-v,--verbose", global.verbose, "Log more");
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet,
+               "Log only warnings and errors: no progress (of runs, or of steps that take over a second)");
   app.parse_complete_callback([&] {
     if (global.verbose) spdlog::set_level(spdlog::level::debug);
+    if (quiet) spdlog::set_level(spdlog::level::warn);
   });
   cli::addRunCommand(app, global);
   cli::addValidateCommand(app, global);

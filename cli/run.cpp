@@ -111,6 +111,8 @@ int run(const GlobalOptions& global, const RunOptions& options) {
           : configFromJson(previous["config"], previous["config_file"].get<std::string>());
   if (!options.json.empty() && options.json != "-") requireOutputFolder(options.json, "--json");
   if (!options.markdown.empty()) requireOutputFolder(options.markdown, "--md");
+  // --quiet as the global -q: the long steps' progress (core/progress.h) is silenced with the rest.
+  if (options.quiet) spdlog::set_level(spdlog::level::warn);
   Progress progress(options.quiet);
   const InterruptGuard interrupts;
   const ExperimentResult result = runExperiment(
@@ -156,8 +158,11 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("config", options->config, "experiment config (JSON; see docs/config.md)");
   command->add_option("--out", options->out,
                       "put results/<name>/<stamp>/ under this folder instead of the config's output");
-  command->add_option("--set", options->overrides, "override a config key: key=value (value as JSON, or a bare word; a value starting with [, { or \" must be valid JSON), repeatable");
-  command->add_flag("--quiet", options->quiet, "no progress output");
+  command->add_option("--set", options->overrides,
+                      "override a config key: key=value (value as JSON, or a bare word; a value starting with [, { or "
+                      "\" must be valid JSON), repeatable");
+  command->add_flag("--quiet", options->quiet,
+                    "no progress output (of runs, or of steps over a second): as the global -q");
   command->add_option("--json", options->json, "also write the report to this file; - for stdout");
   command->add_option("--md", options->markdown, "also write the summary as a Markdown table to this file");
   command->add_option("--resume", options->resume,

@@ -6,6 +6,7 @@
 #include "core/integrators/megakernel.h"
 #include "core/integrators/raycast.h"
 #include "core/integrators/wavefront.h"
+#include "core/progress.h"
 
 namespace ptbench {
 
@@ -36,6 +37,8 @@ std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Cont
   if (const std::string reason = unsupportedReason(kind, target.backend, settings, context.capabilities());
       !reason.empty())
     throw UserError(reason);
+  const StepProgress progress("creating the pipelines of " + std::string(integratorName(kind)) + " on " +
+                              std::string(backendName(target.backend)));
   switch (kind) {
     case IntegratorKind::Megakernel:
     case IntegratorKind::MegakernelRegen:

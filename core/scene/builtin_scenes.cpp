@@ -1,14 +1,15 @@
 #include "core/scene/builtin_scenes.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include <fnmatch.h>
-
 #include "core/errors.h"
+#include "core/progress.h"
 #include "core/scene/gltf_loader.h"
 
 namespace ptbench {
@@ -170,7 +171,8 @@ SceneData spheres(const BuiltinSceneRequest& request) {
   std::vector<uint32_t> materials;
   const uint32_t count = request.count, subdivisions = request.subdivisions;
   for (uint32_t i = 0; i < request.materials; ++i)
-    materials.push_back(builder.addMaterial(divergenceMaterial(i, request.cost), "sphere material " + std::to_string(i)));
+    materials.push_back(
+        builder.addMaterial(divergenceMaterial(i, request.cost), "sphere material " + std::to_string(i)));
   for (uint32_t i = 0; request.materials == 0 && i < count; ++i) {
     gpu::Material m = defaultMaterial();
     const float hue = float(i) * 0.618034f;
@@ -366,7 +368,8 @@ void applyCarPaintOverride(SceneData& scene, const std::string& match, uint32_t 
     if (byIndex ? i != index : fnmatch(match.c_str(), name.c_str(), 0) != 0) continue;
     const gpu::vec4 base = scene.materials[i].baseColorFactor;
     gpu::Material paint = carPaint({base.x, base.y, base.z}, cost);
-    std::copy(std::begin(scene.materials[i].textures), std::end(scene.materials[i].textures), std::begin(paint.textures));
+    std::copy(std::begin(scene.materials[i].textures), std::end(scene.materials[i].textures),
+              std::begin(paint.textures));
     paint.normalScale = scene.materials[i].normalScale;
     paint.alphaMode = scene.materials[i].alphaMode;
     paint.alphaCutoff = scene.materials[i].alphaCutoff;
@@ -378,7 +381,8 @@ void applyCarPaintOverride(SceneData& scene, const std::string& match, uint32_t 
   if (matched > 0) return;
   std::string names;
   for (uint32_t i = 0; i < scene.materials.size(); ++i)
-    names += (i ? ", " : "") + std::to_string(i) + " '" + (i < scene.materialNames.size() ? scene.materialNames[i] : "") + "'";
+    names += (i ? ", " : "") + std::to_string(i) + " '" +
+             (i < scene.materialNames.size() ? scene.materialNames[i] : "") + "'";
   throw UserError(scene.source + ": material_override '" + match + "' matches none of its materials (" + names + ")");
 }
 
@@ -387,7 +391,10 @@ bool isBuiltinScene(const std::string& spec) {
 }
 
 SceneData loadScene(const std::string& spec) {
-  if (isBuiltinScene(spec)) return loadBuiltinScene(spec);
+  if (isBuiltinScene(spec)) {
+    const StepProgress progress("generating " + spec);
+    return loadBuiltinScene(spec);
+  }
   return loadGltf(spec);
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/progress.h"
 
 namespace ptbench {
 namespace {
@@ -72,7 +73,8 @@ std::string explainUriErrors(const std::string& errors, const std::filesystem::p
       line = "URI " + shownUri(uri) + ": " + missingUriReason(uri, gltf);
     } else if (line.starts_with(undecodable) && line.ends_with(" in Buffer")) {
       const std::string uri = line.substr(undecodable.size(), line.size() - undecodable.size() - 10);
-      line = "buffer URI " + shownUri(uri) + ": its base64 data cannot be decoded (or has fewer bytes than its byteLength)";
+      line = "buffer URI " + shownUri(uri) +
+             ": its base64 data cannot be decoded (or has fewer bytes than its byteLength)";
     }
     explained += (explained.empty() ? "" : "\n") + line;
   }
@@ -763,7 +765,8 @@ bool loadImage(tinygltf::Image* image, int index, std::string* error, std::strin
   if (const auto declared = declaredImageSize(bytes, size);
       declared && (declared->first > maxTextureSide || declared->second > maxTextureSide)) {
     if (error)
-      *error += "image " + std::to_string(index) + (image->uri.empty() || image->uri.starts_with("data:") ? "" : " (" + image->uri + ")") +
+      *error += "image " + std::to_string(index) +
+                (image->uri.empty() || image->uri.starts_with("data:") ? "" : " (" + image->uri + ")") +
                 ": its header declares " + std::to_string(declared->first) + "x" + std::to_string(declared->second) +
                 " pixels, beyond ptbench's limit of " + std::to_string(maxTextureSide) + " pixels a side\n";
     return false;
@@ -799,14 +802,19 @@ SceneData loadGltf(const std::filesystem::path& path) {
   loader.SetImageLoader(loadImage, &model);
   std::string errors, warnings;
   const bool binary = path.extension() == ".glb" || path.extension() == ".GLB";
-  const bool ok = binary ? loader.LoadBinaryFromFile(&model, &errors, &warnings, path.string())
-                         : loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
+  bool ok = false;
+  {
+    const StepProgress progress("reading " + path.string());
+    ok = binary ? loader.LoadBinaryFromFile(&model, &errors, &warnings, path.string())
+                : loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
+  }
   if (!ok || !errors.empty()) {
     while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
     throw UserError(path.string() + ": not a valid glTF 2.0 file: " +
                     (errors.empty() ? "unknown error" : explainUriErrors(errors, path)));
   }
   if (!warnings.empty()) spdlog::debug("{}: {}", path.string(), warnings);
+  const StepProgress progress("processing the meshes and materials of " + path.string());
   return GltfReader(path, model).read();
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/progress.h"
 #include "core/scene/sheen.h"
 #include "core/vk/barrier.h"
 #include "core/vk/timestamps.h"
@@ -116,7 +117,10 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
     addresses_.sheenAlbedo = sheenAlbedo_.address();
   }
   uploadTextures(context, scene);
-  if (context.accelerationStructuresEnabled()) buildAccelerationStructures(context, scene);
+  if (context.accelerationStructuresEnabled()) {
+    const StepProgress progress("building the acceleration structures of " + scene.source);
+    buildAccelerationStructures(context, scene);
+  }
   if (!softwareBvhLayouts.empty()) uploadSoftwareBvh(context, scene, softwareBvhLayouts);
   createDescriptors(context);
 }
@@ -148,6 +152,7 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
                                  std::span<const BvhLayout> layouts) {
   SoftwareBvh bvh;
   try {
+    const StepProgress progress("building the software BVH of " + scene.source);
     bvh = buildSoftwareBvh(scene);
   } catch (const std::exception& error) {
     for (BvhLayout layout : layouts)

@@ -106,7 +106,7 @@ TEST_F(BadInputTest, ConfigsAreRefusedWithTheirPointerAndExitCode) {
            {"--set nesting beyond 256 levels", "validate {dir}/ok.json --set 'spp=" + std::string(1000, '[') +
                                                     std::string(1000, ']') + "'",
             65, "--set spp: arrays and objects nested deeper than 256 levels at /0/0/0"},
-           {"a report nested beyond 256 levels", "summary {dir}/deep.json", 1,
+           {"a report nested beyond 256 levels", "summary {dir}/deep.json", 65,
             "deep.json: arrays and objects nested deeper than 256 levels"},
            {"name ..", "validate {dir}/ok.json --set name=..", 65, "/name: required: 1 to 64 letters"},
            {"run named .", "run {dir}/ok.json --set name=. --out {dir}/out", 65, "other than \".\" and \"..\""},

@@ -109,6 +109,24 @@ TEST(SceneInfoCommand, MissingSceneFailsWithItsName) {
   EXPECT_NE(result.all().find("/nonexistent/scene.glb: no such scene file"), std::string::npos) << result.all();
 }
 
+// A step that runs past its threshold (a second; 0 ms here, so that every step does) says so on
+// stderr with its time and again when it ends; -q (and run's --quiet) silence it.
+TEST(StepProgress, LongStepsReportTheirTimeAndQuietSilencesThem) {
+  const std::string scene = std::string(PTBENCH_SOURCE_DIR) + "/scenes/DamagedHelmet/glTF-Binary/DamagedHelmet.glb";
+  const auto loud = runPtbench("scene-info " + scene, "PTBENCH_PROGRESS_AFTER_MS=0");
+  ASSERT_EQ(loud.exitCode, 0) << loud.all();
+  EXPECT_NE(loud.err.find("reading " + scene + ": "), std::string::npos) << loud.err;
+  EXPECT_NE(loud.err.find(" s so far"), std::string::npos) << loud.err;
+  EXPECT_NE(loud.err.find("done in "), std::string::npos) << loud.err;
+  const auto quiet = runPtbench("-q scene-info " + scene, "PTBENCH_PROGRESS_AFTER_MS=0");
+  ASSERT_EQ(quiet.exitCode, 0) << quiet.all();
+  EXPECT_EQ(quiet.err.find("so far"), std::string::npos) << quiet.err;
+  EXPECT_NE(quiet.out.find("triangles 15452"), std::string::npos) << "the results themselves are printed";
+  // Without the override a quick step is silent.
+  const auto quick = runPtbench("scene-info builtin:cornell");
+  EXPECT_EQ(quick.err.find("so far"), std::string::npos) << quick.err;
+}
+
 // A material extension that ptbench loads without shading is named once by every command
 // that loads the scene, and listed in scene-info's JSON and in each run of the report.
 TEST(UnshadedExtensions, EveryCommandNamesThemOnce) {
@@ -289,7 +307,7 @@ TEST(ReferenceCommand, ChecksItsOutputsFirstShowsProgressAndKeepsTheExrWhenThePn
   EXPECT_NE(unwritable.err.find("--out /sys/ptbench.exr: cannot write into /sys"), std::string::npos)
       << unwritable.all();
   EXPECT_EQ(unwritable.out.find("| reference |"), std::string::npos) << "rendered before checking\n"
-                                                                      << unwritable.all();
+                                                                     << unwritable.all();
 
   const auto result = runPtbench("reference builtin:cornell --width 8 --height 8 --spp 128 --spp-per-frame 32 --out " +
                                  (dir / "full.png").string() + " " + (dir / "ref.exr").string());

@@ -365,7 +365,8 @@ TEST_F(ConfigTest, TheEndsOfEveryRangeAreAccepted) {
   const auto config = loadConfig(write(R"({"schema_version": 1, "name": "t", "exposure": -32, "warmup_seconds": 600,
       "max_noise": 1, "timeout": 86400, "target_relmse": 1, "scenes": [{"path": "builtin:cornell",
       "camera": {"fov": 179, "aperture": 0, "focus_distance": 1e30},
-      "env": {"file": "scenes/box.glb", "intensity": 1e30, "rotation_deg": -3600}}]})"));
+      "env": {"file": ")" + (fs::path(PTBENCH_SOURCE_DIR) / "scenes/env/studio_small_03_1k.hdr").string() +
+                                       R"(", "intensity": 1e30, "rotation_deg": -3600}}]})"));
   EXPECT_EQ(config.exposure, -32);
   EXPECT_EQ(config.repetition.timeoutSeconds, 86400);
   EXPECT_EQ(config.scenes[0].fovDegrees, 179.0f);
