@@ -87,7 +87,8 @@ void writeReference(const RenderOptions& options, Integrator& renderer, const Re
     done += part.samplesPerPixel;
     // At most one line a second (and the last): a log stays short, a terminal stays current.
     const auto now = Clock::now();
-    if (now - lastReport >= std::chrono::seconds(1) || frame + 1 == frames) {
+    if ((now - lastReport >= std::chrono::seconds(1) || frame + 1 == frames) &&
+        spdlog::should_log(spdlog::level::info)) {
       lastReport = now;
       const double elapsed = std::chrono::duration<double>(now - start).count();
       const std::string line =
@@ -192,8 +193,9 @@ void render(const GlobalOptions& global, RenderOptions options) {
     const std::string key = assignment.substr(0, equals);
     const std::string text = assignment.substr(equals + 1);
     // The value as JSON (true, 1000), else as a bare string (pool).
-    const nlohmann::json value =
-        nlohmann::json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--option " + key, 1) : nlohmann::json(text);
+    const nlohmann::json value = nlohmann::json::accept(text)
+                                     ? parseJsonRefusingDuplicateKeys(text, "--option " + key, 1)
+                                     : nlohmann::json(text);
     const auto& software = backendOptions(Backend::Software);
     const bool backendOption =
         std::any_of(software.begin(), software.end(), [&](const OptionInfo& o) { return o.name == key; });

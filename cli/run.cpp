@@ -113,7 +113,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
   if (!options.markdown.empty()) requireOutputFolder(options.markdown, "--md");
   // --quiet as the global -q: the long steps' progress (core/progress.h) is silenced with the rest.
   if (options.quiet) spdlog::set_level(spdlog::level::warn);
-  Progress progress(options.quiet);
+  Progress progress(options.quiet || !spdlog::should_log(spdlog::level::info));
   const InterruptGuard interrupts;
   const ExperimentResult result = runExperiment(
       config,

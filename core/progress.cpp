@@ -22,7 +22,10 @@ constexpr std::chrono::seconds reportInterval{10};
 
 }  // namespace
 
-StepProgress::StepProgress(std::string what) : what_(std::move(what)), start_(std::chrono::steady_clock::now()) {
+StepProgress::StepProgress(std::string what)
+    : what_(std::move(what)),
+      start_(std::chrono::steady_clock::now()),
+      uncaughtExceptions_(std::uncaught_exceptions()) {
   // No thread where nothing would be printed.
   if (spdlog::should_log(spdlog::level::info)) watcher_ = std::thread([this] { watch(); });
 }
@@ -35,7 +38,11 @@ StepProgress::~StepProgress() {
   }
   wake_.notify_all();
   watcher_.join();
-  if (reported_) spdlog::info("{}: done in {:.1f} s", what_, elapsedSeconds());
+  if (!reported_) return;
+  if (std::uncaught_exceptions() > uncaughtExceptions_)
+    spdlog::info("{}: stopped after {:.1f} s", what_, elapsedSeconds());
+  else
+    spdlog::info("{}: done in {:.1f} s", what_, elapsedSeconds());
 }
 
 double StepProgress::elapsedSeconds() const {

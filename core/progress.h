@@ -6,6 +6,7 @@
 #pragma once
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,6 +29,7 @@ class StepProgress {
   std::chrono::steady_clock::time_point start_;
   std::mutex mutex_;
   std::condition_variable wake_;
+  int uncaughtExceptions_;  // at construction: more at destruction means the step failed
   bool done_ = false;
   bool reported_ = false;
   std::thread watcher_;

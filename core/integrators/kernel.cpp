@@ -175,9 +175,9 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
   shaderName_ = shader;
   executables_ = vk::pipelineExecutables(context, pipeline_.get());
   // A ray-generation launch's threads are scheduled per warp; a compute kernel's per workgroup.
-  const uint32_t threadsPerWorkgroup = rayGeneration_ ? 1
-                                       : desc_.tiled  ? gpu::MEGAKERNEL_TILE * gpu::MEGAKERNEL_TILE
-                                                      : gpu::WORKGROUP_SIZE_1D;
+  const uint32_t threadsPerWorkgroup = rayGeneration_ || desc_.singleInvocation ? 1
+                                       : desc_.tiled ? gpu::MEGAKERNEL_TILE * gpu::MEGAKERNEL_TILE
+                                                     : gpu::WORKGROUP_SIZE_1D;
   occupancy_ = vk::occupancy(context.capabilities(), executables_, threadsPerWorkgroup);
 }
 

@@ -24,7 +24,14 @@ struct KernelDesc {
   std::vector<uint32_t> specialization;  // values of constant_id 0, 1, ...
   // SPEC_SHADED_CLASS_LIMIT: the highest material class of the scene (GpuScene).
   uint32_t shadedClassLimit = gpu::MATERIAL_CLASS_COUNT;
+  bool singleInvocation = false;  // a workgroup of one (prepare kernels): for its occupancy
 };
+
+// `desc` for a kernel whose shader declares local_size_x = 1.
+inline KernelDesc singleInvocation(KernelDesc desc) {
+  desc.singleInvocation = true;
+  return desc;
+}
 
 // What a run reports of one of its kernels: the stage it runs in, its pipeline's creation time,
 // the driver's statistics of it and the occupancy they allow (null with a reason where the

@@ -80,7 +80,7 @@ RaycastIntegrator::RaycastIntegrator(const vk::Context& context, const GpuScene&
       scene_(scene),
       target_(target),
       generate_(context, raycastKernel("raycast_generate"), checkDevice(context, target), scene.descriptorSetLayout()),
-      prepare_(context, raycastKernel("raycast_prepare"), target, scene.descriptorSetLayout()),
+      prepare_(context, singleInvocation(raycastKernel("raycast_prepare")), target, scene.descriptorSetLayout()),
       spawn_(context, raycastKernel("raycast_spawn"), target, scene.descriptorSetLayout()),
       resolve_(context, raycastKernel("raycast_resolve"), target, scene.descriptorSetLayout()),
       traceClosest_(context, raycastKernel("raycast_trace", true, {0}), target, scene.descriptorSetLayout()),

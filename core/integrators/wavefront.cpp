@@ -142,7 +142,8 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
       shadow_(context, stageKernel("wavefront_shadow", true, options_, scene), target, scene.descriptorSetLayout()),
       accumulate_(context, stageKernel("wavefront_accumulate", false, options_, scene), target,
                   scene.descriptorSetLayout()),
-      prepare_(context, stageKernel("wavefront_prepare", false, options_, scene), target, scene.descriptorSetLayout()),
+      prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, options_, scene)), target,
+               scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
   // The shading point, where counters: simt counts, is in the shade kernels only.

@@ -66,8 +66,7 @@ class WavefrontIntegrator final : public Integrator {
   void allocate(uint32_t poolSize, uint32_t stepCapacity);
 
   // One iteration: extend, shade (classified by material, or not), shadow, accumulate (unless the
-  // pass owns its pixels); with
-  // `generatePhase`, generate first.
+  // pass owns its pixels); with `generatePhase`, generate first.
   void recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
                        std::optional<uint32_t> generatePhase);
   void prepare(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase);

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/vk/check.h"
-
 namespace ptbench::vk {
 namespace {
 
@@ -43,11 +41,13 @@ std::vector<PipelineExecutable> pipelineExecutables(const Context& context, VkPi
   std::vector<PipelineExecutable> result;
   if (!context.pipelineStatisticsEnabled()) return result;
   const VkPipelineInfoKHR pipelineInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipeline};
+  // A diagnostic: a query the driver fails leaves the kernel without statistics, not the run.
   uint32_t count = 0;
-  VK_CHECK(vkGetPipelineExecutablePropertiesKHR(context.device(), &pipelineInfo, &count, nullptr));
+  if (vkGetPipelineExecutablePropertiesKHR(context.device(), &pipelineInfo, &count, nullptr) != VK_SUCCESS) return {};
   std::vector<VkPipelineExecutablePropertiesKHR> properties(
       count, {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
-  VK_CHECK(vkGetPipelineExecutablePropertiesKHR(context.device(), &pipelineInfo, &count, properties.data()));
+  if (vkGetPipelineExecutablePropertiesKHR(context.device(), &pipelineInfo, &count, properties.data()) != VK_SUCCESS)
+    return {};
   for (uint32_t index = 0; index < count; ++index) {
     PipelineExecutable executable{.name = properties[index].name,
                                   .stages = properties[index].stages,
@@ -55,11 +55,13 @@ std::vector<PipelineExecutable> pipelineExecutables(const Context& context, VkPi
     const VkPipelineExecutableInfoKHR executableInfo{
         .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = pipeline, .executableIndex = index};
     uint32_t statisticCount = 0;
-    VK_CHECK(vkGetPipelineExecutableStatisticsKHR(context.device(), &executableInfo, &statisticCount, nullptr));
+    if (vkGetPipelineExecutableStatisticsKHR(context.device(), &executableInfo, &statisticCount, nullptr) != VK_SUCCESS)
+      return {};
     std::vector<VkPipelineExecutableStatisticKHR> statistics(
         statisticCount, {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-    VK_CHECK(
-        vkGetPipelineExecutableStatisticsKHR(context.device(), &executableInfo, &statisticCount, statistics.data()));
+    if (vkGetPipelineExecutableStatisticsKHR(context.device(), &executableInfo, &statisticCount, statistics.data()) !=
+        VK_SUCCESS)
+      return {};
     for (const auto& statistic : statistics)
       executable.statistics.push_back({.name = statistic.name, .value = statisticValue(statistic)});
     result.push_back(std::move(executable));

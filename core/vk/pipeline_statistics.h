@@ -36,7 +36,9 @@ VkPipelineCreateFlags pipelineStatisticsFlags(const Context& context);
 // 65,536 32-bit registers per SM (every architecture since Kepler), allocated per warp in units
 // of 256, and VK_NV_shader_sm_builtins' warps per SM. Workgroups are resident whole, so a compute
 // kernel's warps round down to whole workgroups; a ray-generation shader's threads are
-// scheduled by the driver per warp. Shared memory and the driver's own limits are not modelled.
+// scheduled by the driver per warp. Shared memory, the resident-workgroup limit of a SM (32 on an
+// H100, which caps one-invocation kernels such as prepare) and the driver's own limits are not
+// modelled.
 struct Occupancy {
   uint32_t registersPerThread = 0;
   uint32_t warpsPerSm = 0;     // resident
