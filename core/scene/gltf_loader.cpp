@@ -762,15 +762,6 @@ std::optional<std::pair<uint32_t, uint32_t>> declaredImageSize(const unsigned ch
 
 bool loadImage(tinygltf::Image* image, int index, std::string* error, std::string* warning, int width, int height,
                const unsigned char* bytes, int size, void* user) {
-  if (const auto declared = declaredImageSize(bytes, size);
-      declared && (declared->first > maxTextureSide || declared->second > maxTextureSide)) {
-    if (error)
-      *error += "image " + std::to_string(index) +
-                (image->uri.empty() || image->uri.starts_with("data:") ? "" : " (" + image->uri + ")") +
-                ": its header declares " + std::to_string(declared->first) + "x" + std::to_string(declared->second) +
-                " pixels, beyond ptbench's limit of " + std::to_string(maxTextureSide) + " pixels a side\n";
-    return false;
-  }
   const auto* model = static_cast<const tinygltf::Model*>(user);
   if (image->bufferView >= 0) {
     const auto& views = model->bufferViews;
@@ -785,6 +776,16 @@ bool loadImage(tinygltf::Image* image, int index, std::string* error, std::strin
       if (error) *error += "image " + std::to_string(index) + ": its buffer view runs past its buffer\n";
       return false;
     }
+  }
+  // Only once the bytes are known to lie inside their buffer (above) is the header read.
+  if (const auto declared = declaredImageSize(bytes, size);
+      declared && (declared->first > maxTextureSide || declared->second > maxTextureSide)) {
+    if (error)
+      *error += "image " + std::to_string(index) +
+                (image->uri.empty() || image->uri.starts_with("data:") ? "" : " (" + image->uri + ")") +
+                ": its header declares " + std::to_string(declared->first) + "x" + std::to_string(declared->second) +
+                " pixels, beyond ptbench's limit of " + std::to_string(maxTextureSide) + " pixels a side\n";
+    return false;
   }
   return tinygltf::LoadImageData(image, index, error, warning, width, height, bytes, size, nullptr);
 }
