@@ -13,9 +13,9 @@ void shadow() {
                            FloatBuffer(SHADOW_ARRAYS.tMax).f[index]);
   uint target = UintBuffer(SHADOW_ARRAYS.target).u[index];
   uint position = target & ~SHADOW_TARGET_FINISHED;
-  bool commit = (target & SHADOW_TARGET_FINISHED) != 0u && WAVEFRONT_PARAMS.pixelsOwned != 0u;
-  Vec3Buffer radiance = Vec3Buffer((target & SHADOW_TARGET_FINISHED) != 0u ? FINISHED_ARRAYS.radiance
-                                                                           : PATHS(nextPathArrays()).radiance);
+  bool finished = (target & SHADOW_TARGET_FINISHED) != 0u;
+  bool commit = finished && WAVEFRONT_PARAMS.pixelsOwned != 0u;
+  Vec3Buffer radiance = Vec3Buffer(finished ? FINISHED_ARRAYS.radiance : PATHS(nextPathArrays()).radiance);
   if (commit) {
     vec3 sum = radiance.v[position];
     if (visible) sum += Vec3Buffer(SHADOW_ARRAYS.contribution).v[index];
