@@ -18,10 +18,12 @@
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/config.h"
+#include "core/experiment/plan.h"
+#include "core/experiment/runner.h"
 #include "core/experiment/statistics.h"
-#include "core/integrators/create.h"
 #include "core/integrators/options.h"
 #include "core/integrators/profile.h"
+#include "core/integrators/registry.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench::cli {
@@ -185,6 +187,19 @@ void render(const GlobalOptions& global, RenderOptions options) {
   options.settings.stageTimestamps = options.timing == "stages";
   if (options.settings.simtCounters && !isPathTracer(*integrator))
     throw UserError("--counters simt: counts at a path tracer's shading point; raycast has none");
+  // The run as a one-run config, planned and prepared as the runner does; render keeps its printing.
+  ExperimentConfig config;
+  config.name = "render";
+  config.integrators = {*integrator};
+  config.backends = {options.backend};
+  config.resolutions = {{options.settings.width, options.settings.height}};
+  config.spps = {options.settings.samplesPerPixel};
+  config.maxDepths = {options.settings.maxDepth};
+  config.rrDepths = {options.settings.rrDepth};
+  config.seeds = {options.settings.seed};
+  config.samplers = {options.settings.sampler};
+  config.simtCounters = {options.settings.simtCounters};
+  config.stageTimestamps = {options.settings.stageTimestamps};
   std::string softwareOption;  // the first software-backend option given, which needs --backend software
   for (const auto& assignment : options.integratorOptions) {
     const size_t equals = assignment.find('=');
@@ -200,10 +215,15 @@ void render(const GlobalOptions& global, RenderOptions options) {
     const bool backendOption =
         std::any_of(software.begin(), software.end(), [&](const OptionInfo& o) { return o.name == key; });
     if (backendOption && softwareOption.empty()) softwareOption = assignment;
-    if (const std::string problem = backendOption ? applyBackendOption(Backend::Software, key, value, options.settings)
-                                                  : applyOption(*integrator, key, value, options.settings);
+    RenderSettings scratch;
+    if (const std::string problem = backendOption ? applyBackendOption(Backend::Software, key, value, scratch)
+                                                  : applyOption(*integrator, key, value, scratch);
         !problem.empty())
       throw UserError("--option " + assignment + ": " + problem);
+    if (backendOption)
+      config.backendOptions[Backend::Software].emplace_back(key, std::vector{value});
+    else
+      config.options[*integrator].emplace_back(key, std::vector{value});
   }
 
   // The command line's overrides, as a config's scene entry would give them.
@@ -222,30 +242,26 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (!options.materialOverride.empty())
     entry.materialOverride =
         SceneEntry::MaterialOverride{.match = options.materialOverride, .cost = options.materialCost};
-  SceneData scene = loadScene(entry.load);
-  applySceneEntry(entry, scene);
-  RenderSettings& settings = options.settings;
-  settings.camera = cameraFor(entry, scene);
-  if (constantEnvironment) settings.environment = *constantEnvironment;
+  if (constantEnvironment) entry.environment = *constantEnvironment;
+  config.scenes = {entry};
 
-  // megakernel-ser has one backend, which "auto" means for it.
-  const Backend backend = vk::resolveBackend(
-      vk::selectDevice(global.device),
-      *integrator == IntegratorKind::MegakernelSer && options.backend == "auto" ? "pipeline" : options.backend);
-  if (!softwareOption.empty() && backend != Backend::Software)
+  ExperimentPlan plan = planExperiment(config, vk::selectDevice(global.device));
+  const RunRecord& run = plan.runs.at(0);  // one point: one run
+  if (!run.error.empty()) throw UserError(run.error);
+  if (!softwareOption.empty() && run.traceBackend != Backend::Software)
     throw UserError("--option " + softwareOption + ": an option of the software backend; add --backend software");
   vk::Context context(vk::ContextOptions{.validation = global.validate,
                                          .deviceSelector = global.device,
-                                         .backends = {backend},
+                                         .backends = plan.backends,
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const TraceTarget target(backend, settings.softwareBvh);
-  const std::vector<BvhLayout> softwareLayouts =
-      backend == Backend::Software ? std::vector<BvhLayout>{settings.softwareBvh} : std::vector<BvhLayout>{};
-  const GpuScene gpuScene(context, scene, softwareLayouts);
-  // The default pool is the device's: printed as the size it came to, and why.
-  PoolChoice pool;
-  if (*integrator == IntegratorKind::Wavefront) pool = resolveWavefrontPool(settings, context.capabilities());
-  const auto renderer = createIntegrator(*integrator, context, gpuScene, target, settings);
+  const std::vector<BvhLayout> softwareLayouts = run.traceBackend == Backend::Software
+                                                     ? std::vector<BvhLayout>{run.spec.settings.softwareBvh}
+                                                     : std::vector<BvhLayout>{};
+  const PreparedScene scene = prepareScene(context, entry, softwareLayouts);
+  const PreparedRun prepared = prepareRun(context, run, entry, scene);
+  const RenderSettings& settings = prepared.settings;
+  Integrator* renderer = prepared.integrator.get();
+  const Backend backend = *run.traceBackend;
   if (options.reference) {
     writeReference(options, *renderer, settings, context.capabilities().name);
     return;
@@ -264,7 +280,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
   if (const auto used = runOptionsJson(*integrator, backendName(backend), settings); !used.empty())
     std::cout << "  options " << used.dump() << "\n";
   if (*integrator == IntegratorKind::Wavefront)
-    std::cout << fmt::format("  {:<12} {} paths in flight: {}\n", "pool", pool.paths, pool.reason);
+    std::cout << fmt::format("  {:<12} {} paths in flight: {}\n", "pool", settings.wavefront.poolSize,
+                             run.wavefrontPoolReason);
   std::cout << kernelProfile(frame);
   std::cout << kernelStatisticsProfile(renderer->kernels());
   std::cout << fmt::format("  {:<12} {} kernel launches{}\n", "launches", frame.launches,
@@ -306,8 +323,8 @@ void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions
   std::string optionHelp = "an integrator option, key=value, repeatable";
   for (IntegratorKind kind : {IntegratorKind::Wavefront, IntegratorKind::MegakernelSer, IntegratorKind::Raycast}) {
     optionHelp += "; " + std::string(integratorName(kind)) + ":";
-    for (const auto& option : integratorOptions(kind))
-      optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
+    for (const auto& option : integratorEntry(kind).options)
+      optionHelp += "\n  " + option.info.name + " (" + option.info.accepted + "): " + option.info.description;
   }
   optionHelp += "; software backend:";
   for (const auto& option : backendOptions(Backend::Software))

@@ -16,7 +16,9 @@
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/interrupt.h"
 #include "core/experiment/merge.h"
+#include "core/experiment/plan.h"
 #include "core/experiment/report.h"
+#include "core/experiment/runner.h"
 #include "core/experiment/statistics.h"
 #include "core/experiment/summary.h"
 #include "core/integrators/options.h"
@@ -36,6 +38,7 @@ struct RunOptions {
   std::string markdown;  // --md: the summary as Markdown, to this file
   std::string shard;     // --shard K/N
   std::string resume;    // --resume DIR
+  bool dryRun = false;   // --dry-run: print the plan, run nothing
 };
 
 // configs/default.json from the current folder, else beside the executable's build folder.
@@ -55,6 +58,25 @@ std::string runLabel(const RunRecord& run) {
   return fmt::format("{} | {}{} | {} | {}x{} | {} spp", fs::path(run.scene).filename().string(),
                      integratorName(run.spec.integrator), options.empty() ? "" : " [" + options + "]", run.backend,
                      s.width, s.height, s.samplesPerPixel);
+}
+
+// --dry-run: the runs the sweep resolves to on this device, one line each, before any GPU work.
+// Returns 1 when a run could not run (its reason is on its line), else 0.
+int printPlan(const ExperimentConfig& config, const GlobalOptions& global, const std::optional<Shard>& shard) {
+  const vk::DeviceCapabilities device = vk::selectDevice(global.device.empty() ? config.device : global.device);
+  const ExperimentPlan plan = planExperiment(config, device, shard);
+  std::string backends;
+  for (Backend backend : plan.backends) backends += (backends.empty() ? "" : ", ") + std::string(backendName(backend));
+  std::cout << fmt::format("{}: {} run(s) from {} point(s) of the sweep on {} (backends: {}); nothing run\n",
+                           config.name, plan.runs.size(), plan.shardSpecs.size(), device.name,
+                           backends.empty() ? "none" : backends);
+  for (const RunRecord& run : plan.runs) {
+    std::cout << fmt::format("  {} {}{}\n", run.id, runLabel(run),
+                             run.error.empty() ? "" : "  CANNOT RUN: " + run.error);
+    if (!run.wavefrontPoolReason.empty()) std::cout << "       pool: " << run.wavefrontPoolReason << "\n";
+  }
+  for (const std::string& note : plan.notes) std::cout << "  note: " << note << "\n";
+  return std::any_of(plan.runs.begin(), plan.runs.end(), [](const RunRecord& r) { return !r.error.empty(); }) ? 1 : 0;
 }
 
 class Progress {
@@ -109,6 +131,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
       options.resume.empty()
           ? loadConfig(options.config.empty() ? defaultConfig() : fs::path(options.config), options.overrides)
           : configFromJson(previous["config"], previous["config_file"].get<std::string>());
+  if (options.dryRun) return printPlan(config, global, shard);
   if (!options.json.empty() && options.json != "-") requireOutputFolder(options.json, "--json");
   if (!options.markdown.empty()) requireOutputFolder(options.markdown, "--md");
   // --quiet as the global -q: the long steps' progress (core/progress.h) is silenced with the rest.
@@ -168,6 +191,9 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--resume", options->resume,
                       "continue this results folder's interrupted or incomplete sweep: its finished runs are kept, "
                       "the others run, and its report is rewritten");
+  command->add_flag("--dry-run", options->dryRun,
+                    "print the runs the sweep resolves to on this device (backends, options, default pool) and "
+                    "why any cannot run, then stop: no GPU work, no results folder; exit 1 if a run cannot run");
   command->add_option("--shard", options->shard,
                       "run only the K-th of N disjoint parts of the sweep (K/N, 1 <= K <= N); `ptbench merge` puts "
                       "the shards' reports back together");

@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
   throw UserError("cannot write " + path.string() + ": " + reason);
 }
 
-std::string lastError() { return std::strerror(errno); }
+std::string lastError() {
+  return std::strerror(errno);
+}
 
 // The path a write to `path` lands on: `path` itself unless it is a symlink, else the end of
 // its chain of links (which need not exist yet). Relative links are relative to their folder.

@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/integrators/options.h"
+#include "core/integrators/registry.h"
 #include "core/number_range.h"
 #include "core/scene/builtin_scenes.h"
 
@@ -181,11 +182,13 @@ void applyOverride(json& config, const std::string& assignment) {
       reason = error.what();
     }
     throw UserError("--set " + assignment + ": the value starts as JSON but is not valid JSON (" + reason +
-                        "); give JSON, such as " + key + "=[\"a\", \"b\"] or " + key + "=\"text\" (quoted for the shell), or a "
+                        "); give JSON, such as " + key + "=[\"a\", \"b\"] or " + key +
+                        "=\"text\" (quoted for the shell), or a "
                         "bare word",
                     exitConfigInvalid);
   }
-  json value = json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--set " + key, exitConfigInvalid) : json(text);
+  json value =
+      json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--set " + key, exitConfigInvalid) : json(text);
   json* target = &config;
   std::stringstream parts(key);
   std::string part;
@@ -479,8 +482,8 @@ json parseRefusingDuplicateKeys(Input&& in, const std::string& source, int exitC
       throw UserError(source + ": the key \"" + duplicate + "\" appears twice in one object; keep one", exitCode);
     return value;
   } catch (const TooDeep& deep) {
-    throw UserError(source + ": arrays and objects nested deeper than " + std::to_string(maxJsonDepth) +
-                        " levels at " + deep.pointer.substr(0, 200) + (deep.pointer.size() > 200 ? "..." : "") +
+    throw UserError(source + ": arrays and objects nested deeper than " + std::to_string(maxJsonDepth) + " levels at " +
+                        deep.pointer.substr(0, 200) + (deep.pointer.size() > 200 ? "..." : "") +
                         "; ptbench reads at most " + std::to_string(maxJsonDepth),
                     exitCode);
   } catch (const json::exception& error) {  // syntax, and numbers no double holds (1e400)

@@ -100,8 +100,8 @@ constexpr uint32_t defaultMaxRuns = 10000;
 // One point of the sweep. The backend is as configured ("auto" and "all" are resolved
 // against the device by the runner).
 struct RunSpec {
-  size_t scene;  // index into ExperimentConfig::scenes
-  IntegratorKind integrator;
+  size_t scene = 0;  // index into ExperimentConfig::scenes
+  IntegratorKind integrator = IntegratorKind::Megakernel;
   std::string backend;
   RenderSettings settings;  // camera and environment filled in by the runner
 };

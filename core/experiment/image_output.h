@@ -2,16 +2,10 @@
 // (convergence references).
 #pragma once
 #include <filesystem>
-#include <vector>
+
+#include "core/linear_image.h"
 
 namespace ptbench {
-
-// Linear radiance, rows top to bottom, RGB interleaved.
-struct LinearImage {
-  uint32_t width = 0;
-  uint32_t height = 0;
-  std::vector<float> rgb;
-};
 
 // Exposure scales radiance by 2^exposure before the tonemap (ACES filmic, Narkowicz's fit)
 // and the sRGB transfer function.

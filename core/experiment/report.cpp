@@ -13,6 +13,7 @@
 #include "core/experiment/device_json.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/options.h"
+#include "core/integrators/registry.h"
 #include "core/integrators/wavefront.h"
 #include "core/version.h"
 
@@ -330,7 +331,7 @@ const std::set<std::string> renderParameters = {"integrator", "options",  "width
 json foreignOptions(const json& parameters) {
   json options = parameters.value("options", json::object());
   if (const auto kind = parseIntegrator(parameters.value("integrator", "")))
-    for (const auto& own : integratorOptions(*kind)) options.erase(own.name);
+    for (const auto& own : integratorEntry(*kind).options) options.erase(own.info.name);
   return options;
 }
 

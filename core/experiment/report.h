@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/experiment/runner.h"
+#include "core/experiment/record.h"
 
 namespace ptbench {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/experiment/report.h"
-#include "core/integrators/integrator.h"
+#include "core/integrators/registry.h"
 
 namespace ptbench {
 namespace {
@@ -115,21 +115,9 @@ std::optional<SummaryFormat> parseSummaryFormat(std::string_view name) {
 std::string integratorLabel(const json& parameters) {
   std::string label = parameters["integrator"];
   const json& options = parameters.value("options", json::object());
-  if (options.contains("rays")) label += " " + options["rays"].get<std::string>();
-  if (options.contains("schedule")) label += " " + options["schedule"].get<std::string>();
-  if (options.value("compaction", true) == false) label += " -compact";
-  if (options.value("material_queues", false) == true) label += " +matq";
-  if (options.contains("hint")) label += " hint=" + options["hint"].get<std::string>();
-  if (options.contains("reorder_from")) label += " from=" + options["reorder_from"].dump();
+  if (const auto kind = parseIntegrator(label)) label += optionsLabel(*kind, options);
   // Runs with counters are not timed like the others: say so wherever their times appear.
   if (parameters.value("counters", "off") != "off") label += " [" + parameters["counters"].get<std::string>() + "]";
-  // Runs that differ in pool size only must not share a label (the ratios group by it).
-  if (options.contains("pool_size")) {
-    const double pool = options["pool_size"].get<double>();
-    label += pool >= 1e6   ? fmt::format(" {:.3g}M", pool * 1e-6)
-             : pool >= 1e3 ? fmt::format(" {:.3g}k", pool * 1e-3)
-                           : fmt::format(" {:g}", pool);
-  }
   return label;
 }
 

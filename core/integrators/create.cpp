@@ -1,11 +1,7 @@
 #include "core/integrators/create.h"
 
-#include <stdexcept>
-
 #include "core/errors.h"
-#include "core/integrators/megakernel.h"
-#include "core/integrators/raycast.h"
-#include "core/integrators/wavefront.h"
+#include "core/integrators/registry.h"
 #include "core/progress.h"
 
 namespace ptbench {
@@ -39,17 +35,7 @@ std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Cont
     throw UserError(reason);
   const StepProgress progress("creating the pipelines of " + std::string(integratorName(kind)) + " on " +
                               std::string(backendName(target.backend)));
-  switch (kind) {
-    case IntegratorKind::Megakernel:
-    case IntegratorKind::MegakernelRegen:
-    case IntegratorKind::MegakernelSer:
-      return std::make_unique<MegakernelIntegrator>(context, scene, target, kind, settings);
-    case IntegratorKind::Wavefront:
-      return std::make_unique<WavefrontIntegrator>(context, scene, target, settings);
-    case IntegratorKind::Raycast:
-      return std::make_unique<RaycastIntegrator>(context, scene, target);
-  }
-  throw std::logic_error("unknown integrator kind");
+  return integratorEntry(kind).create(context, scene, target, settings);
 }
 
 }  // namespace ptbench

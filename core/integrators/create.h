@@ -9,17 +9,6 @@
 
 namespace ptbench {
 
-class Integrator {
- public:
-  virtual ~Integrator() = default;
-  // Renders one frame of settings.samplesPerPixel samples, timed per stage.
-  virtual FrameResult render(const RenderSettings& settings) = 0;
-  // Every kernel the integrator created, with the stage it runs in: creation times (host time,
-  // reported, never inside a frame) and the driver's statistics.
-  virtual std::vector<KernelStatistics> kernels() const = 0;
-  double pipelineCreateMs() const { return ptbench::pipelineCreateMs(kernels()); }
-};
-
 // Why `kind` cannot run on `backend` of `device` with `settings`, in one sentence naming what is
 // missing (megakernel-ser off the pipeline backend or without SER; counters: simt where the
 // kernels' shader stage lacks the subgroup operations); empty when it can.

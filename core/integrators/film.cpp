@@ -18,10 +18,11 @@ constexpr VkDeviceSize simtBytes =
 
 }  // namespace
 
-const Film& filmFor(std::optional<Film>& film, const vk::Context& context, const RenderSettings& settings) {
+const Film& filmFor(std::optional<Film>& film, const vk::Context& context, const RenderSettings& settings,
+                    bool simtCounters) {
   if (!film || film->width() != settings.width || film->height() != settings.height ||
-      (film->simtCounters() != 0) != settings.simtCounters)
-    film.emplace(context, settings.width, settings.height, settings.simtCounters);
+      (film->simtCounters() != 0) != simtCounters)
+    film.emplace(context, settings.width, settings.height, simtCounters);
   return *film;
 }
 

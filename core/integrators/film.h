@@ -10,10 +10,11 @@
 namespace ptbench {
 
 class Film;
-// The film a frame of `settings` needs (its size, and divergence counters where it asks them):
-// `film` as it is when it matches, else a new one. Integrators keep one across frames; it is
-// cleared inside every frame.
-const Film& filmFor(std::optional<Film>& film, const vk::Context& context, const RenderSettings& settings);
+// The film a frame of `settings` needs (its size, and divergence counters where the integrator
+// was created with them): `film` as it is when it matches, else a new one. Integrators keep one
+// across frames; it is cleared inside every frame.
+const Film& filmFor(std::optional<Film>& film, const vk::Context& context, const RenderSettings& settings,
+                    bool simtCounters);
 
 class Film {
  public:

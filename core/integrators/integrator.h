@@ -2,13 +2,15 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/backend.h"
-#include "core/experiment/image_output.h"
+#include "core/integrators/kernel.h"
+#include "core/linear_image.h"
 #include "core/scene/scene_data.h"
 #include "core/stage.h"
 #include "core/vk/timestamps.h"
@@ -195,6 +197,19 @@ struct FrameResult {
   std::optional<SimtCounts> simt;                     // with RenderSettings::simtCounters and readImage
   LinearImage image;                                  // mean radiance per pixel
   LinearImage meanVariance;                           // variance of each pixel's mean, per channel
+};
+
+// An integrator: kernels created once for a scene and a trace target, then any number of frames.
+class Integrator {
+ public:
+  virtual ~Integrator() = default;
+  // Renders one frame of settings.samplesPerPixel samples, timed per stage. The options fixed at
+  // creation (IntegratorOption::fixedAtCreation) are the integrator's own: a frame's are not read.
+  virtual FrameResult render(const RenderSettings& settings) = 0;
+  // Every kernel the integrator created, with the stage it runs in: creation times (host time,
+  // reported, never inside a frame) and the driver's statistics.
+  virtual std::vector<KernelStatistics> kernels() const = 0;
+  double pipelineCreateMs() const { return ptbench::pipelineCreateMs(kernels()); }
 };
 
 }  // namespace ptbench

@@ -54,16 +54,12 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
       target_(target),
       regenerate_(kind == IntegratorKind::MegakernelRegen),
       simtCounters_(settings.simtCounters),
-      ser_(settings.ser),
       kernel_(context, megakernelDesc(kind, settings, scene), target, scene.descriptorSetLayout()),
       frameParams_(context, sizeof(gpu::FrameParams),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
 
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
-  if (settings.simtCounters != simtCounters_ || settings.ser.hint != ser_.hint ||
-      settings.ser.reorderFrom != ser_.reorderFrom)
-    throw std::logic_error("megakernel: counters and SER options are fixed when the integrator is created");
-  const Film& film = filmFor(film_, context_, settings);
+  const Film& film = filmFor(film_, context_, settings, simtCounters_);
   gpu::FrameParams params;
   fillFrameParams(params, context_, scene_, target_, film, settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;

@@ -5,8 +5,8 @@
 #pragma once
 #include <optional>
 
-#include "core/integrators/create.h"
 #include "core/integrators/film.h"
+#include "core/integrators/integrator.h"
 #include "core/integrators/kernel.h"
 #include "core/scene/gpu_scene.h"
 #include "shared/render.h"
@@ -29,7 +29,6 @@ class MegakernelIntegrator final : public Integrator {
   TraceTarget target_;
   bool regenerate_;
   bool simtCounters_;
-  SerOptions ser_;
   Kernel kernel_;
   vk::Buffer frameParams_;  // device-local, written at the start of every frame
   vk::StageTimer timer_{context_};

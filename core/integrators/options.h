@@ -16,17 +16,6 @@ struct OptionInfo {
   std::string description;
 };
 
-// The options `kind` takes; empty for integrators without options.
-const std::vector<OptionInfo>& integratorOptions(IntegratorKind kind);
-
-// Sets option `key` of `kind` in `settings` from a JSON value. Returns an empty string, or
-// what is wrong in one sentence ("expected depth or pool").
-std::string applyOption(IntegratorKind kind, const std::string& key, const nlohmann::json& value,
-                        RenderSettings& settings);
-
-// The options a run used, defaults resolved, for reports: {} for integrators without options.
-nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings);
-
 // The options of a backend (options.<backend> in configs; `render --option` takes them too):
 // the software backend's software_bvh. Empty for backends without options.
 const std::vector<OptionInfo>& backendOptions(Backend backend);

@@ -172,7 +172,7 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
   const uint32_t pixels = settings.width * settings.height;
   const uint32_t batch = batchSamples(settings);
   allocate(pixels * batch);
-  const Film& film = filmFor(film_, context_, settings);
+  const Film& film = filmFor(film_, context_, settings, false);
   gpu::FrameParams frameParams;
   fillFrameParams(frameParams, context_, scene_, target_, film, settings);
   const bool primary = settings.raycast.rays == RaycastRays::Primary;

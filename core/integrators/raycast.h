@@ -6,8 +6,8 @@
 #pragma once
 #include <optional>
 
-#include "core/integrators/create.h"
 #include "core/integrators/film.h"
+#include "core/integrators/integrator.h"
 #include "core/integrators/kernel.h"
 #include "core/scene/gpu_scene.h"
 #include "shared/raycast.h"

@@ -307,10 +307,6 @@ std::vector<gpu::LaunchRecord> WavefrontIntegrator::readLaunchRecords() const {
 }
 
 FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
-  if (settings.wavefront.compaction != options_.compaction ||
-      settings.wavefront.materialQueues != options_.materialQueues || settings.simtCounters != simtCounters_)
-    throw std::logic_error(
-        "wavefront: compaction, material queues and counters are fixed when the integrator is created");
   const bool poolSchedule = settings.wavefront.schedule == WavefrontSchedule::Pool;
   const uint32_t poolSize = wavefrontPool(settings, context_.capabilities()).paths;
   const uint64_t jobs = framePaths(settings);
@@ -321,7 +317,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const uint32_t stepCapacity = poolSchedule ? uint32_t(std::min<uint64_t>(maxIterations, 65536)) : settings.maxDepth;
   allocate(poolSize, stepCapacity);
   state_.params.pixelsOwned = !poolSchedule && poolSize <= uint64_t{settings.width} * settings.height;
-  const Film& film = filmFor(film_, context_, settings);
+  const Film& film = filmFor(film_, context_, settings, simtCounters_);
 
   gpu::FrameParams frameParams;
   fillFrameParams(frameParams, context_, scene_, target_, film, settings);

@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/integrators/create.h"
 #include "core/integrators/film.h"
+#include "core/integrators/integrator.h"
 #include "core/integrators/kernel.h"
 #include "core/scene/gpu_scene.h"
 #include "shared/wavefront.h"

@@ -240,6 +240,34 @@ TEST(RunCommand, AllBesideANamedBackendRunsItOnce) {
   fs::remove_all(out);
 }
 
+// run --dry-run prints the plan (every run's backend resolved on this device, the default pool
+// and why) and touches nothing: no results folder. A run that cannot run (megakernel-ser
+// without SER on lavapipe) is named with its reason, and the exit code says so.
+TEST(RunCommand, DryRunPrintsThePlanWithoutRunningAnything) {
+  const fs::path out = freshFolder("dry-run");
+  const std::string config = std::string(PTBENCH_SOURCE_DIR) + "/configs/ci.json";
+  const auto planned =
+      runPtbench("run " + config +
+                 " --dry-run --set 'backends=[\"all\"]' --set 'integrators=[\"megakernel\",\"wavefront\"]' "
+                 "--set 'scenes=[\"builtin:cornell\"]' --set options={} --set spp=1 --out " +
+                 out.string());
+  EXPECT_EQ(planned.exitCode, 0) << planned.all();
+  for (const char* expected : {"6 run(s)", "r000 builtin:cornell | megakernel | rayquery", "| megakernel | pipeline",
+                               "| software", "wavefront [", "pool: ", "nothing run"})
+    EXPECT_NE(planned.out.find(expected), std::string::npos) << expected << "\n" << planned.out;
+  EXPECT_TRUE(fs::is_empty(out)) << "a dry run made a results folder";
+
+  const auto refused = runPtbench("run " + config +
+                                  " --dry-run --set 'backends=[\"pipeline\"]' --set 'integrators=[\"megakernel-ser\"]' "
+                                  "--set 'scenes=[\"builtin:cornell\"]' --set options={} --set spp=1 --out " +
+                                  out.string());
+  EXPECT_EQ(refused.exitCode, 1) << refused.all();
+  EXPECT_NE(refused.out.find("CANNOT RUN: "), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("VK_NV_ray_tracing_invocation_reorder"), std::string::npos) << refused.out;
+  EXPECT_TRUE(fs::is_empty(out));
+  fs::remove_all(out);
+}
+
 // counters: ["off", "simt"] doubles the path tracers' runs (not the raycast's, which has no
 // shading point): the counted ones carry utilisation and coherence per bounce, in the JSON and
 // the CSV, and a run key of their own; the others carry none. integrators: ["all"] skips

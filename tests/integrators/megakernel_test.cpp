@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/experiment/image_output.h"
 #include "core/integrators/create.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gltf_loader.h"

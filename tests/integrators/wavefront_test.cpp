@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/integrators/options.h"
+#include "core/integrators/registry.h"
 #include "core/scene/builtin_scenes.h"
 #include "gpu_test.h"
 #include "integrators/image_checks.h"

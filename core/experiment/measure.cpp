@@ -1,0 +1,94 @@
+#include "core/experiment/measure.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/experiment/statistics.h"
+#include "core/integrators/film.h"
+
+namespace ptbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+bool enoughFrames(const Repetition& repetition, const std::vector<double>& frames, double elapsedMs) {
+  if (repetition.repeats) return frames.size() >= *repetition.repeats;
+  if (elapsedMs >= repetition.timeoutSeconds * 1000.0) return true;
+  return frames.size() >= repetition.minSamples && summarize(frames).cv <= repetition.maxNoise;
+}
+
+std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings,
+                                   const ExperimentConfig& config, const GpuMonitor& monitor,
+                                   const std::function<bool()>& stop) {
+  record.kernels = integrator.kernels();
+  record.pipelineCreateMs = pipelineCreateMs(record.kernels);
+  // Timed frames follow one another without the film's readback and resolve, which would keep
+  // the GPU idle between them; one more frame, untimed, gives the image and the work counts
+  // (identical in every frame: the sample stream is fixed).
+  RenderSettings timedSettings = settings;
+  timedSettings.readImage = false;
+  const auto warmupStart = Clock::now();
+  record.warmupFrames = 0;
+  while (record.warmupFrames < config.warmup || millisecondsSince(warmupStart) < config.warmupSeconds * 1000.0) {
+    if (stop()) return std::nullopt;
+    integrator.render(timedSettings);
+    ++record.warmupFrames;
+  }
+  const auto start = Clock::now();
+  FrameResult last;
+  size_t frame = 0;
+  do {
+    if (stop()) return std::nullopt;
+    const std::optional<GpuSample> before = monitor.sample();
+    last = integrator.render(timedSettings);
+    if (const std::optional<GpuSample> after = monitor.sample(); before && after)
+      record.frameGpuSamples.emplace_back(*before, *after);
+    record.frameGpuMs.push_back(last.gpuMs);
+    record.frameHostMs.push_back(last.hostMs);
+    double stagesMs = 0;
+    for (auto& stage : record.stages) {  // a stage this frame lacks counts 0 in it
+      stage.gpuMs.push_back(0);
+      for (auto& step : stage.stepGpuMs) step.push_back(0);
+      stage.launchesPerFrame = 0;
+    }
+    for (const auto& timing : last.stages) {
+      auto found = std::find_if(record.stages.begin(), record.stages.end(),
+                                [&](const auto& entry) { return entry.stage == timing.stage; });
+      if (found == record.stages.end())
+        found =
+            record.stages.insert(record.stages.end(), {.stage = timing.stage, .gpuMs = std::vector<double>(frame + 1)});
+      while (found->stepGpuMs.size() <= timing.step) found->stepGpuMs.emplace_back(frame + 1, 0.0);
+      const double ms = timing.gpuNs * 1e-6;
+      found->gpuMs.back() += ms;
+      found->stepGpuMs[timing.step].back() += ms;
+      found->launchesPerFrame += timing.launches;
+      stagesMs += ms;
+    }
+    // timing: frame times no stage: then nothing is overhead but the whole frame is unsplit.
+    if (timedSettings.stageTimestamps) record.frameOverheadMs.push_back(last.gpuMs - stagesMs);
+    ++frame;
+  } while (!enoughFrames(config.repetition, record.frameGpuMs, millisecondsSince(start)));
+  if (stop()) return std::nullopt;
+  last = integrator.render(settings);
+  record.work = last.work;
+  record.steps = last.steps;
+  record.invalidSamples = last.invalidSamples;
+  record.simt = last.simt;
+  record.wavefrontStateBytes = last.stateBytes;
+  record.launchesPerFrame = last.launches;
+  if (last.invalidSamples > 0)
+    spdlog::warn("run {}: {} invalid sample(s) a frame (NaN, infinite, negative or >= 1e12), counted as black",
+                 record.id, last.invalidSamples);
+  record.filmBytes = Film::deviceBytes(settings.width, settings.height);
+  return last;
+}
+
+}  // namespace ptbench

@@ -1,0 +1,82 @@
+#include "core/integrators/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace ptbench::test {
+namespace {
+
+using json = nlohmann::json;
+
+// Every option of every integrator: what it prints is what it parses back, and its label and the
+// report's options come from the same entry.
+TEST(IntegratorRegistry, EveryIntegratorsOptionsRoundTripThroughParsePrintAndLabel) {
+  for (IntegratorKind kind : allIntegrators) {
+    SCOPED_TRACE(integratorName(kind));
+    const IntegratorEntry& entry = integratorEntry(kind);
+    EXPECT_EQ(entry.kind, kind);
+    EXPECT_TRUE(entry.create);
+    const RenderSettings defaults;
+    const json printed = optionsJson(kind, defaults);
+    EXPECT_EQ(printed.size(), entry.options.size());
+    std::set<std::string> names;
+    for (const IntegratorOption& option : entry.options) {
+      SCOPED_TRACE(option.info.name);
+      EXPECT_TRUE(names.insert(option.info.name).second) << "an option named twice";
+      EXPECT_FALSE(option.info.accepted.empty());
+      EXPECT_FALSE(option.info.description.empty());
+      ASSERT_TRUE(printed.contains(option.info.name));
+      const json value = printed[option.info.name];
+      RenderSettings parsed;
+      EXPECT_EQ(applyOption(kind, option.info.name, value, parsed), "");
+      EXPECT_EQ(option.print(parsed), value);
+      EXPECT_NO_THROW(option.label(value));
+      // A value of the wrong type is refused, saying what is accepted.
+      RenderSettings refused;
+      EXPECT_EQ(applyOption(kind, option.info.name, json::array(), refused), "expected " + option.info.accepted);
+    }
+    RenderSettings unknown;
+    EXPECT_NE(applyOption(kind, "no_such_option", true, unknown), "");
+  }
+}
+
+// Non-default values travel from a config's JSON to the settings, back into a report, and into
+// the summary's label, each through the one entry.
+TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
+  RenderSettings settings;
+  ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "schedule", "pool", settings), "");
+  ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "compaction", false, settings), "");
+  ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "material_queues", true, settings), "");
+  ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "pool_size", 1u << 20, settings), "");
+  EXPECT_EQ(settings.wavefront.schedule, WavefrontSchedule::Pool);
+  EXPECT_FALSE(settings.wavefront.compaction);
+  EXPECT_TRUE(settings.wavefront.materialQueues);
+  EXPECT_EQ(settings.wavefront.poolSize, 1u << 20);
+  const json options = optionsJson(IntegratorKind::Wavefront, settings);
+  EXPECT_EQ(options,
+            (json{{"schedule", "pool"}, {"compaction", false}, {"material_queues", true}, {"pool_size", 1u << 20}}));
+  EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, options), " pool 1.05M -compact +matq");
+
+  ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "hint", "none", settings), "");
+  ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "reorder_from", 2u, settings), "");
+  EXPECT_EQ(optionsLabel(IntegratorKind::MegakernelSer, optionsJson(IntegratorKind::MegakernelSer, settings)),
+            " hint=none from=2");
+  ASSERT_EQ(applyOption(IntegratorKind::Raycast, "rays", "shadow", settings), "");
+  EXPECT_EQ(settings.raycast.rays, RaycastRays::Shadow);
+  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "schedule", "pool", settings), "megakernel has no options");
+}
+
+// The options that choose kernels are fixed when the integrator is created; the others a frame takes.
+TEST(IntegratorRegistry, OptionsThatChooseKernelsAreFixedAtCreation) {
+  std::set<std::string> fixed, perFrame;
+  for (IntegratorKind kind : allIntegrators)
+    for (const IntegratorOption& option : integratorEntry(kind).options)
+      (option.fixedAtCreation ? fixed : perFrame).insert(std::string(integratorName(kind)) + "." + option.info.name);
+  EXPECT_EQ(fixed, (std::set<std::string>{"wavefront.compaction", "wavefront.material_queues", "megakernel-ser.hint",
+                                          "megakernel-ser.reorder_from"}));
+  EXPECT_EQ(perFrame, (std::set<std::string>{"wavefront.schedule", "wavefront.pool_size", "raycast.rays"}));
+}
+
+}  // namespace
+}  // namespace ptbench::test
