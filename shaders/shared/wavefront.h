@@ -52,19 +52,6 @@ PTBENCH_CONST uint PREPARE_GENERATE_REFILL = 1;  // fill the pool's room beside 
 PTBENCH_CONST uint PREPARE_SHADE = 2;            // material queues only
 PTBENCH_CONST uint PREPARE_SHADOW = 3;  // after shade: shadow, accumulate and the next extension launch
 
-// A launch as compute and as ray generation would take it, and the exact item count, which
-// kernels check their index against (the launch may round up).
-struct LaunchRecord {
-  uint groupsX;  // VkDispatchIndirectCommand
-  uint groupsY;
-  uint groupsZ;
-  uint width;  // VkTraceRaysIndirectCommandKHR
-  uint height;
-  uint depth;
-  uint count;
-  uint pad;
-};
-
 struct WavefrontCounters {
   uint64_t jobsStarted;       // (pixel, sample) jobs handed out: job j is sample j / pixels of a pixel
   uint64_t jobsTotal;         // width x height x spp
@@ -80,14 +67,6 @@ struct StepCounters {
   uint64_t extensionRays;
   uint64_t shadowRays;
   uint64_t pathsStarted;
-};
-
-struct HitRecord {
-  float t;  // negative: the ray escaped
-  uint instance;
-  uint geometry;
-  uint primitive;
-  vec2 barycentrics;
 };
 
 // Device addresses of the arrays of one field each, indexed by queue position (with

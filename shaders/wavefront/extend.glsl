@@ -1,5 +1,10 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Compiled as compute or, with RAY_GENERATION (the pipeline backend), as ray generation.
+#ifdef RAY_GENERATION
+#extension GL_EXT_ray_tracing : require
+#endif
 // extend: the closest hit of every ray in the current extension queue, into its hit record.
-#define WAVEFRONT
 #include "wavefront/state.glsl"
 #include "trace/trace.glsl"
 
@@ -13,3 +18,9 @@ void extend() {
     record = HitRecord(hit.t, hit.instance, hit.geometry, hit.primitive, hit.barycentrics);
   HitBuffer(WAVEFRONT_PARAMS.hits).h[index] = record;
 }
+
+#ifndef RAY_GENERATION
+layout(local_size_x = WORKGROUP_SIZE_1D) in;
+#endif
+
+void main() { extend(); }

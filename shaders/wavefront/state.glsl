@@ -1,12 +1,13 @@
 // What every wavefront kernel shares: its parameters, the path state's accessors, the queues
 // (a count and the items' data; a push is one atomicAdd per subgroup) and the kernel index.
-// Compile with WAVEFRONT defined, so that common/frame.glsl takes the wavefront's push block.
 #ifndef PTBENCH_WAVEFRONT_STATE_GLSL
 #define PTBENCH_WAVEFRONT_STATE_GLSL
 #ifndef RAY_GENERATION
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
 #include "common/frame.glsl"
+#include "shared/wavefront.h"
+layout(push_constant, scalar) uniform PushBlock { WavefrontPush push; };
 
 layout(constant_id = SPEC_COMPACTION) const bool COMPACTION = true;
 layout(constant_id = SPEC_MATERIAL_QUEUES) const bool MATERIAL_QUEUES = false;
