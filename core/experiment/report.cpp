@@ -13,7 +13,7 @@
 #include "core/experiment/device_json.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/options.h"
-#include "core/integrators/wavefront.h"
+#include "core/integrators/wavefront_state.h"
 #include "core/version.h"
 
 namespace ptbench {

@@ -14,7 +14,7 @@ void extend() {
   SurfaceHit hit;
   HitRecord record = HitRecord(-1.0, 0u, 0u, 0u, vec2(0.0));
   uint set = currentPathArrays();
-  if (traceClosest(Vec3Buffer(PATHS(set).rayOrigin).v[index], Vec3Buffer(PATHS(set).rayDirection).v[index], hit))
+  if (traceClosest(Vec3Buffer(PATHS(set).origin).v[index], Vec3Buffer(PATHS(set).direction).v[index], hit))
     record = HitRecord(hit.t, hit.instance, hit.geometry, hit.primitive, hit.barycentrics);
   HitBuffer(WAVEFRONT_PARAMS.hits).h[index] = record;
 }
