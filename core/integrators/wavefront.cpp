@@ -19,16 +19,21 @@ static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays record f
 static_assert(sizeof(gpu::WavefrontCounters) == 80);
 static_assert(sizeof(gpu::StepCounters) == 24);
 static_assert(sizeof(gpu::HitRecord) == 24);
-static_assert(sizeof(gpu::WavefrontParams) == 248);
+// The path arrays' addresses (as many as PTBENCH_PATH_FIELDS lists), then the rest, unpadded.
+static_assert(sizeof(gpu::WavefrontParams) == 2 * sizeof(gpu::PathArrays) + 120);
 static_assert(sizeof(gpu::WavefrontPush) == 32);
 
-// Where the control buffer keeps what it holds.
+// Where the control buffer keeps what it holds, one after another at multiples of 256 bytes, so
+// that a field added to the path state moves what follows the parameters.
+constexpr VkDeviceSize after(VkDeviceSize offset, VkDeviceSize bytes) {
+  return (offset + bytes + 255) / 256 * 256;
+}
 constexpr VkDeviceSize paramsOffset = 0;
-constexpr VkDeviceSize countersOffset = 256;
-constexpr VkDeviceSize launchesOffset = 512;
-constexpr VkDeviceSize stepsOffset = 1024;
-// And the readback buffer.
-constexpr VkDeviceSize readbackStepsOffset = 256;
+constexpr VkDeviceSize countersOffset = after(paramsOffset, sizeof(gpu::WavefrontParams));
+constexpr VkDeviceSize launchesOffset = after(countersOffset, sizeof(gpu::WavefrontCounters));
+constexpr VkDeviceSize stepsOffset = after(launchesOffset, gpu::LAUNCH_COUNT * sizeof(gpu::LaunchRecord));
+// And the readback buffer: the counters, then the step counters.
+constexpr VkDeviceSize readbackStepsOffset = after(0, sizeof(gpu::WavefrontCounters));
 
 KernelDesc stageKernel(const char* shader, bool traces, const WavefrontOptions& options, const GpuScene& scene,
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
