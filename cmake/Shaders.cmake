@@ -4,7 +4,11 @@
 # --depfile gives Ninja and Make the #include dependencies.
 #
 #   ptbench_embed_shaders(TARGET name
-#     SHADERS file.comp:NAME[:DEFINES,...] ...)   DEFINES are passed as -D
+#     SHADERS [STAGE:]file:NAME[:DEFINES,...] ...)   DEFINES are passed as -D
+#
+# STAGE is glslang's (-S comp, rgen, ...), for a kernel body (.glsl) that one source compiles
+# as compute or as ray generation; without it the file's extension names the stage. Ray
+# generation also defines RAY_GENERATION, which the body reads for its entry point.
 function(ptbench_embed_shaders)
   cmake_parse_arguments(ARG "" "TARGET" "SHADERS;INCLUDE_DIRS" ${ARGN})
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/spirv)
@@ -18,6 +22,15 @@ function(ptbench_embed_shaders)
   endforeach()
   foreach(spec ${ARG_SHADERS})
     string(REPLACE ":" ";" parts ${spec})
+    set(stage_flags)
+    list(GET parts 0 first)
+    if(first MATCHES "^(comp|rgen|rchit|rahit|rmiss)$")
+      list(REMOVE_AT parts 0)
+      set(stage_flags -S ${first})
+      if(first STREQUAL "rgen")
+        list(APPEND stage_flags -DRAY_GENERATION)
+      endif()
+    endif()
     list(GET parts 0 source)
     list(GET parts 1 name)
     list(LENGTH parts count)
@@ -33,7 +46,7 @@ function(ptbench_embed_shaders)
     set(symbol spirv_${name})
     add_custom_command(
       OUTPUT ${header}
-      COMMAND ${GLSLANG_VALIDATOR} --quiet --target-env vulkan1.3 ${include_flags} ${define_flags}
+      COMMAND ${GLSLANG_VALIDATOR} --quiet --target-env vulkan1.3 ${stage_flags} ${include_flags} ${define_flags}
               --depfile ${header}.d --vn ${symbol} -o ${header} ${CMAKE_CURRENT_SOURCE_DIR}/${source}
       DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${source}
       DEPFILE ${header}.d

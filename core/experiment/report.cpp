@@ -14,7 +14,7 @@
 #include "core/experiment/statistics.h"
 #include "core/integrators/options.h"
 #include "core/integrators/registry.h"
-#include "core/integrators/wavefront.h"
+#include "core/integrators/wavefront_state.h"
 #include "core/version.h"
 
 namespace ptbench {

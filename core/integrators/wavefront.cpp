@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/integrators/frame.h"
 #include "core/integrators/options.h"
+#include "core/integrators/wavefront_state.h"
 #include "core/vk/barrier.h"
 
 namespace ptbench {
@@ -18,60 +19,21 @@ static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays record f
 static_assert(sizeof(gpu::WavefrontCounters) == 80);
 static_assert(sizeof(gpu::StepCounters) == 24);
 static_assert(sizeof(gpu::HitRecord) == 24);
-static_assert(sizeof(gpu::WavefrontParams) == 248);
+// The path arrays' addresses (as many as PTBENCH_PATH_FIELDS lists), then the rest, unpadded.
+static_assert(sizeof(gpu::WavefrontParams) == 2 * sizeof(gpu::PathArrays) + 120);
 static_assert(sizeof(gpu::WavefrontPush) == 32);
 
-// Where the control buffer keeps what it holds.
+// Where the control buffer keeps what it holds, one after another at multiples of 256 bytes, so
+// that a field added to the path state moves what follows the parameters.
+constexpr VkDeviceSize after(VkDeviceSize offset, VkDeviceSize bytes) {
+  return (offset + bytes + 255) / 256 * 256;
+}
 constexpr VkDeviceSize paramsOffset = 0;
-constexpr VkDeviceSize countersOffset = 256;
-constexpr VkDeviceSize launchesOffset = 512;
-constexpr VkDeviceSize stepsOffset = 1024;
-// And the readback buffer.
-constexpr VkDeviceSize readbackStepsOffset = 256;
-
-constexpr VkDeviceSize vec3Bytes = 3 * sizeof(float);
-constexpr VkDeviceSize wordBytes = sizeof(uint32_t);
-
-// The per-path arrays in the order the paths buffer holds them, with their bytes per path:
-// the one list both the allocation and stateBytes read. Without compaction a path keeps its
-// slot: one set of path arrays, the finished arrays alias it and the membership words are
-// needed; with compaction two sets (by iteration parity), no membership.
-struct ArraySlot {
-  uint64_t* address;
-  VkDeviceSize bytes;
-};
-std::vector<ArraySlot> pathArrayLayout(gpu::WavefrontParams& params, const WavefrontOptions& options) {
-  std::vector<ArraySlot> layout;
-  const uint32_t sets = options.compaction ? 2 : 1;
-  for (uint32_t set = 0; set < sets; ++set) {
-    gpu::PathArrays& paths = params.paths[set];
-    layout.insert(layout.end(), {{&paths.rayOrigin, vec3Bytes},
-                                 {&paths.rayDirection, vec3Bytes},
-                                 {&paths.throughput, vec3Bytes},
-                                 {&paths.radiance, vec3Bytes},
-                                 {&paths.pixel, wordBytes},
-                                 {&paths.sampleIndex, wordBytes},
-                                 {&paths.depth, wordBytes},
-                                 {&paths.bsdfPdf, wordBytes}});
-  }
-  layout.insert(layout.end(), {{&params.hits, sizeof(gpu::HitRecord)},
-                               {&params.shadow.origin, vec3Bytes},
-                               {&params.shadow.direction, vec3Bytes},
-                               {&params.shadow.tMax, wordBytes},
-                               {&params.shadow.contribution, vec3Bytes},
-                               {&params.shadow.target, wordBytes}});
-  if (options.compaction)
-    layout.insert(layout.end(), {{&params.finished.radiance, vec3Bytes}, {&params.finished.pixel, wordBytes}});
-  else
-    layout.push_back({&params.membership, wordBytes});
-  if (options.compaction && options.materialQueues)
-    layout.push_back({&params.queues, gpu::MATERIAL_CLASS_COUNT * wordBytes});
-  return layout;
-}
-
-VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
+constexpr VkDeviceSize countersOffset = after(paramsOffset, sizeof(gpu::WavefrontParams));
+constexpr VkDeviceSize launchesOffset = after(countersOffset, sizeof(gpu::WavefrontCounters));
+constexpr VkDeviceSize stepsOffset = after(launchesOffset, gpu::LAUNCH_COUNT * sizeof(gpu::LaunchRecord));
+// And the readback buffer: the counters, then the step counters.
+constexpr VkDeviceSize readbackStepsOffset = after(0, sizeof(gpu::WavefrontCounters));
 
 KernelDesc stageKernel(const char* shader, bool traces, const WavefrontOptions& options, const GpuScene& scene,
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
@@ -102,31 +64,8 @@ const WavefrontOptions& checkDevice(const vk::Context& context, Backend backend,
 
 }  // namespace
 
-const std::vector<StageTraffic>& wavefrontStageTraffic() {
-  constexpr uint32_t path = 4 * uint32_t(vec3Bytes) + 4 * uint32_t(wordBytes);  // loadPath / storePath
-  constexpr uint32_t ray = 2 * uint32_t(vec3Bytes);
-  constexpr uint32_t hit = sizeof(gpu::HitRecord);
-  constexpr uint32_t shadowRay = 3 * uint32_t(vec3Bytes) + 2 * uint32_t(wordBytes);  // with its target
-  constexpr uint32_t entry = uint32_t(wordBytes);  // a material queue's position, read or pushed
-  constexpr uint32_t radiance = uint32_t(vec3Bytes);
-  constexpr uint32_t finished = radiance + uint32_t(wordBytes);
-  constexpr uint32_t filmAtomics = sizeof(gpu::FilmPixel) - 2 * uint32_t(wordBytes);  // sums and count
-  static const std::vector<StageTraffic> traffic = {
-      {.stage = Stage::Generate, .bytesPerPathStarted = path},
-      {.stage = Stage::Extend, .bytesPerLivePath = ray + hit},
-      {.stage = Stage::Classify, .bytesPerLivePath = hit + entry},
-      {.stage = Stage::Shade, .bytesPerLivePath = path + hit + path, .bytesPerShadowRay = shadowRay},
-      {.stage = Stage::Shadow, .bytesPerShadowRay = shadowRay + 2 * radiance},
-      {.stage = Stage::Accumulate, .bytesPerPathStarted = finished + filmAtomics},
-  };
-  return traffic;
-}
-
 uint64_t WavefrontIntegrator::stateBytes(uint32_t poolSize, const WavefrontOptions& options) {
-  gpu::WavefrontParams params{};
-  uint64_t perPath = 0;
-  for (const ArraySlot& array : pathArrayLayout(params, options)) perPath += array.bytes;
-  return perPath * poolSize;
+  return wavefrontStateLayout(1, options).bytesPerSlot * poolSize;
 }
 
 WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
@@ -183,20 +122,10 @@ void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
   State state;
   state.poolSize = poolSize;
   state.stepCapacity = stepCapacity;
-  VkDeviceSize offset = 0;
-  const std::vector<ArraySlot> layout = pathArrayLayout(state.params, options_);
-  for (const ArraySlot& array : layout) {
-    *array.address = offset;
-    offset = alignUp(offset + array.bytes * poolSize, 16);
-  }
-  state.paths = vk::Buffer(context_, offset, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           vk::MemoryUse::DeviceOnly);
-  for (const ArraySlot& array : layout) *array.address += state.paths.address();
-  if (!options_.compaction) {
-    // A path keeps its slot: one set of arrays, which the finished paths are read from.
-    state.params.paths[1] = state.params.paths[0];
-    state.params.finished = {.radiance = state.params.paths[0].radiance, .pixel = state.params.paths[0].pixel};
-  }
+  state.paths =
+      vk::Buffer(context_, wavefrontStateLayout(poolSize, options_).bufferBytes,
+                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly);
+  state.params = wavefrontStateLayout(poolSize, options_, state.paths.address()).params;
 
   const VkDeviceSize stepBytes = VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters);
   state.control = vk::Buffer(context_, stepsOffset + stepBytes,
@@ -334,7 +263,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
                     0);
     if (!options_.compaction)
       vkCmdFillBuffer(commands, state_.paths.get(), state_.params.membership - state_.paths.address(),
-                      VkDeviceSize{poolSize} * wordBytes, 0);
+                      VkDeviceSize{poolSize} * sizeof(uint32_t), 0);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages_,
                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
   };

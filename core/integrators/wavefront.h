@@ -15,23 +15,6 @@
 
 namespace ptbench {
 
-// What a wavefront stage must move per item, from the layout of the arrays it reads and writes
-// (shared/wavefront.h): path state (64 bytes), rays (24), hits (24), shadow rays (44 with their
-// target), finished paths (16), the film's atomics. Scene data (geometry, materials, textures,
-// acceleration structures) is not counted: its traffic depends on what the rays hit. Nor, without
-// compaction, the membership word each launch reads per pool slot; nor, where a depth pass owns
-// its pixels and shade and shadow write the film (no accumulate runs), those writes. Items: the
-// frame's live paths (extend, classify, shade; shade's write of a continuing path counted for
-// every one), shadow rays (shade writes them, shadow reads them) and paths started (generate,
-// accumulate).
-struct StageTraffic {
-  Stage stage;
-  uint32_t bytesPerLivePath = 0;
-  uint32_t bytesPerShadowRay = 0;
-  uint32_t bytesPerPathStarted = 0;
-};
-const std::vector<StageTraffic>& wavefrontStageTraffic();
-
 class WavefrontIntegrator final : public Integrator {
  public:
   // Compaction, material queues and counters: simt pick the kernels; the schedule and pool

@@ -1,4 +1,6 @@
-// Buffer references for the scene and frame, and the push constant every kernel receives.
+// Buffer references for the scene and frame. Every kernel declares its own push block after this
+// (its integrator's: FramePush, WavefrontPush, RaycastPush), named `push`, whose `params` is the
+// FrameParams address FRAME reads; none is read before.
 #ifndef PTBENCH_FRAME_GLSL
 #define PTBENCH_FRAME_GLSL
 #extension GL_EXT_scalar_block_layout : require
@@ -21,15 +23,6 @@ layout(buffer_reference, scalar) readonly buffer UintArray { uint u[]; };
 layout(buffer_reference, scalar) buffer CounterArray { PixelCounters c[]; };
 layout(buffer_reference, scalar) readonly buffer FrameParamsRef { FrameParams p; };
 
-#if defined(WAVEFRONT)
-#include "shared/wavefront.h"
-layout(push_constant, scalar) uniform PushBlock { WavefrontPush push; };
-#elif defined(RAYCAST)
-#include "shared/raycast.h"
-layout(push_constant, scalar) uniform PushBlock { RaycastPush push; };
-#elif !defined(PUSH_BLOCK_DECLARED)
-layout(push_constant, scalar) uniform PushBlock { FramePush push; };
-#endif  // else the kernel's own, whose `push.params` is the FrameParams address (test kernels)
 layout(set = SCENE_SET, binding = BINDING_TEXTURES) uniform sampler2D textures[];
 layout(constant_id = SPEC_SHADED_CLASS_LIMIT) const uint SCENE_CLASS_LIMIT = MATERIAL_CLASS_COUNT;
 

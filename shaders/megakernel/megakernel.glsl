@@ -1,12 +1,22 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Compiled as compute or, with RAY_GENERATION (the pipeline backend), as ray generation.
+#ifdef RAY_GENERATION
+#extension GL_EXT_ray_tracing : require
+#endif
 // The megakernel: one thread carries a path from the camera to its end (Laine et al. 2013's
 // baseline). With MEGAKERNEL_REGEN, a thread whose path ended starts its pixel's next sample
 // in the same loop, until the pixel's budget is spent. With MEGAKERNEL_SER (ray generation
 // only), each hit is traced into a hit object and the threads reordered by it before shading.
 #include "common/frame.glsl"
+layout(push_constant, scalar) uniform PushBlock { FramePush push; };
 #include "common/sampling.glsl"
 #include "common/camera.glsl"
 #include "common/surface.glsl"
 #include "trace/trace.glsl"
+#ifdef MEGAKERNEL_SER
+#include "megakernel/ser.glsl"
+#endif
 #include "common/bsdf.glsl"
 #include "common/lights.glsl"
 #include "common/path.glsl"
@@ -66,3 +76,10 @@ void megakernel(uvec2 pixel) {
   filmCommitOwned(film, pixelIndex);
   CounterArray(FRAME.counters).c[pixelIndex] = counters;
 }
+
+#ifdef RAY_GENERATION
+void main() { megakernel(gl_LaunchIDEXT.xy); }
+#else
+layout(local_size_x = MEGAKERNEL_TILE, local_size_y = MEGAKERNEL_TILE) in;
+void main() { megakernel(gl_GlobalInvocationID.xy); }
+#endif

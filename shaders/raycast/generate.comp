@@ -3,7 +3,6 @@
 // generate: the camera ray of every pixel for each sample of the batch, sample by sample, the
 // pixels in the wavefront's tile order (so that the trace stage reads them as coherently as the
 // wavefront's extend does), from the path tracers' sample stream.
-#define RAYCAST
 #include "raycast/state.glsl"
 #include "common/pixel_order.glsl"
 

@@ -2,7 +2,6 @@
 #extension GL_GOOGLE_include_directive : require
 // prepare: one invocation turns a ray set's count into its launch record and counts the
 // frame's rays, so that the CPU reads nothing inside a frame.
-#define RAYCAST
 #include "raycast/state.glsl"
 #include "common/launch_record.glsl"
 

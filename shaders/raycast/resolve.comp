@@ -3,7 +3,6 @@
 // resolve: each pixel's traced rays of the batch into the film, 1 or 0 a sample: hit (primary,
 // diffuse) or unblocked (shadow); a sample without a ray adds 0. The image is a coverage or ambient-occlusion-like
 // mask, an honest picture of what the trace stage did. Timed apart from it, as accumulate.
-#define RAYCAST
 #include "raycast/state.glsl"
 #include "common/film.glsl"
 

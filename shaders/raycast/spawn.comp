@@ -6,7 +6,6 @@
 // BSDF's sample dimensions. Shadow: to a point sampled on the lights, with the origin, direction
 // and tMax next-event estimation gives it (common/path.glsl), where a light sample exists
 // above the surface. The rays are appended compactly; a miss spawns none.
-#define RAYCAST
 #include "raycast/state.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE_1D) in;

@@ -1,8 +1,9 @@
-// What every raycast kernel shares: its parameters and the ray sets' accessors. Compile with
-// RAYCAST defined, so that common/frame.glsl takes the raycast's push block.
+// What every raycast kernel shares: its parameters and the ray sets' accessors.
 #ifndef PTBENCH_RAYCAST_STATE_GLSL
 #define PTBENCH_RAYCAST_STATE_GLSL
 #include "common/frame.glsl"
+#include "shared/raycast.h"
+layout(push_constant, scalar) uniform PushBlock { RaycastPush push; };
 #include "common/sampling.glsl"
 #include "common/camera.glsl"
 #include "common/surface.glsl"

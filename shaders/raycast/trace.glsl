@@ -1,7 +1,12 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Compiled as compute or, with RAY_GENERATION (the pipeline backend), as ray generation.
+#ifdef RAY_GENERATION
+#extension GL_EXT_ray_tracing : require
+#endif
 // trace: the measured stage. Each ray of a set traced, closest hit into a hit record (the
 // wavefront extend's loads and stores, so the two are comparable) or any hit into one word;
 // nothing else.
-#define RAYCAST
 #include "raycast/state.glsl"
 #include "trace/trace.glsl"
 
@@ -23,3 +28,9 @@ void traceRays() {
     record = HitRecord(hit.t, hit.instance, hit.geometry, hit.primitive, hit.barycentrics);
   HitBuffer(RAYCAST_PARAMS.hits).h[ray] = record;
 }
+
+#ifndef RAY_GENERATION
+layout(local_size_x = WORKGROUP_SIZE_1D) in;
+#endif
+
+void main() { traceRays(); }

@@ -4,7 +4,7 @@
 // the frame's totals.
 #ifndef PTBENCH_RAYCAST_H
 #define PTBENCH_RAYCAST_H
-#include "wavefront.h"
+#include "render.h"
 
 #ifdef __cplusplus
 namespace ptbench::gpu {

@@ -139,6 +139,29 @@ struct FrameParams {
   uint pad;
 };
 
+// A launch sized on the device (common/launch_record.glsl, for the wavefront's and raycast's
+// indirect launches) as compute and as ray generation would take it, and the exact item count,
+// which kernels check their index against (the launch may round up).
+struct LaunchRecord {
+  uint groupsX;  // VkDispatchIndirectCommand
+  uint groupsY;
+  uint groupsZ;
+  uint width;  // VkTraceRaysIndirectCommandKHR
+  uint height;
+  uint depth;
+  uint count;
+  uint pad;
+};
+
+// A closest hit as the wavefront's extend and the raycast's trace store it, one per ray.
+struct HitRecord {
+  float t;  // negative: the ray escaped
+  uint instance;
+  uint geometry;
+  uint primitive;
+  vec2 barycentrics;
+};
+
 struct FramePush {
   uint64_t params;   // FrameParams
   uint sampleIndex;  // the sample a pass renders (megakernel), or the first one (regen)

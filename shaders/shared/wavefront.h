@@ -52,19 +52,6 @@ PTBENCH_CONST uint PREPARE_GENERATE_REFILL = 1;  // fill the pool's room beside 
 PTBENCH_CONST uint PREPARE_SHADE = 2;            // material queues only
 PTBENCH_CONST uint PREPARE_SHADOW = 3;  // after shade: shadow, accumulate and the next extension launch
 
-// A launch as compute and as ray generation would take it, and the exact item count, which
-// kernels check their index against (the launch may round up).
-struct LaunchRecord {
-  uint groupsX;  // VkDispatchIndirectCommand
-  uint groupsY;
-  uint groupsZ;
-  uint width;  // VkTraceRaysIndirectCommandKHR
-  uint height;
-  uint depth;
-  uint count;
-  uint pad;
-};
-
 struct WavefrontCounters {
   uint64_t jobsStarted;       // (pixel, sample) jobs handed out: job j is sample j / pixels of a pixel
   uint64_t jobsTotal;         // width x height x spp
@@ -82,34 +69,41 @@ struct StepCounters {
   uint64_t pathsStarted;
 };
 
-struct HitRecord {
-  float t;  // negative: the ray escaped
-  uint instance;
-  uint geometry;
-  uint primitive;
-  vec2 barycentrics;
-};
+// The path state the stages hand each other, one array per field (structure of arrays), indexed
+// by queue position (with compaction) or slot: each field of PathState (common/path.glsl) the
+// path carries from one stage to the next, as PTBENCH_PATH_FIELD(type, name). This list is the
+// one declaration: PathArrays below, the allocation and stateBytes (WavefrontIntegrator), the
+// traffic model (wavefront_state.h) and loadPath/storePath (wavefront/state.glsl) expand it, as
+// Cycles expands kernel/integrator/state_template.h. Rays lead, so that extend reads nothing else.
+#define PTBENCH_PATH_FIELDS(PTBENCH_PATH_FIELD) \
+  PTBENCH_PATH_FIELD(vec3, origin)              \
+  PTBENCH_PATH_FIELD(vec3, direction)           \
+  PTBENCH_PATH_FIELD(vec3, throughput)          \
+  PTBENCH_PATH_FIELD(vec3, radiance)            \
+  PTBENCH_PATH_FIELD(uint, pixel)               \
+  PTBENCH_PATH_FIELD(uint, sampleIndex)         \
+  PTBENCH_PATH_FIELD(uint, depth)               \
+  PTBENCH_PATH_FIELD(float, bsdfPdf)
 
-// Device addresses of the arrays of one field each, indexed by queue position (with
-// compaction) or slot. Rays lead, so that extend reads nothing else.
+// A light sample's shadow ray, shade to shadow, in the same form; target is the path it lights
+// (SHADOW_TARGET_FINISHED or not).
+#define PTBENCH_SHADOW_FIELDS(PTBENCH_SHADOW_FIELD) \
+  PTBENCH_SHADOW_FIELD(vec3, origin)                \
+  PTBENCH_SHADOW_FIELD(vec3, direction)             \
+  PTBENCH_SHADOW_FIELD(float, tMax)                 \
+  PTBENCH_SHADOW_FIELD(vec3, contribution)          \
+  PTBENCH_SHADOW_FIELD(uint, target)
+
+// The device address of each field's array.
+#define PTBENCH_ARRAY_ADDRESS(type, name) uint64_t name;
 struct PathArrays {
-  uint64_t rayOrigin;     // vec3
-  uint64_t rayDirection;  // vec3
-  uint64_t throughput;    // vec3
-  uint64_t radiance;      // vec3
-  uint64_t pixel;         // uint
-  uint64_t sampleIndex;   // uint
-  uint64_t depth;         // uint
-  uint64_t bsdfPdf;       // float
+  PTBENCH_PATH_FIELDS(PTBENCH_ARRAY_ADDRESS)
 };
 
 struct ShadowArrays {
-  uint64_t origin;        // vec3
-  uint64_t direction;     // vec3
-  uint64_t tMax;          // float
-  uint64_t contribution;  // vec3
-  uint64_t target;        // uint: the path it lights, SHADOW_TARGET_FINISHED or not
+  PTBENCH_SHADOW_FIELDS(PTBENCH_ARRAY_ADDRESS)
 };
+#undef PTBENCH_ARRAY_ADDRESS
 
 // A path that ended and is not in the film yet: what shadow (after its last light sample, where
 // the pass owns its pixels) or accumulate needs to commit its sample. Without compaction these
@@ -119,8 +113,8 @@ struct FinishedArrays {
   uint64_t pixel;     // uint
 };
 
-// The device addresses of everything above; `pathArrayLayout` (wavefront.cpp) lists the arrays
-// once for their allocation and for stateBytes.
+// The device addresses of everything above; wavefrontStateLayout (wavefront_state.h) places the
+// arrays for their allocation and for stateBytes.
 struct WavefrontParams {
   PathArrays paths[2];  // by iteration parity with compaction; one set, twice, without
   uint64_t hits;        // HitRecord, by extension queue position (or slot)
@@ -148,6 +142,27 @@ struct WavefrontPush {
   uint phase;          // prepare only: PREPARE_*
   uint pad;
 };
+
+#ifdef __cplusplus
+// The lists' bytes per item as the scalar layout stores them (GLSL reads them through
+// loadPath and the shadow stage; the traffic model counts them).
+#define PTBENCH_FIELD_BYTES(type, name) +uint(sizeof(type))
+PTBENCH_CONST uint PATH_STATE_BYTES = 0 PTBENCH_PATH_FIELDS(PTBENCH_FIELD_BYTES);
+PTBENCH_CONST uint SHADOW_RAY_BYTES = 0 PTBENCH_SHADOW_FIELDS(PTBENCH_FIELD_BYTES);
+#undef PTBENCH_FIELD_BYTES
+
+// Calls visit(address, bytes per item) for each field's array, in the list's order: the allocation's.
+#define PTBENCH_VISIT_ARRAY(type, name) visit(arrays.name, uint(sizeof(type)));
+template <typename Visit>
+void forEachPathArray(PathArrays& arrays, Visit&& visit) {
+  PTBENCH_PATH_FIELDS(PTBENCH_VISIT_ARRAY)
+}
+template <typename Visit>
+void forEachShadowArray(ShadowArrays& arrays, Visit&& visit) {
+  PTBENCH_SHADOW_FIELDS(PTBENCH_VISIT_ARRAY)
+}
+#undef PTBENCH_VISIT_ARRAY
+#endif
 
 // Specialisation constants of every wavefront kernel.
 PTBENCH_CONST uint SPEC_COMPACTION = 0;  // launches cover their queue; else the whole pool

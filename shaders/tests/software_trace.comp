@@ -14,7 +14,6 @@ layout(push_constant, scalar) uniform PushBlock {
   uint count;
   uint anyHit;      // 1: traceAny over [0, tMax]; 0: traceClosest
 } push;
-#define PUSH_BLOCK_DECLARED
 #include "common/frame.glsl"
 #include "common/sampling.glsl"
 #include "common/surface.glsl"

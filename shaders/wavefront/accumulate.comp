@@ -3,7 +3,6 @@
 // accumulate: every path that ended this iteration adds its radiance to its pixel with the film's
 // atomics, where several paths of a pixel may be in flight (where the pass owns its pixels, shade
 // and shadow commit with plain stores, and this kernel is not launched).
-#define WAVEFRONT
 #include "wavefront/state.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE_1D) in;

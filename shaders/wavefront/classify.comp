@@ -2,7 +2,6 @@
 #extension GL_GOOGLE_include_directive : require
 // classify (material_queues only): sorts the extension queue's hits into one shading queue
 // per material class, so that each shade kernel's threads run the same code.
-#define WAVEFRONT
 #include "wavefront/state.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE_1D) in;

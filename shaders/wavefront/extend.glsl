@@ -1,5 +1,10 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Compiled as compute or, with RAY_GENERATION (the pipeline backend), as ray generation.
+#ifdef RAY_GENERATION
+#extension GL_EXT_ray_tracing : require
+#endif
 // extend: the closest hit of every ray in the current extension queue, into its hit record.
-#define WAVEFRONT
 #include "wavefront/state.glsl"
 #include "trace/trace.glsl"
 
@@ -9,7 +14,13 @@ void extend() {
   SurfaceHit hit;
   HitRecord record = HitRecord(-1.0, 0u, 0u, 0u, vec2(0.0));
   uint set = currentPathArrays();
-  if (traceClosest(Vec3Buffer(PATHS(set).rayOrigin).v[index], Vec3Buffer(PATHS(set).rayDirection).v[index], hit))
+  if (traceClosest(Vec3Buffer(PATHS(set).origin).v[index], Vec3Buffer(PATHS(set).direction).v[index], hit))
     record = HitRecord(hit.t, hit.instance, hit.geometry, hit.primitive, hit.barycentrics);
   HitBuffer(WAVEFRONT_PARAMS.hits).h[index] = record;
 }
+
+#ifndef RAY_GENERATION
+layout(local_size_x = WORKGROUP_SIZE_1D) in;
+#endif
+
+void main() { extend(); }

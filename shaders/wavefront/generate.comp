@@ -6,7 +6,6 @@
 // megakernel's thread for that pixel and sample (DESIGN.md, fairness rule 2). With compaction
 // the new paths follow the continuing ones in the current extension queue; without, they take
 // the free slots.
-#define WAVEFRONT
 #include "wavefront/state.glsl"
 #include "common/pixel_order.glsl"
 

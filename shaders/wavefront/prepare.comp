@@ -5,7 +5,6 @@
 // work. It is what keeps the CPU out of the frame. Two per iteration at most: before generate
 // (where an iteration starts paths) and after shade; with material queues one more after
 // classify.
-#define WAVEFRONT
 #include "wavefront/state.glsl"
 #include "common/launch_record.glsl"
 

@@ -5,7 +5,6 @@
 // the shadow queue), a BSDF sample and Russian roulette. Continuing paths go to the next
 // extension queue; ended ones go to the film (where the pass owns its pixels) or to the finished
 // queue.
-#define WAVEFRONT
 #include "wavefront/state.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE_1D) in;

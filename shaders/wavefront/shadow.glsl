@@ -1,8 +1,13 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Compiled as compute or, with RAY_GENERATION (the pipeline backend), as ray generation.
+#ifdef RAY_GENERATION
+#extension GL_EXT_ray_tracing : require
+#endif
 // shadow: any-hit visibility of every light sample in the shadow queue; an unblocked one adds
 // its contribution to its path's radiance, where shade left the path. Where the pass owns its
 // pixels, a path that ended at this vertex (in the finished queue) then commits its sample to the
 // film with plain stores; elsewhere accumulate commits it after.
-#define WAVEFRONT
 #include "wavefront/state.glsl"
 #include "trace/trace.glsl"
 
@@ -28,3 +33,9 @@ void shadow() {
     setMembership(index, commit ? MEMBER_FREE : 0u,
                   commit ? (1u << QUEUE_SHADOW) | (1u << QUEUE_FINISHED) : 1u << QUEUE_SHADOW);
 }
+
+#ifndef RAY_GENERATION
+layout(local_size_x = WORKGROUP_SIZE_1D) in;
+#endif
+
+void main() { shadow(); }

@@ -1,12 +1,13 @@
 // What every wavefront kernel shares: its parameters, the path state's accessors, the queues
 // (a count and the items' data; a push is one atomicAdd per subgroup) and the kernel index.
-// Compile with WAVEFRONT defined, so that common/frame.glsl takes the wavefront's push block.
 #ifndef PTBENCH_WAVEFRONT_STATE_GLSL
 #define PTBENCH_WAVEFRONT_STATE_GLSL
 #ifndef RAY_GENERATION
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
 #include "common/frame.glsl"
+#include "shared/wavefront.h"
+layout(push_constant, scalar) uniform PushBlock { WavefrontPush push; };
 
 layout(constant_id = SPEC_COMPACTION) const bool COMPACTION = true;
 layout(constant_id = SPEC_MATERIAL_QUEUES) const bool MATERIAL_QUEUES = false;
@@ -48,30 +49,26 @@ uint currentPathArrays() { return COMPACTION ? push.iteration & 1u : 0u; }
 uint nextPathArrays() { return COMPACTION ? (push.iteration + 1u) & 1u : 0u; }
 #define PATHS(set) (WAVEFRONT_PARAMS.paths[set])
 
-// ---- path state, one array per field ----
+// ---- path state, one array per field (PTBENCH_PATH_FIELDS) ----
+
+// The buffer reference a field's array is read and written through, by the field's type.
+#define PATH_ARRAY_vec3(address) Vec3Buffer(address).v
+#define PATH_ARRAY_uint(address) UintBuffer(address).u
+#define PATH_ARRAY_float(address) FloatBuffer(address).f
+#define PATH_ARRAY(type, address) PATH_ARRAY_##type(address)
 
 PathState loadPath(uint set, uint index) {
   PathState path;
-  path.origin = Vec3Buffer(PATHS(set).rayOrigin).v[index];
-  path.direction = Vec3Buffer(PATHS(set).rayDirection).v[index];
-  path.throughput = Vec3Buffer(PATHS(set).throughput).v[index];
-  path.radiance = Vec3Buffer(PATHS(set).radiance).v[index];
-  path.pixel = UintBuffer(PATHS(set).pixel).u[index];
-  path.sampleIndex = UintBuffer(PATHS(set).sampleIndex).u[index];
-  path.depth = UintBuffer(PATHS(set).depth).u[index];
-  path.bsdfPdf = FloatBuffer(PATHS(set).bsdfPdf).f[index];
+#define LOAD_PATH_FIELD(type, name) path.name = PATH_ARRAY(type, PATHS(set).name)[index];
+  PTBENCH_PATH_FIELDS(LOAD_PATH_FIELD)
+#undef LOAD_PATH_FIELD
   return path;
 }
 
 void storePath(uint set, uint index, PathState path) {
-  Vec3Buffer(PATHS(set).rayOrigin).v[index] = path.origin;
-  Vec3Buffer(PATHS(set).rayDirection).v[index] = path.direction;
-  Vec3Buffer(PATHS(set).throughput).v[index] = path.throughput;
-  Vec3Buffer(PATHS(set).radiance).v[index] = path.radiance;
-  UintBuffer(PATHS(set).pixel).u[index] = path.pixel;
-  UintBuffer(PATHS(set).sampleIndex).u[index] = path.sampleIndex;
-  UintBuffer(PATHS(set).depth).u[index] = path.depth;
-  FloatBuffer(PATHS(set).bsdfPdf).f[index] = path.bsdfPdf;
+#define STORE_PATH_FIELD(type, name) PATH_ARRAY(type, PATHS(set).name)[index] = path.name;
+  PTBENCH_PATH_FIELDS(STORE_PATH_FIELD)
+#undef STORE_PATH_FIELD
 }
 
 // A path's sample into its pixel, where the path's radiance is final (shade, or shadow after the
