@@ -5,6 +5,7 @@
 
 #include "cli/options.h"
 #include "core/experiment/device_json.h"
+#include "core/trace/registry.h"
 #include "core/vk/context.h"
 
 namespace ptbench::cli {
@@ -28,9 +29,10 @@ void printDevices(bool asJson) {
     std::cout << fmt::format("   memory {:.1f} GiB, subgroup {}, timestamps {} bits at {} ns\n",
                              static_cast<double>(d.deviceLocalBytes) / (1u << 30), d.subgroupSize, d.timestampValidBits,
                              d.timestampPeriodNs);
-    std::cout << fmt::format("   backends: rayquery {}, pipeline {}, software {}\n",
-                             yesNo(d.supports(Backend::RayQuery)), yesNo(d.supports(Backend::Pipeline)),
-                             yesNo(d.supports(Backend::Software)));
+    std::string backends;
+    for (const trace::BackendDescriptor* backend : trace::backends())
+      backends += fmt::format("{}{} {}", backends.empty() ? "" : ", ", backend->name, yesNo(d.supports(backend->id)));
+    std::cout << "   backends: " << backends << "\n";
     // The hint says whether the device regroups threads at a reorder or only accepts the call.
     const std::string reorder = d.invocationReorderNv
                                     ? (d.invocationReorderReorders ? "yes (reorders)" : "yes (accepted, not reordered)")

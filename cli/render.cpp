@@ -25,6 +25,7 @@
 #include "core/integrators/profile.h"
 #include "core/integrators/registry.h"
 #include "core/scene/builtin_scenes.h"
+#include "core/trace/registry.h"
 
 namespace ptbench::cli {
 namespace {
@@ -326,9 +327,12 @@ void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions
     for (const auto& option : integratorEntry(kind).options)
       optionHelp += "\n  " + option.info.name + " (" + option.info.accepted + "): " + option.info.description;
   }
-  optionHelp += "; software backend:";
-  for (const auto& option : backendOptions(Backend::Software))
-    optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
+  for (const trace::BackendDescriptor* backend : trace::backends()) {
+    if (backend->options.empty()) continue;
+    optionHelp += "; " + std::string(backend->name) + " backend:";
+    for (const auto& option : backendOptions(backend->id))
+      optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
+  }
   command->add_option("--option", options->integratorOptions, optionHelp);
 }
 
@@ -355,11 +359,7 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
         ->capture_default_str();
     addIntegratorOptions(command, options);
   }
-  command
-      ->add_option("--backend", options->backend,
-                   "auto, rayquery, pipeline or software (auto: rayquery where supported, else pipeline, else "
-                   "software)")
-      ->capture_default_str();
+  command->add_option("--backend", options->backend, trace::backendChoicesHelp())->capture_default_str();
   command->add_option("--width", options->settings.width, "image width")
       ->capture_default_str()
       ->check(CLI::Range(1u, 16384u));

@@ -14,6 +14,7 @@
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/device_json.h"
 #include "core/experiment/report.h"
+#include "core/trace/registry.h"
 #include "core/verify/verification.h"
 
 namespace ptbench::cli {
@@ -113,7 +114,7 @@ std::vector<verify::Combination> chosenCombinations(const VerifyOptions& options
   }
   for (const auto& name : options.backends)
     if (!parseBackend(name))
-      throw UserError("--backend " + name + ": unknown backend; use rayquery, pipeline or software");
+      throw UserError("--backend " + name + ": unknown backend; use " + trace::backendNameList(" or "));
   const auto chosen = [](const std::vector<std::string>& names, std::string_view name) {
     return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
   };
@@ -197,7 +198,8 @@ void addVerifyCommand(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<VerifyOptions>();
   command->add_option("--integrator", options->integrators,
                       "only this integrator (megakernel, megakernel-regen, wavefront); repeatable");
-  command->add_option("--backend", options->backends, "only this backend (rayquery, pipeline, software); repeatable");
+  command->add_option("--backend", options->backends,
+                      "only this backend (" + trace::backendNameList(", ") + "); repeatable");
   command->add_flag("--quick", options->quick,
                     "16x16 furnaces at 64 spp instead of 32x32 at 256: for CPU implementations such as lavapipe");
   command

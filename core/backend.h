@@ -6,27 +6,16 @@
 
 namespace ptbench {
 
+// The backends, each described once in core/trace/ (its descriptor: name, device needs, shader
+// define, kernels, scene needs, options). A new backend is a value here, in allBackends and in
+// core/trace/registry.cpp's list, which also gives the order `auto` prefers them in.
 enum class Backend { RayQuery, Pipeline, Software };
 
 inline constexpr std::array<Backend, 3> allBackends = {Backend::RayQuery, Backend::Pipeline, Backend::Software};
 
-constexpr std::string_view backendName(Backend backend) {
-  switch (backend) {
-    case Backend::RayQuery:
-      return "rayquery";
-    case Backend::Pipeline:
-      return "pipeline";
-    case Backend::Software:
-      return "software";
-  }
-  return "?";
-}
-
-constexpr std::optional<Backend> parseBackend(std::string_view name) {
-  for (Backend backend : allBackends)
-    if (backendName(backend) == name) return backend;
-  return std::nullopt;
-}
+// The descriptor's name, and the backend a name stands for (core/trace/registry.cpp).
+std::string_view backendName(Backend backend);
+std::optional<Backend> parseBackend(std::string_view name);
 
 // The node layout the software backend traverses (option software_bvh; shared/bvh.h).
 enum class BvhLayout { Cwbvh, Bvh2 };

@@ -561,7 +561,9 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
       if (std::find(out.integrators.begin(), out.integrators.end(), kind) == out.integrators.end())
         out.integrators.push_back(kind);
   }
-  out.backends = v.strings(config, "backends", {"auto", "all", "rayquery", "pipeline", "software"}, {"auto"});
+  std::vector<std::string> backendChoices = {"auto", "all"};
+  for (Backend backend : allBackends) backendChoices.emplace_back(backendName(backend));
+  out.backends = v.strings(config, "backends", backendChoices, {"auto"});
   if (config.contains("resolution")) {
     // "WxH" strings: sizes that are not a cross product of widths and heights (720p, 1080p, 4K).
     for (const char* key : {"width", "height"})

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/trace/registry.h"
 #include "core/vk/barrier.h"
 #include "shared/bvh.h"
 #include "shared/raytracing.h"
@@ -105,9 +106,10 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
     if (!context.backendEnabled(backend))
       throw std::logic_error("kernel " + shader + " for backend " + std::string(backendName(backend)) +
                              " on a context created without it");
-    shader += "_" + std::string(backendName(backend));
-    rayGeneration_ = backend == Backend::Pipeline;
-    if (backend == Backend::Software) softwareBvh = target.softwareBvh;
+    const trace::BackendDescriptor& traced = trace::descriptor(backend);
+    shader += "_" + std::string(traced.name);
+    rayGeneration_ = traced.rayGeneration;
+    if (traced.scene == trace::SceneNeeds::SoftwareBvh) softwareBvh = target.softwareBvh;
   }
   const Specialization specialization(desc_.specialization, desc_.shadedClassLimit, softwareBvh);
   if (!rayGeneration_) {

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "core/integrators/registry.h"
 #include "core/integrators/wavefront.h"
+#include "core/trace/registry.h"
 
 namespace ptbench {
 
@@ -53,32 +55,40 @@ PoolChoice resolveWavefrontPool(RenderSettings& settings, const vk::DeviceCapabi
   return pool;
 }
 
+// The backends' options are their descriptors' (core/trace/); these read them in the shape of
+// the integrators' options.
 const std::vector<OptionInfo>& backendOptions(Backend backend) {
-  static const std::vector<OptionInfo> none;
-  static const std::vector<OptionInfo> software = {
-      {"software_bvh", "cwbvh or bvh2",
-       "the BVH layout traversed: cwbvh, compressed 8-wide (Ylitie et al. 2017); bvh2, two-wide (Aila & Laine 2009)"},
-  };
-  return backend == Backend::Software ? software : none;
+  static const auto table = [] {
+    std::array<std::vector<OptionInfo>, allBackends.size()> options;
+    for (Backend each : allBackends)
+      for (const trace::BackendOption& option : trace::descriptor(each).options)
+        options[size_t(each)].push_back(
+            {std::string(option.name), std::string(option.accepted), std::string(option.description)});
+    return options;
+  }();
+  return table[size_t(backend)];
 }
 
 std::string applyBackendOption(Backend backend, const std::string& key, const nlohmann::json& value,
                                RenderSettings& settings) {
-  const auto& known = backendOptions(backend);
-  const auto info = std::find_if(known.begin(), known.end(), [&](const OptionInfo& o) { return o.name == key; });
-  if (info == known.end())
+  const auto& known = trace::descriptor(backend).options;
+  const auto option =
+      std::find_if(known.begin(), known.end(), [&](const trace::BackendOption& o) { return o.name == key; });
+  if (option == known.end())
     return known.empty() ? std::string(backendName(backend)) + " has no options"
                          : "unknown option of the " + std::string(backendName(backend)) + " backend; it has " +
-                               known.front().name;
-  const auto layout = value.is_string() ? parseBvhLayout(value.get<std::string>()) : std::nullopt;
-  if (!layout) return "expected " + info->accepted;
-  settings.softwareBvh = *layout;
+                               std::string(known.front().name);
+  TraceTarget target(backend, settings.softwareBvh);
+  if (!option->parse(value, target)) return "expected " + std::string(option->accepted);
+  settings.softwareBvh = target.softwareBvh;
   return "";
 }
 
 nlohmann::json runOptionsJson(IntegratorKind kind, std::string_view backend, const RenderSettings& settings) {
   nlohmann::json options = optionsJson(kind, settings);
-  if (backend == backendName(Backend::Software)) options["software_bvh"] = bvhLayoutName(settings.softwareBvh);
+  if (const auto traced = parseBackend(backend))
+    for (const trace::BackendOption& option : trace::descriptor(*traced).options)
+      options[std::string(option.name)] = option.print(TraceTarget(*traced, settings.softwareBvh));
   return options;
 }
 

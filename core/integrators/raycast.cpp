@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "core/integrators/frame.h"
+#include "core/trace/registry.h"
 #include "core/vk/barrier.h"
 
 namespace ptbench {
@@ -56,7 +57,7 @@ TraceTarget checkDevice(const vk::Context& context, TraceTarget target) {
   if (!caps.subgroupBallotInCompute)
     throw UserError("the raycast needs subgroup ballot in compute shaders to append the rays it spawns, which " +
                     caps.name + " lacks");
-  if (target.backend == Backend::Pipeline && !caps.rayTracingIndirect)
+  if (trace::descriptor(target.backend).rayGeneration && !caps.rayTracingIndirect)
     throw UserError(caps.name +
                     " has ray-tracing pipelines but not rayTracingPipelineTraceRaysIndirect, which the raycast's "
                     "trace launches need; use another backend");

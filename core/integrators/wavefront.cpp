@@ -9,6 +9,7 @@
 #include "core/integrators/frame.h"
 #include "core/integrators/options.h"
 #include "core/integrators/wavefront_state.h"
+#include "core/trace/registry.h"
 #include "core/vk/barrier.h"
 
 namespace ptbench {
@@ -55,7 +56,7 @@ const WavefrontOptions& checkDevice(const vk::Context& context, Backend backend,
   if (!caps.subgroupBallotInCompute)
     throw UserError("the wavefront needs subgroup ballot in compute shaders for its queue pushes, which " + caps.name +
                     " lacks; use a megakernel");
-  if (backend == Backend::Pipeline && options.compaction && !caps.rayTracingIndirect)
+  if (trace::descriptor(backend).rayGeneration && options.compaction && !caps.rayTracingIndirect)
     throw UserError(caps.name +
                     " has ray-tracing pipelines but not rayTracingPipelineTraceRaysIndirect, which the "
                     "wavefront's compacted launches need; use options.wavefront.compaction = false or another backend");

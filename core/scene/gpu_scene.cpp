@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/progress.h"
 #include "core/scene/sheen.h"
+#include "core/trace/registry.h"
 #include "core/vk/barrier.h"
 #include "core/vk/timestamps.h"
 
@@ -192,7 +193,7 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
 
 gpu::SceneAddresses GpuScene::addresses(TraceTarget target) const {
   gpu::SceneAddresses addresses = addresses_;
-  if (target.backend == Backend::Software) {
+  if (trace::descriptor(target.backend).scene == trace::SceneNeeds::SoftwareBvh) {
     const auto& bvh = softwareBvh_[size_t(target.softwareBvh)];
     if (const std::string& error = softwareBvhError(target.softwareBvh); !bvh && !error.empty()) throw UserError(error);
     if (!bvh)

@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/integrators/create.h"
 #include "core/scene/gpu_scene.h"
+#include "core/trace/registry.h"
 
 namespace ptbench::verify {
 namespace {
@@ -19,10 +20,12 @@ bool sameCombination(const Combination& a, const Combination& b) {
 
 std::vector<Combination> everyCombination() {
   std::vector<Combination> combinations;
+  // megakernel-ser reorders inside a ray-generation shader: only a backend whose kernels are
+  // ray generation runs it.
   for (IntegratorKind integrator : pathTracers)
-    for (Backend backend : allBackends)
-      if (integrator != IntegratorKind::MegakernelSer || backend == Backend::Pipeline)
-        combinations.push_back({integrator, backend});
+    for (const trace::BackendDescriptor* backend : trace::backends())
+      if (integrator != IntegratorKind::MegakernelSer || backend->rayGeneration)
+        combinations.push_back({integrator, backend->id});
   return combinations;
 }
 
@@ -55,7 +58,8 @@ Verification verifyCases(const vk::Context& context, std::span<const AnalyticCas
   // The software backend traverses its default layout here; `run` sweeps software_bvh.
   std::vector<BvhLayout> softwareLayouts;
   for (const Combination& combination : combinations)
-    if (combination.backend == Backend::Software && context.backendEnabled(Backend::Software))
+    if (trace::descriptor(combination.backend).scene == trace::SceneNeeds::SoftwareBvh &&
+        context.backendEnabled(combination.backend))
       softwareLayouts = {BvhLayout::Cwbvh};
 
   for (const AnalyticCase& analyticCase : cases) {

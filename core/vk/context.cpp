@@ -9,7 +9,9 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/trace/registry.h"
 #include "core/vk/check.h"
+#include "core/vk/device_setup.h"
 
 namespace ptbench::vk {
 namespace {
@@ -31,44 +33,6 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice device) {
   VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data()));
   return extensions;
 }
-
-// Feature structures for everything ptbench may enable, chained for vkGetPhysicalDeviceFeatures2
-// and, with the wanted members switched on, for vkCreateDevice.
-struct FeatureChain {
-  VkPhysicalDeviceFeatures2 core{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  VkPhysicalDeviceVulkan12Features vulkan12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  VkPhysicalDeviceVulkan13Features vulkan13{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  VkPhysicalDeviceAccelerationStructureFeaturesKHR accelerationStructure{
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
-  VkPhysicalDeviceRayQueryFeaturesKHR rayQuery{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
-  VkPhysicalDeviceRayTracingPipelineFeaturesKHR rayTracingPipeline{
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
-  VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV invocationReorder{
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_NV};
-  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipelineExecutable{
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-
-  // Links only the structures the device knows (its API version and extensions), so that
-  // the validation layer sees no structure from an extension that is not there.
-  void link(bool withVulkan13, bool withAccelerationStructure, bool withRayQuery, bool withPipeline,
-            bool withInvocationReorder, bool withPipelineExecutable) {
-    void** next = &core.pNext;
-    auto append = [&next](auto& feature) {
-      *next = &feature;
-      next = &feature.pNext;
-    };
-    if (withVulkan13) {
-      append(vulkan12);
-      append(vulkan13);
-    }
-    if (withAccelerationStructure) append(accelerationStructure);
-    if (withRayQuery) append(rayQuery);
-    if (withPipeline) append(rayTracingPipeline);
-    if (withInvocationReorder) append(invocationReorder);
-    if (withPipelineExecutable) append(pipelineExecutable);
-    *next = nullptr;
-  }
-};
 
 DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
   DeviceCapabilities caps;
@@ -321,18 +285,13 @@ bool DeviceCapabilities::simtCountersIn(VkShaderStageFlagBits stage) const {
   return (subgroupStages & stage) && (subgroupOperations & needed) == needed;
 }
 
+bool DeviceCapabilities::meetsBaseline() const {
+  return apiVersion >= VK_API_VERSION_1_3 && bufferDeviceAddress && scalarBlockLayout && synchronization2 &&
+         descriptorIndexing && int64Atomics;
+}
+
 bool DeviceCapabilities::supports(Backend backend) const {
-  const bool computeBasics = apiVersion >= VK_API_VERSION_1_3 && bufferDeviceAddress && scalarBlockLayout &&
-                             synchronization2 && descriptorIndexing && int64Atomics;
-  switch (backend) {
-    case Backend::RayQuery:
-      return computeBasics && rayQuery;
-    case Backend::Pipeline:
-      return computeBasics && rayTracingPipeline;
-    case Backend::Software:
-      return computeBasics;
-  }
-  return false;
+  return meetsBaseline() && trace::descriptor(backend).supportedBy(*this);
 }
 
 bool Context::backendEnabled(Backend backend) const {
@@ -341,15 +300,8 @@ bool Context::backendEnabled(Backend backend) const {
 
 std::vector<Backend> DeviceCapabilities::supportedBackends() const {
   std::vector<Backend> backends;
-  for (Backend backend : allBackends)
-    if (supports(backend)) backends.push_back(backend);
-  return backends;
-}
-
-std::vector<Backend> DeviceCapabilities::hardwareBackends() const {
-  std::vector<Backend> backends;
-  for (Backend backend : {Backend::RayQuery, Backend::Pipeline})
-    if (supports(backend)) backends.push_back(backend);
+  for (const trace::BackendDescriptor* backend : trace::backends())
+    if (supports(backend->id)) backends.push_back(backend->id);
   return backends;
 }
 
@@ -394,15 +346,16 @@ DeviceCapabilities selectDevice(const std::string& selector) {
 
 Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested) {
   if (requested == "auto") {
-    // The driver's traversal where there is one; ptbench's own BVH in compute shaders elsewhere.
-    const auto hardware = device.hardwareBackends();
-    if (!hardware.empty()) return hardware.front();
-    if (device.supports(Backend::Software)) return Backend::Software;
-    throw UserError(missingBackendMessage(device, Backend::Software));
+    // The first the device supports in the registry's order: the driver's traversal where there
+    // is one; ptbench's own BVH in compute shaders elsewhere. When there is none, the last, which
+    // needs the least, is the one to name.
+    const auto supported = device.supportedBackends();
+    if (!supported.empty()) return supported.front();
+    throw UserError(missingBackendMessage(device, trace::backends().back()->id));
   }
   const auto backend = parseBackend(requested);
   if (!backend)
-    throw UserError("unknown backend '" + std::string(requested) + "': use auto, rayquery, pipeline or software");
+    throw UserError("unknown backend '" + std::string(requested) + "': use auto, " + trace::backendNameList(" or "));
   if (!device.supports(*backend)) throw UserError(missingBackendMessage(device, *backend));
   return *backend;
 }
@@ -433,40 +386,33 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
                    capabilities_.name);
     vkGetPhysicalDeviceMemoryProperties(physicalDevice_, &memoryProperties_);
 
-    if (!capabilities_.supports(Backend::Software))
+    if (!capabilities_.meetsBaseline())
       throw UserError(capabilities_.name +
                       " lacks what ptbench needs at the least (Vulkan 1.3 with buffer device address, "
                       "scalar block layout, descriptor indexing, synchronization2 and 64-bit buffer atomics); "
                       "choose another with --device");
-    bool needRayQuery = false;
-    bool needPipeline = false;
-    for (Backend backend : options.backends) {
+    // Each backend the run uses enables what it needs (its descriptor), in the registry's order.
+    DeviceSetup setup;
+    for (Backend backend : options.backends)
       if (!capabilities_.supports(backend)) throw UserError(missingBackendMessage(capabilities_, backend));
-      needRayQuery |= backend == Backend::RayQuery;
-      needPipeline |= backend == Backend::Pipeline;
+    for (const trace::BackendDescriptor* backend : trace::backends()) {
+      if (std::find(options.backends.begin(), options.backends.end(), backend->id) == options.backends.end()) continue;
+      backend->enable(setup, capabilities_);
+      accelerationStructures_ |= backend->scene == trace::SceneNeeds::AccelerationStructures;
     }
-    const bool needAccelerationStructure = needRayQuery || needPipeline;
-    accelerationStructures_ = needAccelerationStructure;
     backends_ = options.backends;
-
-    std::vector<const char*> extensions;
-    if (needAccelerationStructure) {
-      extensions.push_back(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME);
-      extensions.push_back(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
-    }
-    if (needRayQuery) extensions.push_back(VK_KHR_RAY_QUERY_EXTENSION_NAME);
-    if (needPipeline) extensions.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
-    // For megakernel-ser. Enabling it changes nothing for the kernels that do not use it.
-    const bool enableReorder = needPipeline && capabilities_.invocationReorderNv;
-    if (enableReorder) extensions.push_back(VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME);
 
     // The driver's statistics of each pipeline (registers, spills) for the kernels' reports;
     // capturing them changes no code the driver generates.
     pipelineStatistics_ = capabilities_.pipelineExecutableInfo;
-    if (pipelineStatistics_) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (pipelineStatistics_) setup.enableExtension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
-    FeatureChain enable;
-    enable.link(true, needAccelerationStructure, needRayQuery, needPipeline, enableReorder, pipelineStatistics_);
+    // Only the structures of enabled extensions join the chain, as the validation layer wants.
+    FeatureChain& enable = setup.features;
+    enable.link(true, setup.extensionEnabled(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME),
+                setup.extensionEnabled(VK_KHR_RAY_QUERY_EXTENSION_NAME),
+                setup.extensionEnabled(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME),
+                setup.extensionEnabled(VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME), pipelineStatistics_);
     enable.pipelineExecutable.pipelineExecutableInfo = pipelineStatistics_;
     enable.core.features.shaderInt64 = VK_TRUE;
     enable.vulkan12.bufferDeviceAddress = VK_TRUE;
@@ -479,11 +425,6 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
     enable.vulkan12.shaderSampledImageArrayNonUniformIndexing = VK_TRUE;
     enable.vulkan13.synchronization2 = VK_TRUE;
     enable.vulkan13.maintenance4 = VK_TRUE;
-    enable.accelerationStructure.accelerationStructure = needAccelerationStructure;
-    enable.rayQuery.rayQuery = needRayQuery;
-    enable.rayTracingPipeline.rayTracingPipeline = needPipeline;
-    enable.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect = needPipeline && capabilities_.rayTracingIndirect;
-    enable.invocationReorder.rayTracingInvocationReorder = enableReorder;
 
     const float priority = 1.0f;
     const VkDeviceQueueCreateInfo queueInfo{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -494,8 +435,8 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
                                         .pNext = &enable.core,
                                         .queueCreateInfoCount = 1,
                                         .pQueueCreateInfos = &queueInfo,
-                                        .enabledExtensionCount = static_cast<uint32_t>(extensions.size()),
-                                        .ppEnabledExtensionNames = extensions.data()};
+                                        .enabledExtensionCount = static_cast<uint32_t>(setup.extensions.size()),
+                                        .ppEnabledExtensionNames = setup.extensions.data()};
     VK_CHECK(vkCreateDevice(physicalDevice_, &deviceInfo, nullptr, &device_));
     vkGetDeviceQueue(device_, capabilities_.computeQueueFamily, 0, &queue_);
 

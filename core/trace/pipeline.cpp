@@ -1,0 +1,33 @@
+// pipeline: GL_EXT_ray_tracing; each tracing kernel is the ray-generation shader of a pipeline
+// whose traversal is the driver's (the only hardware backend on the H100 and H200).
+#include "core/trace/backend.h"
+#include "core/vk/capabilities.h"
+#include "core/vk/device_setup.h"
+
+namespace ptbench::trace {
+
+extern constinit const BackendDescriptor pipelineBackend{
+    .id = Backend::Pipeline,
+    .name = "pipeline",
+    .shaderDefine = "BACKEND_PIPELINE",
+    .rayGeneration = true,
+    .scene = SceneNeeds::AccelerationStructures,
+    .supportedBy = [](const vk::DeviceCapabilities& device) { return device.rayTracingPipeline; },
+    .needs = "ray-tracing pipelines (VK_KHR_ray_tracing_pipeline with VK_KHR_acceleration_structure)",
+    .enable =
+        [](vk::DeviceSetup& setup, const vk::DeviceCapabilities& device) {
+          setup.enableExtension(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME);
+          setup.enableExtension(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
+          setup.enableExtension(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+          setup.features.accelerationStructure.accelerationStructure = VK_TRUE;
+          setup.features.rayTracingPipeline.rayTracingPipeline = VK_TRUE;
+          setup.features.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect = device.rayTracingIndirect;
+          // For megakernel-ser. Enabling it changes nothing for the kernels that do not use it.
+          if (device.invocationReorderNv) {
+            setup.enableExtension(VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME);
+            setup.features.invocationReorder.rayTracingInvocationReorder = VK_TRUE;
+          }
+        },
+};
+
+}  // namespace ptbench::trace

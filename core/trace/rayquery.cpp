@@ -1,0 +1,26 @@
+// rayquery: GL_EXT_ray_query inline in compute shaders, through the scene's acceleration structures.
+#include "core/trace/backend.h"
+#include "core/vk/capabilities.h"
+#include "core/vk/device_setup.h"
+
+namespace ptbench::trace {
+
+extern constinit const BackendDescriptor rayQueryBackend{
+    .id = Backend::RayQuery,
+    .name = "rayquery",
+    .shaderDefine = "BACKEND_RAYQUERY",
+    .rayGeneration = false,
+    .scene = SceneNeeds::AccelerationStructures,
+    .supportedBy = [](const vk::DeviceCapabilities& device) { return device.rayQuery; },
+    .needs = "ray queries (VK_KHR_ray_query with VK_KHR_acceleration_structure)",
+    .enable =
+        [](vk::DeviceSetup& setup, const vk::DeviceCapabilities&) {
+          setup.enableExtension(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME);
+          setup.enableExtension(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
+          setup.enableExtension(VK_KHR_RAY_QUERY_EXTENSION_NAME);
+          setup.features.accelerationStructure.accelerationStructure = VK_TRUE;
+          setup.features.rayQuery.rayQuery = VK_TRUE;
+        },
+};
+
+}  // namespace ptbench::trace

@@ -1,0 +1,63 @@
+#include "core/trace/registry.h"
+
+#include <stdexcept>
+
+namespace ptbench::trace {
+
+// Each defined in its own unit (rayquery.cpp, ...). A new backend is one more line here, in
+// allBackends' order, and a value in enum class Backend.
+extern const BackendDescriptor rayQueryBackend;
+extern const BackendDescriptor pipelineBackend;
+extern const BackendDescriptor softwareBackend;
+
+namespace {
+
+constexpr std::array<const BackendDescriptor*, allBackends.size()> registry = {&rayQueryBackend, &pipelineBackend,
+                                                                               &softwareBackend};
+
+}  // namespace
+
+std::span<const BackendDescriptor* const> backends() {
+  return registry;
+}
+
+const BackendDescriptor& descriptor(Backend backend) {
+  const BackendDescriptor& found = *registry.at(size_t(backend));
+  if (found.id != backend)
+    throw std::logic_error("the trace backend registry lists " + std::string(found.name) + " in place of backend " +
+                           std::to_string(int(backend)));
+  return found;
+}
+
+std::string backendNameList(std::string_view lastSeparator) {
+  std::string list;
+  for (size_t i = 0; i < registry.size(); ++i) {
+    if (i > 0) list += i + 1 == registry.size() ? lastSeparator : std::string_view(", ");
+    list += registry[i]->name;
+  }
+  return list;
+}
+
+std::string backendChoicesHelp() {
+  std::string autoRule;
+  for (const BackendDescriptor* backend : registry)
+    autoRule +=
+        autoRule.empty() ? std::string(backend->name) + " where supported" : ", else " + std::string(backend->name);
+  return "auto, " + backendNameList(" or ") + " (auto: " + autoRule + ")";
+}
+
+}  // namespace ptbench::trace
+
+namespace ptbench {
+
+std::string_view backendName(Backend backend) {
+  return trace::descriptor(backend).name;
+}
+
+std::optional<Backend> parseBackend(std::string_view name) {
+  for (const trace::BackendDescriptor* backend : trace::backends())
+    if (backend->name == name) return backend->id;
+  return std::nullopt;
+}
+
+}  // namespace ptbench

@@ -1,0 +1,38 @@
+// software: ptbench's own BVH (core/scene/bvh/), built on the CPU and traversed in compute shaders
+// (shaders/trace/trace_software.glsl); runs on any device that meets the baseline.
+#include "core/trace/backend.h"
+#include "core/vk/capabilities.h"
+#include "core/vk/device_setup.h"
+
+namespace ptbench::trace {
+namespace {
+
+constexpr BackendOption softwareOptions[] = {
+    {.name = "software_bvh",
+     .accepted = "cwbvh or bvh2",
+     .description = "the BVH layout traversed: cwbvh, compressed 8-wide (Ylitie et al. 2017); bvh2, two-wide (Aila & "
+                    "Laine 2009)",
+     .parse =
+         [](const nlohmann::json& value, TraceTarget& target) {
+           const auto layout = value.is_string() ? parseBvhLayout(value.get<std::string>()) : std::nullopt;
+           if (layout) target.softwareBvh = *layout;
+           return layout.has_value();
+         },
+     .print = [](const TraceTarget& target) { return nlohmann::json(bvhLayoutName(target.softwareBvh)); }},
+};
+
+}  // namespace
+
+extern constinit const BackendDescriptor softwareBackend{
+    .id = Backend::Software,
+    .name = "software",
+    .shaderDefine = "BACKEND_SOFTWARE",
+    .rayGeneration = false,
+    .scene = SceneNeeds::SoftwareBvh,
+    .supportedBy = [](const vk::DeviceCapabilities&) { return true; },
+    .needs = "",
+    .enable = [](vk::DeviceSetup&, const vk::DeviceCapabilities&) {},
+    .options = softwareOptions,
+};
+
+}  // namespace ptbench::trace
