@@ -201,7 +201,8 @@ void render(const GlobalOptions& global, RenderOptions options) {
   config.samplers = {options.settings.sampler};
   config.simtCounters = {options.settings.simtCounters};
   config.stageTimestamps = {options.settings.stageTimestamps};
-  std::string softwareOption;  // the first software-backend option given, which needs --backend software
+  // The first backend option given, which needs its backend: --option software_bvh=bvh2, say.
+  std::optional<std::pair<std::string, Backend>> backendOptionGiven;
   for (const auto& assignment : options.integratorOptions) {
     const size_t equals = assignment.find('=');
     if (equals == std::string::npos || equals == 0)
@@ -212,17 +213,15 @@ void render(const GlobalOptions& global, RenderOptions options) {
     const nlohmann::json value = nlohmann::json::accept(text)
                                      ? parseJsonRefusingDuplicateKeys(text, "--option " + key, 1)
                                      : nlohmann::json(text);
-    const auto& software = backendOptions(Backend::Software);
-    const bool backendOption =
-        std::any_of(software.begin(), software.end(), [&](const OptionInfo& o) { return o.name == key; });
-    if (backendOption && softwareOption.empty()) softwareOption = assignment;
-    RenderSettings scratch;
-    if (const std::string problem = backendOption ? applyBackendOption(Backend::Software, key, value, scratch)
+    const std::optional<Backend> optionBackend = trace::backendWithOption(key);
+    if (optionBackend && !backendOptionGiven) backendOptionGiven = {assignment, *optionBackend};
+    RenderSettings scratch;  // checked here, as loadConfig checks a config's options
+    if (const std::string problem = optionBackend ? applyBackendOption(*optionBackend, key, value, scratch)
                                                   : applyOption(*integrator, key, value, scratch);
         !problem.empty())
       throw UserError("--option " + assignment + ": " + problem);
-    if (backendOption)
-      config.backendOptions[Backend::Software].emplace_back(key, std::vector{value});
+    if (optionBackend)
+      config.backendOptions[*optionBackend].emplace_back(key, std::vector{value});
     else
       config.options[*integrator].emplace_back(key, std::vector{value});
   }
@@ -249,13 +248,16 @@ void render(const GlobalOptions& global, RenderOptions options) {
   ExperimentPlan plan = planExperiment(config, vk::selectDevice(global.device));
   const RunRecord& run = plan.runs.at(0);  // one point: one run
   if (!run.error.empty()) throw UserError(run.error);
-  if (!softwareOption.empty() && run.traceBackend != Backend::Software)
-    throw UserError("--option " + softwareOption + ": an option of the software backend; add --backend software");
+  if (backendOptionGiven && run.traceBackend != backendOptionGiven->second) {
+    const std::string name(backendName(backendOptionGiven->second));
+    throw UserError("--option " + backendOptionGiven->first + ": an option of the " + name +
+                    " backend; add --backend " + name);
+  }
   vk::Context context(vk::ContextOptions{.validation = global.validate,
                                          .deviceSelector = global.device,
                                          .backends = plan.backends,
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const std::vector<BvhLayout> softwareLayouts = run.traceBackend == Backend::Software
+  const std::vector<BvhLayout> softwareLayouts = trace::tracesSoftwareBvh(*run.traceBackend)
                                                      ? std::vector<BvhLayout>{run.spec.settings.softwareBvh}
                                                      : std::vector<BvhLayout>{};
   const PreparedScene scene = prepareScene(context, entry, softwareLayouts);

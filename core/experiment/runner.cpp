@@ -13,6 +13,7 @@
 #include "core/experiment/report.h"
 #include "core/integrators/create.h"
 #include "core/scene/builtin_scenes.h"
+#include "core/trace/registry.h"
 #include "core/vk/check.h"
 
 namespace ptbench {
@@ -190,7 +191,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     const SceneEntry& entry = config.scenes[sceneIndex];
     std::set<BvhLayout> softwareLayouts;
     for (const RunRecord* record : sceneRuns)
-      if (record->traceBackend == Backend::Software) softwareLayouts.insert(record->spec.settings.softwareBvh);
+      if (trace::tracesSoftwareBvh(*record->traceBackend)) softwareLayouts.insert(record->spec.settings.softwareBvh);
     std::optional<LinearImage> reference;
     PreparedScene prepared;
     try {
@@ -218,7 +219,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       record->sceneTextureBytes = gpuScene.textureBytes();
       record->accelerationStructureBytes =
           gpuScene.accelerationStats().blasBytes + gpuScene.accelerationStats().tlasBytes;
-      if (record->traceBackend == Backend::Software) {
+      if (trace::tracesSoftwareBvh(*record->traceBackend)) {
         record->softwareBvh = gpuScene.softwareBvhStats();
         record->accelerationStructureBytes = gpuScene.softwareBvhBytes(record->spec.settings.softwareBvh);
         if (const std::string& error = gpuScene.softwareBvhError(record->spec.settings.softwareBvh); !error.empty()) {

@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "core/integrators/registry.h"
 #include "core/progress.h"
+#include "core/trace/registry.h"
 
 namespace ptbench {
 
@@ -10,7 +11,7 @@ std::string unsupportedReason(IntegratorKind kind, Backend backend, const Render
                               const vk::DeviceCapabilities& device) {
   const std::string name(integratorName(kind));
   if (kind == IntegratorKind::MegakernelSer) {
-    if (backend != Backend::Pipeline)
+    if (!trace::descriptor(backend).rayGeneration)
       return name + " reorders inside a ray-generation shader: it runs on the pipeline backend only, not on " +
              std::string(backendName(backend));
     if (!device.invocationReorderNv)
@@ -18,7 +19,7 @@ std::string unsupportedReason(IntegratorKind kind, Backend backend, const Render
              " needs (see `ptbench devices`)";
   }
   if (settings.simtCounters && isPathTracer(kind)) {
-    const bool rayGeneration = backend == Backend::Pipeline && kind != IntegratorKind::Wavefront;
+    const bool rayGeneration = trace::descriptor(backend).rayGeneration && kind != IntegratorKind::Wavefront;
     if (!device.simtCountersIn(rayGeneration ? VK_SHADER_STAGE_RAYGEN_BIT_KHR : VK_SHADER_STAGE_COMPUTE_BIT))
       return "counters: simt needs subgroup basic, ballot and arithmetic operations in " +
              std::string(rayGeneration ? "ray-generation" : "compute") + " shaders, which " + device.name +

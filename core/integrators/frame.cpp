@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstddef>
 
+#include "core/errors.h"
+#include "core/vk/barrier.h"
+
 namespace ptbench {
 namespace {
 
@@ -60,6 +63,23 @@ FrameResult frameTimes(const vk::StageTimer& timer, std::chrono::steady_clock::t
   result.gpuMs = timing.frameNs * 1e-6;
   result.launches = timing.launches;
   return result;
+}
+
+void timedStage(vk::StageTimer& timer, VkCommandBuffer commands, VkPipelineStageFlags2 shaderStages, Stage stage,
+                const std::function<void()>& body, uint32_t step, uint32_t launches) {
+  timer.time(commands, stage, body, step, launches);
+  vk::memoryBarrier(commands, shaderStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                    shaderStages | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+}
+
+void requireDeviceMemory(const vk::Context& context, uint64_t bytes, const std::string& what,
+                         const std::string& remedy) {
+  const uint64_t deviceBytes = context.capabilities().deviceLocalBytes;
+  if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
+    throw UserError(what + " needs " + std::to_string(bytes >> 20) + " MiB, more than 3/4 of the device's " +
+                    std::to_string(deviceBytes >> 20) + " MiB; " + remedy);
 }
 
 }  // namespace ptbench

@@ -15,10 +15,6 @@
 namespace ptbench {
 namespace {
 
-VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 uint32_t divideRoundingUp(uint32_t value, uint32_t divisor) {
   return (value + divisor - 1) / divisor;
 }
@@ -60,11 +56,11 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
   // alignment (no shader records of our own). Groups: raygen, miss (closest), miss (shadow), hit.
   const auto& properties = context.capabilities().rayTracingProperties;
   const uint32_t handleSize = properties.shaderGroupHandleSize;
-  const VkDeviceSize recordStride = alignUp(handleSize, properties.shaderGroupHandleAlignment);
+  const VkDeviceSize recordStride = vk::alignUp(handleSize, properties.shaderGroupHandleAlignment);
   const VkDeviceSize base = properties.shaderGroupBaseAlignment;
   const VkDeviceSize raygenOffset = 0;
-  const VkDeviceSize missOffset = alignUp(raygenOffset + recordStride, base);
-  const VkDeviceSize hitOffset = alignUp(missOffset + 2 * recordStride, base);
+  const VkDeviceSize missOffset = vk::alignUp(raygenOffset + recordStride, base);
+  const VkDeviceSize hitOffset = vk::alignUp(missOffset + 2 * recordStride, base);
   const VkDeviceSize tableBytes = hitOffset + recordStride;
 
   std::vector<uint8_t> handles(size_t(groupCount) * handleSize);
@@ -81,7 +77,7 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
   result.buffer = vk::Buffer(context, tableBytes + base,
                              VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              vk::MemoryUse::DeviceOnly);
-  const VkDeviceAddress tableAddress = alignUp(result.buffer.address(), base);
+  const VkDeviceAddress tableAddress = vk::alignUp(result.buffer.address(), base);
   vk::Buffer staging(context, tableBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload);
   std::memcpy(staging.mapped(), table.data(), table.size());
   context.submitAndWait([&](VkCommandBuffer commands) {
@@ -233,14 +229,17 @@ void Kernel::launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const vo
   }
 }
 
-void Kernel::launchIndirect(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, VkBuffer records,
-                            VkDeviceSize dispatchOffset, VkDeviceAddress traceRaysAddress) const {
+void Kernel::launchIndirect(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push,
+                            const vk::Buffer& records, VkDeviceSize recordOffset) const {
+  static_assert(sizeof(gpu::LaunchRecord) == 32);
+  static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays command follows the dispatch command");
   bind(commands, sceneSet, push);
   if (rayGeneration_) {
     const auto& t = bindingTable_;
-    vkCmdTraceRaysIndirectKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable, traceRaysAddress);
+    vkCmdTraceRaysIndirectKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable,
+                              records.address() + recordOffset + offsetof(gpu::LaunchRecord, width));
   } else {
-    vkCmdDispatchIndirect(commands, records, dispatchOffset);
+    vkCmdDispatchIndirect(commands, records.get(), recordOffset);
   }
 }
 

@@ -64,10 +64,10 @@ class Kernel {
   // `count` invocations of a 1-D kernel, folded into two dimensions where one would exceed the
   // guaranteed 65535 workgroups.
   void launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t count) const;
-  // A launch whose size a kernel wrote: a VkDispatchIndirectCommand at `dispatchOffset` in
-  // `records` (compute), or a VkTraceRaysIndirectCommandKHR at `traceRaysAddress` (ray generation).
-  void launchIndirect(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, VkBuffer records,
-                      VkDeviceSize dispatchOffset, VkDeviceAddress traceRaysAddress) const;
+  // A launch whose size a kernel wrote into the gpu::LaunchRecord at `recordOffset` in `records`:
+  // its dispatch command (compute) or its trace-rays command (ray generation).
+  void launchIndirect(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, const vk::Buffer& records,
+                      VkDeviceSize recordOffset) const;
 
   // The pipeline stage a barrier names for this kernel's memory accesses.
   VkPipelineStageFlags2 pipelineStage() const;

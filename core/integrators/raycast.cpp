@@ -27,10 +27,6 @@ constexpr VkDeviceSize vec3Bytes = 3 * sizeof(float);
 constexpr VkDeviceSize wordBytes = sizeof(uint32_t);
 constexpr VkDeviceSize rayBytes = 2 * vec3Bytes + 2 * wordBytes;  // origin, direction, tMax, pixel
 
-VkDeviceSize alignUp(VkDeviceSize value, VkDeviceSize alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 uint32_t raysConstant(RaycastRays rays) {
   switch (rays) {
     case RaycastRays::Primary:
@@ -107,18 +103,14 @@ std::vector<KernelStatistics> RaycastIntegrator::kernels() const {
 void RaycastIntegrator::allocate(uint32_t slots) {
   if (slots_ == slots) return;
   const uint64_t bytes = stateBytes(slots);
-  const uint64_t deviceBytes = context_.capabilities().deviceLocalBytes;
-  // Refused before any GPU work: some drivers (lavapipe) take the host down rather than fail.
-  if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
-    throw UserError("the raycast's rays for " + std::to_string(slots) + " samples need " + std::to_string(bytes >> 20) +
-                    " MiB, more than 3/4 of the device's " + std::to_string(deviceBytes >> 20) +
-                    " MiB; lower the resolution");
+  requireDeviceMemory(context_, bytes, "the raycast's state for " + std::to_string(slots) + " samples",
+                      "lower the resolution");
   slots_ = 0;
   rays_ = {};
   VkDeviceSize offset = 0;
   auto array = [&](VkDeviceSize elementBytes) {
     const VkDeviceSize at = offset;
-    offset = alignUp(offset + elementBytes * slots, 16);
+    offset = vk::alignUp(offset + elementBytes * slots, 16);
     return at;
   };
   gpu::RaycastParams params{};
@@ -153,20 +145,13 @@ gpu::RaycastPush RaycastIntegrator::pushConstants(const RenderSettings& settings
 }
 
 void RaycastIntegrator::timed(VkCommandBuffer commands, Stage stage, const std::function<void()>& body) {
-  timer_.time(commands, stage, body);
-  // Every stage reads what the one before wrote, its launch size included. The barrier sits
-  // outside the timed scope: its cost is the frame's overhead, not a stage's.
-  vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                    shaderStages_ | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+  timedStage(timer_, commands, shaderStages_, stage, body);
 }
 
 void RaycastIntegrator::launchOverSet(VkCommandBuffer commands, const Kernel& kernel, const gpu::RaycastPush& push,
                                       uint32_t set) const {
   const VkDeviceSize record = launchesOffset + VkDeviceSize{set} * sizeof(gpu::LaunchRecord);
-  kernel.launchIndirect(commands, scene_.descriptorSet(), &push, control_.get(), record,
-                        control_.address() + record + offsetof(gpu::LaunchRecord, width));
+  kernel.launchIndirect(commands, scene_.descriptorSet(), &push, control_, record);
 }
 
 FrameResult RaycastIntegrator::render(const RenderSettings& settings) {

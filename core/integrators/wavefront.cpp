@@ -15,8 +15,6 @@
 namespace ptbench {
 namespace {
 
-static_assert(sizeof(gpu::LaunchRecord) == 32);
-static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays record follows the dispatch record");
 static_assert(sizeof(gpu::WavefrontCounters) == 80);
 static_assert(sizeof(gpu::StepCounters) == 24);
 static_assert(sizeof(gpu::HitRecord) == 24);
@@ -113,12 +111,8 @@ std::vector<KernelStatistics> WavefrontIntegrator::kernels() const {
 void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
   if (state_.poolSize == poolSize && state_.stepCapacity == stepCapacity) return;
   const uint64_t bytes = stateBytes(poolSize, options_);
-  const uint64_t deviceBytes = context_.capabilities().deviceLocalBytes;
-  // Refused before any GPU work: some drivers (lavapipe) take the host down rather than fail.
-  if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
-    throw UserError("the wavefront's pool of " + std::to_string(poolSize) + " paths needs " +
-                    std::to_string(bytes >> 20) + " MiB of state, more than 3/4 of the device's " +
-                    std::to_string(deviceBytes >> 20) + " MiB; lower options.wavefront.pool_size");
+  requireDeviceMemory(context_, bytes, "the wavefront's state for a pool of " + std::to_string(poolSize) + " paths",
+                      "lower options.wavefront.pool_size");
   state_ = {};
   State state;
   state.poolSize = poolSize;
@@ -145,13 +139,7 @@ void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
 
 void WavefrontIntegrator::timed(VkCommandBuffer commands, Stage stage, uint32_t step, uint32_t launches,
                                 const std::function<void()>& body) {
-  timer_.time(commands, stage, body, step, launches);
-  // Every stage reads what the one before wrote, its launch size included. The barrier sits
-  // outside the timed scope: its cost is the frame's overhead, not a stage's.
-  vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                    shaderStages_ | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
-                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
-                        VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+  timedStage(timer_, commands, shaderStages_, stage, body, step, launches);
 }
 
 void WavefrontIntegrator::launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord,
@@ -162,8 +150,7 @@ void WavefrontIntegrator::launch(VkCommandBuffer commands, const Kernel& kernel,
     return;
   }
   const VkDeviceSize record = launchesOffset + VkDeviceSize{launchRecord} * sizeof(gpu::LaunchRecord);
-  kernel.launchIndirect(commands, scene_.descriptorSet(), &push, state_.control.get(), record,
-                        state_.control.address() + record + offsetof(gpu::LaunchRecord, width));
+  kernel.launchIndirect(commands, scene_.descriptorSet(), &push, state_.control, record);
 }
 
 gpu::WavefrontPush WavefrontIntegrator::pushConstants(uint32_t iteration, uint32_t step, uint32_t phase) const {

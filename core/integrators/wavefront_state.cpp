@@ -1,14 +1,12 @@
 #include "core/integrators/wavefront_state.h"
 
+#include "core/vk/buffer.h"
+
 namespace ptbench {
 namespace {
 
 constexpr uint32_t vec3Bytes = sizeof(gpu::vec3);
 constexpr uint32_t wordBytes = sizeof(uint32_t);
-
-uint64_t alignUp(uint64_t value, uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
 
 }  // namespace
 
@@ -18,7 +16,7 @@ WavefrontStateLayout wavefrontStateLayout(uint32_t poolSize, const WavefrontOpti
   uint64_t offset = 0;
   auto place = [&](uint64_t& address, uint64_t bytesPerSlot) {
     address = base + offset;
-    offset = alignUp(offset + bytesPerSlot * poolSize, 16);
+    offset = vk::alignUp(offset + bytesPerSlot * poolSize, 16);
     layout.bytesPerSlot += bytesPerSlot;
   };
   const uint32_t sets = options.compaction ? 2 : 1;

@@ -19,10 +19,6 @@ namespace {
 constexpr VkBufferUsageFlags sceneBufferUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
 constexpr VkBufferUsageFlags buildInputUsage = VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR;
 
-VkDeviceAddress alignUp(VkDeviceAddress value, VkDeviceAddress alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 VkFilter vkFilter(TextureFilter f) {
   return f == TextureFilter::Nearest ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
 }
@@ -291,7 +287,7 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
     vkGetAccelerationStructureBuildSizesKHR(device, VK_ACCELERATION_STRUCTURE_BUILD_TYPE_DEVICE_KHR, &build,
                                             input.triangleCounts.data(), &input.sizes);
     scratchOffsets.push_back(scratchBytes);
-    scratchBytes = alignUp(scratchBytes + input.sizes.buildScratchSize, scratchAlignment);
+    scratchBytes = vk::alignUp(scratchBytes + input.sizes.buildScratchSize, scratchAlignment);
   }
 
   std::vector<AccelerationStructure> built;
@@ -299,7 +295,7 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
     built.emplace_back(context, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR, input.sizes.accelerationStructureSize);
   vk::Buffer scratch(context, scratchBytes + scratchAlignment, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                      vk::MemoryUse::DeviceOnly);
-  const VkDeviceAddress scratchBase = alignUp(scratch.address(), scratchAlignment);
+  const VkDeviceAddress scratchBase = vk::alignUp(scratch.address(), scratchAlignment);
 
   const VkQueryPoolCreateInfo queryInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                         .queryType = VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR,
@@ -399,7 +395,7 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
   vk::Buffer tlasScratch(context, tlasSizes.buildScratchSize + scratchAlignment, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          vk::MemoryUse::DeviceOnly);
   tlasBuild.dstAccelerationStructure = tlas_.get();
-  tlasBuild.scratchData.deviceAddress = alignUp(tlasScratch.address(), scratchAlignment);
+  tlasBuild.scratchData.deviceAddress = vk::alignUp(tlasScratch.address(), scratchAlignment);
 
   context.submitAndWait([&](VkCommandBuffer commands) {
     timer.begin(commands);

@@ -29,6 +29,17 @@ const BackendDescriptor& descriptor(Backend backend) {
   return found;
 }
 
+std::optional<Backend> backendWithOption(std::string_view name) {
+  for (const BackendDescriptor* backend : registry)
+    for (const BackendOption& option : backend->options)
+      if (option.name == name) return backend->id;
+  return std::nullopt;
+}
+
+bool tracesSoftwareBvh(Backend backend) {
+  return descriptor(backend).scene == SceneNeeds::SoftwareBvh;
+}
+
 std::string backendNameList(std::string_view lastSeparator) {
   std::string list;
   for (size_t i = 0; i < registry.size(); ++i) {

@@ -1,5 +1,6 @@
 // Every trace backend's descriptor, in the order `auto` prefers them (registry.cpp lists them).
 #pragma once
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,6 +12,13 @@ namespace ptbench::trace {
 // In allBackends' order, which is also `auto`'s preference: the driver's traversal first.
 std::span<const BackendDescriptor* const> backends();
 const BackendDescriptor& descriptor(Backend backend);
+
+// The backend that has an option named `name` (options.<backend>, `render --option`), if any.
+std::optional<Backend> backendWithOption(std::string_view name);
+
+// Whether runs on `backend` traverse ptbench's software BVH (in the layout their software_bvh
+// option names), which their scene must then build.
+bool tracesSoftwareBvh(Backend backend);
 
 // The backends' names joined for messages and help: "rayquery, pipeline or software" with
 // lastSeparator " or ", "rayquery, pipeline, software" with ", ".

@@ -9,6 +9,12 @@
 
 namespace ptbench::vk {
 
+// `value` rounded up to a multiple of `alignment`: offsets of arrays in one buffer, shader
+// binding table records, scratch addresses.
+constexpr uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
 enum class MemoryUse { DeviceOnly, Upload, Readback };
 
 class Buffer {
