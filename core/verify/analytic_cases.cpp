@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numbers>
 
 #include "core/integrators/frame.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/verify/directional_albedo.h"
+#include "core/verify/student_t.h"
 
 namespace ptbench::verify {
 namespace {
@@ -378,6 +380,13 @@ std::vector<AnalyticCase> analyticCases(const CaseBudget& budget) {
   return cases;
 }
 
+uint32_t minimumSamplesPerPixel(const AnalyticCase& analyticCase) {
+  if (analyticCase.expected.size() < 2) return 2;
+  std::vector<uint32_t> pixels(analyticCase.regionNames.size());
+  for (uint32_t region : analyticCase.regionOf) pixels.at(region) += 1;
+  return std::all_of(pixels.begin(), pixels.end(), [](uint32_t n) { return n >= 2; }) ? 1 : 2;
+}
+
 bool MeanCheck::passed() const {
   // Written so that a NaN fails.
   return std::fabs(measured - expected) <= tolerance;
@@ -406,35 +415,54 @@ CaseCheck checkFrame(const AnalyticCase& analyticCase, const FrameResult& frame)
   if (frame.image.rgb.size() != 3 * expected.size() || frame.meanVariance.rgb.size() != frame.image.rgb.size())
     throw std::logic_error(fmt::format("{}: a frame of {} values for an expected image of {} pixels", analyticCase.name,
                                        frame.image.rgb.size(), expected.size()));
-  // Sums over a region: expected values, and per channel the pixel values and the variances of
-  // the pixel means (independent pixels: the variance of the region's sum is their sum).
+  // Sums over a region: expected values, and per channel the pixel values, the variances of
+  // the pixel means (independent pixels: the variance of the region's sum is their sum), and
+  // the pixels' residuals from their answers with their squares, whose scatter is the noise
+  // estimate where one sample per pixel has no variance of its own.
   struct Sums {
     uint32_t pixels = 0;
     double expected = 0;
-    std::array<double, 3> value{}, variance{};
+    std::array<double, 3> value{}, variance{}, residualSquares{};
   };
   const auto add = [&](Sums& sums, size_t pixel) {
     sums.pixels += 1;
     sums.expected += expected[pixel];
     for (size_t channel = 0; channel < 3; ++channel) {
-      sums.value[channel] += frame.image.rgb[3 * pixel + channel];
+      const double value = frame.image.rgb[3 * pixel + channel];
+      sums.value[channel] += value;
       sums.variance[channel] += frame.meanVariance.rgb[3 * pixel + channel];
+      sums.residualSquares[channel] += (value - expected[pixel]) * (value - expected[pixel]);
     }
   };
+  const uint32_t samples = analyticCase.settings.samplesPerPixel;
   const Tolerance& tolerance = analyticCase.tolerance;
   const auto meanCheck = [&](const std::string& name, const Sums& sums) {
     MeanCheck check{.region = name, .pixels = sums.pixels, .expected = sums.expected / sums.pixels};
+    const double n = sums.pixels;
+    check.degreesOfFreedom = samples > 1 ? n * (samples - 1) : n - 1;
     double worst = -1;
     for (size_t channel = 0; channel < 3; ++channel) {
-      const double mean = sums.value[channel] / sums.pixels;
+      const double mean = sums.value[channel] / n;
       const double deviation = std::fabs(mean - check.expected);
       if (!std::isnan(worst) && !(deviation <= worst)) {  // a NaN mean is the worst and stays so
         worst = deviation;
         check.measured = mean;
-        check.standardError = std::sqrt(sums.variance[channel]) / sums.pixels;
+        if (samples > 1) {
+          check.standardError = std::sqrt(sums.variance[channel]) / n;
+        } else {
+          // The residuals' sample variance about their mean, the mean residual being the bias.
+          const double meanResidual = mean - check.expected;
+          const double scatter =
+              n > 1 ? std::max(0.0, sums.residualSquares[channel] - n * meanResidual * meanResidual) / (n - 1)
+                    : std::numeric_limits<double>::infinity();
+          check.standardError = std::sqrt(scatter / n);
+        }
       }
     }
-    check.tolerance = tolerance.standardErrors * check.standardError + tolerance.relative * std::fabs(check.expected) +
+    check.standardErrors = check.degreesOfFreedom >= 1
+                               ? studentCriticalValue(tolerance.standardErrors, check.degreesOfFreedom)
+                               : std::numeric_limits<double>::infinity();
+    check.tolerance = check.standardErrors * check.standardError + tolerance.relative * std::fabs(check.expected) +
                       tolerance.absolute;
     return check;
   };
