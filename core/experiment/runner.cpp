@@ -159,8 +159,8 @@ bool measure(RunRecord& record, Integrator& integrator, const RenderSettings& se
                  record.id, last.invalidSamples);
   record.filmBytes = Film::deviceBytes(settings.width, settings.height);
   if (config.images) {
-    record.png = record.id + ".png";
-    record.exr = record.id + ".exr";
+    record.png = runImageName(record.id, record.scene, integratorName(record.spec.integrator), record.backend, ".png");
+    record.exr = runImageName(record.id, record.scene, integratorName(record.spec.integrator), record.backend, ".exr");
     writePng(folder / record.png, last.image, config.exposure);
     writeExr(folder / record.exr, last.image);
   }

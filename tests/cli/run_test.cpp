@@ -442,6 +442,7 @@ TEST(RunCommand, AKilledSweepResumesAndShardsMergeIntoTheSameReport) {
     EXPECT_EQ(part["parameters"], one["parameters"]);
     EXPECT_EQ(part["status"], "ok");
     EXPECT_EQ(part["work_per_frame"], one["work_per_frame"]) << "the same paths traced";
+    EXPECT_EQ(part["images"], one["images"]) << "named as one process names them";
     EXPECT_TRUE(fs::exists(out / "merged" / part["images"]["png"].get<std::string>())) << part["id"];
   }
   EXPECT_TRUE(fs::exists(out / "merged" / "report.csv"));
@@ -672,6 +673,12 @@ TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
             std::string::npos)
       << report["runs"][0];
   EXPECT_EQ(report["runs"][1]["status"], "ok");
+  // Issue 31: its images say what made them (they were r001.png).
+  const json& cornell = report["runs"][1];
+  const std::string made = "r001-cornell-" + cornell["integrator"].get<std::string>() + "-pipeline";
+  EXPECT_EQ(cornell["images"]["png"], made + ".png");
+  EXPECT_EQ(cornell["images"]["exr"], made + ".exr");
+  EXPECT_TRUE(fs::exists(resultsFolder(dir / "out", "broken") / (made + ".png")));
   fs::remove_all(dir);
 }
 
