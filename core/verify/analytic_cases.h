@@ -21,9 +21,10 @@ inline constexpr CaseBudget quickBudget{.resolution = 16, .samplesPerPixel = 64}
 
 // How close a render's means must come to the known ones (README, "ptbench verify"): within
 // standardErrors of the mean's own noise, plus the floors. The noise is estimated from the
-// pixels' sample variances, or at one sample per pixel from the scatter of the pixels about
-// their answers; an estimate from few samples is itself uncertain, so the standard errors
-// become Student's t at the same confidence, which widens as the degrees of freedom fall.
+// pixels' sample variances, or from the scatter of the pixels about their answers: at one
+// sample per pixel, and below 16 when that is larger; an estimate from few samples is itself
+// uncertain, so the standard errors become Student's t at the same confidence, which widens
+// as the degrees of freedom fall.
 struct Tolerance {
   double standardErrors = 5;  // as a normal mean's: the confidence the t quantile keeps
   double relative = 2e-3;     // the sphere's tessellation and float arithmetic, a fraction of the answer
