@@ -633,7 +633,7 @@ TEST(RunCommand, CtrlCWhilePreparingASceneStopsAtOnce) {
   // software BVH takes far longer. The time from the signal to the exit is printed last.
   const std::string errFile = (out / "stderr.txt").string();
   const std::string script =
-      "cd " + out.string() + " && env PTBENCH_DEVICE=" + std::string(testDevice) + " " + PTBENCH_EXECUTABLE +
+      "cd " + out.string() + " || exit 1; env PTBENCH_DEVICE=" + std::string(testDevice) + " " + PTBENCH_EXECUTABLE +
       " run config.json --out results >/dev/null 2>" + errFile +
       " & pid=$!; while [ ! -d results/large ]; do sleep "
       "0.1; done; sleep 1; start=$(date +%s%N); kill -INT $pid; wait $pid; code=$?; echo $(( ($(date +%s%N) - start) / "
@@ -675,7 +675,7 @@ TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
   EXPECT_EQ(report["runs"][1]["status"], "ok");
   // Issue 31: its images say what made them (they were r001.png).
   const json& cornell = report["runs"][1];
-  const std::string made = "r001-cornell-" + cornell["integrator"].get<std::string>() + "-pipeline";
+  const std::string made = "r001-cornell-" + cornell["parameters"]["integrator"].get<std::string>() + "-pipeline";
   EXPECT_EQ(cornell["images"]["png"], made + ".png");
   EXPECT_EQ(cornell["images"]["exr"], made + ".exr");
   EXPECT_TRUE(fs::exists(resultsFolder(dir / "out", "broken") / (made + ".png")));
