@@ -33,7 +33,9 @@ nlohmann::json readCheckedReport(const std::string& path) {
 
 void addCompareCommand(CLI::App& app, const GlobalOptions&) {
   auto* command =
-      app.add_subcommand("compare", "Compare two reports; exit 1 on a regression beyond the threshold and the noise");
+      app.add_subcommand("compare",
+                         "Compare two reports; exit 1 on a regression beyond the threshold and the noise, 2 when "
+                         "it cannot decide");
   command->footer(
       "Runs are matched by their parameters (scene, integrator and options, backend and its options, size, spp, "
       "depths, seed, sampler, counters), never by their place or id. Each gets a verdict: REGRESSED (slower by more "
@@ -50,7 +52,9 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
   auto options = std::make_shared<Options>();
   command->add_option("base", options->base, "baseline report.json")->required();
   command->add_option("new", options->next, "new report.json")->required();
-  command->add_option("--threshold", options->threshold, "slowdown that counts as a regression (3% or 0.03)")
+  command
+      ->add_option("--threshold", options->threshold,
+                   "slowdown that counts as a regression: more than 0, up to 10 (1000%); 3% or 0.03")
       ->capture_default_str();
   command->add_option("--metric", options->metric, "median, mean or min of the frame GPU time")->capture_default_str();
   command->add_flag("--runs-only", options->runsOnly, "one line per run: no overhead, stage or bounce lines");

@@ -342,7 +342,9 @@ void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions
 // way but always renders with the megakernel, untimed, in frames it averages.
 void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options, bool reference) {
   const std::string sceneHelp =
-      "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S";
+      "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S[&materials=M&cost=K]"
+      " (spheres: M materials taken in turn from diffuse, car paint, metal, tinted glass, clearcoat, sheen; the car "
+      "paint at K noise octaves, 0-32, default 8)";
   if (reference) {
     command->add_option("scene", options->scene, sceneHelp)->required();
     command

@@ -67,6 +67,8 @@ json meanCheckJson(const verify::MeanCheck& check) {
           {"expected_mean", check.expected},
           {"measured_mean", check.measured},
           {"standard_error", check.standardError},
+          {"degrees_of_freedom", check.degreesOfFreedom},
+          {"standard_errors", check.standardErrors},
           {"tolerance", check.tolerance},
           {"pass", check.passed()}};
 }
@@ -131,11 +133,18 @@ int runVerify(const GlobalOptions& global, const VerifyOptions& options) {
   verify::CaseBudget budget = options.quick ? verify::quickBudget : verify::CaseBudget{};
   if (options.samplesPerPixel > 0) budget.samplesPerPixel = options.samplesPerPixel;
 
+  const std::vector<verify::AnalyticCase> cases = verify::analyticCases(budget);
+  for (const verify::AnalyticCase& analyticCase : cases)
+    if (const uint32_t minimum = verify::minimumSamplesPerPixel(analyticCase);
+        analyticCase.settings.samplesPerPixel < minimum)
+      throw UserError(fmt::format("--spp {}: the case \"{}\" cannot estimate its noise from fewer than {} samples "
+                                  "per pixel; use --spp {} or more",
+                                  budget.samplesPerPixel, analyticCase.name, minimum, minimum),
+                      2);
   const auto start = std::chrono::steady_clock::now();
   const vk::DeviceCapabilities device = vk::selectDevice(global.device);
   vk::Context context(vk::ContextOptions{
       .validation = global.validate, .deviceSelector = global.device, .backends = device.supportedBackends()});
-  const std::vector<verify::AnalyticCase> cases = verify::analyticCases(budget);
 
   // The table goes to stdout row by row as the cases finish, or to stderr when stdout carries JSON.
   std::ostream& table = options.json == "-" ? std::cerr : std::cout;
@@ -197,14 +206,15 @@ void addVerifyCommand(CLI::App& app, const GlobalOptions& global) {
       "verify", "Render scenes with known answers with every integrator and backend; exit 3 if any check fails");
   auto options = std::make_shared<VerifyOptions>();
   command->add_option("--integrator", options->integrators,
-                      "only this integrator (megakernel, megakernel-regen, wavefront); repeatable");
+                      "only this integrator (megakernel, megakernel-regen, megakernel-ser, wavefront); repeatable");
   command->add_option("--backend", options->backends,
                       "only this backend (" + trace::backendNameList(", ") + "); repeatable");
   command->add_flag("--quick", options->quick,
                     "16x16 furnaces at 64 spp instead of 32x32 at 256: for CPU implementations such as lavapipe");
   command
-      ->add_option("--spp", options->samplesPerPixel,
-                   "samples per pixel of the furnaces and the emissive sphere (more narrows the tolerances)")
+      ->add_option(
+          "--spp", options->samplesPerPixel,
+          "samples per pixel of the furnaces and the emissive sphere (more narrow the tolerances, fewer widen them)")
       ->check(CLI::Range(1u, 1u << 16));
   command->add_option("--json", options->json,
                       "also write the results to this file; - for stdout (the table then goes to stderr)");

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 namespace ptbench {
@@ -20,17 +22,28 @@ std::chrono::milliseconds firstReport() {
 
 constexpr std::chrono::seconds reportInterval{10};
 
+// The outermost step's phrase, copied where a signal handler can read it without allocating.
+std::atomic<int> stepsUnderWay{0};
+char outermostStep[256];
+
 }  // namespace
 
 StepProgress::StepProgress(std::string what)
     : what_(std::move(what)),
       start_(std::chrono::steady_clock::now()),
       uncaughtExceptions_(std::uncaught_exceptions()) {
+  if (stepsUnderWay.load() == 0) {
+    const size_t length = std::min(what_.size(), sizeof(outermostStep) - 1);
+    std::copy_n(what_.data(), length, outermostStep);
+    outermostStep[length] = '\0';
+  }
+  stepsUnderWay.fetch_add(1);
   // No thread where nothing would be printed.
   if (spdlog::should_log(spdlog::level::info)) watcher_ = std::thread([this] { watch(); });
 }
 
 StepProgress::~StepProgress() {
+  stepsUnderWay.fetch_sub(1);
   if (!watcher_.joinable()) return;
   {
     std::lock_guard lock(mutex_);
@@ -43,6 +56,10 @@ StepProgress::~StepProgress() {
     spdlog::info("{}: stopped after {:.1f} s", what_, elapsedSeconds());
   else
     spdlog::info("{}: done in {:.1f} s", what_, elapsedSeconds());
+}
+
+const char* StepProgress::current() {
+  return stepsUnderWay.load() > 0 ? outermostStep : "";
 }
 
 double StepProgress::elapsedSeconds() const {

@@ -21,6 +21,11 @@ class StepProgress {
   StepProgress(const StepProgress&) = delete;
   StepProgress& operator=(const StepProgress&) = delete;
 
+  // The outermost step under way ("reading scene.glb"), or "" when none is: a long step checks no
+  // stop flag, so a Ctrl-C during one stops the process at once (core/experiment/interrupt.h).
+  // Safe to call from a signal handler.
+  static const char* current();
+
  private:
   void watch();
   double elapsedSeconds() const;

@@ -11,5 +11,5 @@ status=0
 build/ptbench run "$config" --out "$scratch" "$@" | tee "$out/summary.txt" || status=$?
 folder=$(ls -d "$scratch"/*/*/ | head -1)
 cp "$folder/report.json" "$folder/report.csv" "$out/"
-for png in "$folder"/r00[0-3].png; do [ -e "$png" ] && cp "$png" "$out/"; done
+for png in "$folder"/r00[0-3]-*.png; do [ -e "$png" ] && cp "$png" "$out/"; done
 exit $status

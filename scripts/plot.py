@@ -26,8 +26,10 @@ their runs labelled by device.
                       raycast's primary, diffuse and shadow rays beside each path tracer's, with
                       the path tracers' roofline_fraction written on their bars.
 
-A run is labelled by what sets it apart from the others of its scene: integrator, options,
-backend, any swept parameter, and the device when several reports are drawn.
+A run is labelled by what sets it apart from the others of its scene: its integrator, options,
+backend and any swept parameter as the README and configs spell them (`wavefront
+compaction=false schedule=pool max_depth=5`), and the device when several reports are drawn.
+Every time axis says that lower is better.
 
     scripts/plot.py REPORT.json... [--out DIR]     (default: beside the first report)
 """
@@ -44,16 +46,23 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 SWEPT = ["source", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler", "counters"]
-SHORT = {"max_depth": "depth", "material_queues": "matq", "compaction": "compact", "schedule": "", "pool_size": "pool",
-         "reorder_from": "from", "source": ""}
+# Every time axis says so: a reader should not have to guess which way is good.
+LOWER_IS_BETTER = "lower is better"
 
 
 def parameter(run, key):
     return run["_source"] if key == "source" else run["parameters"].get(key)
 
 
+def setting(key, value):
+    """A parameter or option as the README, configs and `render --option` spell it: max_depth=5,
+    compaction=true, schedule=pool."""
+    return f"{key}={json.dumps(value) if isinstance(value, bool) else value}"
+
+
 def labeller(runs, leave_out=()):
-    """A label function showing only the parameters that vary between runs."""
+    """A label function: the integrator's name, then only the options and parameters that vary
+    between runs (the report's device label bare, as it names no setting)."""
     varying = [k for k in SWEPT if k not in leave_out and len({json.dumps(parameter(r, k)) for r in runs}) > 1]
     option_keys = sorted({k for r in runs for k in r["parameters"].get("options", {}) if k not in leave_out})
     varying_options = [k for k in option_keys
@@ -62,16 +71,8 @@ def labeller(runs, leave_out=()):
     def label(run):
         p = run["parameters"]
         parts = [p["integrator"]]
-        for key in varying_options:
-            if key in p.get("options", {}):
-                value = p["options"][key]
-                name = SHORT.get(key, key)
-                if isinstance(value, bool):
-                    parts.append(("+" if value else "-") + name)
-                else:
-                    parts.append(f"{name}={value}" if name else str(value))
-        parts += [f"{SHORT.get(k, k)}={parameter(run, k)}" if SHORT.get(k, k) else str(parameter(run, k))
-                  for k in varying]
+        parts += [setting(k, p["options"][k]) for k in varying_options if k in p.get("options", {})]
+        parts += [str(parameter(run, k)) if k == "source" else setting(k, parameter(run, k)) for k in varying]
         return " ".join(parts)
 
     return label
@@ -123,7 +124,7 @@ def draw_frames(axis, runs):
               xerr=[[s["median"] - s["min"] for s in stats], [s["max"] - s["median"] for s in stats]], capsize=3)
     axis.set_yticks(range(len(runs)), [label(r) for r in runs], fontsize=7)
     axis.invert_yaxis()
-    axis.set_xlabel("frame GPU time (ms; median, min-max)")
+    axis.set_xlabel(f"frame GPU time (ms; median, min-max; {LOWER_IS_BETTER})")
 
 
 def draw_stages(axis, runs):
@@ -141,7 +142,7 @@ def draw_stages(axis, runs):
         lefts = [a + w for a, w in zip(lefts, widths)]
     axis.set_yticks(range(len(runs)), [label(r) for r in runs], fontsize=7)
     axis.invert_yaxis()
-    axis.set_xlabel("GPU time per frame (ms; stage medians)")
+    axis.set_xlabel(f"GPU time per frame (ms; stage medians; {LOWER_IS_BETTER})")
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
@@ -193,7 +194,7 @@ def draw_bounces(runs, title):
             values = stage["gpu_ms_median_per_bounce"]
             axes[row, 0].plot(range(len(values)), values, marker="o", markersize=3, color=colours(index % 10),
                               label=stage["name"])
-        axes[row, 0].set_ylabel("stage GPU time (ms, median)")
+        axes[row, 0].set_ylabel(f"stage GPU time (ms, median; {LOWER_IS_BETTER})")
         work = run.get("work_per_bounce", {})
         for key, colour in (("live_paths", "tab:blue"), ("shadow_rays", "tab:orange"), ("paths_started", "tab:grey")):
             if work.get(key):
@@ -276,7 +277,7 @@ def sweep_figure(runs, name, axis_label, value, scene_varies, title):
             line.sort()
             axis.plot([x for x, _ in line], [y for _, y in line], marker="o", markersize=4, label=key)
         axis.set_xlabel(axis_label)
-        axis.set_ylabel("frame GPU time (ms, median)")
+        axis.set_ylabel(f"frame GPU time (ms, median; {LOWER_IS_BETTER})")
         if max(v for v, _ in sum(lines.values(), [])) / max(1, min(v for v, _ in sum(lines.values(), []))) > 50:
             axis.set_xscale("log")
         axis.set_title(group, fontsize=10)
@@ -296,8 +297,8 @@ def draw_convergence(axis, runs):
                       xytext=(4, 2), textcoords="offset points")
     axis.set_xscale("log")
     axis.set_yscale("log")
-    axis.set_xlabel("frame GPU time (s, median)")
-    axis.set_ylabel("relMSE against the reference")
+    axis.set_xlabel(f"frame GPU time (s, median; {LOWER_IS_BETTER})")
+    axis.set_ylabel(f"relMSE against the reference ({LOWER_IS_BETTER})")
 
 
 def draw_simt(runs, title):

@@ -4,11 +4,13 @@
 #include <tinyexr.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
@@ -33,6 +35,31 @@ std::string lowercaseExtension(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+std::string runImageName(std::string_view runId, std::string_view scene, std::string_view integrator,
+                         std::string_view backend, std::string_view extension) {
+  // Letters and digits kept, every run of anything else one '-', none at either end.
+  const auto component = [](std::string_view text, size_t maxLength) {
+    std::string out;
+    for (const char c : text) {
+      if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+        if (out.size() == maxLength) break;
+        out += c;
+      } else if (!out.empty() && out.back() != '-') {
+        out += '-';
+      }
+    }
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    return out;
+  };
+  constexpr std::string_view builtin = "builtin:";
+  const std::string sceneName = scene.starts_with(builtin) ? std::string(scene.substr(builtin.size()))
+                                                           : std::filesystem::path(scene).stem().string();
+  std::string name(runId);
+  for (const std::string& part : {component(sceneName, 40), component(integrator, 40), component(backend, 40)})
+    if (!part.empty()) name += "-" + part;
+  return name += extension;
+}
 
 void writePng(const std::filesystem::path& path, const LinearImage& image, float exposure) {
   const float scale = std::exp2(exposure);

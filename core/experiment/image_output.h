@@ -2,6 +2,9 @@
 // (convergence references).
 #pragma once
 #include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/linear_image.h"
 
@@ -15,6 +18,13 @@ void writePfm(const std::filesystem::path& path, const LinearImage& image);  // 
 // By extension: .png, .exr or .pfm; anything else is a UserError.
 void writeImage(const std::filesystem::path& path, const LinearImage& image, float exposure);
 bool isImageExtension(const std::filesystem::path& path);
+// A run's image file, named for what made it: "r003-cornell-wavefront-pipeline.png" for run r003
+// of builtin:cornell (or a glTF's file stem) with the wavefront on the pipeline backend. Each
+// part is reduced to letters, digits and '-' and the scene to 40 characters, so that the name is
+// one safe path component; the run id keeps it unique. extension: ".png" or ".exr".
+std::string runImageName(std::string_view runId, std::string_view scene, std::string_view integrator,
+                         std::string_view backend, std::string_view extension);
+
 // An EXR (its R, G and B) or a colour PFM; a UserError naming the file when it cannot be read.
 LinearImage readLinearImage(const std::filesystem::path& path);
 

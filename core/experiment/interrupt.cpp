@@ -1,9 +1,14 @@
 #include "core/experiment/interrupt.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <ctime>
+
+#include "core/progress.h"
 
 namespace ptbench {
 namespace {
@@ -17,10 +22,27 @@ int64_t nowNs() {
   return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
 }
 
+void writeToStderr(const char* text) {
+  const ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));
+  (void)ignored;  // nothing to do about a failed write in a signal handler
+}
+
 extern "C" void onInterrupt(int number) {
   if (requested.load() == 0) {
     firstAtNs = nowNs();
     requested = number;
+    // A long step (reading a scene, building its acceleration structures or BVH, creating
+    // pipelines) checks no flag and can run for minutes: stop now. No report is being written
+    // during one, and reports are written whole, so the last one on disk stays valid.
+    if (const char* step = StepProgress::current(); *step != '\0') {
+      writeToStderr(number == SIGINT ? "\nptbench: interrupted by Ctrl-C while "
+                                     : "\nptbench: interrupted by SIGTERM while ");
+      writeToStderr(step);
+      writeToStderr(
+          ": stopped at once; a run's report keeps the runs finished before, marked incomplete (run --resume "
+          "continues it)\n");
+      _exit(128 + number);
+    }
     return;
   }
   // One signal can arrive twice (timeout(1) signals the child and then its process group);

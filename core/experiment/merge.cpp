@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/experiment/image_output.h"
 #include "core/experiment/report.h"
 
 namespace ptbench {
@@ -102,7 +103,10 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
       for (const char* format : {"png", "exr"}) {
         const std::string file = run["images"].value(format, "");
         if (file.empty()) continue;
-        const std::string renamed = id + std::filesystem::path(file).extension().string();
+        const json& p = run["parameters"];
+        const std::string renamed =
+            runImageName(id, p["scene"].get<std::string>(), p["integrator"].get<std::string>(),
+                         p["backend"].get<std::string>(), std::filesystem::path(file).extension().string());
         merged.images.emplace_back(shard->folder / file, renamed);
         run["images"][format] = renamed;
       }

@@ -61,8 +61,8 @@ void keepImage(RunRecord& record, const FrameResult& last, const RenderSettings&
                                   ": render a reference of the run's size (ptbench reference)";
   }
   if (config.images) {
-    record.png = record.id + ".png";
-    record.exr = record.id + ".exr";
+    record.png = runImageName(record.id, record.scene, integratorName(record.spec.integrator), record.backend, ".png");
+    record.exr = runImageName(record.id, record.scene, integratorName(record.spec.integrator), record.backend, ".exr");
     writePng(folder / record.png, last.image, config.exposure);
     writeExr(folder / record.exr, last.image);
   }

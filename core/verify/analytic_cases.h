@@ -20,12 +20,15 @@ struct CaseBudget {
 inline constexpr CaseBudget quickBudget{.resolution = 16, .samplesPerPixel = 64};
 
 // How close a render's means must come to the known ones (README, "ptbench verify"): within
-// standardErrors of the mean's own noise, estimated from the pixels' sample variances, plus
-// the floors.
+// standardErrors of the mean's own noise, plus the floors. The noise is estimated from the
+// pixels' sample variances, or from the scatter of the pixels about their answers: at one
+// sample per pixel, and below 16 when that is larger; an estimate from few samples is itself
+// uncertain, so the standard errors become Student's t at the same confidence, which widens
+// as the degrees of freedom fall.
 struct Tolerance {
-  double standardErrors = 5;
-  double relative = 2e-3;  // the sphere's tessellation and float arithmetic, a fraction of the answer
-  double absolute = 1e-6;  // where the answer is zero
+  double standardErrors = 5;  // as a normal mean's: the confidence the t quantile keeps
+  double relative = 2e-3;     // the sphere's tessellation and float arithmetic, a fraction of the answer
+  double absolute = 1e-6;     // where the answer is zero
 };
 
 struct AnalyticCase {
@@ -46,13 +49,19 @@ struct AnalyticCase {
 // Every case, in the order verify runs and prints them.
 std::vector<AnalyticCase> analyticCases(const CaseBudget& budget = {});
 
+// The fewest samples per pixel that estimate every check's noise: 1 when each region holds at
+// least two pixels (their scatter is the estimate), else 2.
+uint32_t minimumSamplesPerPixel(const AnalyticCase& analyticCase);
+
 // The mean of some pixels against its known value, in the channel furthest from it.
 struct MeanCheck {
   std::string region;  // "image" for every pixel
   uint32_t pixels = 0;
   double expected = 0;
   double measured = 0;
-  double standardError = 0;  // of measured
+  double standardError = 0;     // of measured
+  double degreesOfFreedom = 0;  // of standardError
+  double standardErrors = 0;    // how many of them the tolerance allows: t at the case's confidence
   double tolerance = 0;
   bool passed() const;
 };

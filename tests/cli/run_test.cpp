@@ -470,6 +470,7 @@ TEST(RunCommand, AKilledSweepResumesAndShardsMergeIntoTheSameReport) {
     EXPECT_EQ(part["parameters"], one["parameters"]);
     EXPECT_EQ(part["status"], "ok");
     EXPECT_EQ(part["work_per_frame"], one["work_per_frame"]) << "the same paths traced";
+    EXPECT_EQ(part["images"], one["images"]) << "named as one process names them";
     EXPECT_TRUE(fs::exists(out / "merged" / part["images"]["png"].get<std::string>())) << part["id"];
   }
   EXPECT_TRUE(fs::exists(out / "merged" / "report.csv"));
@@ -647,6 +648,44 @@ TEST(RunCommand, InterruptionKeepsEveryFinishedRun) {
   }
 }
 
+// Issue 31: a Ctrl-C while a large scene was generated, its BVH built or its pipelines created
+// waited for the step to end (minutes on a large scene). Now the first one during a long step
+// stops at once: a message naming the step, exit 130, and the last report on disk whole.
+TEST(RunCommand, CtrlCWhilePreparingASceneStopsAtOnce) {
+  const fs::path out = freshFolder("interrupted-preparing");
+  std::ofstream(out / "config.json")
+      << R"({"schema_version": 1, "name": "large", "scenes": ["builtin:spheres?n=1&subdiv=2048"],
+      "width": 8, "height": 8, "spp": 1, "integrators": "megakernel", "backends": "software", "warmup": 0,
+      "repeats": 1})";
+  // Signalled a second after its results folder exists: generating the 8M triangles and their
+  // software BVH takes far longer. The time from the signal to the exit is printed last.
+  const std::string errFile = (out / "stderr.txt").string();
+  const std::string script =
+      "cd " + out.string() + " || exit 1; env PTBENCH_DEVICE=" + std::string(testDevice) + " " + PTBENCH_EXECUTABLE +
+      " run config.json --out results >/dev/null 2>" + errFile +
+      " & pid=$!; while [ ! -d results/large ]; do sleep "
+      "0.1; done; sleep 1; start=$(date +%s%N); kill -INT $pid; wait $pid; code=$?; echo $(( ($(date +%s%N) - start) / "
+      "1000000 )) >> " +
+      errFile + "; exit $code";
+  const auto result = runCommand("sh -c '" + script + "'");
+  std::ifstream errStream(errFile);
+  const std::string err((std::istreambuf_iterator<char>(errStream)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(result.exitCode, 130) << err;
+  // Generating the scene or building its BVH, whichever the signal found.
+  const size_t message = err.find("ptbench: interrupted by Ctrl-C while ");
+  ASSERT_NE(message, std::string::npos) << err;
+  EXPECT_NE(err.find("builtin:spheres?n=1&subdiv=2048", message), std::string::npos) << err;
+  const std::string lastLine = err.substr(err.rfind('\n', err.size() - 2) + 1);
+  // Generating and building take tens of seconds; letting go of their memory, on a loaded machine
+  // of two cores, up to a few.
+  EXPECT_LT(std::stoi(lastLine), 5000) << "milliseconds from the signal to the exit\n" << err;
+  const json report = readJson(resultsFolder(out / "results", "large") / "report.json");
+  EXPECT_EQ(report["complete"], false);
+  for (const auto& entry : fs::directory_iterator(resultsFolder(out / "results", "large")))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  if (!HasFailure()) fs::remove_all(out);
+}
+
 TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
   const fs::path dir = freshFolder("broken-scene");
   std::ofstream(dir / "broken.gltf") << R"({"asset": {"version": "2.0"}, "nodes": [)";
@@ -662,6 +701,12 @@ TEST(RunCommand, ABrokenSceneFailsItsRunsAndTheOthersGoOn) {
             std::string::npos)
       << report["runs"][0];
   EXPECT_EQ(report["runs"][1]["status"], "ok");
+  // Issue 31: its images say what made them (they were r001.png).
+  const json& cornell = report["runs"][1];
+  const std::string made = "r001-cornell-" + cornell["parameters"]["integrator"].get<std::string>() + "-pipeline";
+  EXPECT_EQ(cornell["images"]["png"], made + ".png");
+  EXPECT_EQ(cornell["images"]["exr"], made + ".exr");
+  EXPECT_TRUE(fs::exists(resultsFolder(dir / "out", "broken") / (made + ".png")));
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""scripts/plot.py's words, without matplotlib (stubbed here): legends name integrators and their
+options as the README spells them, and every time axis says that lower is better (issue 31: the
+README's first plot read "+compact +matq depth")."""
+import importlib.util
+import pathlib
+import re
+import sys
+import types
+import unittest
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "plot.py"
+
+
+def load_plot():
+    matplotlib = types.ModuleType("matplotlib")
+    matplotlib.use = lambda backend: None
+    matplotlib.pyplot = types.ModuleType("matplotlib.pyplot")
+    sys.modules.setdefault("matplotlib", matplotlib)
+    sys.modules.setdefault("matplotlib.pyplot", matplotlib.pyplot)
+    spec = importlib.util.spec_from_file_location("plot", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(integrator, options=None, **parameters):
+    p = {"integrator": integrator, "backend": "pipeline", "width": 64, "height": 64, "spp": 1, "max_depth": 5,
+         "rr_depth": 3, "seed": 1, "sampler": "halton", "options": options or {}}
+    p.update(parameters)
+    return {"parameters": p, "_source": "H100"}
+
+
+class Labels(unittest.TestCase):
+    def test_options_and_parameters_are_spelt_as_the_readme_spells_them(self):
+        plot = load_plot()
+        runs = [run("megakernel"),
+                run("wavefront", {"compaction": True, "material_queues": True, "schedule": "depth"}, max_depth=8),
+                run("wavefront", {"compaction": False, "material_queues": False, "schedule": "pool"})]
+        label = plot.labeller(runs)
+        self.assertEqual(label(runs[0]), "megakernel max_depth=5")
+        self.assertEqual(label(runs[1]), "wavefront compaction=true material_queues=true schedule=depth max_depth=8")
+        self.assertEqual(label(runs[2]), "wavefront compaction=false material_queues=false schedule=pool max_depth=5")
+        for text in map(label, runs):
+            self.assertNotRegex(text, r"(^| )[+-]\w|matq|compact\b| depth( |$)")
+
+    def test_only_what_varies_is_named(self):
+        plot = load_plot()
+        runs = [run("megakernel"), run("megakernel-regen")]
+        self.assertEqual([plot.labeller(runs)(r) for r in runs], ["megakernel", "megakernel-regen"])
+
+    def test_every_time_axis_says_lower_is_better(self):
+        source = SCRIPT.read_text()
+        labels = re.findall(r"set_[xy]label\((f?\"[^\"]*\")\)", source)
+        times = [text for text in labels if re.search(r"\btime\b|\bms\b|relMSE", text)]
+        self.assertGreaterEqual(len(times), 5, labels)
+        for text in times:
+            self.assertIn("LOWER_IS_BETTER", text)
+        self.assertEqual(load_plot().LOWER_IS_BETTER, "lower is better")
+
+
+if __name__ == "__main__":
+    unittest.main()
