@@ -14,7 +14,7 @@
 #include <optional>
 #include <sstream>
 
-#include "cli/options.h"
+#include "cli/render_options.h"
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/config.h"
@@ -30,273 +30,42 @@
 namespace ptbench::cli {
 namespace {
 
-struct RenderOptions {
-  std::string scene;
-  std::string integrator = "megakernel";
-  std::string backend = "auto";
-  std::string sampler = "halton";
-  std::string counters = "off";
-  std::string timing = "stages";
-  RenderSettings settings;
-  std::string environment;  // R,G,B or a Radiance .hdr file
-  float environmentIntensity = 1;
-  float environmentRotation = 0;
-  std::string environmentSampling = "importance";
-  std::string materialOverride;
-  uint32_t materialCost = defaultCarPaintCost;
-  std::vector<float> cameraPosition, cameraTarget, cameraUp;
-  float fov = 0;
-  float aperture = 0, focusDistance = 0;
-  float exposure = 0;
-  uint32_t warmup = 0;
-  std::vector<std::string> outputs;
-  std::string varianceOutput;                  // the variance of each pixel's mean, .exr or .pfm
-  std::vector<std::string> integratorOptions;  // key=value
-  bool reference = false;                      // `reference`: the megakernel, frames averaged, untimed
-  uint32_t samplesPerReferenceFrame = 64;
-};
-
-// Coordinates and radiances: any finite float (a double beyond that range would be a float's infinity).
-constexpr NumberRange coordinateRange{-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
-constexpr NumberRange radianceRange{0, std::numeric_limits<float>::max()};
-
-Vec3 toVec3(const std::vector<float>& v) {
-  return {v[0], v[1], v[2]};
-}
-
-// `reference`: spp samples in frames of at most samplesPerReferenceFrame, each with its own seed,
-// averaged in double precision, so that no submission runs long however many samples are asked.
-// Progress (frames done, ETA) goes to stderr; the outputs were checked writable before any
-// frame, and the linear ones are written first, each whatever became of the others.
-void writeReference(const RenderOptions& options, Integrator& renderer, const RenderSettings& settings,
-                    const std::string& device) {
-  using Clock = std::chrono::steady_clock;
-  const uint32_t frames =
-      (settings.samplesPerPixel + options.samplesPerReferenceFrame - 1) / options.samplesPerReferenceFrame;
-  const bool terminal = isatty(STDERR_FILENO);
-  const auto start = Clock::now();
-  auto lastReport = start;
-  std::vector<double> sum;
-  uint64_t invalid = 0;
-  uint32_t done = 0;
-  for (uint32_t frame = 0; frame < frames; ++frame) {
-    RenderSettings part = settings;
-    part.samplesPerPixel = std::min(options.samplesPerReferenceFrame, settings.samplesPerPixel - done);
-    part.seed = settings.seed + frame;
-    const FrameResult result = renderer.render(part);
-    if (sum.empty()) sum.assign(result.image.rgb.size(), 0.0);
-    for (size_t i = 0; i < sum.size(); ++i) sum[i] += double(result.image.rgb[i]) * part.samplesPerPixel;
-    invalid += result.invalidSamples;
-    done += part.samplesPerPixel;
-    // At most one line a second (and the last): a log stays short, a terminal stays current.
-    const auto now = Clock::now();
-    if ((now - lastReport >= std::chrono::seconds(1) || frame + 1 == frames) &&
-        spdlog::should_log(spdlog::level::info)) {
-      lastReport = now;
-      const double elapsed = std::chrono::duration<double>(now - start).count();
-      const std::string line =
-          fmt::format("reference: frame {}/{} ({}/{} spp), {:.1f} s, ETA {:.0f} s", frame + 1, frames, done,
-                      settings.samplesPerPixel, elapsed, elapsed / (frame + 1) * (frames - frame - 1));
-      std::cerr << (terminal ? "\r\033[K" + line + (frame + 1 == frames ? "\n" : "") : line + "\n") << std::flush;
-    }
-  }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  LinearImage image{settings.width, settings.height, std::vector<float>(sum.size())};
-  for (size_t i = 0; i < sum.size(); ++i) image.rgb[i] = float(sum[i] / done);
-  std::cout << fmt::format("{} | reference | megakernel | {}x{} | {} spp in {} frames | max depth {} | {}\n",
-                           options.scene, settings.width, settings.height, done, frames, settings.maxDepth, device);
-  if (invalid > 0)
-    spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black", invalid);
-  // The reference itself (.exr, .pfm) before the PNG to look at it; one output failing does not
-  // cost the others.
-  std::vector<std::string> outputs = options.outputs;
-  std::stable_partition(outputs.begin(), outputs.end(), [](const std::string& out) {
-    std::string extension = std::filesystem::path(out).extension().string();
-    for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return extension != ".png";
-  });
-  std::vector<std::string> written, failed;
-  for (const auto& out : outputs) {
-    try {
-      writeImage(out, image, options.exposure);
-      std::cout << "  wrote " << out << "\n";
-      written.push_back(out);
-    } catch (const UserError& error) {
-      spdlog::error("{}", error.what());
-      failed.push_back(out);
-    }
-  }
-  const auto list = [](const std::vector<std::string>& paths) {
-    std::string text;
-    for (const auto& path : paths) text += (text.empty() ? "" : ", ") + path;
-    return text.empty() ? std::string("nothing") : text;
-  };
-  std::cout << fmt::format("reference: {} spp in {} frames in {:.1f} s; wrote {}{}\n", done, frames, seconds,
-                           list(written), failed.empty() ? "" : "; FAILED " + list(failed));
-  if (!failed.empty())
-    throw UserError("reference: cannot write " + list(failed) + " (see above); " +
-                    (written.empty() ? std::string("nothing was written") : list(written) + " written"));
-}
-
-void render(const GlobalOptions& global, RenderOptions options) {
-  const auto integrator = parseIntegrator(options.integrator);
-  if (!integrator)
-    throw UserError("unknown integrator '" + options.integrator +
-                    "': use megakernel, megakernel-regen, megakernel-ser, wavefront or raycast");
-  for (const auto& out : options.outputs) {
-    if (!isImageExtension(out)) throw UserError("--out " + out + ": unknown image format; use .png, .exr or .pfm");
-    requireOutputFolder(out, "--out");
-  }
-  if (options.reference && std::none_of(options.outputs.begin(), options.outputs.end(), [](const std::string& out) {
-        const std::string extension = std::filesystem::path(out).extension().string();
-        return extension == ".exr" || extension == ".pfm";
-      }))
-    throw UserError("--out: a reference is linear radiance; give an .exr or .pfm file");
-  if (!options.varianceOutput.empty()) {
-    const std::string extension = std::filesystem::path(options.varianceOutput).extension().string();
-    if (extension != ".exr" && extension != ".pfm")
-      throw UserError("--out-variance " + options.varianceOutput + ": a linear image; use .exr or .pfm");
-    requireOutputFolder(options.varianceOutput, "--out-variance");
-  }
-  // --env is a constant R,G,B when it reads as three numbers, else an environment map's file.
-  std::optional<Vec3> constantEnvironment;
-  if (!options.environment.empty()) {
-    std::vector<float> rgb;
-    std::stringstream parts(options.environment);
-    for (std::string part; std::getline(parts, part, ',');) {
-      char* end = nullptr;
-      const float value = std::strtof(part.c_str(), &end);
-      if (part.empty() || *end != '\0') {
-        rgb.clear();
-        break;
-      }
-      rgb.push_back(value);
-    }
-    if (rgb.size() == 3) {
-      for (float value : rgb)
-        if (!radianceRange.contains(value))
-          throw UserError("--env " + options.environment + ": a constant radiance takes finite, non-negative numbers");
-      constantEnvironment = toVec3(rgb);
-    }
-  }
-  if (options.environmentSampling == "uniform" && (options.environment.empty() || constantEnvironment))
-    throw UserError("--env-sampling uniform: samples an environment map; give one with --env FILE.hdr");
-  if (options.materialCost != defaultCarPaintCost && options.materialOverride.empty())
-    throw UserError("--material-cost: the cost of the car paint that --material-override makes; give that too");
-  options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
-  options.settings.simtCounters = options.counters == "simt";
-  options.settings.stageTimestamps = options.timing == "stages";
-  if (options.settings.simtCounters && !isPathTracer(*integrator))
-    throw UserError("--counters simt: counts at a path tracer's shading point; raycast has none");
-  // The run as a one-run config, planned and prepared as the runner does; render keeps its printing.
-  ExperimentConfig config;
-  config.name = "render";
-  config.integrators = {*integrator};
-  config.backends = {options.backend};
-  config.resolutions = {{options.settings.width, options.settings.height}};
-  config.spps = {options.settings.samplesPerPixel};
-  config.maxDepths = {options.settings.maxDepth};
-  config.rrDepths = {options.settings.rrDepth};
-  config.seeds = {options.settings.seed};
-  config.samplers = {options.settings.sampler};
-  config.simtCounters = {options.settings.simtCounters};
-  config.stageTimestamps = {options.settings.stageTimestamps};
-  // The first backend option given, which needs its backend: --option software_bvh=bvh2, say.
-  std::optional<std::pair<std::string, Backend>> backendOptionGiven;
-  for (const auto& assignment : options.integratorOptions) {
-    const size_t equals = assignment.find('=');
-    if (equals == std::string::npos || equals == 0)
-      throw UserError("--option " + assignment + ": expected key=value, such as schedule=pool");
-    const std::string key = assignment.substr(0, equals);
-    const std::string text = assignment.substr(equals + 1);
-    // The value as JSON (true, 1000), else as a bare string (pool).
-    const nlohmann::json value = nlohmann::json::accept(text)
-                                     ? parseJsonRefusingDuplicateKeys(text, "--option " + key, 1)
-                                     : nlohmann::json(text);
-    const std::optional<Backend> optionBackend = trace::backendWithOption(key);
-    if (optionBackend && !backendOptionGiven) backendOptionGiven = {assignment, *optionBackend};
-    RenderSettings scratch;  // checked here, as loadConfig checks a config's options
-    if (const std::string problem = optionBackend ? applyBackendOption(*optionBackend, key, value, scratch)
-                                                  : applyOption(*integrator, key, value, scratch);
-        !problem.empty())
-      throw UserError("--option " + assignment + ": " + problem);
-    if (optionBackend)
-      config.backendOptions[*optionBackend].emplace_back(key, std::vector{value});
-    else
-      config.options[*integrator].emplace_back(key, std::vector{value});
-  }
-
-  // The command line's overrides, as a config's scene entry would give them.
-  SceneEntry entry{.spec = options.scene, .load = options.scene};
-  if (!options.cameraPosition.empty()) entry.cameraPosition = toVec3(options.cameraPosition);
-  if (!options.cameraTarget.empty()) entry.cameraTarget = toVec3(options.cameraTarget);
-  if (!options.cameraUp.empty()) entry.cameraUp = toVec3(options.cameraUp);
-  if (options.fov > 0) entry.fovDegrees = options.fov;
-  if (options.aperture > 0) entry.aperture = options.aperture;
-  if (options.focusDistance > 0) entry.focusDistance = options.focusDistance;
-  if (!options.environment.empty() && !constantEnvironment)
-    entry.environmentMap = SceneEntry::EnvironmentFile{.file = options.environment,
-                                                       .intensity = options.environmentIntensity,
-                                                       .rotationDegrees = options.environmentRotation,
-                                                       .uniformSampling = options.environmentSampling == "uniform"};
-  if (!options.materialOverride.empty())
-    entry.materialOverride =
-        SceneEntry::MaterialOverride{.match = options.materialOverride, .cost = options.materialCost};
-  if (constantEnvironment) entry.environment = *constantEnvironment;
-  config.scenes = {entry};
-
-  ExperimentPlan plan = planExperiment(config, vk::selectDevice(global.device));
-  const RunRecord& run = plan.runs.at(0);  // one point: one run
-  if (!run.error.empty()) throw UserError(run.error);
-  if (backendOptionGiven && run.traceBackend != backendOptionGiven->second) {
-    const std::string name(backendName(backendOptionGiven->second));
-    throw UserError("--option " + backendOptionGiven->first + ": an option of the " + name +
-                    " backend; add --backend " + name);
-  }
-  vk::Context context(vk::ContextOptions{.validation = global.validate,
-                                         .deviceSelector = global.device,
-                                         .backends = plan.backends,
-                                         .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const std::vector<BvhLayout> softwareLayouts = trace::tracesSoftwareBvh(*run.traceBackend)
-                                                     ? std::vector<BvhLayout>{run.spec.settings.softwareBvh}
-                                                     : std::vector<BvhLayout>{};
-  const PreparedScene scene = prepareScene(context, entry, softwareLayouts);
-  const PreparedRun prepared = prepareRun(context, run, entry, scene);
+// One frame after the warm-up, its kernel profile, throughput and images.
+void renderFrame(const RenderOptions& options, const PreparedRender& prepared) {
   const RenderSettings& settings = prepared.settings;
-  Integrator* renderer = prepared.integrator.get();
+  Integrator& renderer = prepared.integrator;
+  const vk::Context& context = prepared.context;
+  const RunRecord& run = prepared.run;
+  const IntegratorKind integrator = run.spec.integrator;
   const Backend backend = *run.traceBackend;
-  if (options.reference) {
-    writeReference(options, *renderer, settings, context.capabilities().name);
-    return;
-  }
   // The first frame pays for the driver's shader compilation; warm-up frames keep it out.
   RenderSettings warmupSettings = settings;
   warmupSettings.readImage = false;  // as the runner's timed frames: no host work between frames
-  for (uint32_t i = 0; i < options.warmup; ++i) renderer->render(warmupSettings);
-  const FrameResult frame = renderer->render(settings);
+  for (uint32_t i = 0; i < options.warmup; ++i) renderer.render(warmupSettings);
+  const FrameResult frame = renderer.render(settings);
 
   const double seconds = frame.gpuMs * 1e-3;
   const uint64_t rays = frame.work.extensionRays + frame.work.shadowRays;
   std::cout << fmt::format("{} | {} | {} | {}x{} | {} spp | max depth {} | {}\n", options.scene, options.integrator,
                            backendName(backend), settings.width, settings.height, settings.samplesPerPixel,
                            settings.maxDepth, context.capabilities().name);
-  if (const auto used = runOptionsJson(*integrator, backendName(backend), settings); !used.empty())
+  if (const auto used = runOptionsJson(integrator, backendName(backend), settings); !used.empty())
     std::cout << "  options " << used.dump() << "\n";
-  if (*integrator == IntegratorKind::Wavefront)
+  if (integrator == IntegratorKind::Wavefront)
     std::cout << fmt::format("  {:<12} {} paths in flight: {}\n", "pool", settings.wavefront.poolSize,
                              run.wavefrontPoolReason);
   std::cout << kernelProfile(frame);
-  std::cout << kernelStatisticsProfile(renderer->kernels());
+  std::cout << kernelStatisticsProfile(renderer.kernels());
   std::cout << fmt::format("  {:<12} {} kernel launches{}\n", "launches", frame.launches,
                            settings.stageTimestamps ? "" : " (timing frame: no stage timestamps)");
   std::cout << fmt::format(
       "  {:<12} {:10.3f} ms GPU, {:.3f} ms host (submit to fence); pipelines created in {:.1f} ms\n", "frame",
-      frame.gpuMs, frame.hostMs, renderer->pipelineCreateMs());
+      frame.gpuMs, frame.hostMs, renderer.pipelineCreateMs());
   std::cout << fmt::format("  {:<12} {:.3f} Mpaths/s, {:.3f} Mrays/s ({} extension + {} shadow), {:.3f} Msegments/s\n",
                            "throughput", double(frame.work.paths) / seconds * 1e-6, double(rays) / seconds * 1e-6,
                            frame.work.extensionRays, frame.work.shadowRays,
                            double(frame.work.pathSegments) / seconds * 1e-6);
-  if (*integrator == IntegratorKind::Raycast) {
+  if (integrator == IntegratorKind::Raycast) {
     double traceNs = 0;
     for (const auto& stage : frame.stages)
       if (stage.stage == Stage::Trace) traceNs += stage.gpuNs;
@@ -322,153 +91,11 @@ void render(const GlobalOptions& global, RenderOptions options) {
 
 }  // namespace
 
-void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options) {
-  std::string optionHelp = "an integrator option, key=value, repeatable";
-  for (IntegratorKind kind : {IntegratorKind::Wavefront, IntegratorKind::MegakernelSer, IntegratorKind::Raycast}) {
-    optionHelp += "; " + std::string(integratorName(kind)) + ":";
-    for (const auto& option : integratorEntry(kind).options)
-      optionHelp += "\n  " + option.info.name + " (" + option.info.accepted + "): " + option.info.description;
-  }
-  for (const trace::BackendDescriptor* backend : trace::backends()) {
-    if (backend->options.empty()) continue;
-    optionHelp += "; " + std::string(backend->name) + " backend:";
-    for (const auto& option : backendOptions(backend->id))
-      optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
-  }
-  command->add_option("--option", options->integratorOptions, optionHelp);
-}
-
-// The options of `render`, and of `reference`, which takes the scene and its lighting the same
-// way but always renders with the megakernel, untimed, in frames it averages.
-void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options, bool reference) {
-  const std::string sceneHelp =
-      "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S[&materials=M&cost=K]"
-      " (spheres: M materials taken in turn from diffuse, car paint, metal, tinted glass, clearcoat, sheen; the car "
-      "paint at K noise octaves, 0-32, default 8)";
-  if (reference) {
-    command->add_option("scene", options->scene, sceneHelp)->required();
-    command
-        ->add_option("--spp-per-frame", options->samplesPerReferenceFrame,
-                     "samples per frame: the reference averages spp / this many frames, each with its own seed, "
-                     "so that no submission runs long")
-        ->capture_default_str()
-        ->check(CLI::Range(1u, 1u << 16));
-  } else {
-    command->add_option("--scene", options->scene, sceneHelp)->required();
-    command
-        ->add_option(
-            "--integrator", options->integrator,
-            "megakernel, megakernel-regen, megakernel-ser (pipeline backend, VK_NV_ray_tracing_invocation_reorder), "
-            "wavefront or raycast")
-        ->capture_default_str();
-    addIntegratorOptions(command, options);
-  }
-  command->add_option("--backend", options->backend, trace::backendChoicesHelp())->capture_default_str();
-  command->add_option("--width", options->settings.width, "image width")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 16384u));
-  command->add_option("--height", options->settings.height, "image height")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 16384u));
-  command->add_option("--spp", options->settings.samplesPerPixel, "samples per pixel")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 20));
-  command->add_option("--max-depth", options->settings.maxDepth, "most segments a path may have (1: emitters only)")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1024u));
-  command->add_option("--rr-depth", options->settings.rrDepth, "Russian roulette from this segment on")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1024u));
-  command->add_option("--seed", options->settings.seed, "seed of the sample stream")
-      ->capture_default_str()
-      ->check(CLI::Range(0u, 0xffffffffu));
-  command->add_option("--sampler", options->sampler, "halton (with Cranley-Patterson rotation) or pcg")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"halton", "pcg"}));
-  if (!reference) {
-    command
-        ->add_option("--timing", options->timing,
-                     "stages: timestamps around every stage (the kernel profile); frame: the frame's two only, "
-                     "to measure what timing each stage costs")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"stages", "frame"}));
-    command
-        ->add_option("--counters", options->counters,
-                     "simt: divergence counters at the shading point (SIMT utilisation and material coherence per "
-                     "bounce); their atomics perturb the timing")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"off", "simt"}));
-  }
-  command->add_option("--env", options->environment,
-                      "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map (up "
-                      "to 65536x32768 and 2^27 texels)");
-  command->add_option("--env-intensity", options->environmentIntensity, "scales the environment map's radiance")
-      ->capture_default_str()
-      ->check(numberIn(environmentIntensityRange, "a non-negative scale of the map's radiance"));
-  command->add_option("--env-rotation", options->environmentRotation, "turns the environment map about +Y, degrees")
-      ->capture_default_str()
-      ->check(numberIn(environmentRotationRange, "degrees about +Y"));
-  command
-      ->add_option("--env-sampling", options->environmentSampling,
-                   "how light samples choose the map's directions: importance (by luminance) or uniform (the baseline)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"importance", "uniform"}));
-  command->add_option("--material-override", options->materialOverride,
-                      "makes car paint of the materials this index or name glob (e.g. '*Paint*') selects");
-  command
-      ->add_option(
-          "--material-cost", options->materialCost,
-          "the car paint's noise octaves (its shading cost), 0 to " + std::to_string(gpu::CAR_PAINT_MAX_OCTAVES))
-      ->capture_default_str()
-      ->check(CLI::Range(0u, gpu::CAR_PAINT_MAX_OCTAVES));
-  for (const auto& [flag, coordinates] :
-       {std::pair{"--camera-position", &options->cameraPosition}, std::pair{"--camera-target", &options->cameraTarget},
-        std::pair{"--camera-up", &options->cameraUp}})
-    command->add_option(flag, *coordinates, "x,y,z")
-        ->delimiter(',')
-        ->expected(3)
-        ->check(numberIn(coordinateRange, "x,y,z, each a float"));
-  command->add_option("--fov", options->fov, "vertical field of view in degrees")
-      ->check(numberIn(fovRange, "a vertical field of view in degrees"));
-  command->add_option("--aperture", options->aperture, "a thin lens's diameter in scene units (default 0: a pinhole)")
-      ->check(numberIn(lensLengthRange, "a lens diameter in scene units"));
-  command
-      ->add_option("--focus-distance", options->focusDistance,
-                   "distance of the plane in focus along the view (default: the camera target's)")
-      ->check(numberIn(lensLengthRange, "a distance in scene units"));
-  command
-      ->add_option("--exposure", options->exposure, "PNG exposure in stops (radiance x 2^exposure, then ACES filmic)")
-      ->capture_default_str()
-      ->check(numberIn(exposureRange, "stops"));
-  if (reference) {
-    command->add_option("--out", options->outputs, "the reference: .exr or .pfm (linear), and .png to look at it")
-        ->required();
-    return;
-  }
-  command->add_option("--warmup", options->warmup, "frames rendered and dropped before the timed one")
-      ->capture_default_str()
-      ->check(CLI::Range(0u, 1000u));
-  command->add_option("--out", options->outputs, "image files: .png (tonemapped sRGB), .exr or .pfm (linear)");
-  command->add_option("--out-variance", options->varianceOutput,
-                      "the variance of each pixel's mean, .exr or .pfm: with it two renders can be compared pixel by "
-                      "pixel in standard errors (scripts/compare_images.py)");
-}
-
 void addRenderCommand(CLI::App& app, const GlobalOptions& global) {
   auto* command = app.add_subcommand("render", "Render one image of a scene and time it");
   auto options = std::make_shared<RenderOptions>();
   addRenderOptions(command, options, false);
-  command->callback([&global, options] { render(global, *options); });
-}
-
-void addReferenceCommand(CLI::App& app, const GlobalOptions& global) {
-  auto* command = app.add_subcommand(
-      "reference", "Render a converged reference image of a scene with the megakernel, for a config's `reference`");
-  auto options = std::make_shared<RenderOptions>();
-  options->settings.samplesPerPixel = 4096;
-  options->reference = true;
-  addRenderOptions(command, options, true);
-  command->callback([&global, options] { render(global, *options); });
+  command->callback([&global, options] { prepareRender(global, *options, renderFrame); });
 }
 
 }  // namespace ptbench::cli
