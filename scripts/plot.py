@@ -45,7 +45,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-SWEPT = ["source", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler", "counters"]
+SWEPT = ["source", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler", "counters",
+         "timing"]
 # Every time axis says so: a reader should not have to guess which way is good.
 LOWER_IS_BETTER = "lower is better"
 
@@ -64,14 +65,19 @@ def labeller(runs, leave_out=()):
     """A label function: the integrator's name, then only the options and parameters that vary
     between runs (the report's device label bare, as it names no setting)."""
     varying = [k for k in SWEPT if k not in leave_out and len({json.dumps(parameter(r, k)) for r in runs}) > 1]
-    option_keys = sorted({k for r in runs for k in r["parameters"].get("options", {}) if k not in leave_out})
-    varying_options = [k for k in option_keys
-                       if len({json.dumps(r["parameters"].get("options", {}).get(k)) for r in runs}) > 1]
+    # An option is named where it varies among the runs of its own integrator: a wavefront's
+    # pool size is no difference from a megakernel, which has none.
+    varying_options = {}
+    for integrator in {r["parameters"]["integrator"] for r in runs}:
+        own = [r for r in runs if r["parameters"]["integrator"] == integrator]
+        keys = sorted({k for r in own for k in r["parameters"].get("options", {}) if k not in leave_out})
+        varying_options[integrator] = [
+            k for k in keys if len({json.dumps(r["parameters"].get("options", {}).get(k)) for r in own}) > 1]
 
     def label(run):
         p = run["parameters"]
         parts = [p["integrator"]]
-        parts += [setting(k, p["options"][k]) for k in varying_options if k in p.get("options", {})]
+        parts += [setting(k, p["options"][k]) for k in varying_options[p["integrator"]] if k in p.get("options", {})]
         parts += [str(parameter(run, k)) if k == "source" else setting(k, parameter(run, k)) for k in varying]
         return " ".join(parts)
 

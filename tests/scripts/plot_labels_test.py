@@ -49,6 +49,16 @@ class Labels(unittest.TestCase):
         runs = [run("megakernel"), run("megakernel-regen")]
         self.assertEqual([plot.labeller(runs)(r) for r in runs], ["megakernel", "megakernel-regen"])
 
+    def test_an_option_is_named_where_it_varies_among_its_own_integrators_runs(self):
+        # The wavefront's options do not vary here: that the megakernel has none is no difference
+        # to name. Runs that differ only in timing (stages or frame) are told apart by it.
+        plot = load_plot()
+        wavefront = {"schedule": "depth", "pool_size": 1 << 20, "compaction": True}
+        runs = [run("megakernel", timing="stages"), run("wavefront", wavefront, timing="stages"),
+                run("wavefront", wavefront, timing="frame")]
+        self.assertEqual([plot.labeller(runs)(r) for r in runs],
+                         ["megakernel timing=stages", "wavefront timing=stages", "wavefront timing=frame"])
+
     def test_every_time_axis_says_lower_is_better(self):
         source = SCRIPT.read_text()
         labels = re.findall(r"set_[xy]label\((f?\"[^\"]*\")\)", source)
