@@ -51,7 +51,7 @@ void renderFrame(const RenderOptions& options, const PreparedRender& prepared) {
                            settings.maxDepth, context.capabilities().name);
   if (const auto used = runOptionsJson(integrator, backendName(backend), settings); !used.empty())
     std::cout << "  options " << used.dump() << "\n";
-  if (integrator == IntegratorKind::Wavefront)
+  if (!run.wavefrontPoolReason.empty())
     std::cout << fmt::format("  {:<12} {} paths in flight: {}\n", "pool", settings.wavefront.poolSize,
                              run.wavefrontPoolReason);
   std::cout << kernelProfile(frame);
@@ -65,7 +65,7 @@ void renderFrame(const RenderOptions& options, const PreparedRender& prepared) {
                            "throughput", double(frame.work.paths) / seconds * 1e-6, double(rays) / seconds * 1e-6,
                            frame.work.extensionRays, frame.work.shadowRays,
                            double(frame.work.pathSegments) / seconds * 1e-6);
-  if (integrator == IntegratorKind::Raycast) {
+  if (!isPathTracer(integrator)) {  // the raycast: its trace stage is the roofline
     double traceNs = 0;
     for (const auto& stage : frame.stages)
       if (stage.stage == Stage::Trace) traceNs += stage.gpuNs;

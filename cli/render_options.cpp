@@ -172,7 +172,8 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
 
 void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options) {
   std::string optionHelp = "an integrator option, key=value, repeatable";
-  for (IntegratorKind kind : {IntegratorKind::Wavefront, IntegratorKind::MegakernelSer, IntegratorKind::Raycast}) {
+  for (IntegratorKind kind : allIntegrators) {
+    if (integratorEntry(kind).options.empty()) continue;
     optionHelp += "; " + std::string(integratorName(kind)) + ":";
     for (const auto& option : integratorEntry(kind).options)
       optionHelp += "\n  " + option.info.name + " (" + option.info.accepted + "): " + option.info.description;

@@ -101,7 +101,7 @@ constexpr uint32_t defaultMaxRuns = 10000;
 // against the device by the runner).
 struct RunSpec {
   size_t scene = 0;  // index into ExperimentConfig::scenes
-  IntegratorKind integrator = IntegratorKind::Megakernel;
+  IntegratorKind integrator{};
   std::string backend;
   RenderSettings settings;  // camera and environment filled in by the runner
 };
