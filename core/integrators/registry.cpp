@@ -14,6 +14,23 @@ namespace {
 
 using json = nlohmann::json;
 
+// A wavefront option that is true or false, fixed at creation (it chooses kernels): `field` of
+// the wavefront's options; a summary's label says `onLabel` or `offLabel` ("" for the value that
+// goes without saying).
+IntegratorOption wavefrontSwitch(OptionInfo info, bool WavefrontOptions::*field, std::string onLabel,
+                                 std::string offLabel) {
+  return {.info = std::move(info),
+          .fixedAtCreation = true,
+          .parse =
+              [field](const json& value, RenderSettings& settings) {
+                if (!value.is_boolean()) return false;
+                settings.wavefront.*field = value.get<bool>();
+                return true;
+              },
+          .print = [field](const RenderSettings& settings) { return json(settings.wavefront.*field); },
+          .label = [onLabel, offLabel](const json& value) { return value == true ? onLabel : offLabel; }};
+}
+
 std::vector<IntegratorOption> wavefrontOptions() {
   IntegratorOption schedule{
       .info = {"schedule", "depth or pool",
@@ -30,28 +47,12 @@ std::vector<IntegratorOption> wavefrontOptions() {
             return json(settings.wavefront.schedule == WavefrontSchedule::Pool ? "pool" : "depth");
           },
       .label = [](const json& value) { return value.get<std::string>(); }};
-  IntegratorOption compaction{
-      .info = {"compaction", "true or false", "launch each stage over its queue (true) or over the whole pool (false)"},
-      .fixedAtCreation = true,
-      .parse =
-          [](const json& value, RenderSettings& settings) {
-            if (!value.is_boolean()) return false;
-            settings.wavefront.compaction = value.get<bool>();
-            return true;
-          },
-      .print = [](const RenderSettings& settings) { return json(settings.wavefront.compaction); },
-      .label = [](const json& value) { return value == false ? std::string("-compact") : std::string(); }};
-  IntegratorOption materialQueues{
-      .info = {"material_queues", "true or false", "one shade kernel and queue per material class"},
-      .fixedAtCreation = true,
-      .parse =
-          [](const json& value, RenderSettings& settings) {
-            if (!value.is_boolean()) return false;
-            settings.wavefront.materialQueues = value.get<bool>();
-            return true;
-          },
-      .print = [](const RenderSettings& settings) { return json(settings.wavefront.materialQueues); },
-      .label = [](const json& value) { return value == true ? std::string("+matq") : std::string(); }};
+  IntegratorOption compaction = wavefrontSwitch(
+      {"compaction", "true or false", "launch each stage over its queue (true) or over the whole pool (false)"},
+      &WavefrontOptions::compaction, "", "-compact");
+  IntegratorOption materialQueues =
+      wavefrontSwitch({"material_queues", "true or false", "one shade kernel and queue per material class"},
+                      &WavefrontOptions::materialQueues, "+matq", "");
   IntegratorOption poolSize{
       .info = {"pool_size", fmt::format("an integer from 1 to {}, or 0 for the default", maxPoolSize),
                "paths in flight (0, the default: chosen from the device, the memory budget and the frame; reports say "
