@@ -6,26 +6,12 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <limits>
-#include <optional>
-#include <sstream>
 
 #include "cli/render_options.h"
 #include "core/errors.h"
-#include "core/experiment/atomic_file.h"
-#include "core/experiment/config.h"
-#include "core/experiment/plan.h"
-#include "core/experiment/runner.h"
-#include "core/experiment/statistics.h"
-#include "core/integrators/options.h"
-#include "core/integrators/profile.h"
-#include "core/integrators/registry.h"
-#include "core/scene/builtin_scenes.h"
-#include "core/trace/registry.h"
+#include "core/experiment/image_output.h"
 
 namespace ptbench::cli {
 namespace {

@@ -1,31 +1,14 @@
 // `ptbench render`: one image of one scene with one integrator and backend, timed.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
-#include <chrono>
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
-#include <limits>
-#include <optional>
-#include <sstream>
 
 #include "cli/render_options.h"
 #include "core/errors.h"
-#include "core/experiment/atomic_file.h"
-#include "core/experiment/config.h"
-#include "core/experiment/plan.h"
-#include "core/experiment/runner.h"
-#include "core/experiment/statistics.h"
+#include "core/experiment/image_output.h"
 #include "core/integrators/options.h"
 #include "core/integrators/profile.h"
-#include "core/integrators/registry.h"
-#include "core/scene/builtin_scenes.h"
-#include "core/trace/registry.h"
 
 namespace ptbench::cli {
 namespace {

@@ -92,6 +92,12 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
   options.settings.stageTimestamps = options.timing == "stages";
   if (options.settings.simtCounters && !isPathTracer(*integrator))
     throw UserError("--counters simt: counts at a path tracer's shading point; raycast has none");
+  if (!options.settings.stageTimestamps && !isPathTracer(*integrator))
+    throw UserError("--timing frame: the raycast's measure is its trace stage, which only --timing stages times");
+  // A config's "all" runs every backend; render draws one image.
+  if (options.backend == "all")
+    throw UserError("--backend all: one image is drawn on one backend; give auto or one of " +
+                    trace::backendNameList(" or "));
   // The run as a one-run config, planned and prepared as the runner does; render keeps its printing.
   ExperimentConfig config;
   config.name = "render";
@@ -148,9 +154,12 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
         SceneEntry::MaterialOverride{.match = options.materialOverride, .cost = options.materialCost};
   if (constantEnvironment) entry.environment = *constantEnvironment;
   config.scenes = {entry};
+  // Read before any device is chosen, so that a bad scene is reported as such on any machine.
+  std::unique_ptr<SceneData> sceneData = loadSceneData(entry);
 
-  ExperimentPlan plan = planExperiment(config, vk::selectDevice(global.device));
-  const RunRecord& run = plan.runs.at(0);  // one point: one run
+  const ExperimentPlan plan = planExperiment(config, vk::selectDevice(global.device));
+  if (plan.runs.size() != 1) throw std::logic_error("render planned " + std::to_string(plan.runs.size()) + " runs");
+  const RunRecord& run = plan.runs.front();
   if (!run.error.empty()) throw UserError(run.error);
   if (backendOptionGiven && run.traceBackend != backendOptionGiven->second) {
     const std::string name(backendName(backendOptionGiven->second));
@@ -159,12 +168,12 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
   }
   vk::Context context(vk::ContextOptions{.validation = global.validate,
                                          .deviceSelector = global.device,
-                                         .backends = plan.backends,
+                                         .backends = {*run.traceBackend},
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
   const std::vector<BvhLayout> softwareLayouts = trace::tracesSoftwareBvh(*run.traceBackend)
                                                      ? std::vector<BvhLayout>{run.spec.settings.softwareBvh}
                                                      : std::vector<BvhLayout>{};
-  const PreparedScene scene = prepareScene(context, entry, softwareLayouts);
+  const PreparedScene scene = uploadScene(context, std::move(sceneData), softwareLayouts);
   const PreparedRun prepared = prepareRun(context, run, entry, scene);
   use(options, PreparedRender{
                    .run = run, .settings = prepared.settings, .integrator = *prepared.integrator, .context = context});

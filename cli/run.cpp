@@ -62,21 +62,28 @@ std::string runLabel(const RunRecord& run) {
 
 // --dry-run: the runs the sweep resolves to on this device, one line each, before any GPU work.
 // Returns 1 when a run could not run (its reason is on its line), else 0.
-int printPlan(const ExperimentConfig& config, const GlobalOptions& global, const std::optional<Shard>& shard) {
+// With --resume, `previous` is the folder's report: the runs it finished are marked kept.
+int printPlan(const ExperimentConfig& config, const GlobalOptions& global, const std::optional<Shard>& shard,
+              const json& previous) {
   const vk::DeviceCapabilities device = vk::selectDevice(global.device.empty() ? config.device : global.device);
-  const ExperimentPlan plan = planExperiment(config, device, shard);
+  ExperimentPlan plan = planExperiment(config, device, shard);
+  if (!previous.is_null()) keepFinishedRuns(plan.runs, previous);
   std::string backends;
   for (Backend backend : plan.backends) backends += (backends.empty() ? "" : ", ") + std::string(backendName(backend));
   std::cout << fmt::format("{}: {} run(s) from {} point(s) of the sweep on {} (backends: {}); nothing run\n",
                            config.name, plan.runs.size(), plan.shardSpecs.size(), device.name,
                            backends.empty() ? "none" : backends);
   for (const RunRecord& run : plan.runs) {
-    std::cout << fmt::format("  {} {}{}\n", run.id, runLabel(run),
-                             run.error.empty() ? "" : "  CANNOT RUN: " + run.error);
+    const std::string outcome = run.kept            ? "  kept: " + run.status() + " in the folder's report"
+                                : run.error.empty() ? ""
+                                                    : "  CANNOT RUN: " + run.error;
+    std::cout << fmt::format("  {} {}{}\n", run.id, runLabel(run), outcome);
     if (!run.wavefrontPoolReason.empty()) std::cout << "       pool: " << run.wavefrontPoolReason << "\n";
   }
   for (const std::string& note : plan.notes) std::cout << "  note: " << note << "\n";
-  return std::any_of(plan.runs.begin(), plan.runs.end(), [](const RunRecord& r) { return !r.error.empty(); }) ? 1 : 0;
+  return std::any_of(plan.runs.begin(), plan.runs.end(), [](const RunRecord& r) { return !r.kept && !r.error.empty(); })
+             ? 1
+             : 0;
 }
 
 class Progress {
@@ -131,7 +138,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
       options.resume.empty()
           ? loadConfig(options.config.empty() ? defaultConfig() : fs::path(options.config), options.overrides)
           : configFromJson(previous["config"], previous["config_file"].get<std::string>());
-  if (options.dryRun) return printPlan(config, global, shard);
+  if (options.dryRun) return printPlan(config, global, shard, previous);
   if (!options.json.empty() && options.json != "-") requireOutputFolder(options.json, "--json");
   if (!options.markdown.empty()) requireOutputFolder(options.markdown, "--md");
   // --quiet as the global -q: the long steps' progress (core/progress.h) is silenced with the rest.

@@ -13,11 +13,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+}  // namespace
+
 double millisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
-
-}  // namespace
 
 bool enoughFrames(const Repetition& repetition, const std::vector<double>& frames, double elapsedMs) {
   if (repetition.repeats) return frames.size() >= *repetition.repeats;

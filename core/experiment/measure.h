@@ -2,6 +2,7 @@
 // until the repetition policy (a count, or a noise target within a timeout) is met, then one
 // untimed frame read back for the image and the work counts.
 #pragma once
+#include <chrono>
 #include <functional>
 #include <optional>
 
@@ -15,6 +16,9 @@ namespace ptbench {
 std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings,
                                    const ExperimentConfig& config, const GpuMonitor& monitor,
                                    const std::function<bool()>& stop);
+
+// Host milliseconds since `start`, on the steady clock the runner and measurement share.
+double millisecondsSince(std::chrono::steady_clock::time_point start);
 
 // The stopping criterion: a fixed count of frames, or at least min_samples with a coefficient
 // of variation within max_noise, or the timeout since `elapsedMs` began.

@@ -22,10 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double millisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 fs::path createResultsFolder(const fs::path& root, const std::string& name, const std::string& stamp) {
   const fs::path parent = root / name;
   try {
@@ -110,14 +106,16 @@ std::string isoUtc(std::chrono::system_clock::time_point time) {
   return formatUtc(time, "%Y-%m-%dT%H:%M:%SZ");
 }
 
-PreparedScene prepareScene(const vk::Context& context, const SceneEntry& entry,
-                           const std::vector<BvhLayout>& softwareLayouts) {
-  const auto start = Clock::now();
-  PreparedScene prepared;
-  prepared.data = std::make_unique<SceneData>(loadScene(entry.load));
-  applySceneEntry(entry, *prepared.data);
+std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry) {
+  auto data = std::make_unique<SceneData>(loadScene(entry.load));
+  applySceneEntry(entry, *data);
+  return data;
+}
+
+PreparedScene uploadScene(const vk::Context& context, std::unique_ptr<SceneData> data,
+                          const std::vector<BvhLayout>& softwareLayouts) {
+  PreparedScene prepared{.data = std::move(data)};
   prepared.gpu = std::make_unique<GpuScene>(context, *prepared.data, softwareLayouts);
-  prepared.loadMs = millisecondsSince(start);
   return prepared;
 }
 
@@ -194,14 +192,17 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       if (trace::tracesSoftwareBvh(*record->traceBackend)) softwareLayouts.insert(record->spec.settings.softwareBvh);
     std::optional<LinearImage> reference;
     PreparedScene prepared;
+    const auto loadStart = Clock::now();
     try {
       if (entry.reference) reference = readLinearImage(*entry.reference);
-      prepared = prepareScene(context, entry, std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
+      prepared = uploadScene(context, loadSceneData(entry),
+                             std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
     } catch (const std::exception& error) {
       for (RunRecord* record : sceneRuns) record->error = error.what();
       checkpoint();
       continue;
     }
+    const double loadMs = millisecondsSince(loadStart);
     const SceneData& scene = *prepared.data;
     const GpuScene& gpuScene = *prepared.gpu;
     for (RunRecord* record : sceneRuns) {
@@ -212,7 +213,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       }
       const size_t index = size_t(record - result.runs.data());
       if (options.progress) options.progress(index, total, *record, false);
-      record->sceneLoadMs = prepared.loadMs;
+      record->sceneLoadMs = loadMs;
       record->unshadedExtensions = scene.unshadedExtensions;
       record->materialClassTriangles = materialClassTrianglesByName(scene);
       record->sceneBufferBytes = gpuScene.bufferBytes();

@@ -43,10 +43,13 @@ struct RunnerOptions {
 struct PreparedScene {
   std::unique_ptr<SceneData> data;
   std::unique_ptr<GpuScene> gpu;
-  double loadMs = 0;  // reading, generating and uploading, host time
 };
-PreparedScene prepareScene(const vk::Context& context, const SceneEntry& entry,
-                           const std::vector<BvhLayout>& softwareLayouts);
+// The scene read or generated with its entry applied: no GPU work, so that a bad scene is
+// reported before any device is created.
+std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry);
+// `data` uploaded.
+PreparedScene uploadScene(const vk::Context& context, std::unique_ptr<SceneData> data,
+                          const std::vector<BvhLayout>& softwareLayouts);
 
 // A planned run's integrator, created for its backend and options, and the settings its frames
 // take (the run's, with its scene's camera and environment).

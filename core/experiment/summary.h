@@ -18,7 +18,7 @@ std::optional<SummaryFormat> parseSummaryFormat(std::string_view name);
 
 std::string reportSummary(const nlohmann::json& report, SummaryFormat format);
 
-// The integrator and what sets its runs apart: "wavefront pool -compact +matq 1.05M",
+// The integrator and what sets its runs apart: "wavefront pool 1.05M -compact +matq",
 // "megakernel-ser hint=material from=2", "megakernel [simt]".
 std::string integratorLabel(const nlohmann::json& parameters);
 

@@ -460,7 +460,8 @@ CaseCheck checkFrame(const AnalyticCase& analyticCase, const FrameResult& frame)
                 : std::numeric_limits<double>::infinity();
       const double scatterError = std::sqrt(scatter / n);
       const double ownError = std::sqrt(sums.variance[channel]) / n;
-      if (samples > 1 && (samples >= fewSamplesPerPixel || ownError >= scatterError)) {
+      // A region of one pixel has no scatter to estimate: its own variance is all there is.
+      if (samples > 1 && (samples >= fewSamplesPerPixel || n < 2 || ownError >= scatterError)) {
         check.standardError = ownError;
         check.degreesOfFreedom = n * (samples - 1);
       } else {

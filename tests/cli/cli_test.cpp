@@ -315,6 +315,21 @@ TEST(RenderCommand, RefusesBadArgumentsBeforeRendering) {
   const auto badBackend = runPtbench("render --scene builtin:cornell --backend optix");
   EXPECT_EQ(badBackend.exitCode, 1);
   EXPECT_NE(badBackend.err.find("unknown backend 'optix'"), std::string::npos) << badBackend.err;
+  // A config's "all" is several runs; render draws one image (it once rendered the first).
+  const auto allBackends = runPtbench("render --scene builtin:cornell --backend all");
+  EXPECT_EQ(allBackends.exitCode, 1);
+  EXPECT_NE(allBackends.err.find("--backend all: one image is drawn on one backend"), std::string::npos)
+      << allBackends.err;
+  // The raycast is measured by its trace stage: frame-only timing would leave nothing to report.
+  const auto raycastFrame = runPtbench("render --scene builtin:cornell --integrator raycast --timing frame");
+  EXPECT_EQ(raycastFrame.exitCode, 1);
+  EXPECT_NE(raycastFrame.err.find("--timing frame: the raycast's measure is its trace stage"), std::string::npos)
+      << raycastFrame.err;
+  // A scene that cannot be read is reported as such before any device is chosen.
+  const auto missingScene = runPtbench("--device no-such-gpu render --scene missing.glb");
+  EXPECT_EQ(missingScene.exitCode, 1);
+  EXPECT_NE(missingScene.err.find("missing.glb"), std::string::npos) << missingScene.err;
+  EXPECT_EQ(missingScene.err.find("no-such-gpu"), std::string::npos) << missingScene.err;
 }
 
 // `ptbench verify` for one integrator and backend (scripts/test.sh runs every one, and so do the

@@ -200,6 +200,17 @@ TEST(AnalyticCases, ARegionOfOnePixelNeedsTwoSamples) {
   c.regionNames.push_back("one pixel");
   c.regionOf[0] = uint32_t(c.regionNames.size() - 1);
   EXPECT_EQ(verify::minimumSamplesPerPixel(c), 2u);
+  // From two samples on, its own variance is its noise: a finite tolerance that a wrong value
+  // fails (with no scatter to estimate, the few-samples rule once made it infinite).
+  for (uint32_t samples : {2u, 4u, 16u}) {
+    c.settings.samplesPerPixel = samples;
+    const verify::CaseCheck check = verify::checkFrame(c, perfectFrame(c, 0.01));
+    const auto region = std::find_if(check.regions.begin(), check.regions.end(),
+                                     [](const verify::MeanCheck& r) { return r.region == "one pixel"; });
+    ASSERT_NE(region, check.regions.end());
+    EXPECT_TRUE(std::isfinite(region->tolerance)) << samples;
+    EXPECT_TRUE(std::isfinite(region->standardErrors)) << samples;
+  }
 }
 
 }  // namespace
