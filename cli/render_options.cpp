@@ -190,8 +190,9 @@ void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions
   for (const trace::BackendDescriptor* backend : trace::backends()) {
     if (backend->options.empty()) continue;
     optionHelp += "; " + std::string(backend->name) + " backend:";
-    for (const auto& option : backendOptions(backend->id))
-      optionHelp += "\n  " + option.name + " (" + option.accepted + "): " + option.description;
+    for (const trace::BackendOption& option : backend->options)
+      optionHelp += "\n  " + std::string(option.name) + " (" + std::string(option.accepted) +
+                    "): " + std::string(option.description);
   }
   command->add_option("--option", options->integratorOptions, optionHelp);
 }

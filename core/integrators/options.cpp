@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 
 #include "core/integrators/registry.h"
 #include "core/integrators/wavefront.h"
@@ -53,20 +52,6 @@ PoolChoice resolveWavefrontPool(RenderSettings& settings, const vk::DeviceCapabi
   const PoolChoice pool = wavefrontPool(settings, device);
   settings.wavefront.poolSize = pool.paths;
   return pool;
-}
-
-// The backends' options are their descriptors' (core/trace/); these read them in the shape of
-// the integrators' options.
-const std::vector<OptionInfo>& backendOptions(Backend backend) {
-  static const auto table = [] {
-    std::array<std::vector<OptionInfo>, allBackends.size()> options;
-    for (Backend each : allBackends)
-      for (const trace::BackendOption& option : trace::descriptor(each).options)
-        options[size_t(each)].push_back(
-            {std::string(option.name), std::string(option.accepted), std::string(option.description)});
-    return options;
-  }();
-  return table[size_t(backend)];
 }
 
 std::string applyBackendOption(Backend backend, const std::string& key, const nlohmann::json& value,

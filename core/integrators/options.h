@@ -1,5 +1,6 @@
-// Integrator options: what each integrator takes under options.<integrator> in a config and
-// through `render --option key=value`, their defaults, and their canonical form in reports.
+// Options beside the integrators' own (those are their registry entries, registry.h): a backend's
+// (its descriptor's, core/trace/) as a run's settings take them, a run's options as reports hold
+// them, and the wavefront's default pool.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,11 +17,8 @@ struct OptionInfo {
   std::string description;
 };
 
-// The options of a backend (options.<backend> in configs; `render --option` takes them too):
-// the software backend's software_bvh. Empty for backends without options.
-const std::vector<OptionInfo>& backendOptions(Backend backend);
-
-// As applyOption, for an option of `backend`.
+// Sets option `key` of `backend` (options.<backend>, `render --option`) in `settings` from a JSON
+// value. Returns an empty string, or what is wrong in one sentence ("expected cwbvh or bvh2").
 std::string applyBackendOption(Backend backend, const std::string& key, const nlohmann::json& value,
                                RenderSettings& settings);
 
