@@ -52,4 +52,8 @@ struct BackendDescriptor {
   std::span<const BackendOption> options;
 };
 
+// What tracing through the scene's acceleration structures needs of a device, for the enable
+// of every backend whose scene needs them (SceneNeeds::AccelerationStructures).
+void enableAccelerationStructures(vk::DeviceSetup& setup);
+
 }  // namespace ptbench::trace

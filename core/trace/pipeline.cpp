@@ -16,10 +16,8 @@ extern constinit const BackendDescriptor pipelineBackend{
     .needs = "ray-tracing pipelines (VK_KHR_ray_tracing_pipeline with VK_KHR_acceleration_structure)",
     .enable =
         [](vk::DeviceSetup& setup, const vk::DeviceCapabilities& device) {
-          setup.enableExtension(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME);
-          setup.enableExtension(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
+          enableAccelerationStructures(setup);
           setup.enableExtension(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
-          setup.features.accelerationStructure.accelerationStructure = VK_TRUE;
           setup.features.rayTracingPipeline.rayTracingPipeline = VK_TRUE;
           setup.features.rayTracingPipeline.rayTracingPipelineTraceRaysIndirect = device.rayTracingIndirect;
           // For megakernel-ser. Enabling it changes nothing for the kernels that do not use it.

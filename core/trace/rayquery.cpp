@@ -15,10 +15,8 @@ extern constinit const BackendDescriptor rayQueryBackend{
     .needs = "ray queries (VK_KHR_ray_query with VK_KHR_acceleration_structure)",
     .enable =
         [](vk::DeviceSetup& setup, const vk::DeviceCapabilities&) {
-          setup.enableExtension(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME);
-          setup.enableExtension(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
+          enableAccelerationStructures(setup);
           setup.enableExtension(VK_KHR_RAY_QUERY_EXTENSION_NAME);
-          setup.features.accelerationStructure.accelerationStructure = VK_TRUE;
           setup.features.rayQuery.rayQuery = VK_TRUE;
         },
 };

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/vk/device_setup.h"
+
 namespace ptbench::trace {
 
 // Each defined in its own unit (rayquery.cpp, ...). A new backend is one more line here, in
@@ -55,6 +57,12 @@ std::string backendChoicesHelp() {
     autoRule +=
         autoRule.empty() ? std::string(backend->name) + " where supported" : ", else " + std::string(backend->name);
   return "auto, " + backendNameList(" or ") + " (auto: " + autoRule + ")";
+}
+
+void enableAccelerationStructures(vk::DeviceSetup& setup) {
+  setup.enableExtension(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME);
+  setup.enableExtension(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
+  setup.features.accelerationStructure.accelerationStructure = VK_TRUE;
 }
 
 }  // namespace ptbench::trace
