@@ -189,7 +189,7 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
 
 gpu::SceneAddresses GpuScene::addresses(TraceTarget target) const {
   gpu::SceneAddresses addresses = addresses_;
-  if (trace::descriptor(target.backend).scene == trace::SceneNeeds::SoftwareBvh) {
+  if (trace::tracesSoftwareBvh(target.backend)) {
     const auto& bvh = softwareBvh_[size_t(target.softwareBvh)];
     if (const std::string& error = softwareBvhError(target.softwareBvh); !bvh && !error.empty()) throw UserError(error);
     if (!bvh)

@@ -58,8 +58,7 @@ Verification verifyCases(const vk::Context& context, std::span<const AnalyticCas
   // The software backend traverses its default layout here; `run` sweeps software_bvh.
   std::vector<BvhLayout> softwareLayouts;
   for (const Combination& combination : combinations)
-    if (trace::descriptor(combination.backend).scene == trace::SceneNeeds::SoftwareBvh &&
-        context.backendEnabled(combination.backend))
+    if (trace::tracesSoftwareBvh(combination.backend) && context.backendEnabled(combination.backend))
       softwareLayouts = {BvhLayout::Cwbvh};
 
   for (const AnalyticCase& analyticCase : cases) {
