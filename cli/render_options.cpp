@@ -170,10 +170,7 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
                                          .deviceSelector = global.device,
                                          .backends = {*run.traceBackend},
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const std::vector<BvhLayout> softwareLayouts = trace::tracesSoftwareBvh(*run.traceBackend)
-                                                     ? std::vector<BvhLayout>{run.spec.settings.softwareBvh}
-                                                     : std::vector<BvhLayout>{};
-  const PreparedScene scene = uploadScene(context, std::move(sceneData), softwareLayouts);
+  const PreparedScene scene = uploadScene(context, std::move(sceneData), {&run});
   const PreparedRun prepared = prepareRun(context, run, entry, scene);
   use(options, PreparedRender{
                    .run = run, .settings = prepared.settings, .integrator = *prepared.integrator, .context = context});

@@ -113,9 +113,13 @@ std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry) {
 }
 
 PreparedScene uploadScene(const vk::Context& context, std::unique_ptr<SceneData> data,
-                          const std::vector<BvhLayout>& softwareLayouts) {
+                          const std::vector<const RunRecord*>& runs) {
+  std::set<BvhLayout> softwareLayouts;
+  for (const RunRecord* run : runs)
+    if (trace::tracesSoftwareBvh(*run->traceBackend)) softwareLayouts.insert(run->spec.settings.softwareBvh);
   PreparedScene prepared{.data = std::move(data)};
-  prepared.gpu = std::make_unique<GpuScene>(context, *prepared.data, softwareLayouts);
+  prepared.gpu = std::make_unique<GpuScene>(context, *prepared.data,
+                                            std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
   return prepared;
 }
 
@@ -187,16 +191,13 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       continue;
     }
     const SceneEntry& entry = config.scenes[sceneIndex];
-    std::set<BvhLayout> softwareLayouts;
-    for (const RunRecord* record : sceneRuns)
-      if (trace::tracesSoftwareBvh(*record->traceBackend)) softwareLayouts.insert(record->spec.settings.softwareBvh);
     std::optional<LinearImage> reference;
     PreparedScene prepared;
     const auto loadStart = Clock::now();
     try {
       if (entry.reference) reference = readLinearImage(*entry.reference);
-      prepared = uploadScene(context, loadSceneData(entry),
-                             std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
+      prepared =
+          uploadScene(context, loadSceneData(entry), std::vector<const RunRecord*>(sceneRuns.begin(), sceneRuns.end()));
     } catch (const std::exception& error) {
       for (RunRecord* record : sceneRuns) record->error = error.what();
       checkpoint();

@@ -47,9 +47,9 @@ struct PreparedScene {
 // The scene read or generated with its entry applied: no GPU work, so that a bad scene is
 // reported before any device is created.
 std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry);
-// `data` uploaded.
+// `data` uploaded, with the software BVH layouts that those of `runs` on the software backend traverse.
 PreparedScene uploadScene(const vk::Context& context, std::unique_ptr<SceneData> data,
-                          const std::vector<BvhLayout>& softwareLayouts);
+                          const std::vector<const RunRecord*>& runs);
 
 // A planned run's integrator, created for its backend and options, and the settings its frames
 // take (the run's, with its scene's camera and environment).
