@@ -15,7 +15,15 @@ cmake --build build-sanitize -j"$(nproc)" --target ptbench ptbench_unit_tests pt
 build-sanitize/ptbench_unit_tests --gtest_brief=1
 ASAN_OPTIONS=detect_leaks=0 build-sanitize/ptbench_gpu_tests --gtest_brief=1 --gtest_filter='BadInputTest.*'
 scripts/fuzz.sh 30
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+# A failed test runs once more, alone: one that fails again fails the run; one that then passes
+# is named as flaky at the end, its first failure's output (for a crash, its stack) above. One
+# has: a bus error inside a lavapipe test once in many runs under CTest's load, never reproduced.
+if ! ctest --test-dir build --output-on-failure -j"$(nproc)"; then
+  echo "test.sh: running the failed tests once more, alone"
+  ctest --test-dir build --output-on-failure --rerun-failed
+  echo "test.sh: FLAKY: the tests CTest listed as failed above passed when run again alone;" \
+    "their first output is above"
+fi
 # The analytic checks with every integrator and backend lavapipe has, through the binary users
 # run (README, "Checking a device"); exit 3 on a wrong image.
 build/ptbench --validate verify --quick

@@ -36,10 +36,41 @@ gpu::CameraParams cameraParams(const RenderSettings& settings) {
                                                     : std::max(dot(camera.target - camera.position, forward), 1e-6f)};
 }
 
-void fillFrameParams(gpu::FrameParams& params, const vk::Context& context, const GpuScene& scene, TraceTarget target,
-                     const Film& film, const RenderSettings& settings) {
+void requireDeviceMemory(const vk::Context& context, uint64_t bytes, const std::string& what,
+                         const std::string& remedy) {
+  const uint64_t deviceBytes = context.capabilities().deviceLocalBytes;
+  if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
+    throw UserError(what + " needs " + std::to_string(bytes >> 20) + " MiB, more than 3/4 of the device's " +
+                    std::to_string(deviceBytes >> 20) + " MiB; " + remedy);
+}
+
+uint64_t DeviceArena::place(uint64_t elementBytes) {
+  const uint64_t offset = bytes_;
+  bytes_ = vk::alignUp(bytes_ + elementBytes * count_, 16);
+  bytesPerElement_ += elementBytes;
+  return offset;
+}
+
+vk::Buffer DeviceArena::allocate(const vk::Context& context, VkBufferUsageFlags usage, const std::string& what,
+                                 const std::string& remedy) const {
+  requireDeviceMemory(context, bytes_, what, remedy);
+  return vk::Buffer(context, bytes_, usage, vk::MemoryUse::DeviceOnly);
+}
+
+FrameRecorder::FrameRecorder(const vk::Context& context, const GpuScene& scene, TraceTarget target, bool simtCounters)
+    : context_(context),
+      scene_(scene),
+      target_(target),
+      simtCounters_(simtCounters),
+      params_(context, sizeof(gpu::FrameParams), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+              vk::MemoryUse::DeviceOnly),
+      timer_(context) {}
+
+void FrameRecorder::prepare(const RenderSettings& settings) {
+  const Film& film = filmFor(film_, context_, settings, simtCounters_);
+  gpu::FrameParams& params = frameParams_;
   params = {};
-  params.scene = scene.addresses(target);
+  params.scene = scene_.addresses(target_);
   params.camera = cameraParams(settings);
   params.film = film.pixels();
   params.counters = film.counters();
@@ -52,34 +83,54 @@ void fillFrameParams(gpu::FrameParams& params, const vk::Context& context, const
   params.rrDepth = settings.rrDepth;
   params.seed = settings.seed;
   params.samplerKind = settings.sampler == SamplerKind::Pcg ? gpu::SAMPLER_PCG : gpu::SAMPLER_HALTON;
-  params.traceRowWidth = context.capabilities().traceRowWidth;
+  params.traceRowWidth = context_.capabilities().traceRowWidth;
+  readImage_ = settings.readImage;
+  prepared_ = std::chrono::steady_clock::now();
 }
 
-FrameResult frameTimes(const vk::StageTimer& timer, std::chrono::steady_clock::time_point submitted) {
-  FrameResult result;
-  result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitted).count();
-  const vk::FrameTiming timing = timer.read();
-  result.stages = timing.stages;
-  result.gpuMs = timing.frameNs * 1e-6;
-  result.launches = timing.launches;
-  return result;
+void FrameRecorder::begin(VkCommandBuffer commands, VkPipelineStageFlags2 readers, bool stageTimestamps,
+                          const std::function<void()>& uploads) {
+  timer_.begin(commands, stageTimestamps);
+  film_->recordClear(commands);
+  vkCmdUpdateBuffer(commands, params_.get(), 0, sizeof frameParams_, &frameParams_);
+  if (uploads) uploads();
+  vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, readers,
+                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 }
 
-void timedStage(vk::StageTimer& timer, VkCommandBuffer commands, VkPipelineStageFlags2 shaderStages, Stage stage,
-                const std::function<void()>& body, uint32_t step, uint32_t launches) {
-  timer.time(commands, stage, body, step, launches);
+void FrameRecorder::stage(VkCommandBuffer commands, VkPipelineStageFlags2 shaderStages, Stage stage,
+                          const std::function<void()>& body, uint32_t step, uint32_t launches) {
+  timer_.time(commands, stage, body, step, launches);
   vk::memoryBarrier(commands, shaderStages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                     shaderStages | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
                     VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
                         VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
 }
 
-void requireDeviceMemory(const vk::Context& context, uint64_t bytes, const std::string& what,
-                         const std::string& remedy) {
-  const uint64_t deviceBytes = context.capabilities().deviceLocalBytes;
-  if (deviceBytes > 0 && bytes > deviceBytes / 4 * 3)
-    throw UserError(what + " needs " + std::to_string(bytes >> 20) + " MiB, more than 3/4 of the device's " +
-                    std::to_string(deviceBytes >> 20) + " MiB; " + remedy);
+void FrameRecorder::time(VkCommandBuffer commands, Stage stage, const std::function<void()>& body) {
+  timer_.time(commands, stage, body);
+}
+
+void FrameRecorder::end(VkCommandBuffer commands) {
+  timer_.end(commands);
+}
+
+void FrameRecorder::recordOutput(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const {
+  if (readImage_) film_->recordReadback(commands, writers);
+}
+
+FrameResult FrameRecorder::times() const {
+  FrameResult result;
+  result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - prepared_).count();
+  const vk::FrameTiming timing = timer_.read();
+  result.stages = timing.stages;
+  result.gpuMs = timing.frameNs * 1e-6;
+  result.launches = timing.launches;
+  return result;
+}
+
+void FrameRecorder::readOutput(FrameResult& result, Stage simtStage) const {
+  if (readImage_) film_->read(result, simtStage);
 }
 
 }  // namespace ptbench

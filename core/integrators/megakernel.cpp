@@ -1,6 +1,5 @@
 #include "core/integrators/megakernel.h"
 
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -51,31 +50,19 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
                                            IntegratorKind kind, const RenderSettings& settings)
     : context_(context),
       scene_(scene),
-      target_(target),
       regenerate_(kind == IntegratorKind::MegakernelRegen),
-      simtCounters_(settings.simtCounters),
       kernel_(context, megakernelDesc(kind, settings, scene), target, scene.descriptorSetLayout()),
-      frameParams_(context, sizeof(gpu::FrameParams),
-                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
+      frame_(context, scene, target, settings.simtCounters) {}
 
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
-  const Film& film = filmFor(film_, context_, settings, simtCounters_);
-  gpu::FrameParams params;
-  fillFrameParams(params, context_, scene_, target_, film, settings);
+  frame_.prepare(settings);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;
   const VkPipelineStageFlags2 kernelStage = kernel_.pipelineStage();
-
-  const auto start = std::chrono::steady_clock::now();
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    timer_.begin(commands, settings.stageTimestamps);
-    film.recordClear(commands);
-    // The parameters live in device-local memory, so that no kernel reads them over the bus.
-    vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof params, &params);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, kernelStage,
-                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    frame_.begin(commands, kernelStage, settings.stageTimestamps);
     for (uint32_t launch = 0; launch < launches; ++launch) {
-      const gpu::FramePush push{.params = frameParams_.address(), .sampleIndex = launch};
-      timer_.time(commands, Stage::TraceShade,
+      const gpu::FramePush push{.params = frame_.paramsAddress(), .sampleIndex = launch};
+      frame_.time(commands, Stage::TraceShade,
                   [&] { kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height); });
       // Each launch adds to the film and counters the one before wrote.
       if (launch + 1 < launches)
@@ -84,11 +71,11 @@ FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
     }
     // The frame ends with its last kernel: copying the film to the host is output, the same
     // for every integrator, and would time the bus rather than the renderer.
-    timer_.end(commands);
-    if (settings.readImage) film.recordReadback(commands, kernelStage);
+    frame_.end(commands);
+    frame_.recordOutput(commands, kernelStage);
   });
-  FrameResult result = frameTimes(timer_, start);
-  if (settings.readImage) film.read(result, Stage::TraceShade);
+  FrameResult result = frame_.times();
+  frame_.readOutput(result, Stage::TraceShade);
   return result;
 }
 

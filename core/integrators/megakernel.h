@@ -3,9 +3,7 @@
 // samples back to back, starting the next path where the last one ended; or, as
 // megakernel-ser, the first with the threads reordered by their hits before each shading.
 #pragma once
-#include <optional>
-
-#include "core/integrators/film.h"
+#include "core/integrators/frame.h"
 #include "core/integrators/integrator.h"
 #include "core/integrators/kernel.h"
 #include "core/scene/gpu_scene.h"
@@ -26,13 +24,9 @@ class MegakernelIntegrator final : public Integrator {
  private:
   const vk::Context& context_;
   const GpuScene& scene_;
-  TraceTarget target_;
   bool regenerate_;
-  bool simtCounters_;
   Kernel kernel_;
-  vk::Buffer frameParams_;  // device-local, written at the start of every frame
-  vk::StageTimer timer_{context_};
-  std::optional<Film> film_;
+  FrameRecorder frame_;
 };
 
 }  // namespace ptbench

@@ -1,7 +1,6 @@
 #include "core/integrators/raycast.h"
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 
 #include "core/errors.h"
@@ -25,7 +24,6 @@ constexpr VkDeviceSize controlBytes = launchesOffset + gpu::RAY_SET_COUNT * size
 
 constexpr VkDeviceSize vec3Bytes = 3 * sizeof(float);
 constexpr VkDeviceSize wordBytes = sizeof(uint32_t);
-constexpr VkDeviceSize rayBytes = 2 * vec3Bytes + 2 * wordBytes;  // origin, direction, tMax, pixel
 
 uint32_t raysConstant(RaycastRays rays) {
   switch (rays) {
@@ -60,11 +58,30 @@ TraceTarget checkDevice(const vk::Context& context, TraceTarget target) {
   return target;
 }
 
+// The rays' arrays in an arena of `slots` elements each, at the buffer address `base` (0: offsets).
+struct RaycastLayout {
+  gpu::RaycastParams params{};
+  DeviceArena arena;
+};
+RaycastLayout raycastLayout(uint64_t slots, uint64_t base = 0) {
+  RaycastLayout layout{.arena = DeviceArena(slots)};
+  auto place = [&](uint64_t& address, uint64_t elementBytes) { address = base + layout.arena.place(elementBytes); };
+  for (gpu::RaySet& set : layout.params.rays) {
+    place(set.origin, vec3Bytes);
+    place(set.direction, vec3Bytes);
+    place(set.tMax, wordBytes);
+    place(set.slot, wordBytes);
+  }
+  place(layout.params.hits, sizeof(gpu::HitRecord));
+  place(layout.params.occluded, wordBytes);
+  place(layout.params.rayOfSlot, wordBytes);
+  return layout;
+}
+
 }  // namespace
 
 uint64_t RaycastIntegrator::stateBytes(uint64_t rays) {
-  const uint64_t perRay = gpu::RAY_SET_COUNT * rayBytes + sizeof(gpu::HitRecord) + 2 * wordBytes;
-  return perRay * rays;
+  return raycastLayout(1).arena.bytesPerElement() * rays;
 }
 
 uint32_t RaycastIntegrator::batchSamples(const RenderSettings& settings) {
@@ -75,15 +92,13 @@ uint32_t RaycastIntegrator::batchSamples(const RenderSettings& settings) {
 RaycastIntegrator::RaycastIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target)
     : context_(context),
       scene_(scene),
-      target_(target),
       generate_(context, raycastKernel("raycast_generate"), checkDevice(context, target), scene.descriptorSetLayout()),
       prepare_(context, singleInvocation(raycastKernel("raycast_prepare")), target, scene.descriptorSetLayout()),
       spawn_(context, raycastKernel("raycast_spawn"), target, scene.descriptorSetLayout()),
       resolve_(context, raycastKernel("raycast_resolve"), target, scene.descriptorSetLayout()),
       traceClosest_(context, raycastKernel("raycast_trace", true, {0}), target, scene.descriptorSetLayout()),
       traceAny_(context, raycastKernel("raycast_trace", true, {1}), target, scene.descriptorSetLayout()),
-      frameParams_(context, sizeof(gpu::FrameParams),
-                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly),
+      frame_(context, scene, target, false),
       control_(context, controlBytes,
                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -102,32 +117,11 @@ std::vector<KernelStatistics> RaycastIntegrator::kernels() const {
 
 void RaycastIntegrator::allocate(uint32_t slots) {
   if (slots_ == slots) return;
-  const uint64_t bytes = stateBytes(slots);
-  requireDeviceMemory(context_, bytes, "the raycast's state for " + std::to_string(slots) + " samples",
-                      "lower the resolution");
   slots_ = 0;
-  rays_ = {};
-  VkDeviceSize offset = 0;
-  auto array = [&](VkDeviceSize elementBytes) {
-    const VkDeviceSize at = offset;
-    offset = vk::alignUp(offset + elementBytes * slots, 16);
-    return at;
-  };
-  gpu::RaycastParams params{};
-  for (gpu::RaySet& set : params.rays) {
-    set.origin = array(vec3Bytes);
-    set.direction = array(vec3Bytes);
-    set.tMax = array(wordBytes);
-    set.slot = array(wordBytes);
-  }
-  params.hits = array(sizeof(gpu::HitRecord));
-  params.occluded = array(wordBytes);
-  params.rayOfSlot = array(wordBytes);
-  rays_ = vk::Buffer(context_, offset, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceOnly);
-  const VkDeviceAddress base = rays_.address();
-  for (gpu::RaySet& set : params.rays)
-    for (uint64_t* address : {&set.origin, &set.direction, &set.tMax, &set.slot}) *address += base;
-  for (uint64_t* address : {&params.hits, &params.occluded, &params.rayOfSlot}) *address += base;
+  rays_ = raycastLayout(slots).arena.allocate(context_, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                              "the raycast's state for " + std::to_string(slots) + " samples",
+                                              "lower the resolution");
+  gpu::RaycastParams params = raycastLayout(slots, rays_.address()).params;
   params.counters = control_.address() + countersOffset;
   params.launches = control_.address() + launchesOffset;
   params_ = params;
@@ -136,7 +130,7 @@ void RaycastIntegrator::allocate(uint32_t slots) {
 
 gpu::RaycastPush RaycastIntegrator::pushConstants(const RenderSettings& settings, uint32_t firstSample,
                                                   uint32_t samples, uint32_t set) const {
-  return {.params = frameParams_.address(),
+  return {.params = frame_.paramsAddress(),
           .raycast = control_.address() + paramsOffset,
           .sampleIndex = firstSample,
           .rays = raysConstant(settings.raycast.rays),
@@ -145,7 +139,7 @@ gpu::RaycastPush RaycastIntegrator::pushConstants(const RenderSettings& settings
 }
 
 void RaycastIntegrator::timed(VkCommandBuffer commands, Stage stage, const std::function<void()>& body) {
-  timedStage(timer_, commands, shaderStages_, stage, body);
+  frame_.stage(commands, shaderStages_, stage, body);
 }
 
 void RaycastIntegrator::launchOverSet(VkCommandBuffer commands, const Kernel& kernel, const gpu::RaycastPush& push,
@@ -158,23 +152,18 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
   const uint32_t pixels = settings.width * settings.height;
   const uint32_t batch = batchSamples(settings);
   allocate(pixels * batch);
-  const Film& film = filmFor(film_, context_, settings, false);
-  gpu::FrameParams frameParams;
-  fillFrameParams(frameParams, context_, scene_, target_, film, settings);
+  frame_.prepare(settings);
   const bool primary = settings.raycast.rays == RaycastRays::Primary;
   const bool shadow = settings.raycast.rays == RaycastRays::Shadow;
   const VkDescriptorSet sceneSet = scene_.descriptorSet();
 
-  const auto start = std::chrono::steady_clock::now();
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    timer_.begin(commands);
-    film.recordClear(commands);
-    // Parameters and counters in device-local memory, written inside the frame.
-    vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof frameParams, &frameParams);
-    vkCmdUpdateBuffer(commands, control_.get(), paramsOffset, sizeof params_, &params_);
-    vkCmdFillBuffer(commands, control_.get(), countersOffset, sizeof(gpu::RaycastCounters), 0);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages_,
-                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // The raycast times its stages whatever the settings say: they are what it measures. Its
+    // parameters and counters in device-local memory, written inside the frame.
+    frame_.begin(commands, shaderStages_, true, [&] {
+      vkCmdUpdateBuffer(commands, control_.get(), paramsOffset, sizeof params_, &params_);
+      vkCmdFillBuffer(commands, control_.get(), countersOffset, sizeof(gpu::RaycastCounters), 0);
+    });
     for (uint32_t first = 0; first < settings.samplesPerPixel; first += batch) {
       const uint32_t samples = std::min(batch, settings.samplesPerPixel - first);
       const gpu::RaycastPush camera = pushConstants(settings, first, samples, gpu::RAY_SET_CAMERA);
@@ -194,19 +183,17 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
       timed(commands, Stage::Accumulate, [&] { resolve_.launch(commands, sceneSet, &camera, pixels); });
     }
     // The frame ends with its last kernel: reading back is output, outside the frame's time.
-    timer_.end(commands);
-    if (settings.readImage)
-      film.recordReadback(commands, shaderStages_);  // its barrier covers the counters' copy too
-    else
-      vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
-                        VK_ACCESS_2_TRANSFER_READ_BIT);
+    frame_.end(commands);
+    frame_.recordOutput(commands, shaderStages_);
+    vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                      VK_ACCESS_2_TRANSFER_READ_BIT);
     const VkBufferCopy counters{.srcOffset = countersOffset, .size = sizeof(gpu::RaycastCounters)};
     vkCmdCopyBuffer(commands, control_.get(), readback_.get(), 1, &counters);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
   });
-  FrameResult result = frameTimes(timer_, start);
-  if (settings.readImage) film.read(result, Stage::Trace);
+  FrameResult result = frame_.times();
+  frame_.readOutput(result, Stage::Trace);
   const auto& counters = *static_cast<const gpu::RaycastCounters*>(readback_.mapped());
   result.work = {};
   (shadow ? result.work.shadowRays : result.work.extensionRays) = counters.tracedRays;

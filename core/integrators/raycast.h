@@ -4,9 +4,7 @@
 // set of rays (structure of arrays, as the wavefront keeps them) and does nothing else; then a
 // resolve of each pixel's ray into the film as 1 or 0, so the image shows what was traced.
 #pragma once
-#include <optional>
-
-#include "core/integrators/film.h"
+#include "core/integrators/frame.h"
 #include "core/integrators/integrator.h"
 #include "core/integrators/kernel.h"
 #include "core/scene/gpu_scene.h"
@@ -39,18 +37,15 @@ class RaycastIntegrator final : public Integrator {
 
   const vk::Context& context_;
   const GpuScene& scene_;
-  TraceTarget target_;
   Kernel generate_, prepare_, spawn_, resolve_;
   Kernel traceClosest_, traceAny_;  // raycast_trace, specialised
   VkPipelineStageFlags2 shaderStages_;
-  vk::Buffer frameParams_;  // device-local, written at the start of every frame
-  uint32_t slots_ = 0;      // what the buffers below are sized for: (sample, pixel) slots of a batch
-  vk::Buffer rays_;         // both ray sets, the results and the per-slot ray indices
-  vk::Buffer control_;      // parameters, counters, launch records
-  vk::Buffer readback_;     // the counters, for the host
+  FrameRecorder frame_;
+  uint32_t slots_ = 0;   // what the buffers below are sized for: (sample, pixel) slots of a batch
+  vk::Buffer rays_;      // both ray sets, the results and the per-slot ray indices (an arena)
+  vk::Buffer control_;   // parameters, counters, launch records
+  vk::Buffer readback_;  // the counters, for the host
   gpu::RaycastParams params_{};
-  std::optional<Film> film_;
-  vk::StageTimer timer_{context_};
 };
 
 }  // namespace ptbench

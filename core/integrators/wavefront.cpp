@@ -1,7 +1,6 @@
 #include "core/integrators/wavefront.h"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -64,16 +63,14 @@ const WavefrontOptions& checkDevice(const vk::Context& context, Backend backend,
 }  // namespace
 
 uint64_t WavefrontIntegrator::stateBytes(uint32_t poolSize, const WavefrontOptions& options) {
-  return wavefrontStateLayout(1, options).bytesPerSlot * poolSize;
+  return wavefrontStateLayout(1, options).arena.bytesPerElement() * poolSize;
 }
 
 WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
                                          const RenderSettings& settings)
     : context_(context),
       scene_(scene),
-      target_(target),
       options_(checkDevice(context, target.backend, settings.wavefront)),
-      simtCounters_(settings.simtCounters),
       generate_(context, stageKernel("wavefront_generate", false, options_, scene), target,
                 scene.descriptorSetLayout()),
       extend_(context, stageKernel("wavefront_extend", true, options_, scene), target, scene.descriptorSetLayout()),
@@ -82,10 +79,9 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
                   scene.descriptorSetLayout()),
       prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, options_, scene)), target,
                scene.descriptorSetLayout()),
-      frameParams_(context, sizeof(gpu::FrameParams),
-                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
+      frame_(context, scene, target, settings.simtCounters) {
   // The shading point, where counters: simt counts, is in the shade kernels only.
-  const char* shade = simtCounters_ ? "wavefront_shade_simt" : "wavefront_shade";
+  const char* shade = settings.simtCounters ? "wavefront_shade_simt" : "wavefront_shade";
   if (options_.materialQueues) {
     classify_.emplace(context, stageKernel("wavefront_classify", false, options_, scene), target,
                       scene.descriptorSetLayout());
@@ -110,16 +106,15 @@ std::vector<KernelStatistics> WavefrontIntegrator::kernels() const {
 
 void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
   if (state_.poolSize == poolSize && state_.stepCapacity == stepCapacity) return;
-  const uint64_t bytes = stateBytes(poolSize, options_);
-  requireDeviceMemory(context_, bytes, "the wavefront's state for a pool of " + std::to_string(poolSize) + " paths",
-                      "lower options.wavefront.pool_size");
   state_ = {};
   State state;
   state.poolSize = poolSize;
   state.stepCapacity = stepCapacity;
-  state.paths =
-      vk::Buffer(context_, wavefrontStateLayout(poolSize, options_).bufferBytes,
-                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly);
+  state.paths = wavefrontStateLayout(poolSize, options_)
+                    .arena.allocate(context_, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                    "the wavefront's state for a pool of " + std::to_string(poolSize) + " paths",
+                                    "lower options.wavefront.pool_size");
+  // The same layout, at the buffer's address.
   state.params = wavefrontStateLayout(poolSize, options_, state.paths.address()).params;
 
   const VkDeviceSize stepBytes = VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters);
@@ -139,7 +134,7 @@ void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
 
 void WavefrontIntegrator::timed(VkCommandBuffer commands, Stage stage, uint32_t step, uint32_t launches,
                                 const std::function<void()>& body) {
-  timedStage(timer_, commands, shaderStages_, stage, body, step, launches);
+  frame_.stage(commands, shaderStages_, stage, body, step, launches);
 }
 
 void WavefrontIntegrator::launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord,
@@ -154,7 +149,7 @@ void WavefrontIntegrator::launch(VkCommandBuffer commands, const Kernel& kernel,
 }
 
 gpu::WavefrontPush WavefrontIntegrator::pushConstants(uint32_t iteration, uint32_t step, uint32_t phase) const {
-  return {.params = frameParams_.address(),
+  return {.params = frame_.paramsAddress(),
           .wavefront = state_.control.address() + paramsOffset,
           .iteration = iteration,
           .step = step,
@@ -234,29 +229,22 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const uint32_t stepCapacity = poolSchedule ? uint32_t(std::min<uint64_t>(maxIterations, 65536)) : settings.maxDepth;
   allocate(poolSize, stepCapacity);
   state_.params.pixelsOwned = !poolSchedule && poolSize <= uint64_t{settings.width} * settings.height;
-  const Film& film = filmFor(film_, context_, settings, simtCounters_);
-
-  gpu::FrameParams frameParams;
-  fillFrameParams(frameParams, context_, scene_, target_, film, settings);
   gpu::WavefrontCounters counters{};
   counters.jobsTotal = jobs;
+  frame_.prepare(settings);
   auto initialize = [&](VkCommandBuffer commands) {
-    timer_.begin(commands, settings.stageTimestamps);
-    film.recordClear(commands);
-    // Parameters and counters in device-local memory, written inside the frame.
-    vkCmdUpdateBuffer(commands, frameParams_.get(), 0, sizeof frameParams, &frameParams);
-    vkCmdUpdateBuffer(commands, state_.control.get(), paramsOffset, sizeof state_.params, &state_.params);
-    vkCmdUpdateBuffer(commands, state_.control.get(), countersOffset, sizeof counters, &counters);
-    vkCmdFillBuffer(commands, state_.control.get(), stepsOffset, VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters),
-                    0);
-    if (!options_.compaction)
-      vkCmdFillBuffer(commands, state_.paths.get(), state_.params.membership - state_.paths.address(),
-                      VkDeviceSize{poolSize} * sizeof(uint32_t), 0);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, shaderStages_,
-                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // The wavefront's parameters and counters in device-local memory, written inside the frame.
+    frame_.begin(commands, shaderStages_, settings.stageTimestamps, [&] {
+      vkCmdUpdateBuffer(commands, state_.control.get(), paramsOffset, sizeof state_.params, &state_.params);
+      vkCmdUpdateBuffer(commands, state_.control.get(), countersOffset, sizeof counters, &counters);
+      vkCmdFillBuffer(commands, state_.control.get(), stepsOffset,
+                      VkDeviceSize{stepCapacity} * sizeof(gpu::StepCounters), 0);
+      if (!options_.compaction)
+        vkCmdFillBuffer(commands, state_.paths.get(), state_.params.membership - state_.paths.address(),
+                        VkDeviceSize{poolSize} * sizeof(uint32_t), 0);
+    });
   };
 
-  const auto start = std::chrono::steady_clock::now();
   uint32_t iteration = 0;
   if (!poolSchedule) {
     // Depth-synchronous: a pass of poolSize paths starts together and runs max_depth bounces,
@@ -273,7 +261,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
             recordIteration(commands, iteration++, bounce,
                             bounce == 0 ? std::optional(gpu::PREPARE_GENERATE_FRESH) : std::nullopt);
         } while (++pass < passes && recorded + settings.maxDepth <= maxIterationsPerSubmission);
-        timer_.end(commands);  // the last submission's end is the frame's
+        frame_.end(commands);  // the last submission's end is the frame's
       });
     }
   } else {
@@ -296,7 +284,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
         for (uint64_t i = 0; i < chunk && iteration < maxIterations; ++i, ++iteration)
           recordIteration(commands, iteration, std::min(iteration, stepCapacity - 1),
                           iteration == 0 ? gpu::PREPARE_GENERATE_FRESH : gpu::PREPARE_GENERATE_REFILL);
-        timer_.end(commands);  // the last chunk's end is the frame's
+        frame_.end(commands);  // the last chunk's end is the frame's
         recordCountersReadback(commands, false);
       });
       chunk = poolCheckInterval;
@@ -304,13 +292,13 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
       drained = readCounters->jobsStarted == readCounters->jobsTotal && continuing == 0;
     }
   }
-  FrameResult result = frameTimes(timer_, start);
+  FrameResult result = frame_.times();
   // Output, outside the frame's timestamps.
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    if (settings.readImage) film.recordReadback(commands, shaderStages_);
+    frame_.recordOutput(commands, shaderStages_);
     recordCountersReadback(commands, true);
   });
-  if (settings.readImage) film.read(result, Stage::Shade);
+  frame_.readOutput(result, Stage::Shade);
 
   const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +
                                                                  readbackStepsOffset);

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/integrators/film.h"
+#include "core/integrators/frame.h"
 #include "core/integrators/integrator.h"
 #include "core/integrators/kernel.h"
 #include "core/scene/gpu_scene.h"
@@ -63,17 +63,13 @@ class WavefrontIntegrator final : public Integrator {
 
   const vk::Context& context_;
   const GpuScene& scene_;
-  TraceTarget target_;
   WavefrontOptions options_;
-  bool simtCounters_;
   Kernel generate_, extend_, shadow_, accumulate_, prepare_;
   std::optional<Kernel> classify_;
   std::vector<Kernel> shade_;  // one, or one per material class
   VkPipelineStageFlags2 shaderStages_;
-  vk::Buffer frameParams_;  // device-local, written at the start of every frame
-  std::optional<Film> film_;
+  FrameRecorder frame_;
   State state_;
-  vk::StageTimer timer_{context_};
 };
 
 }  // namespace ptbench

@@ -1,7 +1,5 @@
 #include "core/integrators/wavefront_state.h"
 
-#include "core/vk/buffer.h"
-
 namespace ptbench {
 namespace {
 
@@ -11,14 +9,9 @@ constexpr uint32_t wordBytes = sizeof(uint32_t);
 }  // namespace
 
 WavefrontStateLayout wavefrontStateLayout(uint32_t poolSize, const WavefrontOptions& options, uint64_t base) {
-  WavefrontStateLayout layout;
+  WavefrontStateLayout layout{.arena = DeviceArena(poolSize)};
   gpu::WavefrontParams& params = layout.params;
-  uint64_t offset = 0;
-  auto place = [&](uint64_t& address, uint64_t bytesPerSlot) {
-    address = base + offset;
-    offset = vk::alignUp(offset + bytesPerSlot * poolSize, 16);
-    layout.bytesPerSlot += bytesPerSlot;
-  };
+  auto place = [&](uint64_t& address, uint64_t bytesPerSlot) { address = base + layout.arena.place(bytesPerSlot); };
   const uint32_t sets = options.compaction ? 2 : 1;
   for (uint32_t set = 0; set < sets; ++set) gpu::forEachPathArray(params.paths[set], place);
   place(params.hits, sizeof(gpu::HitRecord));
@@ -32,7 +25,6 @@ WavefrontStateLayout wavefrontStateLayout(uint32_t poolSize, const WavefrontOpti
     params.finished = {.radiance = params.paths[0].radiance, .pixel = params.paths[0].pixel};
   }
   if (options.compaction && options.materialQueues) place(params.queues, gpu::MATERIAL_CLASS_COUNT * wordBytes);
-  layout.bufferBytes = offset;
   return layout;
 }
 

@@ -5,20 +5,20 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/integrators/frame.h"
 #include "core/integrators/integrator.h"
 #include "core/stage.h"
 #include "shared/wavefront.h"
 
 namespace ptbench {
 
-// The arrays of a pool one after another, each aligned to 16 bytes. Without compaction a path
+// The arrays of a pool in one arena (frame.h), one after another, each aligned to 16 bytes. Without compaction a path
 // keeps its slot: one set of path arrays (both parities name it), the finished arrays alias it
 // and the membership words are needed; with compaction two sets (by iteration parity), no
 // membership.
 struct WavefrontStateLayout {
   gpu::WavefrontParams params{};  // the arrays' addresses; the rest is left to the driver
-  uint64_t bytesPerSlot = 0;      // one slot's bytes, summed over every array
-  uint64_t bufferBytes = 0;       // the buffer the arrays fill, alignment included
+  DeviceArena arena;              // per slot: arena.bytesPerElement(); the buffer: arena.bytes()
 };
 // With `base`, the addresses are those of a buffer at that device address; without, offsets.
 WavefrontStateLayout wavefrontStateLayout(uint32_t poolSize, const WavefrontOptions& options, uint64_t base = 0);

@@ -3,16 +3,12 @@
 #ifndef PTBENCH_PATH_GLSL
 #define PTBENCH_PATH_GLSL
 
+#include "shared/path_state.h"
+#define PTBENCH_PATH_STATE_MEMBER(type, name) type name;
 struct PathState {
-  vec3 origin;
-  vec3 direction;
-  vec3 throughput;
-  vec3 radiance;
-  uint pixel;
-  uint sampleIndex;
-  uint depth;         // segments traced so far
-  float bsdfPdf;      // of the direction just sampled, for MIS when it hits an emitter; 0: no MIS
+  PTBENCH_PATH_FIELDS(PTBENCH_PATH_STATE_MEMBER)
 };
+#undef PTBENCH_PATH_STATE_MEMBER
 
 // A shadow ray for next-event estimation: contribution is added if nothing blocks it.
 struct ShadowRay {

@@ -4,6 +4,7 @@
 // counted per step.
 #ifndef PTBENCH_WAVEFRONT_H
 #define PTBENCH_WAVEFRONT_H
+#include "path_state.h"
 #include "render.h"
 
 #ifdef __cplusplus
@@ -50,7 +51,7 @@ PTBENCH_CONST uint LAUNCH_COUNT = LAUNCH_SHADE_FIRST + MATERIAL_CLASS_COUNT;
 PTBENCH_CONST uint PREPARE_GENERATE_FRESH = 0;   // a new pass: the pool is empty
 PTBENCH_CONST uint PREPARE_GENERATE_REFILL = 1;  // fill the pool's room beside the paths that go on
 PTBENCH_CONST uint PREPARE_SHADE = 2;            // material queues only
-PTBENCH_CONST uint PREPARE_SHADOW = 3;  // after shade: shadow, accumulate and the next extension launch
+PTBENCH_CONST uint PREPARE_SHADOW = 3;           // after shade: shadow, accumulate and the next extension launch
 
 struct WavefrontCounters {
   uint64_t jobsStarted;       // (pixel, sample) jobs handed out: job j is sample j / pixels of a pixel
@@ -70,20 +71,10 @@ struct StepCounters {
 };
 
 // The path state the stages hand each other, one array per field (structure of arrays), indexed
-// by queue position (with compaction) or slot: each field of PathState (common/path.glsl) the
-// path carries from one stage to the next, as PTBENCH_PATH_FIELD(type, name). This list is the
-// one declaration: PathArrays below, the allocation and stateBytes (WavefrontIntegrator), the
-// traffic model (wavefront_state.h) and loadPath/storePath (wavefront/state.glsl) expand it, as
-// Cycles expands kernel/integrator/state_template.h. Rays lead, so that extend reads nothing else.
-#define PTBENCH_PATH_FIELDS(PTBENCH_PATH_FIELD) \
-  PTBENCH_PATH_FIELD(vec3, origin)              \
-  PTBENCH_PATH_FIELD(vec3, direction)           \
-  PTBENCH_PATH_FIELD(vec3, throughput)          \
-  PTBENCH_PATH_FIELD(vec3, radiance)            \
-  PTBENCH_PATH_FIELD(uint, pixel)               \
-  PTBENCH_PATH_FIELD(uint, sampleIndex)         \
-  PTBENCH_PATH_FIELD(uint, depth)               \
-  PTBENCH_PATH_FIELD(float, bsdfPdf)
+// by queue position (with compaction) or slot: PTBENCH_PATH_FIELDS (path_state.h), the one
+// declaration of PathState, which PathArrays below, the allocation and stateBytes
+// (wavefront_state.h), the traffic model and loadPath/storePath (wavefront/state.glsl) expand, as
+// Cycles expands kernel/integrator/state_template.h.
 
 // A light sample's shadow ray, shade to shadow, in the same form; target is the path it lights
 // (SHADOW_TARGET_FINISHED or not).

@@ -45,7 +45,7 @@ TEST(WavefrontState, AllocationHoldsEveryListedFieldOfEveryPath) {
       const WavefrontOptions options = wavefrontOptions(compaction, materialQueues);
       SCOPED_TRACE("compaction " + std::to_string(compaction) + ", material queues " + std::to_string(materialQueues));
       const WavefrontStateLayout layout = wavefrontStateLayout(pool, options);
-      EXPECT_EQ(layout.bufferBytes, WavefrontIntegrator::stateBytes(pool, options));
+      EXPECT_EQ(layout.arena.bytes(), WavefrontIntegrator::stateBytes(pool, options));
 
       std::vector<PlacedArray> arrays;
       for (uint32_t set = 0; set < (compaction ? 2u : 1u); ++set) {
@@ -77,8 +77,8 @@ TEST(WavefrontState, AllocationHoldsEveryListedFieldOfEveryPath) {
         end = array.address + array.bytesPerSlot * pool;
         bytesPerSlot += array.bytesPerSlot;
       }
-      EXPECT_EQ(end, layout.bufferBytes);
-      EXPECT_EQ(bytesPerSlot * pool, layout.bufferBytes);
+      EXPECT_EQ(end, layout.arena.bytes());
+      EXPECT_EQ(bytesPerSlot * pool, layout.arena.bytes());
     }
   }
 }
@@ -89,8 +89,8 @@ TEST(WavefrontState, ArraysAreAlignedAndPaddingIsAllTheAllocationAdds) {
   const WavefrontStateLayout layout = wavefrontStateLayout(1001, options, 1 << 20);
   for (const PlacedArray& array : listedPathArrays(layout.params.paths[1])) EXPECT_EQ(array.address % 16, 0u);
   const uint64_t stateBytes = WavefrontIntegrator::stateBytes(1001, options);
-  EXPECT_GE(layout.bufferBytes, stateBytes);
-  EXPECT_LT(layout.bufferBytes - stateBytes, 16u * 32);
+  EXPECT_GE(layout.arena.bytes(), stateBytes);
+  EXPECT_LT(layout.arena.bytes() - stateBytes, 16u * 32);
   EXPECT_EQ(layout.params.paths[0].origin, uint64_t{1} << 20) << "addresses start at the buffer's";
 }
 
