@@ -6,12 +6,18 @@
 
 namespace ptbench {
 
-// The backends, each described once in core/trace/ (its descriptor: name, device needs, shader
-// define, kernels, scene needs, options). A new backend is a value here, in allBackends and in
-// core/trace/registry.cpp's list, which also gives the order `auto` prefers them in.
-enum class Backend { RayQuery, Pipeline, Software };
+// The backends, one value per line of core/trace/backends.def, in its order (the order `auto`
+// prefers them in); each is described in its descriptor (core/trace/<name>.cpp: device needs,
+// scene needs, options).
+enum class Backend {
+#define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) enumerator,
+#include "core/trace/backends.def"
+};
 
-inline constexpr std::array<Backend, 3> allBackends = {Backend::RayQuery, Backend::Pipeline, Backend::Software};
+inline constexpr std::array allBackends = {
+#define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) Backend::enumerator,
+#include "core/trace/backends.def"
+};
 
 // The descriptor's name, and the backend a name stands for (core/trace/registry.cpp).
 std::string_view backendName(Backend backend);

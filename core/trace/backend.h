@@ -1,7 +1,7 @@
 // What ptbench knows about one trace backend, in one place (DESIGN.md, "Trace backends"): each
-// backend is one unit in this folder defining its descriptor, listed once in registry.cpp. The
-// context, the scene, kernels, options, `devices`, `verify` and the CLI's help read these
-// instead of switching on the backend.
+// backend is one line in backends.def and one unit in this folder, <name>.cpp, defining its
+// descriptor. The context, the scene, kernels, options, `devices`, `verify` and the CLI's help
+// read these instead of switching on the backend.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <span>
@@ -32,11 +32,31 @@ struct BackendOption {
   nlohmann::json (*print)(const TraceTarget& target);               // the canonical form reports hold
 };
 
+// A backend's line in backends.def, which the shader build reads too: its descriptor takes these
+// from here, so that C++ and the shaders cannot disagree.
+struct BackendListing {
+  Backend id;
+  std::string_view name;
+  std::string_view shaderDefine;
+  bool rayGeneration;
+};
+
+inline constexpr BackendListing backendListings[] = {
+#define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) \
+  {Backend::enumerator, #name, #shaderDefine, std::string_view(#stage) == "rgen"},
+#include "core/trace/backends.def"
+};
+
+constexpr const BackendListing& listing(Backend backend) {
+  return backendListings[size_t(backend)];
+}
+
 struct BackendDescriptor {
+  // These four are the backend's listing (listing(id)); the rest is the descriptor's own.
   Backend id;
   std::string_view name;  // in configs, on the command line, in reports and kernel names (<kernel>_<name>)
-  // The define that selects the backend's traceClosest/traceAny (shaders/trace/trace.glsl) when
-  // shaders/CMakeLists.txt compiles a tracing kernel for it.
+  // The define that selects the backend's traceClosest/traceAny (shaders/trace/trace_<name>.glsl,
+  // through the #if chain the shader build generates) when a tracing kernel is compiled for it.
   std::string_view shaderDefine;
   // Whether its tracing kernels are ray-generation shaders in a ray-tracing pipeline (with the
   // hit and miss shaders of shaders/trace/) rather than compute shaders.

@@ -5,12 +5,17 @@
 #include "core/vk/device_setup.h"
 
 namespace ptbench::trace {
+namespace {
+
+constexpr BackendListing listed = listing(Backend::Pipeline);
+
+}  // namespace
 
 extern constinit const BackendDescriptor pipelineBackend{
-    .id = Backend::Pipeline,
-    .name = "pipeline",
-    .shaderDefine = "BACKEND_PIPELINE",
-    .rayGeneration = true,
+    .id = listed.id,
+    .name = listed.name,
+    .shaderDefine = listed.shaderDefine,
+    .rayGeneration = listed.rayGeneration,
     .scene = SceneNeeds::AccelerationStructures,
     .supportedBy = [](const vk::DeviceCapabilities& device) { return device.rayTracingPipeline; },
     .needs = "ray-tracing pipelines (VK_KHR_ray_tracing_pipeline with VK_KHR_acceleration_structure)",

@@ -4,12 +4,17 @@
 #include "core/vk/device_setup.h"
 
 namespace ptbench::trace {
+namespace {
 
-extern constinit const BackendDescriptor rayQueryBackend{
-    .id = Backend::RayQuery,
-    .name = "rayquery",
-    .shaderDefine = "BACKEND_RAYQUERY",
-    .rayGeneration = false,
+constexpr BackendListing listed = listing(Backend::RayQuery);
+
+}  // namespace
+
+extern constinit const BackendDescriptor rayqueryBackend{
+    .id = listed.id,
+    .name = listed.name,
+    .shaderDefine = listed.shaderDefine,
+    .rayGeneration = listed.rayGeneration,
     .scene = SceneNeeds::AccelerationStructures,
     .supportedBy = [](const vk::DeviceCapabilities& device) { return device.rayQuery; },
     .needs = "ray queries (VK_KHR_ray_query with VK_KHR_acceleration_structure)",

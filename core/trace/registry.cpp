@@ -6,16 +6,17 @@
 
 namespace ptbench::trace {
 
-// Each defined in its own unit (rayquery.cpp, ...). A new backend is one more line here, in
-// allBackends' order, and a value in enum class Backend.
-extern const BackendDescriptor rayQueryBackend;
-extern const BackendDescriptor pipelineBackend;
-extern const BackendDescriptor softwareBackend;
+// One per line of backends.def, each defined in its own unit (<name>.cpp).
+#define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) extern const BackendDescriptor name##Backend;
+#include "core/trace/backends.def"
 
 namespace {
 
-constexpr std::array<const BackendDescriptor*, allBackends.size()> registry = {&rayQueryBackend, &pipelineBackend,
-                                                                               &softwareBackend};
+// In backends.def's order, which is allBackends': descriptor() checks each is in its place.
+constexpr std::array<const BackendDescriptor*, allBackends.size()> registry = {
+#define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) &name##Backend,
+#include "core/trace/backends.def"
+};
 
 }  // namespace
 

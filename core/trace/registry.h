@@ -1,4 +1,4 @@
-// Every trace backend's descriptor, in the order `auto` prefers them (registry.cpp lists them).
+// Every trace backend's descriptor, in the order `auto` prefers them (backends.def's).
 #pragma once
 #include <optional>
 #include <span>

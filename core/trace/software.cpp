@@ -7,6 +7,8 @@
 namespace ptbench::trace {
 namespace {
 
+constexpr BackendListing listed = listing(Backend::Software);
+
 constexpr BackendOption softwareOptions[] = {
     {.name = "software_bvh",
      .accepted = "cwbvh or bvh2",
@@ -24,10 +26,10 @@ constexpr BackendOption softwareOptions[] = {
 }  // namespace
 
 extern constinit const BackendDescriptor softwareBackend{
-    .id = Backend::Software,
-    .name = "software",
-    .shaderDefine = "BACKEND_SOFTWARE",
-    .rayGeneration = false,
+    .id = listed.id,
+    .name = listed.name,
+    .shaderDefine = listed.shaderDefine,
+    .rayGeneration = listed.rayGeneration,
     .scene = SceneNeeds::SoftwareBvh,
     .supportedBy = [](const vk::DeviceCapabilities&) { return true; },
     .needs = "",

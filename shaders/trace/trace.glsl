@@ -1,11 +1,5 @@
 // The one tracing interface: traceClosest(origin, direction, out hit) and
-// traceAny(origin, direction, tMax), implemented by the backend the kernel is compiled for.
-#if defined(BACKEND_RAYQUERY)
-#include "trace_rayquery.glsl"
-#elif defined(BACKEND_PIPELINE)
-#include "trace_pipeline.glsl"
-#elif defined(BACKEND_SOFTWARE)
-#include "trace_software.glsl"
-#else
-#error "compile with BACKEND_RAYQUERY, BACKEND_PIPELINE or BACKEND_SOFTWARE"
-#endif
+// traceAny(origin, direction, tMax), implemented by the backend the kernel is compiled for: its
+// define (BACKEND_RAYQUERY, ...) includes its trace_<name>.glsl, through the #if chain the shader
+// build generates from core/trace/backends.def (shaders/CMakeLists.txt).
+#include "trace_backend.glsl"

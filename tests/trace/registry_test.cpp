@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <set>
-#include <sstream>
 
 #include "core/vk/pipeline.h"
 
@@ -30,19 +30,33 @@ TEST(BackendRegistry, ListsEveryBackendOnceInItsPlace) {
   EXPECT_EQ(parseBackend("auto"), std::nullopt) << "auto is a rule, not a backend";
 }
 
-// The shader build compiles a tracing kernel once per backend, named <kernel>_<backend>, with
-// the backend's define choosing its trace functions in shaders/trace/trace.glsl.
-TEST(BackendRegistry, EveryBackendHasItsDefineAndItsKernels) {
-  std::ifstream in(std::string(PTBENCH_SOURCE_DIR) + "/shaders/trace/trace.glsl");
-  ASSERT_TRUE(in) << "shaders/trace/trace.glsl not found";
-  std::stringstream trace;
-  trace << in.rdbuf();
-  for (const trace::BackendDescriptor* backend : trace::backends()) {
-    EXPECT_NE(trace.str().find("defined(" + std::string(backend->shaderDefine) + ")"), std::string::npos)
-        << backend->shaderDefine << " is not one trace.glsl chooses by";
-    EXPECT_TRUE(embeddedShaders().contains("megakernel_" + std::string(backend->name)))
-        << "no megakernel compiled for " << backend->name;
+// core/trace/backends.def is the registration the C++ and the shader build both read: each
+// descriptor, in the list's order, has its line's name, shader define and stage. (A define the
+// generated #if chain lacked would fail the shader build itself, at that backend's kernels.)
+TEST(BackendRegistry, EachDescriptorIsItsLineOfBackendsDef) {
+  std::ifstream in(std::string(PTBENCH_SOURCE_DIR) + "/core/trace/backends.def");
+  ASSERT_TRUE(in) << "core/trace/backends.def not found";
+  const std::regex listed(R"(^PTBENCH_TRACE_BACKEND\((\w+), (\w+), (\w+), (comp|rgen)\)$)");
+  const auto backends = trace::backends();
+  size_t index = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch fields;
+    if (!std::regex_match(line, fields, listed)) continue;
+    ASSERT_LT(index, backends.size()) << "backends.def lists more backends than the registry: " << line;
+    const trace::BackendDescriptor& backend = *backends[index++];
+    EXPECT_EQ(backend.name, fields[2].str()) << line;
+    EXPECT_EQ(backend.shaderDefine, fields[3].str()) << line;
+    EXPECT_EQ(backend.rayGeneration, fields[4] == "rgen") << line;
   }
+  EXPECT_EQ(index, backends.size()) << "the registry holds backends that backends.def does not list";
+}
+
+// The shader build compiles every tracing kernel once per backend, as <kernel>_<name>.
+TEST(BackendRegistry, EveryBackendHasItsKernels) {
+  for (const trace::BackendDescriptor* backend : trace::backends())
+    for (const std::string kernel : {"megakernel", "wavefront_extend", "wavefront_shadow", "raycast_trace"})
+      EXPECT_TRUE(embeddedShaders().contains(kernel + "_" + std::string(backend->name)))
+          << "no " << kernel << " compiled for " << backend->name;
 }
 
 TEST(BackendRegistry, OptionsRoundTripThroughParseAndPrint) {
