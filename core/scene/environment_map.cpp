@@ -1,6 +1,7 @@
 #include "core/scene/environment_map.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -89,8 +90,8 @@ RadianceImage decodeRadiance(std::string_view bytes, const std::string& name) {
   // and one 2-byte run per channel and 127 texels: a shorter file is refused before the pixels
   // are allocated.
   const uint64_t leastPerLine = std::min<uint64_t>(4 * width, 4 + 8 * ((width + 126) / 127));
-  const std::string truncated = "cannot read the environment map: the file ends before its " + std::to_string(width) + "x" + std::to_string(height) +
-                                " texels (truncated?)";
+  const std::string truncated = "cannot read the environment map: the file ends before its " + std::to_string(width) +
+                                "x" + std::to_string(height) + " texels (truncated?)";
   if (in.left() < leastPerLine * height) in.fail(truncated);
 
   RadianceImage image{uint32_t(width), uint32_t(height), std::vector<float>(size_t(width * height) * 3)};
@@ -104,7 +105,8 @@ RadianceImage decodeRadiance(std::string_view bytes, const std::string& name) {
       if (in.left() < 4) in.fail(truncated);
       const uint8_t* head = in.take(4);
       if (head[0] != 2 || head[1] != 2 || (head[2] & 0x80) != 0) {
-        if (y != 0) in.fail("cannot read the environment map: scanline " + std::to_string(y) +
+        if (y != 0)
+          in.fail("cannot read the environment map: scanline " + std::to_string(y) +
                   " is not run-length encoded as the first was (corrupt?)");
         flat = true;
         rgbeToFloat(head, row);
@@ -115,8 +117,9 @@ RadianceImage decodeRadiance(std::string_view bytes, const std::string& name) {
         break;
       }
       if ((uint32_t(head[2]) << 8 | head[3]) != width)
-        in.fail("cannot read the environment map: scanline " + std::to_string(y) + " says it is " + std::to_string(uint32_t(head[2]) << 8 | head[3]) +
-                " texels wide, not " + std::to_string(width) + " (corrupt?)");
+        in.fail("cannot read the environment map: scanline " + std::to_string(y) + " says it is " +
+                std::to_string(uint32_t(head[2]) << 8 | head[3]) + " texels wide, not " + std::to_string(width) +
+                " (corrupt?)");
       for (size_t channel = 0; channel < 4; ++channel) {
         uint8_t* out = line.data() + channel * width;
         for (size_t x = 0; x < width;) {
@@ -126,8 +129,9 @@ RadianceImage decodeRadiance(std::string_view bytes, const std::string& name) {
           const bool run = count > 128;
           if (run) count -= 128;
           if (count == 0 || count > width - x)
-            in.fail("cannot read the environment map: scanline " + std::to_string(y) + " has a run of " + std::to_string(count) + " texels at texel " +
-                    std::to_string(x) + " of " + std::to_string(width) + " (corrupt?)");
+            in.fail("cannot read the environment map: scanline " + std::to_string(y) + " has a run of " +
+                    std::to_string(count) + " texels at texel " + std::to_string(x) + " of " + std::to_string(width) +
+                    " (corrupt?)");
           if (run) {
             std::memset(out + x, in.byte(), count);
           } else {
@@ -159,7 +163,8 @@ EnvironmentMap loadEnvironmentMap(const std::filesystem::path& file, float inten
   // The largest map flat: its texels and a header. Anything longer is not one ptbench reads.
   const uint64_t largest = maxEnvironmentTexels * 4 + 65536;
   if (error || size > largest)
-    throw UserError(name + ": " + std::to_string(size) + " bytes, more than the largest environment map ptbench reads (" +
+    throw UserError(name + ": " + std::to_string(size) +
+                    " bytes, more than the largest environment map ptbench reads (" +
                     std::to_string(maxEnvironmentTexels) + " texels)");
   std::string bytes(size, '\0');
   std::ifstream in(file, std::ios::binary);
@@ -185,15 +190,52 @@ Vec3 environmentDirection(const EnvironmentMap& map, double u, double v) {
   return {float(std::sin(theta) * std::sin(phi)), float(std::cos(theta)), float(-std::sin(theta) * std::cos(phi))};
 }
 
+namespace {
+
+// Texel (x, y) with x wrapped around the map and y clamped to its rows: the neighbours bilinear
+// filtering reads.
+const float* texelAt(const EnvironmentMap& map, int64_t x, int64_t y) {
+  const int64_t width = map.width, height = map.height;
+  const int64_t column = ((x % width) + width) % width;
+  const int64_t row = std::clamp<int64_t>(y, 0, height - 1);
+  return &map.rgb[size_t(row * width + column) * 3];
+}
+
+double luminance(const float* texel) {
+  return 0.2126 * texel[0] + 0.7152 * texel[1] + 0.0722 * texel[2];
+}
+
+}  // namespace
+
+Vec3 environmentRadiance(const EnvironmentMap& map, double u, double v) {
+  const double x = u * map.width - 0.5, y = v * map.height - 0.5;
+  const double x0 = std::floor(x), y0 = std::floor(y);
+  const double fx = x - x0, fy = y - y0;
+  Vec3 result{0, 0, 0};
+  for (int dy = 0; dy < 2; ++dy)
+    for (int dx = 0; dx < 2; ++dx) {
+      const float* texel = texelAt(map, int64_t(x0) + dx, int64_t(y0) + dy);
+      const float weight = float((dx ? fx : 1 - fx) * (dy ? fy : 1 - fy));
+      result = result + Vec3{texel[0], texel[1], texel[2]} * weight;
+    }
+  return result;
+}
+
 std::vector<float> environmentSamplingWeights(const EnvironmentMap& map) {
+  // The integral over a texel of a tent between texel centres: 1/8, 3/4, 1/8 of the texels at
+  // -1, 0, +1 (per axis; at the poles the clamped row counts for the missing one).
+  constexpr std::array<double, 3> spread = {0.125, 0.75, 0.125};
   std::vector<float> weights(size_t{map.width} * map.height);
   for (uint32_t y = 0; y < map.height; ++y) {
     const double sinTheta = std::sin(std::numbers::pi * (y + 0.5) / map.height);
     for (uint32_t x = 0; x < map.width; ++x) {
-      const float* texel = &map.rgb[(size_t{y} * map.width + x) * 3];
-      const double luminance = 0.2126 * texel[0] + 0.7152 * texel[1] + 0.0722 * texel[2];
+      double filtered = 0;
+      if (!map.uniformSampling)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx)
+            filtered += spread[dx + 1] * spread[dy + 1] * luminance(texelAt(map, int64_t{x} + dx, int64_t{y} + dy));
       // A texel's solid angle is proportional to sin theta: that alone samples the sphere uniformly.
-      weights[size_t{y} * map.width + x] = float((map.uniformSampling ? 1.0 : luminance) * sinTheta);
+      weights[size_t{y} * map.width + x] = float((map.uniformSampling ? 1.0 : filtered) * sinTheta);
     }
   }
   return weights;

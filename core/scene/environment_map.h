@@ -1,8 +1,8 @@
 // Environment maps: equirectangular Radiance (.hdr) images of the light from every direction,
 // and the distribution next-event estimation samples them by (DESIGN.md, "Environment maps").
 #pragma once
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,10 +51,18 @@ EnvironmentMap loadEnvironmentMap(const std::filesystem::path& file, float inten
 // The direction of (u, v) in the map, and back; the C++ twins of environment.glsl's.
 Vec3 environmentDirection(const EnvironmentMap& map, double u, double v);
 
-// Texel weights for importance sampling: luminance x sin(theta) at the texel's centre, so that
-// texels are chosen in proportion to the light they send (the map's rows near the poles cover
-// less solid angle). Sampled through an alias table over all texels, then uniformly within the
-// texel: a piecewise-constant 2D distribution.
+// The map's radiance at (u, v), before its intensity: bilinear between the four texel centres
+// around it, wrapping in u and clamped at the poles, so that a map seen directly is smooth. The
+// C++ twin of environment.glsl's environmentRadianceAt.
+Vec3 environmentRadiance(const EnvironmentMap& map, double u, double v);
+
+// Texel weights for importance sampling: the integral of the filtered radiance's luminance over
+// the texel (its own luminance 3/4 and each neighbour's 1/8 per axis, as bilinear filtering
+// spreads them) x sin(theta) at the texel's centre, so that texels are chosen in proportion to
+// the light they send (the map's rows near the poles cover less solid angle), and every texel
+// the filtered radiance reaches can be chosen. Sampled through an alias table over all texels,
+// then uniformly within the texel: a piecewise-constant 2D distribution, whose pdf is the one
+// the shaders give.
 std::vector<float> environmentSamplingWeights(const EnvironmentMap& map);
 
 }  // namespace ptbench

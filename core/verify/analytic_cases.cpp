@@ -264,8 +264,8 @@ AnalyticCase environmentFurnace(const CaseBudget& budget) {
 // small bright patch, the map turned by 50 degrees; seen along its normal over half a degree.
 // The radiance is albedo / pi times the irradiance, the integral over the map of its radiance
 // times the cosine to the normal, here summed texel by texel with 32 x 32 midpoints each through
-// environmentDirection, the mapping the shaders use. Texel lookup, sampling, pdfs and the
-// rotation must all be right for the image to match.
+// environmentDirection and environmentRadiance, the mapping and the bilinear filtering the
+// shaders use. Lookup, sampling, pdfs and the rotation must all be right for the image to match.
 AnalyticCase environmentIrradiance(const CaseBudget& budget) {
   const double albedo = 0.5;
   EnvironmentMap map{.source = "a sky with a bright patch", .width = 32, .height = 16, .rotationDegrees = 50};
@@ -290,7 +290,7 @@ AnalyticCase environmentIrradiance(const CaseBudget& budget) {
           const Vec3 w = environmentDirection(map, u, v);
           const double cosine = std::max(0.0, double(dot(w, normal)));
           const double solidAngle = 2 * pi * pi * std::sin(pi * v) / (double(map.width) * map.height * sub * sub);
-          irradiance += map.rgb[(size_t{y} * map.width + x) * 3] * cosine * solidAngle;
+          irradiance += environmentRadiance(map, u, v).x * cosine * solidAngle;
         }
 
   SceneBuilder builder("a tilted plane under an environment map");
@@ -323,19 +323,22 @@ AnalyticCase environmentIrradiance(const CaseBudget& budget) {
   return c;
 }
 
-// The camera looking straight at one texel of a map whose texels all differ, the map turned by
-// 50 degrees and scaled by 2, over half a degree (a texel spans 11.25): every camera ray
-// escapes there, so every pixel is that texel's radiance times 2. Holds the lookup of escaped
-// rays (direction to texel, rotation, intensity) to the mapping the irradiance case integrates.
+// The camera looking at a point of a map whose texels all differ, the map turned by 50 degrees
+// and scaled by 2, over half a degree (a texel spans 11.25): every camera ray escapes there, so
+// every pixel is the map's filtered radiance there times 2. The point lies off texel (21, 5)'s
+// centre by 0.1 of a texel in u and 0.4 in v, so that bilinear filtering (which gives
+// 0.1 + 21.1 + 32 x 5.4, the texels rising linearly) and a texel lookup (0.1 + 21 + 32 x 5)
+// differ by 7%. Holds the lookup of escaped rays (direction, rotation, filtering, intensity) to
+// the mapping the irradiance case integrates.
 AnalyticCase environmentSeenDirectly() {
   EnvironmentMap map{
       .source = "a map of distinct texels", .width = 32, .height = 16, .intensity = 2, .rotationDegrees = 50};
   for (uint32_t y = 0; y < map.height; ++y)
     for (uint32_t x = 0; x < map.width; ++x)
       for (int k = 0; k < 3; ++k) map.rgb.push_back(0.1f + float(x) + 32.0f * float(y));
-  const uint32_t x = 21, y = 5;
-  const Vec3 view = environmentDirection(map, (x + 0.5) / map.width, (y + 0.5) / map.height);
-  const double expected = map.intensity * map.rgb[(size_t{y} * map.width + x) * 3];
+  const double u = (21 + 0.6) / map.width, v = (5 + 0.9) / map.height;
+  const Vec3 view = environmentDirection(map, u, v);
+  const double expected = map.intensity * environmentRadiance(map, u, v).x;
   // Something to trace against, far out of view: a scene needs geometry.
   SceneBuilder builder("an environment map seen directly");
   const uint32_t material = builder.addMaterial(defaultMaterial());
@@ -346,7 +349,9 @@ AnalyticCase environmentSeenDirectly() {
                                    .material = material}};
   builder.addInstance(builder.addMesh(floor), Mat4{});
   AnalyticCase c{.name = "environment map seen directly",
-                 .scene = "the camera looking at texel (21, 5) of a map turned by 50 degrees, intensity 2",
+                 .scene =
+                     "the camera looking into texel (21, 5), off its centre, of a map turned by 50 degrees, "
+                     "intensity 2",
                  .sceneData = builder.finish()};
   c.sceneData.environmentMap = std::move(map);
   c.settings.width = c.settings.height = 8;

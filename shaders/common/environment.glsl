@@ -1,6 +1,7 @@
-// The environment map (core/scene/environment_map.h): radiance by direction, and the
-// distribution next-event estimation samples it by. Texels are looked up, not filtered, so that
-// the radiance a sample sees is constant over the texel it was drawn from.
+// The environment map (core/scene/environment_map.h): radiance by direction, filtered
+// bilinearly so that a map seen directly is smooth, and the distribution next-event estimation
+// samples it by: a texel in proportion to the filtered radiance it holds, then a point uniformly
+// within it (environmentSamplingWeights), whose pdf is environmentPdf's.
 #ifndef PTBENCH_ENVIRONMENT_GLSL
 #define PTBENCH_ENVIRONMENT_GLSL
 
@@ -31,14 +32,28 @@ uint environmentTexel(vec2 uv) {
   return texel.y * size.x + texel.x;
 }
 
-vec3 environmentTexelRadiance(uint texel) {
-  return EnvironmentTexels(SCENE.environmentTexels).t[texel] * SCENE.environmentIntensity;
+// Bilinear between the four texel centres around uv, wrapping in u and clamped at the poles (the
+// C++ twin: environmentRadiance).
+vec3 environmentRadianceAt(vec2 uv) {
+  ivec2 size = ivec2(SCENE.environmentWidth, SCENE.environmentHeight);
+  vec2 position = uv * vec2(size) - 0.5;
+  vec2 corner = floor(position);
+  vec2 f = position - corner;
+  ivec2 first = ivec2(corner);
+  int x0 = (first.x % size.x + size.x) % size.x;
+  int x1 = (x0 + 1) % size.x;
+  int y0 = clamp(first.y, 0, size.y - 1);
+  int y1 = clamp(first.y + 1, 0, size.y - 1);
+  EnvironmentTexels texels = EnvironmentTexels(SCENE.environmentTexels);
+  vec3 top = mix(texels.t[y0 * size.x + x0], texels.t[y0 * size.x + x1], f.x);
+  vec3 bottom = mix(texels.t[y1 * size.x + x0], texels.t[y1 * size.x + x1], f.x);
+  return mix(top, bottom, f.y) * SCENE.environmentIntensity;
 }
 
 // The map's radiance arriving along -direction (the light travelling opposite to it).
 vec3 environmentMapRadiance(vec3 direction) {
   if (!hasEnvironmentMap()) return vec3(0.0);
-  return environmentTexelRadiance(environmentTexel(environmentUv(direction)));
+  return environmentRadianceAt(environmentUv(direction));
 }
 
 // Solid-angle density of a texel's uniform (u, v): (width x height) / (2 pi^2 sin theta).
@@ -57,8 +72,8 @@ float environmentPdf(vec3 direction) {
   return environmentTexelDensity(environmentTexel(uv), sin(ENVIRONMENT_PI * uv.y));
 }
 
-// A texel in proportion to its luminance x sin theta (the alias table), then a point uniformly
-// within it.
+// A texel in proportion to its filtered luminance x sin theta (the alias table), then a point
+// uniformly within it; its radiance is the filtered one there.
 bool sampleEnvironment(uint indexBits, float coin, vec2 uPoint, out vec3 direction, out vec3 radiance,
                        out float pdf) {
   uint count = SCENE.environmentWidth * SCENE.environmentHeight;
@@ -66,7 +81,7 @@ bool sampleEnvironment(uint indexBits, float coin, vec2 uPoint, out vec3 directi
   vec2 uv = (vec2(texel % SCENE.environmentWidth, texel / SCENE.environmentWidth) + uPoint) /
             vec2(SCENE.environmentWidth, SCENE.environmentHeight);
   direction = environmentDirection(uv);
-  radiance = environmentTexelRadiance(texel);
+  radiance = environmentRadianceAt(uv);
   pdf = environmentTexelDensity(texel, sin(ENVIRONMENT_PI * uv.y));
   return pdf > 0.0 && maxComponent(radiance) > 0.0;
 }

@@ -104,8 +104,9 @@ TEST(EnvironmentMap, CorruptOrOversizedMapsAreRefusedNamingTheReason) {
   EXPECT_NE(message(zeroRun).find("m.hdr: cannot read the environment map: scanline 0 has a run of 0 texels"),
             std::string::npos)
       << message(zeroRun);
-  EXPECT_NE(message(header + "-Y 40000 +X 100\n").find("m.hdr: an environment map of 100x40000 texels; ptbench "
-                                                        "takes 2x1 to 65536x32768 and at most 134217728 texels"),
+  EXPECT_NE(message(header + "-Y 40000 +X 100\n")
+                .find("m.hdr: an environment map of 100x40000 texels; ptbench "
+                      "takes 2x1 to 65536x32768 and at most 134217728 texels"),
             std::string::npos);
   EXPECT_NE(message(header + "-Y 16384 +X 16384\n").find("at most 134217728 texels"), std::string::npos);
   EXPECT_NE(message(header + "+Y 2 +X 2\n" + std::string(16, '\x80')).find("reads \"-Y HEIGHT +X WIDTH\" only"),
@@ -135,15 +136,38 @@ TEST(EnvironmentMap, DirectionsFollowTheDocumentedMapping) {
   EXPECT_TRUE(near(environmentDirection(map, 1.0, 0.5), {1, 0, 0}));
 }
 
-TEST(EnvironmentMap, SamplingWeightsFollowLuminanceAndSolidAngle) {
-  EnvironmentMap map{.width = 2, .height = 4, .rgb = std::vector<float>(2 * 4 * 3, 1.0f)};
-  map.rgb[(1 * 2 + 1) * 3 + 1] = 2;  // texel (1, 1): more green
+// Bilinear filtering: a texel's own value at its centre, the mean of four texels at the corner
+// between their centres, wrapping across u = 0 and clamped at the poles.
+TEST(EnvironmentMap, RadianceIsFilteredBilinearlyBetweenTexelCentres) {
+  EnvironmentMap map{.width = 4, .height = 2};
+  for (uint32_t y = 0; y < map.height; ++y)
+    for (uint32_t x = 0; x < map.width; ++x)
+      for (int k = 0; k < 3; ++k) map.rgb.push_back(float(x + 10 * y));
+  EXPECT_NEAR(environmentRadiance(map, 1.5 / 4, 0.5 / 2).x, 1, 1e-6) << "texel (1, 0)'s centre";
+  EXPECT_NEAR(environmentRadiance(map, 2.0 / 4, 1.0 / 2).x, (1 + 2 + 11 + 12) / 4.0, 1e-6) << "a corner";
+  EXPECT_NEAR(environmentRadiance(map, 1.75 / 4, 0.5 / 2).x, 1.25, 1e-6) << "a quarter of the way to (2, 0)";
+  EXPECT_NEAR(environmentRadiance(map, 0.0, 0.5 / 2).x, (0 + 3) / 2.0, 1e-6) << "u wraps: texels 3 and 0";
+  EXPECT_NEAR(environmentRadiance(map, 0.5 / 4, 0.0).x, 0, 1e-6) << "the zenith row is clamped, not wrapped";
+  EXPECT_NEAR(environmentRadiance(map, 0.5 / 4, 1.0).x, 10, 1e-6) << "and the nadir row";
+}
+
+// Weights are the filtered luminance's integral over each texel x sin theta at its centre: one
+// bright texel lends its neighbours 1/8 per axis of its excess (the filtered radiance reaches
+// into them, so they must be chosen there too), and nothing two texels away.
+TEST(EnvironmentMap, SamplingWeightsFollowFilteredLuminanceAndSolidAngle) {
+  EnvironmentMap map{.width = 8, .height = 8, .rgb = std::vector<float>(8 * 8 * 3, 1.0f)};
+  map.rgb[(4 * 8 + 3) * 3 + 1] = 2;  // texel (3, 4): more green, its luminance 1 + 0.7152
+  const double excess = 0.7152;
   const std::vector<float> weights = environmentSamplingWeights(map);
-  ASSERT_EQ(weights.size(), 8u);
+  ASSERT_EQ(weights.size(), 64u);
   const double pi = 3.14159265358979;
-  EXPECT_NEAR(weights[0], std::sin(pi * 0.5 / 4), 1e-6) << "row 0's centre is at theta = pi / 8";
-  EXPECT_NEAR(weights[2], std::sin(pi * 1.5 / 4), 1e-6);
-  EXPECT_NEAR(weights[3], (1 + 0.7152) * std::sin(pi * 1.5 / 4), 1e-5) << "Rec. 709 luminance";
+  const auto weight = [&](uint32_t x, uint32_t y) { return weights[y * 8 + x] / std::sin(pi * (y + 0.5) / 8); };
+  EXPECT_NEAR(weights[0], std::sin(pi * 0.5 / 8), 1e-6) << "row 0's centre is at theta = pi / 16";
+  EXPECT_NEAR(weight(3, 4), 1 + excess * 0.75 * 0.75, 1e-5) << "Rec. 709 luminance, 3/4 of it kept per axis";
+  EXPECT_NEAR(weight(4, 4), 1 + excess * 0.125 * 0.75, 1e-5) << "a neighbour in u";
+  EXPECT_NEAR(weight(3, 3), 1 + excess * 0.75 * 0.125, 1e-5) << "a neighbour in v";
+  EXPECT_NEAR(weight(2, 5), 1 + excess * 0.125 * 0.125, 1e-5) << "a diagonal neighbour";
+  EXPECT_NEAR(weight(5, 4), 1, 1e-5) << "two texels away";
 }
 
 }  // namespace
