@@ -15,16 +15,13 @@ float luminance(Vec3 c) {
   return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
 }
 
-// The mean of texelValue over a triangle, from a 4x4 stratified grid of points looked up through
-// the texture reference (its uv set and transform; nearest texel, repeating). It only steers
-// light sampling: a triangle whose samples all miss its emission is still found by BSDF
-// sampling, with full MIS weight.
-template <typename TexelValue>
-auto meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, const gpu::Vertex& a,
-                      const gpu::Vertex& b, const gpu::Vertex& c, TexelValue texelValue) {
+// The mean of pointValue(barycentrics) over a triangle, from a 4x4 stratified grid of points. It
+// only steers light sampling: a triangle whose samples all miss its emission is still found by
+// BSDF sampling, with full MIS weight.
+template <typename PointValue>
+auto meanOverTriangle(PointValue pointValue) {
   constexpr int grid = 4;
-  const gpu::vec2 uv[3] = {textureUv(ref, a), textureUv(ref, b), textureUv(ref, c)};
-  decltype(texelValue(texture.rgba8.data())) sum{};
+  decltype(pointValue(Vec3{})) sum{};
   for (int i = 0; i < grid; ++i)
     for (int j = 0; j < grid; ++j) {
       float s = (float(i) + 0.5f) / grid, t = (float(j) + 0.5f) / grid;
@@ -32,13 +29,26 @@ auto meanOverTriangle(const TextureImage& texture, const gpu::TextureRef& ref, c
         s = 1 - s;
         t = 1 - t;
       }
-      const float u = (1 - s - t) * uv[0].x + s * uv[1].x + t * uv[2].x;
-      const float v = (1 - s - t) * uv[0].y + s * uv[1].y + t * uv[2].y;
-      const auto x = uint32_t(float(texture.width) * (u - std::floor(u))) % texture.width;
-      const auto y = uint32_t(float(texture.height) * (v - std::floor(v))) % texture.height;
-      sum = sum + texelValue(&texture.rgba8[(size_t(y) * texture.width + x) * 4]);
+      sum = sum + pointValue(Vec3{1 - s - t, s, t});
     }
   return sum * (1.0f / float(grid * grid));
+}
+
+// The texel at barycentrics w of triangle (a, b, c), looked up through the texture reference
+// (its uv set and transform; nearest texel, repeating).
+const uint8_t* texelAt(const TextureImage& texture, const gpu::TextureRef& ref, const gpu::Vertex& a,
+                       const gpu::Vertex& b, const gpu::Vertex& c, Vec3 w) {
+  const gpu::vec2 uv[3] = {textureUv(ref, a), textureUv(ref, b), textureUv(ref, c)};
+  const float u = w.x * uv[0].x + w.y * uv[1].x + w.z * uv[2].x;
+  const float v = w.x * uv[0].y + w.y * uv[1].y + w.z * uv[2].y;
+  const auto x = uint32_t(float(texture.width) * (u - std::floor(u))) % texture.width;
+  const auto y = uint32_t(float(texture.height) * (v - std::floor(v))) % texture.height;
+  return &texture.rgba8[(size_t(y) * texture.width + x) * 4];
+}
+
+// COLOR_0's alpha (packVertexColor's unorm16), white where a mesh has none.
+float vertexAlpha(const gpu::Vertex& vertex) {
+  return float(vertex.color.y >> 16) / 65535.0f;
 }
 
 Vec3 linearColor(const TextureImage& texture, const uint8_t* texel) {
@@ -47,20 +57,20 @@ Vec3 linearColor(const TextureImage& texture, const uint8_t* texel) {
 }
 
 // The share of a triangle that rays see, as alphaTestPasses (shaders/common/surface.glsl)
-// decides: the kept share under a mask, the mean alpha when blended. Light sampling collects
-// emission in proportion (emitterCoverage), so the power that steers it should too.
+// decides from materialAlpha (factor, base colour texture and COLOR_0): the kept share under a
+// mask, the mean alpha when blended. Light sampling collects emission in proportion
+// (emitterCoverage), so the power that steers it should too.
 float alphaCoverage(const SceneData& scene, const gpu::Material& material, const gpu::Vertex& a, const gpu::Vertex& b,
                     const gpu::Vertex& c) {
   if (material.alphaMode == gpu::ALPHA_OPAQUE) return 1;
-  const float factor = material.baseColorFactor.w;
   const gpu::TextureRef& ref = material.textures[gpu::SLOT_BASE_COLOR];
-  const auto visible = [&](float alpha) {
+  const TextureImage* texture = ref.texture == gpu::NO_TEXTURE ? nullptr : &scene.textures[ref.texture];
+  return meanOverTriangle([&](Vec3 w) {
+    float alpha = material.baseColorFactor.w * (w.x * vertexAlpha(a) + w.y * vertexAlpha(b) + w.z * vertexAlpha(c));
+    if (texture) alpha *= float(texelAt(*texture, ref, a, b, c, w)[3]) / 255.0f;
     return material.alphaMode == gpu::ALPHA_MASK ? (alpha >= material.alphaCutoff ? 1.0f : 0.0f)
                                                  : std::clamp(alpha, 0.0f, 1.0f);
-  };
-  if (ref.texture == gpu::NO_TEXTURE) return visible(factor);
-  return meanOverTriangle(scene.textures[ref.texture], ref, a, b, c,
-                          [&](const uint8_t* texel) { return visible(factor * float(texel[3]) / 255.0f); });
+  });
 }
 
 void storeRows(const Mat4& m, gpu::vec4 (&rows)[3]) {
@@ -267,8 +277,9 @@ SceneData SceneBuilder::finish() {
         };
         float triangleLuminance = emittedLuminance;
         if (texture) {
-          const Vec3 mean = meanOverTriangle(*texture, emissiveTexture, vertex(0), vertex(1), vertex(2),
-                                             [&](const uint8_t* texel) { return linearColor(*texture, texel); });
+          const Vec3 mean = meanOverTriangle([&](Vec3 w) {
+            return linearColor(*texture, texelAt(*texture, emissiveTexture, vertex(0), vertex(1), vertex(2), w));
+          });
           triangleLuminance = luminance({factor.x * mean.x, factor.y * mean.y, factor.z * mean.z});
         }
         triangleLuminance *= alphaCoverage(scene_, material, vertex(0), vertex(1), vertex(2));

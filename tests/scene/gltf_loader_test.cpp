@@ -13,6 +13,7 @@
 
 #include "core/errors.h"
 #include "core/scene/builtin_scenes.h"
+#include "core/scene/scene_data.h"
 #include "shipped_scenes.h"
 #include "test_files.h"
 
@@ -119,6 +120,35 @@ TEST(ShippedScenes, EveryMaterialExtensionTheyUseIsShaded) {
   EXPECT_EQ(loadGltf(scenes / "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb").unshadedExtensions, Names{});
   EXPECT_EQ(loadGltf(scenes / "DamagedHelmet/glTF-Binary/DamagedHelmet.glb").unshadedExtensions, Names{});
   EXPECT_EQ(loadScene("builtin:cornell").unshadedExtensions, Names{});
+}
+
+// An emissive triangle's power, which steers light sampling, counts only the share of it that
+// rays see, with the alpha the shaders cut and blend with: factor, texture and COLOR_0's alpha.
+TEST(EmitterPower, CountsTheCoverageOfVertexColourAlpha) {
+  const auto emitterPower = [](uint32_t alphaMode, float vertexAlphaA, float vertexAlphaBC) {
+    SceneBuilder builder("an emissive triangle with COLOR_0 alpha");
+    gpu::Material material = defaultMaterial();
+    material.emissiveFactor = {1, 1, 1};
+    material.alphaMode = alphaMode;
+    material.alphaCutoff = 0.5f;
+    const auto vertex = [](float x, float z, float alpha) {
+      return gpu::Vertex{.position = {x, 0, z}, .normal = {0, 1, 0}, .color = packVertexColor(1, 1, 1, alpha)};
+    };
+    std::vector<Primitive> triangle = {
+        {.vertices = {vertex(0, 0, vertexAlphaA), vertex(0, 1, vertexAlphaBC), vertex(1, 0, vertexAlphaBC)},
+         .indices = {0, 1, 2},
+         .material = builder.addMaterial(material)}};
+    builder.addInstance(builder.addMesh(triangle), Mat4{});
+    const SceneData scene = builder.finish();
+    return scene.emissiveTriangles.empty() ? 0.0f : scene.emissiveTriangles.front().power;
+  };
+  const float area = 0.5f;
+  EXPECT_NEAR(emitterPower(gpu::ALPHA_OPAQUE, 0.25f, 0.25f), area, 1e-6) << "opaque: alpha is not read";
+  EXPECT_NEAR(emitterPower(gpu::ALPHA_MASK, 0.25f, 0.25f), 0, 1e-6) << "masked away everywhere";
+  EXPECT_NEAR(emitterPower(gpu::ALPHA_BLEND, 0.25f, 0.25f), 0.25f * area, 1e-4) << "blended at a quarter";
+  // Alpha 1 at one corner, 0 at the others: the mask keeps the stratified points whose weight of
+  // that corner is at least 1/2, 6 of the 16 (the grid folds its upper half onto the lower).
+  EXPECT_NEAR(emitterPower(gpu::ALPHA_MASK, 1.0f, 0.0f), 6.0f / 16 * area, 1e-6);
 }
 
 TEST(AliasTable, ProbabilitiesReproduceTheWeights) {
