@@ -16,6 +16,7 @@
 // on the side the ray came from only, so a transmitted sample carries pdf 0 (no MIS).
 #ifndef PTBENCH_BSDF_GLSL
 #define PTBENCH_BSDF_GLSL
+#include "common/fresnel.glsl"
 
 layout(buffer_reference, scalar) readonly buffer FloatTable { float f[]; };
 
@@ -33,17 +34,6 @@ vec3 schlickFresnel(vec3 f0, float cosTheta) {
 }
 
 float schlickFresnel(float f0, float cosTheta) { return schlickFresnel(vec3(f0), cosTheta).x; }
-
-// Fresnel reflectance of a dielectric interface for unpolarised light arriving at cosine cosI
-// (> 0) on the side of relative IOR eta = n(far side) / n(this side); 1 beyond the critical angle.
-float fresnelDielectric(float cosI, float eta) {
-  float sin2T = (1.0 - cosI * cosI) / (eta * eta);
-  if (sin2T >= 1.0) return 1.0;
-  float cosT = sqrt(1.0 - sin2T);
-  float rs = (cosI - eta * cosT) / (cosI + eta * cosT);
-  float rp = (eta * cosI - cosT) / (eta * cosI + cosT);
-  return 0.5 * (rs * rs + rp * rp);
-}
 
 // F0 of the dielectric layer: ((ior - 1) / (ior + 1))^2 tinted by the specular colour.
 vec3 dielectricF0(ShadingPoint sp) {
@@ -180,17 +170,13 @@ struct BsdfContext {
 };
 
 // The glass lobe's reflectance at the microfacet's cosine: its Fresnel term, tinted and scaled
-// by KHR_materials_specular (what it does not reflect, it transmits); all of it beyond the
-// critical angle. `reflected` is the probability of sampling reflection, the tint's maximum.
+// by KHR_materials_specular (tintedGlassReflectance; what it does not reflect, it transmits); all
+// of it beyond the critical angle. `reflected` is the probability of sampling reflection, the
+// tint's maximum.
 float glassEta(ShadingPoint sp) { return sp.thinWalled || sp.frontFace ? sp.ior : 1.0 / sp.ior; }
 
 vec3 glassReflectance(ShadingPoint sp, float VdotH, out float reflected) {
-  float f = fresnelDielectric(VdotH, glassEta(sp));
-  if (f >= 1.0) {
-    reflected = 1.0;
-    return vec3(1.0);
-  }
-  vec3 tint = min(sp.specularWeight * sp.specularColor * f, vec3(1.0));
+  vec3 tint = tintedGlassReflectance(VdotH, glassEta(sp), sp.specularColor, sp.specularWeight);
   reflected = maxComponent(tint);
   return tint;
 }

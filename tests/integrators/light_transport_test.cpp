@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -251,6 +252,84 @@ TEST_F(LightTransportTest, AliasTableSamplesLargeTablesInProportion) {
   const double dof = entries - 1;
   EXPECT_LT(chiSquare, dof + 6 * std::sqrt(2 * dof)) << "chi-square " << chiSquare << " for " << dof << " dof";
   EXPECT_LT(worstRatio, 2.0);
+}
+
+// The tinted glass reflectance (common/fresnel.glsl) at `cosines`, by the test kernel: per
+// cosine the tinted rgb, and the untinted Fresnel term.
+std::vector<std::array<float, 4>> glassReflectance(const vk::Context& context, const std::vector<float>& cosines,
+                                                   float eta, std::array<float, 3> specularColor,
+                                                   float specularWeight) {
+  const vk::Buffer cosineBuffer =
+      vk::uploadBuffer(context, std::span<const float>(cosines), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  const vk::Buffer results(context, cosines.size() * 4 * sizeof(float),
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           vk::MemoryUse::DeviceOnly);
+  const vk::Buffer readback(context, results.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  struct Push {
+    uint64_t cosines;
+    uint64_t reflectance;
+    std::array<float, 3> specularColor;
+    float specularWeight;
+    float eta;
+    uint32_t count;
+  } push{cosineBuffer.address(), results.address(), specularColor, specularWeight, eta, uint32_t(cosines.size())};
+  static_assert(sizeof(Push) == 40);
+  const auto pipeline = vk::createComputePipeline(context, "test_glass_reflectance", sizeof(push));
+  context.submitAndWait([&](VkCommandBuffer commands) {
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
+    vkCmdPushConstants(commands, pipeline.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof(push), &push);
+    vkCmdDispatch(commands, (push.count + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D, 1, 1);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    const VkBufferCopy region{.size = results.bytes()};
+    vkCmdCopyBuffer(commands, results.get(), readback.get(), 1, &region);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+  });
+  const auto values = readback.view<const std::array<float, 4>>();
+  return {values.begin(), values.end()};
+}
+
+// KHR_materials_specular's colour and weight tint a glass's reflectance without breaking it: it
+// is the exact Fresnel term when untinted, the tinted F0 at normal incidence, none at all from
+// outside with weight 0 (as glTF says), and inside it meets total internal reflection at the
+// critical angle continuously (a glass tinted to 0.2 in red used to reflect 0.2 of red just
+// below it and all of it just above).
+TEST_F(LightTransportTest, TintedGlassReflectanceIsContinuousAtTheCriticalAngle) {
+  const float ior = 1.5f;
+  const float inside = 1 / ior;
+  const float critical = std::sqrt(1 - inside * inside);
+  std::vector<float> cosines;
+  for (int i = 1; i <= 100; ++i) cosines.push_back(float(i) / 100);
+
+  for (float eta : {ior, inside}) {
+    const auto untinted = glassReflectance(*context, cosines, eta, {1, 1, 1}, 1);
+    for (size_t i = 0; i < cosines.size(); ++i)
+      for (int c = 0; c < 3; ++c)
+        EXPECT_NEAR(untinted[i][c], untinted[i][3], 1e-5) << "eta " << eta << " cos " << cosines[i];
+  }
+
+  const std::array<float, 3> tint = {0.2f, 0.5f, 1.0f};
+  const float f0 = (ior - 1) * (ior - 1) / ((ior + 1) * (ior + 1));
+  const auto normal = glassReflectance(*context, {1.0f}, ior, tint, 0.8f);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(normal[0][c], f0 * tint[c] * 0.8f, 1e-5) << "channel " << c;
+
+  const auto noSpecular = glassReflectance(*context, cosines, ior, tint, 0);
+  for (size_t i = 0; i < cosines.size(); ++i)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(noSpecular[i][c], 0, 1e-6) << "cos " << cosines[i];
+
+  const auto across = glassReflectance(*context, {critical - 1e-4f, critical + 1e-4f}, inside, tint, 1);
+  EXPECT_EQ(across[0][0], 1.0f) << "beyond the critical angle all is reflected";
+  // Just inside it, as near to all as the exact term is (which rises infinitely steeply there):
+  // 1 - tinted = (1 - tinted F0) (1 - f) / (1 - F0), within 1/(1 - F0) of 1 - f.
+  for (int c = 0; c < 3; ++c)
+    EXPECT_LE(1 - across[1][c], (1 - across[1][3]) / (1 - f0) + 1e-6f) << "channel " << c << " at " << across[1][3];
+  // Rising all the way from normal incidence to the critical angle.
+  std::vector<float> rising;
+  for (int i = 0; i <= 200; ++i) rising.push_back(critical + (1 - critical) * float(i) / 200);
+  const auto curve = glassReflectance(*context, rising, inside, tint, 1);
+  for (size_t i = 1; i < curve.size(); ++i)
+    for (int c = 0; c < 3; ++c) EXPECT_LE(curve[i][c], curve[i - 1][c] + 1e-6f) << "cos " << rising[i];
 }
 
 }  // namespace
