@@ -36,6 +36,7 @@ PathState startPath(uint pixel, uint sampleIndex) {
   path.throughput = vec3(1.0);
   path.radiance = vec3(0.0);
   path.bsdfPdf = 0.0;
+  path.etaScale = 1.0;
   cameraRay(pixelCoordinates(pixel), sampleStream(pixel, sampleIndex), path.origin, path.direction);
   return path;
 }
@@ -104,12 +105,16 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   float side = bsdf.transmitted ? -1.0 : 1.0;
   if (side * dot(bsdf.direction, sp.geometricNormal) <= 0.0) return false;
   path.throughput *= bsdf.weight;
+  // A refraction scaled radiance by 1/eta^2 (bsdf.glsl), which leaving the medium undoes.
+  if (bsdf.transmitted && !sp.thinWalled) path.etaScale *= glassEta(sp) * glassEta(sp);
   path.bsdfPdf = bsdf.pdf;
   path.origin = offsetRayOrigin(sp.position, side * sp.geometricNormal);
   path.direction = bsdf.direction;
 
+  // Roulette reads the throughput as it will be outside any glass (pbrt-v4's etaScale): inside
+  // one, the 1/eta^2 of its radiance would otherwise kill paths that leave it whole.
   if (path.depth >= FRAME.rrDepth) {
-    float survival = min(maxComponent(path.throughput), 1.0);
+    float survival = min(maxComponent(path.throughput) * path.etaScale, 1.0);
     if (sample1D(stream, bounceDimension(vertex, DIMENSION_ROULETTE)) >= survival) return false;
     path.throughput /= survival;
   }

@@ -12,6 +12,7 @@
 #include "core/experiment/statistics.h"
 #include "core/experiment/summary.h"
 #include "csv_fields.h"
+#include "shared/wavefront.h"
 namespace ptbench::test {
 namespace {
 
@@ -232,12 +233,14 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_EQ(wavefront["work_per_bounce"]["live_paths"], json::array({1500, 500}));
   EXPECT_EQ(wavefront["work_per_bounce"]["shadow_rays"], json::array({700, 300}));
   // Path-state traffic: 2000 live paths through extend (ray 24 + hit 24 bytes each, read where
-  // the queue holds them), and through shade (path and hit read, path written: 152) with 1000
-  // shadow rays written (40 + their target); no peak bandwidth known for "Test GPU".
+  // the queue holds them), and through shade (path and hit read, path written: 2 x the path's
+  // PATH_STATE_BYTES, 68 today, + 24) with 1000 shadow rays written (40 + their target); no peak
+  // bandwidth known for "Test GPU".
   const json& traffic = wavefront["memory_traffic"];
   EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["bytes_per_frame"].get<double>(), 2000.0 * 48);
   EXPECT_DOUBLE_EQ(traffic["stages"]["extend"]["gb_per_s"].get<double>(), 2000.0 * 48 / 0.006 * 1e-9);
-  EXPECT_DOUBLE_EQ(traffic["stages"]["shade"]["bytes_per_frame"].get<double>(), 2000.0 * 152 + 1000.0 * 44);
+  EXPECT_DOUBLE_EQ(traffic["stages"]["shade"]["bytes_per_frame"].get<double>(),
+                   2000.0 * (2 * gpu::PATH_STATE_BYTES + 24) + 1000.0 * 44);
   EXPECT_TRUE(traffic["stages"]["extend"]["fraction_of_peak"].is_null());
   EXPECT_TRUE(traffic["peak_gb_per_s"].is_null());
   EXPECT_FALSE(ok.contains("memory_traffic")) << "the megakernel keeps its state in registers";
