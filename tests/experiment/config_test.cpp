@@ -85,8 +85,8 @@ TEST_F(ConfigTest, ResolutionListsSizesWithoutCrossingThem) {
   EXPECT_EQ(sweepSize(config), runs.size());
   EXPECT_EQ(runs[0].settings.width, 1280u);
   EXPECT_EQ(runs[0].settings.height, 720u);
-  EXPECT_FALSE(runs[0].settings.simtCounters);
-  EXPECT_TRUE(runs[1].settings.simtCounters);
+  EXPECT_EQ(runs[0].settings.counters, Counters::Off);
+  EXPECT_EQ(runs[1].settings.counters, Counters::Simt);
   EXPECT_EQ(runs[4].settings.width, 3840u);
   EXPECT_EQ(runs[4].settings.height, 2160u);
   EXPECT_FALSE(config.resolved.contains("width")) << "no default width beside a resolution";
