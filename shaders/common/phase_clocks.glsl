@@ -51,7 +51,8 @@ uint64_t subgroupSum(uint64_t value) {
 
 // Adds the lanes' cycles since the last commit to their bins, the current phase closed as rest.
 // One pass per distinct bin among the active lanes (one, except where a subgroup holds paths of
-// several depths).
+// several depths). The commit's own sums and atomics are measurement, not the kernel's work: the
+// clock restarts after them, in rest, so that they fall in no phase.
 void clocksCommit(uint bin) {
   clockPhase(CLOCK_PHASE_REST);
   ClockCountersRef counters = ClockCountersRef(FRAME.clockCounters);
@@ -76,6 +77,7 @@ void clocksCommit(uint bin) {
   clockCyclesMaterial = 0ul;
   clockCyclesLight = 0ul;
   clockCyclesRest = 0ul;
+  clocksStart();
 }
 
 #define CLOCK_PHASE(phase) clockPhase(phase)
