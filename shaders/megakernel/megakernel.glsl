@@ -57,9 +57,11 @@ bool advancePath(inout PathState path, inout PixelCounters counters) {
   return alive;
 }
 
-// With counters: clocks, a bounce's bin takes the cycles from the end of the segment before it
-// (the camera ray's generation, for the first) to the end of its own, a path's end and the next
-// path's start (regen) included; the film's commit after the last falls in the last one's.
+// With counters: clocks, a bounce's bin takes the cycles from the end of the segment before it to
+// the end of its own: the camera ray's generation (in regen, the previous path's end too) in the
+// first bounce's, the film's commit at the kernel's end in the last bounce's. A lane whose path
+// has ended waits for the rest of its subgroup outside every phase: the clock restarts after the
+// loop (its idleness is what the SIMT counters measure).
 void megakernel(uvec2 pixel) {
   if (pixel.x >= FRAME.width || pixel.y >= FRAME.height) return;
   CLOCKS_START();
@@ -73,23 +75,25 @@ void megakernel(uvec2 pixel) {
   while (true) {
     segment = path.depth;
     bool alive = advancePath(path, counters);
-    if (!alive) {
-      filmAdd(film, path.radiance);
-      if (started == FRAME.samplesPerPixel) break;
-      path = startPath(pixelIndex, push.sampleIndex + started);
-      started += 1u;
-    }
     CLOCKS_COMMIT(segment);
+    if (alive) continue;
+    filmAdd(film, path.radiance);
+    if (started == FRAME.samplesPerPixel) break;
+    path = startPath(pixelIndex, push.sampleIndex + started);
+    started += 1u;
   }
+  CLOCKS_START();
   counters.paths += started;
 #else
   PathState path = startPath(pixelIndex, push.sampleIndex);
   uint segment = 0u;
   while (true) {
     segment = path.depth;
-    if (!advancePath(path, counters)) break;
+    bool alive = advancePath(path, counters);
     CLOCKS_COMMIT(segment);
+    if (!alive) break;
   }
+  CLOCKS_START();
   filmAdd(film, path.radiance);
   counters.paths += 1u;
 #endif
