@@ -291,6 +291,13 @@ TEST(RunCommand, ClockedRunsCarryTheirPhasesBesideUnclockedTwins) {
         << result.out;
   }
   EXPECT_NE(result.out.find("x the frame time without clocks"), std::string::npos) << result.out;
+  const auto planned =
+      runPtbench("run " + (dir / "config.json").string() + " --dry-run --out " + (dir / "plan").string());
+  EXPECT_NE(planned.out.find("r001 builtin:cornell | megakernel | rayquery | 8x8 | 1 spp | counters=clocks\n"),
+            std::string::npos)
+      << planned.out;
+  EXPECT_NE(planned.out.find("r000 builtin:cornell | megakernel | rayquery | 8x8 | 1 spp\n"), std::string::npos)
+      << planned.out;
   std::ofstream(dir / "both.json") << R"({"schema_version": 1, "name": "both", "scenes": ["builtin:cornell"],
       "counters": "simt+clocks"})";
   const auto both = runPtbench("validate " + (dir / "both.json").string());
