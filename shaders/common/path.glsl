@@ -59,7 +59,8 @@ void pathEscaped(inout PathState path) {
 // Shades the vertex a traced ray found: emission (MIS-weighted against light sampling), a
 // light sample, the next direction and Russian roulette. Returns whether the path goes on.
 // With counters: clocks, its phases are material (the shading point, the BSDF) and light
-// (emission, the light sample, MIS); it returns in either, and its caller names the next.
+// (emission, the light sample, MIS), then rest (the path's next ray, roulette); it may return in
+// any of them, and its caller names the next.
 bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   shadow.requested = false;
   path.depth += 1u;
@@ -110,6 +111,7 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   if (!bsdfSample(sp, bsdfCtx, sample1D(stream, bounceDimension(vertex, DIMENSION_LOBE)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_BSDF)), bsdf))
     return false;
+  CLOCK_PHASE(CLOCK_PHASE_REST);
   // A reflection under the geometric surface would leak through it, a transmission above it
   // would not cross it.
   float side = bsdf.transmitted ? -1.0 : 1.0;
