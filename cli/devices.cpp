@@ -40,9 +40,9 @@ void printDevices(bool asJson) {
                                                          : "no";
     std::cout << fmt::format(
         "   SER (VK_NV_ray_tracing_invocation_reorder): {}; counters: simt in compute {}, "
-        "in ray generation {}\n",
+        "in ray generation {}; counters: clocks (VK_KHR_shader_clock's subgroup clock) {}, where simt runs\n",
         reorder, yesNo(d.simtCountersIn(VK_SHADER_STAGE_COMPUTE_BIT)),
-        yesNo(d.simtCountersIn(VK_SHADER_STAGE_RAYGEN_BIT_KHR)));
+        yesNo(d.simtCountersIn(VK_SHADER_STAGE_RAYGEN_BIT_KHR)), yesNo(d.subgroupClock));
     // Registers and occupancy per kernel in reports need the statistics; the SM model the builtins.
     std::cout << fmt::format(
         "   kernel statistics (VK_KHR_pipeline_executable_properties): {}; SMs {}, warps per SM {} "

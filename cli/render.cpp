@@ -57,6 +57,7 @@ void renderFrame(const RenderOptions& options, const PreparedRender& prepared) {
                              raycastRaysName(settings.raycast.rays), traceNs * 1e-6);
   }
   if (frame.simt) std::cout << simtProfile(*frame.simt);
+  if (frame.clocks) std::cout << clocksProfile(*frame.clocks);
   if (frame.invalidSamples > 0)
     spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black",
                  frame.invalidSamples);

@@ -88,10 +88,14 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
   if (options.materialCost != defaultCarPaintCost && options.materialOverride.empty())
     throw UserError("--material-cost: the cost of the car paint that --material-override makes; give that too");
   options.settings.sampler = options.sampler == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton;
-  options.settings.simtCounters = options.counters == "simt";
+  for (Counters counters : allCounters)
+    if (countersName(counters) == options.counters) options.settings.counters = counters;
   options.settings.stageTimestamps = options.timing == "stages";
-  if (options.settings.simtCounters && !isPathTracer(*integrator))
+  if (options.settings.counters == Counters::Simt && !isPathTracer(*integrator))
     throw UserError("--counters simt: counts at a path tracer's shading point; raycast has none");
+  if (options.settings.counters == Counters::Clocks && !isPathTracer(*integrator))
+    throw UserError(
+        "--counters clocks: times a path tracer's phases (traversal, material, light); raycast only traces");
   if (!options.settings.stageTimestamps && !isPathTracer(*integrator))
     throw UserError("--timing frame: the raycast's measure is its trace stage, which only --timing stages times");
   // A config's "all" runs every backend; render draws one image.
@@ -109,7 +113,7 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
   config.rrDepths = {options.settings.rrDepth};
   config.seeds = {options.settings.seed};
   config.samplers = {options.settings.sampler};
-  config.simtCounters = {options.settings.simtCounters};
+  config.counters = {options.settings.counters};
   config.stageTimestamps = {options.settings.stageTimestamps};
   // The first backend option given, which needs its backend: --option software_bvh=bvh2, say.
   std::optional<std::pair<std::string, Backend>> backendOptionGiven;
@@ -249,9 +253,10 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
     command
         ->add_option("--counters", options->counters,
                      "simt: divergence counters at the shading point (SIMT utilisation and material coherence per "
-                     "bounce); their atomics perturb the timing")
+                     "bounce); clocks: each kernel's time split into traversal, material, light and the rest by "
+                     "subgroup clocks; both perturb the timing")
         ->capture_default_str()
-        ->check(CLI::IsMember({"off", "simt"}));
+        ->check(CLI::IsMember({"off", "simt", "clocks"}));
   }
   command->add_option("--env", options->environment,
                       "constant environment radiance R,G,B, or an equirectangular Radiance .hdr environment map (up "

@@ -55,9 +55,12 @@ fs::path defaultConfig() {
 std::string runLabel(const RunRecord& run) {
   const auto& s = run.spec.settings;
   const std::string options = optionsText(runOptionsJson(run.spec.integrator, run.backend, s));
-  return fmt::format("{} | {}{} | {} | {}x{} | {} spp", fs::path(run.scene).filename().string(),
+  // Runs with counters are runs of their own: a sweep's twins must not read alike.
+  const std::string counters =
+      s.counters == Counters::Off ? "" : " | counters=" + std::string(countersName(s.counters));
+  return fmt::format("{} | {}{} | {} | {}x{} | {} spp{}", fs::path(run.scene).filename().string(),
                      integratorName(run.spec.integrator), options.empty() ? "" : " [" + options + "]", run.backend,
-                     s.width, s.height, s.samplesPerPixel);
+                     s.width, s.height, s.samplesPerPixel, counters);
 }
 
 // --dry-run: the runs the sweep resolves to on this device, one line each, before any GPU work.

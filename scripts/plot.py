@@ -22,6 +22,9 @@ their runs labelled by device.
                       subgroup lanes) and material coherence (distinct classes per subgroup) at
                       the shading point, each run's frame time in the legend (perturbed by the
                       counters' atomics);
+  clocks              when runs have counters: clocks: stacked bars of each phase's share
+                      (traversal, material, light, rest) of the clocked time, per run and, for
+                      the wavefront, per clocked stage (extend, shade, shadow);
   roofline            when there are raycast runs: rays/s per backend (and BVH layout) of the
                       raycast's primary, diffuse and shadow rays beside each path tracer's, with
                       the path tracers' roofline_fraction written on their bars.
@@ -333,6 +336,37 @@ def draw_simt(runs, title):
     return fig
 
 
+PHASES = ["traversal", "material", "light", "rest"]
+
+
+def clock_bars(runs):
+    """(label, shares) per bar: each run's phases, then a wavefront's per stage."""
+    label = labeller(runs)
+    bars = []
+    for run in runs:
+        clocks = run["clocks"]
+        bars.append((label(run), [clocks["phases"][phase] or 0 for phase in PHASES]))
+        for stage in clocks.get("per_stage", []):
+            bars.append((f'{label(run)}: {stage["stage"]}', [stage["phases"][phase] or 0 for phase in PHASES]))
+    return bars
+
+
+def draw_clocks(axis, runs):
+    """Stacked horizontal bars: each bar a run (or a wavefront stage), split by phase share."""
+    bars = clock_bars(runs)
+    left = [0.0] * len(bars)
+    for index, phase in enumerate(PHASES):
+        widths = [shares[index] for _, shares in bars]
+        axis.barh(range(len(bars)), widths, left=left, label=phase)
+        left = [a + b for a, b in zip(left, widths)]
+    axis.set_yticks(range(len(bars)))
+    axis.set_yticklabels([name for name, _ in bars], fontsize=7)
+    axis.invert_yaxis()
+    axis.set_xlim(0, 1)
+    axis.set_xlabel("share of the clocked lane-cycles (subgroup clocks)")
+    axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
 def backend_label(run):
     p = run["parameters"]
     layout = p.get("options", {}).get("software_bvh")
@@ -433,6 +467,10 @@ def main() -> int:
     counted = [r for r in runs if "simt" in r]
     if counted:
         save(draw_simt(counted, title), folder, "simt", reports)
+    clocked = [r for r in runs if "clocks" in r]
+    if clocked:
+        save(per_scene_figure(clocked, title + ": where the time goes (counters: clocks; their frame times are "
+                              "perturbed by the clocks)", draw_clocks), folder, "clocks", reports)
     if any("raycast" in r for r in runs):
         save(per_scene_figure(runs, title + " (numbers on bars: roofline_fraction)", draw_roofline, horizontal=False),
              folder, "roofline", reports)

@@ -219,8 +219,8 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
         countersApart = true;
   if (countersApart)
     table +=
-        "note: a run with counters: simt is compared only with runs with counters (their atomics perturb the "
-        "timing); run both reports with the same counters\n";
+        "note: a run with counters: simt or clocks is compared only with runs with counters (their atomics and "
+        "clock reads perturb the timing); run both reports with the same counters\n";
   if (baseRuns.repeatedKeys || nextRuns.repeatedKeys)
     table +=
         "note: runs of one report with the same parameters (a scene listed twice, with other lights or another "

@@ -592,9 +592,12 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
   out.seeds = v.integers(config, "seed", 0, 0xffffffffu, 0);
   for (const auto& name : v.strings(config, "sampler", {"halton", "pcg"}, {"halton"}))
     out.samplers.push_back(name == "pcg" ? SamplerKind::Pcg : SamplerKind::Halton);
-  for (const auto& name : v.strings(config, "counters", {"off", "simt"}, {"off"}))
-    if (std::find(out.simtCounters.begin(), out.simtCounters.end(), name == "simt") == out.simtCounters.end())
-      out.simtCounters.push_back(name == "simt");
+  for (const auto& name : v.strings(config, "counters", {"off", "simt", "clocks"}, {"off"})) {
+    const Counters counters =
+        *std::find_if(allCounters.begin(), allCounters.end(), [&](Counters c) { return countersName(c) == name; });
+    if (std::find(out.counters.begin(), out.counters.end(), counters) == out.counters.end())
+      out.counters.push_back(counters);
+  }
   for (const auto& name : v.strings(config, "timing", {"stages", "frame"}, {"stages"}))
     if (std::find(out.stageTimestamps.begin(), out.stageTimestamps.end(), name == "stages") ==
         out.stageTimestamps.end())
@@ -748,9 +751,9 @@ std::vector<RenderSettings> withBackendOptions(const ExperimentConfig& config, B
   return result;
 }
 
-std::vector<bool> countersAxis(const ExperimentConfig& config, IntegratorKind integrator) {
-  // The raycast has no shading point to count at: it runs once, without counters.
-  return isPathTracer(integrator) ? config.simtCounters : std::vector<bool>{false};
+std::vector<Counters> countersAxis(const ExperimentConfig& config, IntegratorKind integrator) {
+  // The raycast has no shading point to count at nor phases to time: it runs once, without counters.
+  return isPathTracer(integrator) ? config.counters : std::vector<Counters>{Counters::Off};
 }
 
 std::vector<bool> timingAxis(const ExperimentConfig& config, IntegratorKind integrator) {
@@ -796,7 +799,7 @@ std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
               for (uint32_t rrDepth : config.rrDepths)
                 for (uint32_t seed : config.seeds)
                   for (SamplerKind sampler : config.samplers)
-                    for (bool simtCounters : countersAxis(config, integrator))
+                    for (Counters counters : countersAxis(config, integrator))
                       for (bool stageTimestamps : timingAxis(config, integrator)) {
                         RenderSettings settings;
                         settings.width = width;
@@ -806,7 +809,7 @@ std::vector<RunSpec> expandSweep(const ExperimentConfig& config) {
                         settings.rrDepth = rrDepth;
                         settings.seed = seed;
                         settings.sampler = sampler;
-                        settings.simtCounters = simtCounters;
+                        settings.counters = counters;
                         settings.stageTimestamps = stageTimestamps;
                         const auto named = parseBackend(backend);
                         for (const RenderSettings& withOption : withOptions(config, integrator, settings))

@@ -76,7 +76,7 @@ struct ExperimentConfig {
   std::vector<std::pair<uint32_t, uint32_t>> resolutions;
   std::vector<uint32_t> spps, maxDepths, rrDepths, seeds;
   std::vector<SamplerKind> samplers;
-  std::vector<bool> simtCounters;     // counters: off (false) and/or simt (true)
+  std::vector<Counters> counters;     // counters: off, simt and/or clocks
   std::vector<bool> stageTimestamps;  // timing: stages (true) and/or frame (false)
   // options.<integrator>: each option's values, in the config's order (a list is a sweep axis).
   std::map<IntegratorKind, std::vector<std::pair<std::string, std::vector<nlohmann::json>>>> options;
@@ -134,7 +134,7 @@ uint64_t sweepSize(const ExperimentConfig& config);
 
 // The counters axis of `integrator`'s runs: the config's, or only off for the raycast, which has
 // no shading point to count at.
-std::vector<bool> countersAxis(const ExperimentConfig& config, IntegratorKind integrator);
+std::vector<Counters> countersAxis(const ExperimentConfig& config, IntegratorKind integrator);
 // The timing axis likewise: the config's for the path tracers, stages only for the raycast.
 std::vector<bool> timingAxis(const ExperimentConfig& config, IntegratorKind integrator);
 

@@ -82,6 +82,7 @@ std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, co
   record.steps = last.steps;
   record.invalidSamples = last.invalidSamples;
   record.simt = last.simt;
+  record.clocks = last.clocks;
   record.wavefrontStateBytes = last.stateBytes;
   record.launchesPerFrame = last.launches;
   if (last.invalidSamples > 0)

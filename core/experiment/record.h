@@ -44,11 +44,12 @@ struct RunRecord {
     std::vector<std::vector<double>> stepGpuMs;  // [step][frame]; a step a frame lacks counts 0
     uint32_t launchesPerFrame = 0;               // in the last frame
   };
-  std::vector<StageRecord> stages;  // in the order they first ran
-  WorkCounts work;                  // per frame (identical every frame: the sample stream is fixed)
-  std::vector<StepWork> steps;      // the wavefront's work per bounce or iteration, last frame
-  uint64_t invalidSamples = 0;      // NaN or infinite samples, last frame
-  std::optional<SimtCounts> simt;   // counters: simt, last frame
+  std::vector<StageRecord> stages;    // in the order they first ran
+  WorkCounts work;                    // per frame (identical every frame: the sample stream is fixed)
+  std::vector<StepWork> steps;        // the wavefront's work per bounce or iteration, last frame
+  uint64_t invalidSamples = 0;        // NaN or infinite samples, last frame
+  std::optional<SimtCounts> simt;     // counters: simt, last frame
+  std::optional<ClockCounts> clocks;  // counters: clocks, last frame
   // Against the scene's reference image, where it has one: the metrics, or why there are none.
   std::optional<ConvergenceMetrics> convergence;
   std::string convergenceProblem;

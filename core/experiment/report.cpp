@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -95,7 +96,7 @@ json runParametersJson(const RunRecord& run) {
           {"rr_depth", s.rrDepth},
           {"seed", s.seed},
           {"sampler", samplerName(s.sampler)},
-          {"counters", s.simtCounters ? "simt" : "off"},
+          {"counters", countersName(s.counters)},
           {"timing", s.stageTimestamps ? "stages" : "frame"},
           {"options", runOptionsJson(run.spec.integrator, run.backend, s)}};
 }
@@ -123,6 +124,39 @@ json simtJson(const SimtCounts& simt) {
   out["stage"] = stageName(simt.stage);
   out["subgroup_size"] = simt.subgroupSize;
   out["per_bounce"] = perBounce;
+  return out;
+}
+
+// Where the kernels' time goes (counters: clocks): each phase's share of the clocked lane-cycles
+// (they sum to 1) and the cycles themselves, over the run and per bounce (the megakernels; 1: the
+// camera ray's segment) or per clocked stage (the wavefront).
+json clocksJson(const ClockCounts& clocks) {
+  auto phases = [](const PhaseCycles& cycles) {
+    json shares = json::object(), counts = json::object();
+    for (size_t phase = 0; phase < phaseNames.size(); ++phase) {
+      shares[std::string(phaseNames[phase])] = cycles.total() > 0 ? json(cycles.share(phase)) : json();
+      counts[std::string(phaseNames[phase])] = cycles.cycles[phase];
+    }
+    return json{{"phases", shares}, {"cycles", counts}, {"total_cycles", cycles.total()}};
+  };
+  json out = phases(clocks.total());
+  if (!clocks.stages.empty()) {
+    json perStage = json::array();
+    for (const auto& [stage, cycles] : clocks.stages) {
+      json entry = phases(cycles);
+      entry["stage"] = stageName(stage);
+      perStage.push_back(entry);
+    }
+    out["per_stage"] = perStage;
+  } else {
+    json perBounce = json::array();
+    for (size_t b = 0; b < clocks.bounces.size(); ++b) {
+      json entry = phases(clocks.bounces[b]);
+      entry["bounce"] = b + 1;
+      perBounce.push_back(entry);
+    }
+    out["per_bounce"] = perBounce;
+  }
   return out;
 }
 
@@ -281,6 +315,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   if (run.spec.integrator == IntegratorKind::Wavefront)
     out["memory_traffic"] = memoryTrafficJson(run, peakBytesPerSecond);
   if (run.simt) out["simt"] = simtJson(*run.simt);
+  if (run.clocks) out["clocks"] = clocksJson(*run.clocks);
   if (run.convergence || !run.convergenceProblem.empty()) {
     json convergence = {{"target_relmse", targetRelmse}};
     if (run.convergence) {
@@ -675,6 +710,41 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
       for (size_t b = 0; b < run["simt"].value("per_bounce", json::array()).size(); ++b)
         check.field(run["simt"]["per_bounce"][b], at + "/simt/per_bounce/" + std::to_string(b), "bounce", Kind::Count);
     }
+    if (check.field(run, at, "clocks", Kind::Object, false)) {
+      // The phases' shares and cycles, overall and per bounce or stage; shares sum to 1.
+      auto phases = [&](const json& block, const std::string& blockAt) {
+        check.field(block, blockAt, "phases", Kind::Object);
+        check.field(block, blockAt, "cycles", Kind::Object);
+        check.field(block, blockAt, "total_cycles", Kind::Count);
+        double sum = 0;
+        bool any = false;
+        for (std::string_view phase : phaseNames) {
+          const std::string name(phase);
+          check.field(block["phases"], blockAt + "/phases", name.c_str(), Kind::NumberOrNull);
+          check.field(block["cycles"], blockAt + "/cycles", name.c_str(), Kind::Count);
+          if (block["phases"][name].is_number()) {
+            sum += block["phases"][name].get<double>();
+            any = true;
+          }
+        }
+        if (any && std::abs(sum - 1.0) > 1e-6)
+          check.fail(blockAt + "/phases", "shares that sum to 1, got " + std::to_string(sum));
+      };
+      const json& clocks = run["clocks"];
+      phases(clocks, at + "/clocks");
+      check.each(clocks, at + "/clocks", "per_bounce", Kind::Object);
+      check.each(clocks, at + "/clocks", "per_stage", Kind::Object);
+      for (size_t b = 0; b < clocks.value("per_bounce", json::array()).size(); ++b) {
+        const std::string bounceAt = at + "/clocks/per_bounce/" + std::to_string(b);
+        check.field(clocks["per_bounce"][b], bounceAt, "bounce", Kind::Count);
+        phases(clocks["per_bounce"][b], bounceAt);
+      }
+      for (size_t s = 0; s < clocks.value("per_stage", json::array()).size(); ++s) {
+        const std::string stageAt = at + "/clocks/per_stage/" + std::to_string(s);
+        check.field(clocks["per_stage"][s], stageAt, "stage", Kind::String);
+        phases(clocks["per_stage"][s], stageAt);
+      }
+    }
     // Without NVML every figure is null; with it, the summary reads them all.
     if (check.field(run, at, "gpu_context", Kind::Object, false)) {
       const json& context = run["gpu_context"];
@@ -711,7 +781,7 @@ std::string runKey(const json& run) {
            (p.at(name).is_string() ? p.at(name).get<std::string>() : p.at(name).dump());
   // Options make runs of one integrator distinct (a sweep over schedules, say).
   if (p.contains("options") && !p["options"].empty()) key += " " + optionsText(p["options"]);
-  // Runs with counters never match runs without: their atomics perturb the timing.
+  // Runs with counters never match runs without: their atomics and clock reads perturb the timing.
   if (p.value("counters", "off") != "off") key += " counters=" + p["counters"].get<std::string>();
   // Runs timed per frame only are distinct runs of their own (what stage timing costs).
   if (p.value("timing", "stages") != "stages") key += " timing=" + p["timing"].get<std::string>();

@@ -200,6 +200,29 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     notes.push_back(
         "SIMT util: active lanes / subgroup lanes at the shading point; classes: distinct material classes per "
         "subgroup there (counters: simt, whose atomics slow those runs).");
+  // counters: clocks: each clocked run's phase shares, and its time over its unclocked twin's
+  // (the same run key without the counters), the clocks' cost, where the report holds both.
+  std::map<std::string, double> unclockedMs;
+  for (const auto& run : runs)
+    if (run["status"] == "ok" && run["parameters"].value("counters", "off") == "off")
+      unclockedMs.emplace(runKey(run), run["frame_gpu_ms"]["median"].get<double>());
+  for (const auto& run : runs) {
+    if (run["status"] != "ok" || !run.contains("clocks")) continue;
+    std::string shares;
+    for (std::string_view phase : phaseNames) {
+      const json& share = run["clocks"]["phases"].value(std::string(phase), json());
+      shares += fmt::format("{}{} {}", shares.empty() ? "" : ", ", phase,
+                            share.is_number() ? fmt::format("{:.3f}", share.get<double>()) : "-");
+    }
+    std::string key = runKey(run);
+    key.erase(key.find(" counters=clocks"), std::string(" counters=clocks").size());
+    const auto twin = unclockedMs.find(key);
+    notes.push_back(fmt::format("phases of run {}: {}{}", run["id"].get<std::string>(), shares,
+                                twin == unclockedMs.end()
+                                    ? std::string()
+                                    : fmt::format("; {:.3f}x the frame time without clocks",
+                                                  run["frame_gpu_ms"]["median"].get<double>() / twin->second)));
+  }
   // The driver's register counts and the warps per SM they allow, per kernel (where the device
   // gives them: VK_KHR_pipeline_executable_properties on NVIDIA).
   for (const auto& run : runs) {

@@ -18,7 +18,20 @@ std::string unsupportedReason(IntegratorKind kind, Backend backend, const Render
       return device.name + " lacks " + std::string(invocationReorderExtension) + ", which " + name +
              " needs (see `ptbench devices`)";
   }
-  if (settings.simtCounters && isPathTracer(kind)) {
+  if (settings.counters == Counters::Clocks && isPathTracer(kind)) {
+    if (!device.subgroupClock)
+      return "counters: clocks reads the subgroup clock (VK_KHR_shader_clock's shaderSubgroupClock), which " +
+             device.name + " lacks; use counters: off or simt";
+    // The wavefront's tracing kernels (extend, shadow) are ray-generation shaders on the pipeline
+    // backend too: every clocked kernel sums its lanes' cycles with subgroup operations.
+    const bool rayGeneration = trace::descriptor(backend).rayGeneration;
+    if (!device.simtCountersIn(rayGeneration ? VK_SHADER_STAGE_RAYGEN_BIT_KHR : VK_SHADER_STAGE_COMPUTE_BIT))
+      return "counters: clocks sums its lanes' cycles with subgroup basic, ballot and arithmetic operations in " +
+             std::string(rayGeneration ? "ray-generation" : "compute") + " shaders, which " + device.name +
+             " lacks for " + name + " on the " + std::string(backendName(backend)) +
+             " backend; time the phases on another backend (see `ptbench devices`)";
+  }
+  if (settings.counters == Counters::Simt && isPathTracer(kind)) {
     const bool rayGeneration = trace::descriptor(backend).rayGeneration && kind != IntegratorKind::Wavefront;
     if (!device.simtCountersIn(rayGeneration ? VK_SHADER_STAGE_RAYGEN_BIT_KHR : VK_SHADER_STAGE_COMPUTE_BIT))
       return "counters: simt needs subgroup basic, ballot and arithmetic operations in " +

@@ -10,13 +10,14 @@
 namespace ptbench {
 
 // Why `kind` cannot run on `backend` of `device` with `settings`, in one sentence naming what is
-// missing (megakernel-ser off the pipeline backend or without SER; counters: simt where the
-// kernels' shader stage lacks the subgroup operations); empty when it can.
+// missing (megakernel-ser off the pipeline backend or without SER; counters: simt or clocks where
+// the kernels' shader stage lacks the subgroup operations; clocks without the subgroup clock);
+// empty when it can.
 std::string unsupportedReason(IntegratorKind kind, Backend backend, const RenderSettings& settings,
                               const vk::DeviceCapabilities& device);
 
 // The integrator, its kernels chosen by `settings` (the wavefront's compaction and material
-// queues, megakernel-ser's options, counters: simt); frames must keep those settings. Throws
+// queues, megakernel-ser's options, counters); frames must keep those settings. Throws
 // UserError with unsupportedReason's sentence.
 std::unique_ptr<Integrator> createIntegrator(IntegratorKind kind, const vk::Context& context, const GpuScene& scene,
                                              TraceTarget target, const RenderSettings& settings = {});

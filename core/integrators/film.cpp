@@ -15,33 +15,36 @@ constexpr VkBufferUsageFlags filmUsage =
 
 constexpr VkDeviceSize simtBytes =
     sizeof(gpu::SimtCountersHeader) + VkDeviceSize{gpu::SIMT_MAX_BOUNCES} * sizeof(gpu::SimtBounce);
+constexpr VkDeviceSize clockBytes = VkDeviceSize{gpu::CLOCK_MAX_BINS} * sizeof(gpu::ClockBin);
+static_assert(sizeof(gpu::ClockBin) == 32 && gpu::CLOCK_PHASES == phaseNames.size());
 
 }  // namespace
 
 const Film& filmFor(std::optional<Film>& film, const vk::Context& context, const RenderSettings& settings,
-                    bool simtCounters) {
-  if (!film || film->width() != settings.width || film->height() != settings.height ||
-      (film->simtCounters() != 0) != simtCounters)
-    film.emplace(context, settings.width, settings.height, simtCounters);
+                    Counters counters) {
+  if (!film || film->width() != settings.width || film->height() != settings.height || film->counterKind() != counters)
+    film.emplace(context, settings.width, settings.height, counters);
   return *film;
 }
 
-Film::Film(const vk::Context& context, uint32_t width, uint32_t height, bool simtCounters)
+Film::Film(const vk::Context& context, uint32_t width, uint32_t height, Counters counters)
     : width_(width),
       height_(height),
+      counterKind_(counters),
       pixels_(context, VkDeviceSize{width} * height * sizeof(gpu::FilmPixel), filmUsage, vk::MemoryUse::DeviceOnly),
       counters_(context, VkDeviceSize{width} * height * sizeof(gpu::PixelCounters), filmUsage,
                 vk::MemoryUse::DeviceOnly),
       pixelsHost_(context, pixels_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback),
       countersHost_(context, counters_.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback) {
-  if (!simtCounters) return;
-  simt_.emplace(context, simtBytes, filmUsage, vk::MemoryUse::DeviceOnly);
-  simtHost_.emplace(context, simtBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  if (counters == Counters::Off) return;
+  const VkDeviceSize bytes = counters == Counters::Simt ? simtBytes : clockBytes;
+  shaderCounters_.emplace(context, bytes, filmUsage, vk::MemoryUse::DeviceOnly);
+  shaderCountersHost_.emplace(context, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
 }
 
 void Film::recordClear(VkCommandBuffer commands) const {
   for (const auto* buffer : {&pixels_, &counters_}) vkCmdFillBuffer(commands, buffer->get(), 0, VK_WHOLE_SIZE, 0);
-  if (simt_) vkCmdFillBuffer(commands, simt_->get(), 0, VK_WHOLE_SIZE, 0);
+  if (shaderCounters_) vkCmdFillBuffer(commands, shaderCounters_->get(), 0, VK_WHOLE_SIZE, 0);
 }
 
 void Film::recordReadback(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const {
@@ -51,9 +54,9 @@ void Film::recordReadback(VkCommandBuffer commands, VkPipelineStageFlags2 writer
   vkCmdCopyBuffer(commands, pixels_.get(), pixelsHost_.get(), 1, &pixels);
   const VkBufferCopy counts{.size = counters_.bytes()};
   vkCmdCopyBuffer(commands, counters_.get(), countersHost_.get(), 1, &counts);
-  if (simt_) {
-    const VkBufferCopy simt{.size = simtBytes};
-    vkCmdCopyBuffer(commands, simt_->get(), simtHost_->get(), 1, &simt);
+  if (shaderCounters_) {
+    const VkBufferCopy shaderCounters{.size = shaderCounters_->bytes()};
+    vkCmdCopyBuffer(commands, shaderCounters_->get(), shaderCountersHost_->get(), 1, &shaderCounters);
   }
   // A fence alone does not make device writes visible to the host (the specification's
   // memory model): the copies' writes need a barrier to HOST_READ.
@@ -61,7 +64,7 @@ void Film::recordReadback(VkCommandBuffer commands, VkPipelineStageFlags2 writer
                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 }
 
-void Film::read(FrameResult& result, Stage simtStage) const {
+void Film::read(FrameResult& result, Stage simtStage, std::span<const Stage> clockStages) const {
   const size_t pixels = size_t(width_) * height_;
   const auto film = pixelsHost_.view<const gpu::FilmPixel>();
   const auto counters = countersHost_.view<const gpu::PixelCounters>();
@@ -92,8 +95,24 @@ void Film::read(FrameResult& result, Stage simtStage) const {
     result.work.paths += counters[i].paths;
   }
   result.simt.reset();
-  if (!simtHost_) return;
-  const auto* bytes = static_cast<const uint8_t*>(simtHost_->mapped());
+  result.clocks.reset();
+  if (counterKind_ == Counters::Clocks) {
+    const auto* bins = static_cast<const gpu::ClockBin*>(shaderCountersHost_->mapped());
+    auto cycles = [&](size_t bin) {
+      PhaseCycles phases;
+      std::copy(std::begin(bins[bin].cycles), std::end(bins[bin].cycles), phases.cycles.begin());
+      return phases;
+    };
+    ClockCounts& clocks = result.clocks.emplace();
+    for (size_t bin = 0; bin < clockStages.size(); ++bin) clocks.stages.emplace_back(clockStages[bin], cycles(bin));
+    if (clockStages.empty()) {
+      size_t used = gpu::CLOCK_MAX_BINS;
+      while (used > 0 && cycles(used - 1).total() == 0) --used;
+      for (size_t bin = 0; bin < used; ++bin) clocks.bounces.push_back(cycles(bin));
+    }
+  }
+  if (counterKind_ != Counters::Simt) return;
+  const auto* bytes = static_cast<const uint8_t*>(shaderCountersHost_->mapped());
   const auto* header = reinterpret_cast<const gpu::SimtCountersHeader*>(bytes);
   const auto* bounces = reinterpret_cast<const gpu::SimtBounce*>(bytes + sizeof(gpu::SimtCountersHeader));
   SimtCounts& simt = result.simt.emplace(SimtCounts{.stage = simtStage, .subgroupSize = header->subgroupSize});

@@ -1,7 +1,8 @@
 // The film on the GPU: per-pixel radiance sums (shared/render.h, FilmPixel), the megakernel's
-// work counters and, with counters: simt, the divergence counters, and their readback.
+// work counters and the counters a run asks for (divergence or clocks), and their readback.
 #pragma once
 #include <optional>
+#include <span>
 
 #include "core/integrators/integrator.h"
 #include "core/vk/buffer.h"
@@ -10,15 +11,15 @@
 namespace ptbench {
 
 class Film;
-// The film a frame of `settings` needs (its size, and divergence counters where the integrator
-// was created with them): `film` as it is when it matches, else a new one. Integrators keep one
-// across frames; it is cleared inside every frame.
+// The film a frame of `settings` needs (its size, and the counters the integrator was created
+// with): `film` as it is when it matches, else a new one. Integrators keep one across frames; it
+// is cleared inside every frame.
 const Film& filmFor(std::optional<Film>& film, const vk::Context& context, const RenderSettings& settings,
-                    bool simtCounters);
+                    Counters counters);
 
 class Film {
  public:
-  Film(const vk::Context& context, uint32_t width, uint32_t height, bool simtCounters);
+  Film(const vk::Context& context, uint32_t width, uint32_t height, Counters counters);
   // Device memory a film of this size takes (the host-visible copies match it).
   static uint64_t deviceBytes(uint32_t width, uint32_t height) {
     return uint64_t{width} * height * (sizeof(gpu::FilmPixel) + sizeof(gpu::PixelCounters));
@@ -29,20 +30,25 @@ class Film {
   // visible to the copy; the caller waits for the fence, then calls read.
   void recordReadback(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const;
   // Fills the image, its variance, the sample counts, the megakernel's work counts and the
-  // divergence counters (stage: the integrator's shading stage).
-  void read(FrameResult& result, Stage simtStage) const;
+  // counters: divergence for `simtStage` (the integrator's shading stage); clocks per bounce, or,
+  // where `clockStages` names them, per stage (the stage of each bin, CLOCK_BIN_*).
+  void read(FrameResult& result, Stage simtStage, std::span<const Stage> clockStages) const;
 
   VkDeviceAddress pixels() const { return pixels_.address(); }
   VkDeviceAddress counters() const { return counters_.address(); }
-  VkDeviceAddress simtCounters() const { return simt_ ? simt_->address() : 0; }
+  VkDeviceAddress simtCounters() const { return counterKind_ == Counters::Simt ? shaderCounters_->address() : 0; }
+  VkDeviceAddress clockCounters() const { return counterKind_ == Counters::Clocks ? shaderCounters_->address() : 0; }
   uint32_t width() const { return width_; }
   uint32_t height() const { return height_; }
+  Counters counterKind() const { return counterKind_; }
 
  private:
   uint32_t width_, height_;
+  Counters counterKind_;  // which shaderCounters_ hold
   vk::Buffer pixels_, counters_;
   vk::Buffer pixelsHost_, countersHost_;
-  std::optional<vk::Buffer> simt_, simtHost_;  // SimtCountersHeader and SIMT_MAX_BOUNCES bounces
+  // counters: simt: SimtCountersHeader and SIMT_MAX_BOUNCES bounces; clocks: CLOCK_MAX_BINS bins.
+  std::optional<vk::Buffer> shaderCounters_, shaderCountersHost_;
 };
 
 }  // namespace ptbench

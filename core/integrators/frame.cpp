@@ -12,7 +12,7 @@ namespace {
 static_assert(sizeof(gpu::SceneAddresses) == 152);
 static_assert(sizeof(gpu::CameraParams) == 64);
 static_assert(offsetof(gpu::FrameParams, film) == 216, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 288);
+static_assert(sizeof(gpu::FrameParams) == 296);
 static_assert(sizeof(gpu::FramePush) == 16);
 
 }  // namespace
@@ -57,17 +57,17 @@ vk::Buffer DeviceArena::allocate(const vk::Context& context, VkBufferUsageFlags 
   return vk::Buffer(context, bytes_, usage, vk::MemoryUse::DeviceOnly);
 }
 
-FrameRecorder::FrameRecorder(const vk::Context& context, const GpuScene& scene, TraceTarget target, bool simtCounters)
+FrameRecorder::FrameRecorder(const vk::Context& context, const GpuScene& scene, TraceTarget target, Counters counters)
     : context_(context),
       scene_(scene),
       target_(target),
-      simtCounters_(simtCounters),
+      counters_(counters),
       params_(context, sizeof(gpu::FrameParams), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
               vk::MemoryUse::DeviceOnly),
       timer_(context) {}
 
 void FrameRecorder::prepare(const RenderSettings& settings) {
-  const Film& film = filmFor(film_, context_, settings, simtCounters_);
+  const Film& film = filmFor(film_, context_, settings, counters_);
   gpu::FrameParams& params = frameParams_;
   params = {};
   params.scene = scene_.addresses(target_);
@@ -75,6 +75,7 @@ void FrameRecorder::prepare(const RenderSettings& settings) {
   params.film = film.pixels();
   params.counters = film.counters();
   params.simtCounters = film.simtCounters();
+  params.clockCounters = film.clockCounters();
   params.environment = toGpu(settings.environment);
   params.width = settings.width;
   params.height = settings.height;
@@ -129,8 +130,8 @@ FrameResult FrameRecorder::times() const {
   return result;
 }
 
-void FrameRecorder::readOutput(FrameResult& result, Stage simtStage) const {
-  if (readImage_) film_->read(result, simtStage);
+void FrameRecorder::readOutput(FrameResult& result, Stage simtStage, std::span<const Stage> clockStages) const {
+  if (readImage_) film_->read(result, simtStage, clockStages);
 }
 
 }  // namespace ptbench

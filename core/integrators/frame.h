@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "core/integrators/film.h"
@@ -50,8 +51,8 @@ class DeviceArena {
 // parameters written inside it; the film's readback as output, outside the frame's time.
 class FrameRecorder {
  public:
-  // `simtCounters`: the film carries the divergence counters (the kernels were built with them).
-  FrameRecorder(const vk::Context& context, const GpuScene& scene, TraceTarget target, bool simtCounters);
+  // `counters`: the counters the film carries (the kernels were built with them).
+  FrameRecorder(const vk::Context& context, const GpuScene& scene, TraceTarget target, Counters counters);
 
   // Before recording a frame of `settings`: its film and parameters; the host's time starts here.
   void prepare(const RenderSettings& settings);
@@ -79,8 +80,9 @@ class FrameRecorder {
   // timestamp, its stages and launches, and the host's time since prepare.
   FrameResult times() const;
   // Once the output's fence has signalled: the image, its variance and counters into `result`
-  // (`simtStage`: the stage the divergence counters are reported for).
-  void readOutput(FrameResult& result, Stage simtStage) const;
+  // (`simtStage`: the stage the divergence counters are reported for; `clockStages`: the stage of
+  // each clock bin, where the clocks are per stage rather than per bounce).
+  void readOutput(FrameResult& result, Stage simtStage, std::span<const Stage> clockStages = {}) const;
 
   const Film& film() const { return *film_; }
   VkDeviceAddress paramsAddress() const { return params_.address(); }
@@ -89,7 +91,7 @@ class FrameRecorder {
   const vk::Context& context_;
   const GpuScene& scene_;
   TraceTarget target_;
-  bool simtCounters_;
+  Counters counters_;
   vk::Buffer params_;
   gpu::FrameParams frameParams_{};
   std::optional<Film> film_;

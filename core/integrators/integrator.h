@@ -110,6 +110,15 @@ struct RaycastOptions {
   RaycastRays rays = RaycastRays::Diffuse;
 };
 
+// counters: what the path tracers' kernels measure beside the image, each in kernels compiled for
+// it (a variant), since each perturbs the timing: reports flag such runs. simt: divergence at the
+// shading point (FrameResult::simt); clocks: where a kernel's time goes (FrameResult::clocks).
+enum class Counters { Off, Simt, Clocks };
+inline constexpr std::array<Counters, 3> allCounters{Counters::Off, Counters::Simt, Counters::Clocks};
+constexpr std::string_view countersName(Counters counters) {
+  return counters == Counters::Simt ? "simt" : counters == Counters::Clocks ? "clocks" : "off";
+}
+
 struct RenderSettings {
   uint32_t width = 640;
   uint32_t height = 480;
@@ -124,9 +133,7 @@ struct RenderSettings {
   RaycastOptions raycast;                    // read by the raycast only
   SerOptions ser;                            // read by megakernel-ser only
   BvhLayout softwareBvh = BvhLayout::Cwbvh;  // read by the software backend only (option software_bvh)
-  // counters: simt: the path tracers' kernels compiled with divergence counters at their shading
-  // point (FrameResult::simt). Their atomics perturb the timing: reports flag such runs.
-  bool simtCounters = false;
+  Counters counters = Counters::Off;
   // timing: stages (each stage between timestamps) or frame (the frame's two only): what timing
   // each stage costs is the difference between the two.
   bool stageTimestamps = true;
@@ -183,6 +190,33 @@ struct SimtCounts {
   }
 };
 
+// Where a kernel's time goes (counters: clocks), in lane-cycles of the subgroup clock summed over
+// the frame, by phase (shared/render.h, CLOCK_PHASE_*): traversal, material, light, rest.
+struct PhaseCycles {
+  std::array<uint64_t, 4> cycles{};
+
+  uint64_t total() const { return cycles[0] + cycles[1] + cycles[2] + cycles[3]; }
+  double share(size_t phase) const { return total() > 0 ? double(cycles[phase]) / double(total()) : 0.0; }
+  PhaseCycles& operator+=(const PhaseCycles& other) {
+    for (size_t phase = 0; phase < cycles.size(); ++phase) cycles[phase] += other.cycles[phase];
+    return *this;
+  }
+};
+inline constexpr std::array<std::string_view, 4> phaseNames{"traversal", "material", "light", "rest"};
+struct ClockCounts {
+  // The megakernels': per bounce (index 0: the camera ray's segment), up to the deepest reached.
+  std::vector<PhaseCycles> bounces;
+  // The wavefront's: per clocked stage (extend, shade, shadow), in that order.
+  std::vector<std::pair<Stage, PhaseCycles>> stages;
+
+  PhaseCycles total() const {
+    PhaseCycles sum;
+    for (const PhaseCycles& bounce : bounces) sum += bounce;
+    for (const auto& [stage, cycles] : stages) sum += cycles;
+    return sum;
+  }
+};
+
 // Without RenderSettings::readImage, only the timings, and the wavefront's steps, are filled in.
 struct FrameResult {
   std::vector<vk::StageTiming> stages;  // in recording order: one per timed scope
@@ -194,7 +228,8 @@ struct FrameResult {
   uint32_t pixelSamplesMin = 0, pixelSamplesMax = 0;  // samples that reached a pixel
   uint64_t stateBytes = 0;                            // the wavefront's path state and queues
   uint64_t launches = 0;                              // kernel launches in the frame, all stages
-  std::optional<SimtCounts> simt;                     // with RenderSettings::simtCounters and readImage
+  std::optional<SimtCounts> simt;                     // with counters: simt and readImage
+  std::optional<ClockCounts> clocks;                  // with counters: clocks and readImage
   LinearImage image;                                  // mean radiance per pixel
   LinearImage meanVariance;                           // variance of each pixel's mean, per channel
 };

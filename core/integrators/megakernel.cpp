@@ -28,7 +28,7 @@ KernelDesc megakernelDesc(IntegratorKind kind, const RenderSettings& settings, c
   std::string shader = kind == IntegratorKind::MegakernelRegen ? "megakernel_regen"
                        : kind == IntegratorKind::MegakernelSer ? "megakernel_ser"
                                                                : "megakernel";
-  if (settings.simtCounters) shader += "_simt";
+  if (settings.counters != Counters::Off) shader += "_" + std::string(countersName(settings.counters));
   std::vector<uint32_t> specialization;
   if (kind == IntegratorKind::MegakernelSer) {
     specialization.resize(2);
@@ -52,7 +52,7 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
       scene_(scene),
       regenerate_(kind == IntegratorKind::MegakernelRegen),
       kernel_(context, megakernelDesc(kind, settings, scene), target, scene.descriptorSetLayout()),
-      frame_(context, scene, target, settings.simtCounters) {}
+      frame_(context, scene, target, settings.counters) {}
 
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
   frame_.prepare(settings);

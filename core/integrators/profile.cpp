@@ -55,6 +55,21 @@ std::string simtProfile(const SimtCounts& simt) {
   return out;
 }
 
+std::string clocksProfile(const ClockCounts& clocks) {
+  auto shares = [](const std::string& label, const PhaseCycles& cycles) {
+    std::string line = fmt::format("  {:<12}", label);
+    for (size_t phase = 0; phase < phaseNames.size(); ++phase) line += fmt::format(" {:>10.3f}", cycles.share(phase));
+    return line + "\n";
+  };
+  std::string out = "  clocks       shares of the clocked lane-cycles (subgroup clocks)\n";
+  out += fmt::format("  {:<12}", clocks.stages.empty() ? "bounce" : "stage");
+  for (std::string_view phase : phaseNames) out += fmt::format(" {:>10}", phase);
+  out += "\n" + shares("all", clocks.total());
+  for (const auto& [stage, cycles] : clocks.stages) out += shares(std::string(stageName(stage)), cycles);
+  for (size_t b = 0; b < clocks.bounces.size(); ++b) out += shares(std::to_string(b + 1), clocks.bounces[b]);
+  return out;
+}
+
 std::string kernelStatisticsProfile(const std::vector<KernelStatistics>& kernels) {
   // Where the device says nothing of any kernel, one line says why.
   const bool silent = std::all_of(kernels.begin(), kernels.end(), [&](const KernelStatistics& kernel) {

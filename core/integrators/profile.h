@@ -14,6 +14,10 @@ std::string kernelProfile(const FrameResult& frame);
 // bounce.
 std::string simtProfile(const SimtCounts& simt);
 
+// The phase clocks (counters: clocks) as text: each phase's share of the clocked cycles, overall
+// and per bounce or stage.
+std::string clocksProfile(const ClockCounts& clocks);
+
 // The integrator's kernels as text: per kernel its registers per thread and the warps per SM they
 // allow, or why the device does not say, then every statistic the driver gives.
 std::string kernelStatisticsProfile(const std::vector<KernelStatistics>& kernels);

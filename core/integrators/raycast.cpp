@@ -98,7 +98,7 @@ RaycastIntegrator::RaycastIntegrator(const vk::Context& context, const GpuScene&
       resolve_(context, raycastKernel("raycast_resolve"), target, scene.descriptorSetLayout()),
       traceClosest_(context, raycastKernel("raycast_trace", true, {0}), target, scene.descriptorSetLayout()),
       traceAny_(context, raycastKernel("raycast_trace", true, {1}), target, scene.descriptorSetLayout()),
-      frame_(context, scene, target, false),
+      frame_(context, scene, target, Counters::Off),
       control_(context, controlBytes,
                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,

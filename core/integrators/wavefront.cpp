@@ -1,6 +1,7 @@
 #include "core/integrators/wavefront.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -33,7 +34,15 @@ constexpr VkDeviceSize stepsOffset = after(launchesOffset, gpu::LAUNCH_COUNT * s
 // And the readback buffer: the counters, then the step counters.
 constexpr VkDeviceSize readbackStepsOffset = after(0, sizeof(gpu::WavefrontCounters));
 
-KernelDesc stageKernel(const char* shader, bool traces, const WavefrontOptions& options, const GpuScene& scene,
+// The kernels counters change: the shading point, where counters: simt counts, is in the shade
+// kernels only; counters: clocks times the phases of extend, shade and shadow.
+std::string countedKernel(const std::string& shader, const RenderSettings& settings) {
+  const bool counted =
+      settings.counters == Counters::Clocks || (settings.counters == Counters::Simt && shader == "wavefront_shade");
+  return counted ? shader + "_" + std::string(countersName(settings.counters)) : shader;
+}
+
+KernelDesc stageKernel(const std::string& shader, bool traces, const WavefrontOptions& options, const GpuScene& scene,
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
   std::vector<uint32_t> specialization(gpu::SPEC_COUNT);
   specialization[gpu::SPEC_COMPACTION] = options.compaction;
@@ -73,15 +82,16 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
       options_(checkDevice(context, target.backend, settings.wavefront)),
       generate_(context, stageKernel("wavefront_generate", false, options_, scene), target,
                 scene.descriptorSetLayout()),
-      extend_(context, stageKernel("wavefront_extend", true, options_, scene), target, scene.descriptorSetLayout()),
-      shadow_(context, stageKernel("wavefront_shadow", true, options_, scene), target, scene.descriptorSetLayout()),
+      extend_(context, stageKernel(countedKernel("wavefront_extend", settings), true, options_, scene), target,
+              scene.descriptorSetLayout()),
+      shadow_(context, stageKernel(countedKernel("wavefront_shadow", settings), true, options_, scene), target,
+              scene.descriptorSetLayout()),
       accumulate_(context, stageKernel("wavefront_accumulate", false, options_, scene), target,
                   scene.descriptorSetLayout()),
       prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, options_, scene)), target,
                scene.descriptorSetLayout()),
-      frame_(context, scene, target, settings.simtCounters) {
-  // The shading point, where counters: simt counts, is in the shade kernels only.
-  const char* shade = settings.simtCounters ? "wavefront_shade_simt" : "wavefront_shade";
+      frame_(context, scene, target, settings.counters) {
+  const std::string shade = countedKernel("wavefront_shade", settings);
   if (options_.materialQueues) {
     classify_.emplace(context, stageKernel("wavefront_classify", false, options_, scene), target,
                       scene.descriptorSetLayout());
@@ -298,7 +308,10 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
     frame_.recordOutput(commands, shaderStages_);
     recordCountersReadback(commands, true);
   });
-  frame_.readOutput(result, Stage::Shade);
+  // The clock bins' stages, by CLOCK_BIN_*.
+  static constexpr std::array<Stage, 3> clockStages{Stage::Extend, Stage::Shade, Stage::Shadow};
+  static_assert(gpu::CLOCK_BIN_EXTEND == 0 && gpu::CLOCK_BIN_SHADE == 1 && gpu::CLOCK_BIN_SHADOW == 2);
+  frame_.readOutput(result, Stage::Shade, clockStages);
 
   const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +
                                                                  readbackStepsOffset);

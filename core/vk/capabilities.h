@@ -49,6 +49,7 @@ struct DeviceCapabilities {
   bool rayTracingIndirect = false;
   bool invocationReorderNv = false;  // VK_NV_ray_tracing_invocation_reorder with its feature
   bool invocationReorderExt = false;
+  bool subgroupClock = false;  // VK_KHR_shader_clock's shaderSubgroupClock: counters: clocks reads it
   // rayTracingInvocationReorderReorderingHint: whether the device actually reorders, or only
   // accepts the calls (NVIDIA GPUs without RT cores, such as the H100 and H200).
   bool invocationReorderReorders = false;
@@ -69,8 +70,9 @@ struct DeviceCapabilities {
   bool pipelineExecutableInfo = false;
 
   bool invocationReorder() const { return invocationReorderNv || invocationReorderExt; }
-  // Whether kernels in `stage` can run the divergence counters' subgroup operations (basic,
-  // ballot, arithmetic): compute on every device ptbench knows, ray generation not on lavapipe.
+  // Whether kernels in `stage` can run the counters' subgroup operations (basic, ballot,
+  // arithmetic; counters: simt's, and clocks' sums): compute on every device ptbench knows, ray
+  // generation not on lavapipe.
   bool simtCountersIn(VkShaderStageFlagBits stage) const;
   std::string typeName() const;
   std::string apiVersionString() const;

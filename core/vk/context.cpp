@@ -112,8 +112,9 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
   const bool pipelineExecutableExtension =
       hasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   FeatureChain features;
+  const bool shaderClockExtension = hasExtension(extensions, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
   features.link(vulkan13, caps.accelerationStructure, rayQueryExtension, pipelineExtension, caps.invocationReorderNv,
-                pipelineExecutableExtension);
+                pipelineExecutableExtension, shaderClockExtension);
   vkGetPhysicalDeviceFeatures2(device, &features.core);
   if (vulkan13) {
     caps.bufferDeviceAddress = features.vulkan12.bufferDeviceAddress;
@@ -134,6 +135,7 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
       caps.invocationReorderNv && caps.rayTracingPipeline && features.invocationReorder.rayTracingInvocationReorder;
   caps.invocationReorderReorders = caps.invocationReorderReorders && caps.invocationReorderNv;
   caps.pipelineExecutableInfo = pipelineExecutableExtension && features.pipelineExecutable.pipelineExecutableInfo;
+  caps.subgroupClock = shaderClockExtension && features.shaderClock.shaderSubgroupClock;
 
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(device, &memory);
@@ -406,14 +408,19 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
     // capturing them changes no code the driver generates.
     pipelineStatistics_ = capabilities_.pipelineExecutableInfo;
     if (pipelineStatistics_) setup.enableExtension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    // The subgroup clock, for the kernels of counters: clocks; a kernel without the clock reads
+    // none, so enabling it changes nothing else.
+    if (capabilities_.subgroupClock) setup.enableExtension(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
 
     // Only the structures of enabled extensions join the chain, as the validation layer wants.
     FeatureChain& enable = setup.features;
     enable.link(true, setup.extensionEnabled(VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME),
                 setup.extensionEnabled(VK_KHR_RAY_QUERY_EXTENSION_NAME),
                 setup.extensionEnabled(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME),
-                setup.extensionEnabled(VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME), pipelineStatistics_);
+                setup.extensionEnabled(VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME), pipelineStatistics_,
+                capabilities_.subgroupClock);
     enable.pipelineExecutable.pipelineExecutableInfo = pipelineStatistics_;
+    enable.shaderClock.shaderSubgroupClock = capabilities_.subgroupClock;
     enable.core.features.shaderInt64 = VK_TRUE;
     enable.vulkan12.bufferDeviceAddress = VK_TRUE;
     enable.vulkan12.shaderBufferInt64Atomics = VK_TRUE;  // the film's fixed-point sums

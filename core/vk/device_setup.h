@@ -25,11 +25,13 @@ struct FeatureChain {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_FEATURES_NV};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipelineExecutable{
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  VkPhysicalDeviceShaderClockFeaturesKHR shaderClock{.sType =
+                                                         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
 
   // Links only the structures the device knows (its API version and extensions), so that
   // the validation layer sees no structure from an extension that is not there.
   void link(bool withVulkan13, bool withAccelerationStructure, bool withRayQuery, bool withPipeline,
-            bool withInvocationReorder, bool withPipelineExecutable) {
+            bool withInvocationReorder, bool withPipelineExecutable, bool withShaderClock) {
     void** next = &core.pNext;
     auto append = [&next](auto& feature) {
       *next = &feature;
@@ -44,6 +46,7 @@ struct FeatureChain {
     if (withPipeline) append(rayTracingPipeline);
     if (withInvocationReorder) append(invocationReorder);
     if (withPipelineExecutable) append(pipelineExecutable);
+    if (withShaderClock) append(shaderClock);
     *next = nullptr;
   }
 };

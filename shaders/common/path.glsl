@@ -4,6 +4,7 @@
 #define PTBENCH_PATH_GLSL
 
 #include "shared/path_state.h"
+#include "common/phase_clocks.glsl"
 #define PTBENCH_PATH_STATE_MEMBER(type, name) type name;
 struct PathState {
   PTBENCH_PATH_FIELDS(PTBENCH_PATH_STATE_MEMBER)
@@ -44,6 +45,7 @@ PathState startPath(uint pixel, uint sampleIndex) {
 // The environment: the constant's radiance, and the map's weighted by MIS against the light
 // sample that could have chosen the same direction.
 void pathEscaped(inout PathState path) {
+  CLOCK_PHASE(CLOCK_PHASE_LIGHT);
   vec3 radiance = FRAME.environment;
   vec3 mapped = environmentMapRadiance(path.direction);
   if (maxComponent(mapped) > 0.0) {
@@ -57,9 +59,13 @@ void pathEscaped(inout PathState path) {
 
 // Shades the vertex a traced ray found: emission (MIS-weighted against light sampling), a
 // light sample, the next direction and Russian roulette. Returns whether the path goes on.
+// With counters: clocks, its phases are material (the shading point, the BSDF) and light
+// (emission, the light sample, MIS), then rest (the path's next ray, roulette); it may return in
+// any of them, and its caller names the next.
 bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   shadow.requested = false;
   path.depth += 1u;
+  CLOCK_PHASE(CLOCK_PHASE_MATERIAL);
   ShadingPoint sp = shadingPoint(hit, path.direction);
   vec3 wo = -path.direction;
   // A ray that meets the back of a volumetric transmissive surface has crossed its inside
@@ -67,6 +73,7 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   if (shadesClass(MATERIAL_CLASS_TRANSMISSION) && !sp.frontFace && !sp.thinWalled && sp.transmission > 0.0)
     path.throughput *= volumeTransmittance(sp.material, hit.t);
 
+  CLOCK_PHASE(CLOCK_PHASE_LIGHT);
   if (maxComponent(sp.emission) > 0.0) {
     // A pdf of 0 marks a direction no light sample could have chosen (the camera ray, a delta
     // lobe): all the emission is this estimator's.
@@ -78,13 +85,17 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
 
   SampleStream stream = sampleStream(path.pixel, path.sampleIndex);
   uint vertex = path.depth - 1u;
+  CLOCK_PHASE(CLOCK_PHASE_MATERIAL);
   BsdfContext bsdfCtx = bsdfContext(sp, wo);
+  CLOCK_PHASE(CLOCK_PHASE_LIGHT);
   LightSample light;
   if (sampleLight(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
                   sampleBits(stream, bounceDimension(vertex, DIMENSION_LIGHT_INDEX)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
       dot(light.direction, sp.geometricNormal) > 0.0) {
+    CLOCK_PHASE(CLOCK_PHASE_MATERIAL);
     BsdfValue atLight = bsdfValue(sp, bsdfCtx, light.direction);
+    CLOCK_PHASE(CLOCK_PHASE_LIGHT);
     if (maxComponent(atLight.fCos) > 0.0) {
       float weight = light.delta ? 1.0 : powerHeuristic(light.pdf, atLight.pdf);
       shadow.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
@@ -96,10 +107,12 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
     }
   }
 
+  CLOCK_PHASE(CLOCK_PHASE_MATERIAL);
   BsdfSample bsdf;
   if (!bsdfSample(sp, bsdfCtx, sample1D(stream, bounceDimension(vertex, DIMENSION_LOBE)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_BSDF)), bsdf))
     return false;
+  CLOCK_PHASE(CLOCK_PHASE_REST);
   // A reflection under the geometric surface would leak through it, a transmission above it
   // would not cross it.
   float side = bsdf.transmitted ? -1.0 : 1.0;

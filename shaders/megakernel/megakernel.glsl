@@ -24,57 +24,83 @@ layout(push_constant, scalar) uniform PushBlock { FramePush push; };
 #include "common/simt_counters.glsl"
 
 // Traces one segment of the path and shades what it found; returns whether the path goes on.
+// With counters: clocks, each phase is named where it starts (common/phase_clocks.glsl).
 bool advancePath(inout PathState path, inout PixelCounters counters) {
   counters.extensionRays += 1u;
   counters.pathSegments += 1u;
   SurfaceHit hit;
+  CLOCK_PHASE(CLOCK_PHASE_TRAVERSAL);
 #ifdef MEGAKERNEL_SER
   bool found = traceClosestReordered(path.origin, path.direction, path.depth + 1u, hit);
 #else
   bool found = traceClosest(path.origin, path.direction, hit);
 #endif
+  CLOCK_PHASE(CLOCK_PHASE_REST);
 #ifdef SIMT_COUNTERS
   countShadingPoint(path.depth, found ? materialClassOfHit(hit.instance, hit.geometry) : MATERIAL_CLASS_ESCAPED);
 #endif
   if (!found) {
     pathEscaped(path);
+    CLOCK_PHASE(CLOCK_PHASE_REST);
     return false;
   }
   ShadowRay shadow;
   bool alive = pathHit(path, hit, shadow);
+  CLOCK_PHASE(CLOCK_PHASE_REST);
   if (shadow.requested) {
     counters.shadowRays += 1u;
-    if (!traceAny(shadow.origin, shadow.direction, shadow.tMax)) path.radiance += shadow.contribution;
+    CLOCK_PHASE(CLOCK_PHASE_TRAVERSAL);
+    bool unoccluded = !traceAny(shadow.origin, shadow.direction, shadow.tMax);
+    CLOCK_PHASE(CLOCK_PHASE_REST);
+    if (unoccluded) path.radiance += shadow.contribution;
   }
   return alive;
 }
 
+// With counters: clocks, a bounce's bin takes the cycles from the end of the segment before it to
+// the end of its own: the camera ray's generation (in regen, the previous path's end too) in the
+// first bounce's, the film's commit at the kernel's end in the last bounce's. A lane whose path
+// has ended waits for the rest of its subgroup outside every phase: the clock restarts after the
+// loop (its idleness is what the SIMT counters measure).
 void megakernel(uvec2 pixel) {
   if (pixel.x >= FRAME.width || pixel.y >= FRAME.height) return;
+  CLOCKS_START();
   uint pixelIndex = pixel.y * FRAME.width + pixel.x;
   PixelCounters counters = CounterArray(FRAME.counters).c[pixelIndex];
   FilmSample film = filmSample();
 #ifdef MEGAKERNEL_REGEN
   uint started = 1u;
   PathState path = startPath(pixelIndex, push.sampleIndex);
+  uint segment = 0u;
   while (true) {
-    if (advancePath(path, counters)) continue;
+    segment = path.depth;
+    bool alive = advancePath(path, counters);
+    CLOCKS_COMMIT(segment);
+    if (alive) continue;
     filmAdd(film, path.radiance);
     if (started == FRAME.samplesPerPixel) break;
     path = startPath(pixelIndex, push.sampleIndex + started);
     started += 1u;
   }
+  CLOCKS_START();
   counters.paths += started;
 #else
   PathState path = startPath(pixelIndex, push.sampleIndex);
-  while (advancePath(path, counters)) {
+  uint segment = 0u;
+  while (true) {
+    segment = path.depth;
+    bool alive = advancePath(path, counters);
+    CLOCKS_COMMIT(segment);
+    if (!alive) break;
   }
+  CLOCKS_START();
   filmAdd(film, path.radiance);
   counters.paths += 1u;
 #endif
   // This invocation is the launch's only one at its pixel.
   filmCommitOwned(film, pixelIndex);
   CounterArray(FRAME.counters).c[pixelIndex] = counters;
+  CLOCKS_COMMIT(segment);
 }
 
 #ifdef RAY_GENERATION

@@ -121,12 +121,31 @@ struct SimtCountersHeader {
   uint pad;
 };  // followed by SimtBounce[SIMT_MAX_BOUNCES]
 
+// Where a kernel's time goes (counters: clocks; common/phase_clocks.glsl). Each invocation adds
+// the subgroup clock's cycles between its phase changes to the phase it was in; a subgroup sums
+// its lanes' and adds them to a bin: the megakernels' bin is the path's bounce (index 0: the
+// camera ray's segment), the wavefront's its stage (CLOCK_BIN_EXTEND...). Lane-cycles: a lane
+// that waits for its subgroup counts the wait in the phase it waits in.
+PTBENCH_CONST uint CLOCK_PHASE_TRAVERSAL = 0;  // traceClosest, traceAny
+PTBENCH_CONST uint CLOCK_PHASE_MATERIAL = 1;   // the shading point, BSDF evaluation and sampling
+PTBENCH_CONST uint CLOCK_PHASE_LIGHT = 2;      // light sampling, emission and MIS
+PTBENCH_CONST uint CLOCK_PHASE_REST = 3;       // everything else: path state, queues, film
+PTBENCH_CONST uint CLOCK_PHASES = 4;
+PTBENCH_CONST uint CLOCK_MAX_BINS = SIMT_MAX_BOUNCES;
+PTBENCH_CONST uint CLOCK_BIN_EXTEND = 0;
+PTBENCH_CONST uint CLOCK_BIN_SHADE = 1;
+PTBENCH_CONST uint CLOCK_BIN_SHADOW = 2;
+struct ClockBin {
+  uint64_t cycles[CLOCK_PHASES];  // lane-cycles, by phase
+};
+
 struct FrameParams {
   SceneAddresses scene;
   CameraParams camera;
   uint64_t film;          // FilmPixel per pixel
   uint64_t counters;      // PixelCounters per pixel (megakernel)
   uint64_t simtCounters;  // SimtCountersHeader and bounces; 0 without counters: simt
+  uint64_t clockCounters;  // ClockBin[CLOCK_MAX_BINS]; 0 without counters: clocks
   vec3 environment;      // constant environment radiance
   uint width;
   uint height;

@@ -10,6 +10,7 @@
 layout(local_size_x = WORKGROUP_SIZE_1D) in;
 
 void main() {
+  CLOCKS_START();
   uint queue = MATERIAL_QUEUES ? QUEUE_MATERIAL_FIRST + MATERIAL_CLASS : currentExtensionQueue();
   uint index;
   if (MATERIAL_QUEUES ? !claimMaterialItem(LAUNCH_SHADE_FIRST + MATERIAL_CLASS, queue, index)
@@ -33,6 +34,7 @@ void main() {
     alive = pathHit(path, SurfaceHit(record.t, record.instance, record.geometry, record.primitive, record.barycentrics),
                     shadow);
   }
+  CLOCK_PHASE(CLOCK_PHASE_REST);
   // The path moves to the next extension queue (or stays in its slot). An ended path's sample
   // goes into the film where its radiance is final, with plain stores, where the pass owns its
   // pixels: here, or in shadow after its last light sample. Where the film needs atomics they wait
@@ -60,4 +62,5 @@ void main() {
     Vec3Buffer(SHADOW_ARRAYS.contribution).v[at] = shadow.contribution;
     UintBuffer(SHADOW_ARRAYS.target).u[at] = target;
   }
+  CLOCKS_COMMIT(CLOCK_BIN_SHADE);
 }

@@ -12,10 +12,15 @@
 #include "trace/trace.glsl"
 
 void shadow() {
+  CLOCKS_START();
   uint index;
   if (!claimItem(LAUNCH_SHADOW, QUEUE_SHADOW, index)) return;
-  bool visible = !traceAny(Vec3Buffer(SHADOW_ARRAYS.origin).v[index], Vec3Buffer(SHADOW_ARRAYS.direction).v[index],
-                           FloatBuffer(SHADOW_ARRAYS.tMax).f[index]);
+  vec3 origin = Vec3Buffer(SHADOW_ARRAYS.origin).v[index];
+  vec3 direction = Vec3Buffer(SHADOW_ARRAYS.direction).v[index];
+  float tMax = FloatBuffer(SHADOW_ARRAYS.tMax).f[index];
+  CLOCK_PHASE(CLOCK_PHASE_TRAVERSAL);
+  bool visible = !traceAny(origin, direction, tMax);
+  CLOCK_PHASE(CLOCK_PHASE_REST);
   uint target = UintBuffer(SHADOW_ARRAYS.target).u[index];
   uint position = target & ~SHADOW_TARGET_FINISHED;
   bool finished = (target & SHADOW_TARGET_FINISHED) != 0u;
@@ -32,6 +37,7 @@ void shadow() {
   if (!COMPACTION)
     setMembership(index, commit ? MEMBER_FREE : 0u,
                   commit ? (1u << QUEUE_SHADOW) | (1u << QUEUE_FINISHED) : 1u << QUEUE_SHADOW);
+  CLOCKS_COMMIT(CLOCK_BIN_SHADOW);
 }
 
 #ifndef RAY_GENERATION

@@ -305,6 +305,24 @@ TEST(RenderCommand, CountsDivergenceAndRefusesSerWithoutTheExtension) {
   EXPECT_NE(raygen.err.find("in ray-generation shaders"), std::string::npos) << raygen.err;
 }
 
+// counters: clocks prints each phase's share per bounce; one run counts simt or clocks, and the
+// raycast has no phases to time.
+TEST(RenderCommand, TimesThePhasesWithClocks) {
+  const auto clocked = runPtbench(
+      "--validate render --scene builtin:cornell --backend rayquery --width 16 --height 16 --spp 2 --max-depth 3 "
+      "--counters clocks");
+  ASSERT_EQ(clocked.exitCode, 0) << clocked.all();
+  EXPECT_NE(clocked.out.find("clocks       shares of the clocked lane-cycles"), std::string::npos) << clocked.out;
+  EXPECT_NE(clocked.out.find("bounce        traversal   material      light       rest"), std::string::npos)
+      << clocked.out;
+  const auto both = runPtbench("render --scene builtin:cornell --counters simt,clocks");
+  EXPECT_NE(both.exitCode, 0);
+  EXPECT_NE(both.err.find("--counters"), std::string::npos) << both.err;
+  const auto raycast = runPtbench("render --scene builtin:cornell --integrator raycast --counters clocks");
+  EXPECT_EQ(raycast.exitCode, 1);
+  EXPECT_NE(raycast.err.find("--counters clocks: times a path tracer's phases"), std::string::npos) << raycast.err;
+}
+
 TEST(RenderCommand, RefusesBadArgumentsBeforeRendering) {
   const auto badFormat = runPtbench("render --scene builtin:cornell --out image.bmp");
   EXPECT_EQ(badFormat.exitCode, 1);

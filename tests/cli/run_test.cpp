@@ -268,6 +268,44 @@ TEST(RunCommand, DryRunPrintsThePlanWithoutRunningAnything) {
   fs::remove_all(out);
 }
 
+// counters: ["off", "clocks"]: the clocked runs carry their phase shares per bounce or stage and
+// the summary says them with their cost against the unclocked twin; a value naming both counters
+// is refused.
+TEST(RunCommand, ClockedRunsCarryTheirPhasesBesideUnclockedTwins) {
+  const fs::path dir = freshFolder("clocks");
+  std::ofstream(dir / "config.json") << R"({"schema_version": 1, "name": "clocks", "scenes": ["builtin:cornell"],
+      "integrators": ["megakernel", "wavefront"], "backends": ["rayquery"], "counters": ["off", "clocks"],
+      "width": 8, "height": 8, "spp": 1, "warmup": 0, "repeats": 1})";
+  const auto result =
+      runPtbench("--validate run " + (dir / "config.json").string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(result.exitCode, 0) << result.all();
+  const json report = readJson(resultsFolder(dir / "out", "clocks") / "report.json");
+  ASSERT_EQ(report["runs"].size(), 4u);
+  for (const auto& run : report["runs"]) {
+    const auto& p = run["parameters"];
+    EXPECT_EQ(run.contains("clocks"), p["counters"] == "clocks") << run.dump();
+    if (!run.contains("clocks")) continue;
+    EXPECT_EQ(run["clocks"].contains("per_stage"), p["integrator"] == "wavefront");
+    EXPECT_GT(run["clocks"]["phases"]["traversal"].get<double>(), 0.0);
+    EXPECT_NE(result.out.find("phases of run " + run["id"].get<std::string>() + ": traversal "), std::string::npos)
+        << result.out;
+  }
+  EXPECT_NE(result.out.find("x the frame time without clocks"), std::string::npos) << result.out;
+  const auto planned =
+      runPtbench("run " + (dir / "config.json").string() + " --dry-run --out " + (dir / "plan").string());
+  EXPECT_NE(planned.out.find("r001 builtin:cornell | megakernel | rayquery | 8x8 | 1 spp | counters=clocks\n"),
+            std::string::npos)
+      << planned.out;
+  EXPECT_NE(planned.out.find("r000 builtin:cornell | megakernel | rayquery | 8x8 | 1 spp\n"), std::string::npos)
+      << planned.out;
+  std::ofstream(dir / "both.json") << R"({"schema_version": 1, "name": "both", "scenes": ["builtin:cornell"],
+      "counters": "simt+clocks"})";
+  const auto both = runPtbench("validate " + (dir / "both.json").string());
+  EXPECT_NE(both.exitCode, 0);
+  EXPECT_NE(both.all().find("/counters"), std::string::npos) << both.all();
+  fs::remove_all(dir);
+}
+
 // counters: ["off", "simt"] doubles the path tracers' runs (not the raycast's, which has no
 // shading point): the counted ones carry utilisation and coherence per bounce, in the JSON and
 // the CSV, and a run key of their own; the others carry none. integrators: ["all"] skips

@@ -85,8 +85,19 @@ TEST_F(ConfigTest, ResolutionListsSizesWithoutCrossingThem) {
   EXPECT_EQ(sweepSize(config), runs.size());
   EXPECT_EQ(runs[0].settings.width, 1280u);
   EXPECT_EQ(runs[0].settings.height, 720u);
-  EXPECT_FALSE(runs[0].settings.simtCounters);
-  EXPECT_TRUE(runs[1].settings.simtCounters);
+  EXPECT_EQ(runs[0].settings.counters, Counters::Off);
+  EXPECT_EQ(runs[1].settings.counters, Counters::Simt);
+  const auto clocked = expandSweep(loadConfig(write(minimal(R"(, "counters": ["clocks", "off", "clocks"],
+      "integrators": ["wavefront", "raycast"])"))));
+  ASSERT_EQ(clocked.size(), 3u) << "a value listed twice is one run; the raycast runs once, without";
+  EXPECT_EQ(clocked[0].settings.counters, Counters::Clocks);
+  EXPECT_EQ(clocked[1].settings.counters, Counters::Off);
+  EXPECT_EQ(clocked[2].settings.counters, Counters::Off);
+  EXPECT_EQ(clocked[2].integrator, IntegratorKind::Raycast);
+  // One run counts simt or clocks: a value naming both is no value.
+  const auto [both, bothCode] = failure(minimal(R"(, "counters": "simt+clocks")"));
+  EXPECT_EQ(bothCode, exitConfigInvalid);
+  EXPECT_NE(both.find("/counters"), std::string::npos) << both;
   EXPECT_EQ(runs[4].settings.width, 3840u);
   EXPECT_EQ(runs[4].settings.height, 2160u);
   EXPECT_FALSE(config.resolved.contains("width")) << "no default width beside a resolution";

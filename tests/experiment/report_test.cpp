@@ -97,7 +97,7 @@ ExperimentResult syntheticResult(const fs::path& folder) {
   wavefront.steps = {{.extensionRays = 1500, .shadowRays = 700, .pathsStarted = 1000},
                      {.extensionRays = 500, .shadowRays = 300, .pathsStarted = 0}};
   // counters: simt: a whole subgroup at bounce 1; at bounce 2, two events of 40 lanes and 3 classes in all.
-  wavefront.spec.settings.simtCounters = true;
+  wavefront.spec.settings.counters = Counters::Simt;
   wavefront.simt =
       SimtCounts{.stage = Stage::Shade,
                  .subgroupSize = 32,
@@ -140,9 +140,9 @@ TEST(Report, RooflineFractionIsOverTheDiffuseRaycastOfTheSameSceneAndBackend) {
   result.runs.push_back(otherScene);
   RunRecord counted = megakernel;  // counters: simt slow it: its rays/s are not read against a roofline
   counted.id = "r008";
-  counted.spec.settings.simtCounters = true;
+  counted.spec.settings.counters = Counters::Simt;
   result.runs.push_back(counted);
-  result.runs[2].spec.settings.simtCounters = false;
+  result.runs[2].spec.settings.counters = Counters::Off;
   result.runs[2].simt.reset();
   const json report = reportJson(result);
   const json& runs = report["runs"];
@@ -299,6 +299,60 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   for (const auto& entry : fs::directory_iterator(folder))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << "no temporary file left behind";
   fs::remove_all(folder);
+}
+
+// counters: clocks: per bounce for the megakernel, per stage for the wavefront; shares of the
+// phases that sum to 1, the cycles beside them; the check refuses shares that do not add up.
+TEST(Report, ClocksGivePhaseSharesPerBounceOrStage) {
+  ExperimentResult result = syntheticResult(fs::temp_directory_path());
+  RunRecord unclocked = result.runs[0];  // the clocked megakernel's twin: its cost is their ratio
+  unclocked.id = "r003";
+  result.runs.push_back(unclocked);
+  RunRecord& megakernel = result.runs[0];
+  megakernel.spec.settings.counters = Counters::Clocks;
+  megakernel.frameGpuMs = {11, 12, 13};
+  megakernel.clocks = ClockCounts{.bounces = {{.cycles = {60, 20, 10, 10}}, {.cycles = {40, 0, 0, 10}}}};
+  RunRecord& wavefront = result.runs[2];
+  wavefront.spec.settings.counters = Counters::Clocks;
+  wavefront.simt.reset();
+  wavefront.clocks = ClockCounts{.stages = {{Stage::Extend, {.cycles = {90, 0, 0, 10}}},
+                                            {Stage::Shade, {.cycles = {0, 30, 20, 50}}},
+                                            {Stage::Shadow, {.cycles = {0, 0, 0, 0}}}}};
+  json report = reportJson(result);
+  EXPECT_NO_THROW(checkReport(report, "report.json"));
+  const json& clocked = report["runs"][0];
+  EXPECT_EQ(clocked["parameters"]["counters"], "clocks");
+  EXPECT_EQ(clocked["clocks"]["total_cycles"], 150);
+  EXPECT_EQ(clocked["clocks"]["cycles"]["traversal"], 100);
+  EXPECT_DOUBLE_EQ(clocked["clocks"]["phases"]["traversal"].get<double>(), 100.0 / 150);
+  ASSERT_EQ(clocked["clocks"]["per_bounce"].size(), 2u);
+  EXPECT_EQ(clocked["clocks"]["per_bounce"][1]["bounce"], 2);
+  EXPECT_DOUBLE_EQ(clocked["clocks"]["per_bounce"][1]["phases"]["rest"].get<double>(), 0.2);
+  EXPECT_FALSE(clocked.contains("per_stage"));
+  const json& stages = report["runs"][2]["clocks"]["per_stage"];
+  ASSERT_EQ(stages.size(), 3u);
+  EXPECT_EQ(stages[1]["stage"], "shade");
+  EXPECT_DOUBLE_EQ(stages[1]["phases"]["material"].get<double>(), 0.3);
+  EXPECT_TRUE(stages[2]["phases"]["traversal"].is_null()) << "no cycles: no share";
+  EXPECT_FALSE(report["runs"][1].contains("clocks")) << "a failed run has none";
+  EXPECT_NE(runKey(clocked), runKey(report["runs"][3])) << "clocked runs are never timed against unclocked ones";
+  // The summary: each clocked run's shares, and its time over its unclocked twin's where there is one.
+  const std::string summary = reportSummary(report, SummaryFormat::Table);
+  EXPECT_NE(summary.find("phases of run r000: traversal 0.667, material 0.133, light 0.067, rest 0.133; 1.091x the "
+                         "frame time without clocks"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("phases of run r002: traversal 0.450, material 0.150, light 0.100, rest 0.300\n"),
+            std::string::npos)
+      << summary;
+
+  report["runs"][0]["clocks"]["per_bounce"][0]["phases"]["rest"] = 0.5;
+  try {
+    checkReport(report, "report.json");
+    ADD_FAILURE() << "shares that sum past 1 passed";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("/runs/0/clocks/per_bounce/0/phases"), std::string::npos) << error.what();
+  }
 }
 
 json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) {

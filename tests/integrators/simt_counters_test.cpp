@@ -22,7 +22,7 @@ class SimtCountersTest : public GpuTest {
   void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline, Backend::Software}); }
 
   FrameResult render(const GpuScene& scene, RenderSettings settings, const Renderer& renderer) {
-    settings.simtCounters = true;
+    settings.counters = Counters::Simt;
     FrameResult frame = renderWithoutInvalidSamples(*context, scene, settings, renderer, "counters: simt");
     EXPECT_TRUE(frame.simt.has_value()) << renderer.name();
     return frame;
@@ -151,7 +151,7 @@ TEST_F(SimtCountersTest, WhatTheDeviceCannotRunIsRefusedWithItsReason) {
   EXPECT_NE(refusal(IntegratorKind::MegakernelSer, Backend::RayQuery, settings).find("pipeline backend only"),
             std::string::npos);
   RenderSettings counted = settings;
-  counted.simtCounters = true;
+  counted.counters = Counters::Simt;
   EXPECT_NE(refusal(IntegratorKind::Megakernel, Backend::Pipeline, counted).find("ray-generation"), std::string::npos);
   // The wavefront shades in compute shaders on every backend: its counters run.
   EXPECT_EQ(refusal(IntegratorKind::Wavefront, Backend::Pipeline, counted), "");

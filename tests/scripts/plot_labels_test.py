@@ -59,6 +59,17 @@ class Labels(unittest.TestCase):
         self.assertEqual([plot.labeller(runs)(r) for r in runs],
                          ["megakernel timing=stages", "wavefront timing=stages", "wavefront timing=frame"])
 
+    def test_clock_bars_are_a_runs_phases_then_a_wavefronts_stages(self):
+        plot = load_plot()
+        phases = {"traversal": 0.5, "material": 0.25, "light": None, "rest": 0.25}
+        megakernel = run("megakernel", counters="clocks")
+        megakernel["clocks"] = {"phases": phases, "per_bounce": []}
+        wavefront = run("wavefront", counters="clocks")
+        wavefront["clocks"] = {"phases": phases, "per_stage": [{"stage": "extend", "phases": phases}]}
+        bars = plot.clock_bars([megakernel, wavefront])
+        self.assertEqual([name for name, _ in bars], ["megakernel", "wavefront", "wavefront: extend"])
+        self.assertEqual(bars[0][1], [0.5, 0.25, 0, 0.25], "traversal, material, light, rest; no share is 0")
+
     def test_every_time_axis_says_lower_is_better(self):
         source = SCRIPT.read_text()
         labels = re.findall(r"set_[xy]label\((f?\"[^\"]*\")\)", source)
