@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/vk/barrier.h"
+#include "core/vk/buffer.h"
 #include "core/vk/context.h"
 
 namespace ptbench::test {
@@ -14,6 +16,17 @@ namespace ptbench::test {
 // The tests' answers (ray queries present, a CPU device) are lavapipe's, so they ask for it by
 // name even on a machine with a GPU.
 inline constexpr const char* testDevice = "llvmpipe";
+
+// After a test kernel: its writes to `results` copied whole into the host-visible `readback`,
+// ready for the host once the submission's fence has signalled.
+inline void recordCopyToHost(VkCommandBuffer commands, const vk::Buffer& results, const vk::Buffer& readback) {
+  vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                    VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+  const VkBufferCopy region{.size = results.bytes()};
+  vkCmdCopyBuffer(commands, results.get(), readback.get(), 1, &region);
+  vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+}
 
 inline std::unique_ptr<vk::Context> makeValidatedContext(std::vector<Backend> backends = {}) {
   return std::make_unique<vk::Context>(

@@ -228,12 +228,7 @@ TEST_F(LightTransportTest, AliasTableSamplesLargeTablesInProportion) {
     vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
     vkCmdPushConstants(commands, pipeline.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof(push), &push);
     vkCmdDispatch(commands, invocations / gpu::WORKGROUP_SIZE_1D, 1, 1);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    const VkBufferCopy region{.size = counts.bytes()};
-    vkCmdCopyBuffer(commands, counts.get(), readback.get(), 1, &region);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    recordCopyToHost(commands, counts, readback);
   });
   const auto observed = readback.view<const uint32_t>();
   double total = 0;
@@ -279,12 +274,7 @@ std::vector<std::array<float, 4>> glassReflectance(const vk::Context& context, c
     vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline.get());
     vkCmdPushConstants(commands, pipeline.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof(push), &push);
     vkCmdDispatch(commands, (push.count + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D, 1, 1);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    const VkBufferCopy region{.size = results.bytes()};
-    vkCmdCopyBuffer(commands, results.get(), readback.get(), 1, &region);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    recordCopyToHost(commands, results, readback);
   });
   const auto values = readback.view<const std::array<float, 4>>();
   return {values.begin(), values.end()};

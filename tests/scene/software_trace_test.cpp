@@ -63,12 +63,7 @@ class SoftwareTraceTest : public GpuTest, public ::testing::WithParamInterface<s
                               0, nullptr);
       vkCmdPushConstants(commands, pipeline.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof push, &push);
       vkCmdDispatch(commands, uint32_t((rays.size() + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D), 1, 1);
-      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-      const VkBufferCopy region{.size = hits.bytes()};
-      vkCmdCopyBuffer(commands, hits.get(), readback.get(), 1, &region);
-      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+      recordCopyToHost(commands, hits, readback);
     });
     const auto view = readback.view<const TestHit>();
     return {view.begin(), view.end()};
