@@ -116,8 +116,9 @@ void FrameRecorder::end(VkCommandBuffer commands) {
   timer_.end(commands);
 }
 
-void FrameRecorder::recordOutput(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const {
+bool FrameRecorder::recordOutput(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const {
   if (readImage_) film_->recordReadback(commands, writers);
+  return readImage_;
 }
 
 FrameResult FrameRecorder::times() const {

@@ -75,7 +75,9 @@ class FrameRecorder {
   void end(VkCommandBuffer commands);
   // The film's copy to the host, where the frame's settings read the image: after the frame's
   // end, from the kernels' `writers`.
-  void recordOutput(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const;
+  // Returns whether it recorded the copy, whose barrier from `writers` then covers any other
+  // copy of the kernels' writes the driver records after it.
+  bool recordOutput(VkCommandBuffer commands, VkPipelineStageFlags2 writers) const;
   // Once the frame's last fence has signalled: the GPU time from the first to the last
   // timestamp, its stages and launches, and the host's time since prepare.
   FrameResult times() const;

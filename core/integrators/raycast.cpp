@@ -184,9 +184,9 @@ FrameResult RaycastIntegrator::render(const RenderSettings& settings) {
     }
     // The frame ends with its last kernel: reading back is output, outside the frame's time.
     frame_.end(commands);
-    frame_.recordOutput(commands, shaderStages_);
-    vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
-                      VK_ACCESS_2_TRANSFER_READ_BIT);
+    if (!frame_.recordOutput(commands, shaderStages_))
+      vk::memoryBarrier(commands, shaderStages_, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                        VK_ACCESS_2_TRANSFER_READ_BIT);
     const VkBufferCopy counters{.srcOffset = countersOffset, .size = sizeof(gpu::RaycastCounters)};
     vkCmdCopyBuffer(commands, control_.get(), readback_.get(), 1, &counters);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
