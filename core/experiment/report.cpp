@@ -4,8 +4,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -127,10 +129,39 @@ json simtJson(const SimtCounts& simt) {
   return out;
 }
 
+// The most lane-cycles a stage's clocks can count: every warp its kernels keep resident on every
+// SM, busy for the stage's whole median time at the SM's highest clock. Clocks that count more are
+// wrong, whatever the cause (on an H100 the clock's two words read apart once summed to 10 times
+// the bound); null where the device gives no SM count, clock or occupancy (lavapipe, and
+// NVIDIA's ray-tracing pipelines, whose statistics it does not list).
+struct LaneCycleBound {
+  uint32_t smCount = 0;
+  uint32_t subgroupSize = 0;
+  double smClockHz = 0;
+};
+
+json residentLaneCycleFraction(const RunRecord& run, Stage stage, uint64_t laneCycles, const LaneCycleBound& bound) {
+  uint32_t warpsPerSm = 0;
+  for (const auto& kernel : run.kernels)
+    if (kernel.stage == stage && kernel.occupancy.occupancy)
+      warpsPerSm = std::max(warpsPerSm, kernel.occupancy.occupancy->warpsPerSm);
+  const auto timed =
+      std::find_if(run.stages.begin(), run.stages.end(), [&](const auto& record) { return record.stage == stage; });
+  if (warpsPerSm == 0 || bound.smCount == 0 || bound.subgroupSize == 0 || bound.smClockHz <= 0 ||
+      timed == run.stages.end())
+    return json();
+  const double seconds = summarize(timed->gpuMs).median * 1e-3;
+  const double most = double(warpsPerSm) * bound.subgroupSize * bound.smCount * bound.smClockHz * seconds;
+  return most > 0 ? json(double(laneCycles) / most) : json();
+}
+
 // Where the kernels' time goes (counters: clocks): each phase's share of the clocked lane-cycles
 // (they sum to 1) and the cycles themselves, over the run and per bounce (the megakernels; 1: the
-// camera ray's segment) or per clocked stage (the wavefront).
-json clocksJson(const ClockCounts& clocks) {
+// camera ray's segment) or per clocked stage (the wavefront); and, per clocked stage, the cycles
+// over the most its SMs could count (`of_resident_lane_cycles`), `plausible` false where a stage
+// passes implausibleLaneCycles.
+json clocksJson(const RunRecord& run, const LaneCycleBound& bound) {
+  const ClockCounts& clocks = *run.clocks;
   auto phases = [](const PhaseCycles& cycles) {
     json shares = json::object(), counts = json::object();
     for (size_t phase = 0; phase < phaseNames.size(); ++phase) {
@@ -140,15 +171,23 @@ json clocksJson(const ClockCounts& clocks) {
     return json{{"phases", shares}, {"cycles", counts}, {"total_cycles", cycles.total()}};
   };
   json out = phases(clocks.total());
+  std::optional<bool> plausible;  // none until a stage can be judged
+  auto judge = [&](json& entry, Stage stage, uint64_t laneCycles) {
+    entry["of_resident_lane_cycles"] = residentLaneCycleFraction(run, stage, laneCycles, bound);
+    if (entry["of_resident_lane_cycles"].is_number())
+      plausible = plausible.value_or(true) && entry["of_resident_lane_cycles"].get<double>() <= implausibleLaneCycles;
+  };
   if (!clocks.stages.empty()) {
     json perStage = json::array();
     for (const auto& [stage, cycles] : clocks.stages) {
       json entry = phases(cycles);
       entry["stage"] = stageName(stage);
+      judge(entry, stage, cycles.total());
       perStage.push_back(entry);
     }
     out["per_stage"] = perStage;
   } else {
+    judge(out, Stage::TraceShade, clocks.total().total());
     json perBounce = json::array();
     for (size_t b = 0; b < clocks.bounces.size(); ++b) {
       json entry = phases(clocks.bounces[b]);
@@ -157,6 +196,7 @@ json clocksJson(const ClockCounts& clocks) {
     }
     out["per_bounce"] = perBounce;
   }
+  out["plausible"] = plausible ? json(*plausible) : json();
   return out;
 }
 
@@ -225,7 +265,8 @@ json memoryTrafficJson(const RunRecord& run, double peakBytesPerSecond) {
           {"stages", stages}};
 }
 
-json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecond) {
+json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecond,
+             const LaneCycleBound& laneCycleBound) {
   if (run.kept) {
     json kept = *run.kept;
     kept["id"] = run.id;
@@ -315,7 +356,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   if (run.spec.integrator == IntegratorKind::Wavefront)
     out["memory_traffic"] = memoryTrafficJson(run, peakBytesPerSecond);
   if (run.simt) out["simt"] = simtJson(*run.simt);
-  if (run.clocks) out["clocks"] = clocksJson(*run.clocks);
+  if (run.clocks) out["clocks"] = clocksJson(run, laneCycleBound);
   if (run.convergence || !run.convergenceProblem.empty()) {
     json convergence = {{"target_relmse", targetRelmse}};
     if (run.convergence) {
@@ -439,7 +480,10 @@ json toolJson() {
 json reportJson(const ExperimentResult& result) {
   json runs = json::array();
   const double peak = peakMemoryBandwidth(result);
-  for (const auto& run : result.runs) runs.push_back(runJson(run, result.config.targetRelmse, peak));
+  const LaneCycleBound laneCycleBound{.smCount = result.device.smCount,
+                                      .subgroupSize = result.device.subgroupSize,
+                                      .smClockHz = result.gpuIdentity ? result.gpuIdentity->maxSmClockMhz * 1e6 : 0.0};
+  for (const auto& run : result.runs) runs.push_back(runJson(run, result.config.targetRelmse, peak, laneCycleBound));
   addRooflineFractions(runs);
   return {
       {"schema_version", reportSchemaVersion},
@@ -732,6 +776,8 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
       };
       const json& clocks = run["clocks"];
       phases(clocks, at + "/clocks");
+      check.field(clocks, at + "/clocks", "of_resident_lane_cycles", Kind::NumberOrNull, false);
+      if (!clocks.value("plausible", json()).is_null()) check.field(clocks, at + "/clocks", "plausible", Kind::Boolean);
       check.each(clocks, at + "/clocks", "per_bounce", Kind::Object);
       check.each(clocks, at + "/clocks", "per_stage", Kind::Object);
       for (size_t b = 0; b < clocks.value("per_bounce", json::array()).size(); ++b) {
@@ -742,6 +788,7 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
       for (size_t s = 0; s < clocks.value("per_stage", json::array()).size(); ++s) {
         const std::string stageAt = at + "/clocks/per_stage/" + std::to_string(s);
         check.field(clocks["per_stage"][s], stageAt, "stage", Kind::String);
+        check.field(clocks["per_stage"][s], stageAt, "of_resident_lane_cycles", Kind::NumberOrNull, false);
         phases(clocks["per_stage"][s], stageAt);
       }
     }

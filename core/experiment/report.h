@@ -19,6 +19,11 @@ namespace ptbench {
 constexpr int reportSchemaVersion = 3;
 constexpr int oldestComparableSchemaVersion = 3;
 
+// A clocked stage counting more lane-cycles than this share of the most its SMs could hold
+// (`of_resident_lane_cycles`) has clocks that are wrong: its report says `"plausible": false`
+// and `summary` says not to trust its shares. Frame-to-frame noise stays far below it.
+constexpr double implausibleLaneCycles = 1.1;
+
 // Which ptbench wrote a report: version, git revision, build type.
 nlohmann::json toolJson();
 nlohmann::json reportJson(const ExperimentResult& result);

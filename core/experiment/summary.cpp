@@ -217,11 +217,23 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     std::string key = runKey(run);
     key.erase(key.find(" counters=clocks"), std::string(" counters=clocks").size());
     const auto twin = unclockedMs.find(key);
-    notes.push_back(fmt::format("phases of run {}: {}{}", run["id"].get<std::string>(), shares,
-                                twin == unclockedMs.end()
-                                    ? std::string()
-                                    : fmt::format("; {:.3f}x the frame time without clocks",
-                                                  run["frame_gpu_ms"]["median"].get<double>() / twin->second)));
+    // Stages whose clocks counted more than their SMs could hold (report.h, implausibleLaneCycles).
+    std::vector<std::string> implausible;
+    auto judge = [&](const json& block, const std::string& name) {
+      const json& fraction = block.value("of_resident_lane_cycles", json());
+      if (fraction.is_number() && fraction.get<double>() > implausibleLaneCycles)
+        implausible.push_back(fmt::format("{} {:.2f}x", name, fraction.get<double>()));
+    };
+    judge(run["clocks"], "trace_shade");
+    for (const auto& stage : run["clocks"].value("per_stage", json::array())) judge(stage, stage.value("stage", "?"));
+    notes.push_back(fmt::format(
+        "phases of run {}: {}{}{}", run["id"].get<std::string>(), shares,
+        twin == unclockedMs.end() ? std::string()
+                                  : fmt::format("; {:.3f}x the frame time without clocks",
+                                                run["frame_gpu_ms"]["median"].get<double>() / twin->second),
+        implausible.empty() ? std::string()
+                            : fmt::format("; NOT TRUSTED: clocks counted more lane-cycles than the SMs hold ({})",
+                                          fmt::join(implausible, ", "))));
   }
   // The driver's register counts and the warps per SM they allow, per kernel (where the device
   // gives them: VK_KHR_pipeline_executable_properties on NVIDIA).

@@ -18,10 +18,16 @@ layout(buffer_reference, scalar) buffer ClockCountersRef { ClockBin bins[]; };
 // Four scalars rather than an array indexed by the current phase, which a compiler may place in
 // local memory: the phase to charge is a select.
 uint clockPhaseCurrent = CLOCK_PHASE_REST;
-uint64_t clockPhaseSince = 0ul;
+uint clockPhaseSince = 0u;
 uint64_t clockCyclesTraversal = 0ul, clockCyclesMaterial = 0ul, clockCyclesLight = 0ul, clockCyclesRest = 0ul;
 
-uint64_t clockNow() { return packUint2x32(clock2x32ARB()); }
+// The clock's low word alone: an interval is the low words' difference, exact modulo 2^32 cycles
+// (2.2 s at 2 GHz, far beyond any one phase of a path). Intervals taken from both words were
+// wrong on an H100: its software wavefront's shadow stage summed up to 10 times the lane-cycles
+// its SMs can hold in the stage's time, and its lanes' sums wrapped 2^64 (the high word read
+// apart from the low one, or out of order with it, is our guess; the measurement is
+// results/published/2026-11-26-clocks-h100).
+uint clockNow() { return clock2x32ARB().x; }
 
 // The kernel's first clock read: what precedes it is outside every phase.
 void clocksStart() {
@@ -30,8 +36,8 @@ void clocksStart() {
 }
 
 void clockPhase(uint phase) {
-  uint64_t now = clockNow();
-  uint64_t elapsed = now - clockPhaseSince;
+  uint now = clockNow();
+  uint64_t elapsed = uint64_t(now - clockPhaseSince);
   clockCyclesTraversal += clockPhaseCurrent == CLOCK_PHASE_TRAVERSAL ? elapsed : 0ul;
   clockCyclesMaterial += clockPhaseCurrent == CLOCK_PHASE_MATERIAL ? elapsed : 0ul;
   clockCyclesLight += clockPhaseCurrent == CLOCK_PHASE_LIGHT ? elapsed : 0ul;

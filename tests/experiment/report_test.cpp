@@ -355,6 +355,55 @@ TEST(Report, ClocksGivePhaseSharesPerBounceOrStage) {
   }
 }
 
+// Clocks that count more lane-cycles than the SMs could hold in the stage's time are wrong (an
+// H100's clock, its two words read apart, once counted 10 times as many): the report gives each
+// clocked stage's share of that most and `plausible`, and the summary says not to trust them.
+TEST(Report, ClocksBeyondWhatTheSmsCanHoldAreNotTrusted) {
+  ExperimentResult result = syntheticResult(fs::temp_directory_path());
+  result.device.smCount = 2;
+  result.device.subgroupSize = 32;
+  result.gpuIdentity = GpuIdentity{.maxSmClockMhz = 1000};
+  // The megakernel's trace_shade keeps 21 warps resident (syntheticResult) for a median 11 ms:
+  // at most 21 x 32 lanes x 2 SMs x 1e9 Hz x 0.011 s = 14,784,000,000 lane-cycles.
+  RunRecord& megakernel = result.runs[0];
+  megakernel.spec.settings.counters = Counters::Clocks;
+  megakernel.clocks =
+      ClockCounts{.bounces = {{.cycles = {5'000'000'000, 0, 0, 0}}, {.cycles = {0, 0, 0, 2'392'000'000}}}};
+  // The wavefront's extend (6 ms) within its most, its shade (4 ms: at most 5,376,000,000) three times past it.
+  RunRecord& wavefront = result.runs[2];
+  wavefront.spec.settings.counters = Counters::Clocks;
+  wavefront.simt.reset();
+  wavefront.kernels = {{.stage = Stage::Extend, .occupancy = megakernel.kernels[0].occupancy},
+                       {.stage = Stage::Shade, .occupancy = megakernel.kernels[0].occupancy}};
+  wavefront.clocks = ClockCounts{.stages = {{Stage::Extend, {.cycles = {4'032'000'000, 0, 0, 0}}},
+                                            {Stage::Shade, {.cycles = {0, 16'128'000'000, 0, 0}}}}};
+  json report = reportJson(result);
+  EXPECT_NO_THROW(checkReport(report, "report.json"));
+  const json& megakernelClocks = report["runs"][0]["clocks"];
+  EXPECT_DOUBLE_EQ(megakernelClocks["of_resident_lane_cycles"].get<double>(), 0.5);
+  EXPECT_EQ(megakernelClocks["plausible"], true);
+  const json& wavefrontClocks = report["runs"][2]["clocks"];
+  EXPECT_DOUBLE_EQ(wavefrontClocks["per_stage"][0]["of_resident_lane_cycles"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(wavefrontClocks["per_stage"][1]["of_resident_lane_cycles"].get<double>(), 3.0);
+  EXPECT_EQ(wavefrontClocks["plausible"], false);
+  const std::string summary = reportSummary(report, SummaryFormat::Table);
+  EXPECT_NE(summary.find("phases of run r000: traversal 0.676, material 0.000, light 0.000, rest 0.324\n"),
+            std::string::npos)
+      << "within the most: trusted, nothing added\n"
+      << summary;
+  EXPECT_NE(summary.find("phases of run r002: traversal 0.200, material 0.800, light 0.000, rest 0.000; NOT TRUSTED: "
+                         "clocks counted more lane-cycles than the SMs hold (shade 3.00x)"),
+            std::string::npos)
+      << summary;
+
+  // Without the SM count (lavapipe's, and any device that does not say), nothing to judge by.
+  result.device.smCount = 0;
+  report = reportJson(result);
+  EXPECT_NO_THROW(checkReport(report, "report.json"));
+  EXPECT_TRUE(report["runs"][2]["clocks"]["per_stage"][1]["of_resident_lane_cycles"].is_null());
+  EXPECT_TRUE(report["runs"][2]["clocks"]["plausible"].is_null());
+}
+
 json syntheticReport(std::vector<std::tuple<std::string, double, double>> runs) {
   json report = {{"schema_version", reportSchemaVersion}, {"runs", json::array()}};
   for (const auto& [integrator, median, cv] : runs)
