@@ -58,7 +58,9 @@ TEST(Measure, ACameraPathRendersEachFrameOnceInOrder) {
     EXPECT_EQ(frame.seed, 7u + k) << k;
     EXPECT_TRUE(frame.readImage) << k;
     EXPECT_EQ(frame.previousCamera.has_value(), k > 0) << k;
-    if (k > 0) EXPECT_EQ(frame.previousCamera->position, cameras[k - 1].position) << k;
+    if (k > 0) {
+      EXPECT_EQ(frame.previousCamera->position, cameras[k - 1].position) << k;
+    }
   }
   EXPECT_EQ(handed, (std::vector<uint32_t>{0, 1, 2}));
   EXPECT_EQ(record.warmupFrames, 2u);
