@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/experiment/config.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/scene_data.h"
 #include "shipped_scenes.h"
@@ -363,6 +364,24 @@ TEST_F(GltfFiles, CameraAnimationBecomesWorldKeyframes) {
   expectCamera(cameraAt(animation.path, 1), {10, 0, 3}, {-1, 0, 0}, "t=1");
   expectCamera(cameraAt(animation.path, 2), {10, 0, 1}, {-1, 0, 0}, "t=2");
   expectCamera(cameraAt(animation.path, 5), {10, 0, 1}, {-1, 0, 0}, "after the end");
+
+  // A config's camera.path names it by name or index; frame k at time k / fps.
+  SceneEntry entry{.spec = "animated.gltf"};
+  entry.cameraPath = CameraPathSpec{.animationName = "dolly", .fps = 2, .frames = 3};
+  const std::vector<Camera> frames = cameraPathFrames(entry, scene);
+  ASSERT_EQ(frames.size(), 3u);
+  expectCamera(frames[1], {10, 0, 4}, {-s, 0, -s}, "frame 1");
+  entry.cameraPath = CameraPathSpec{.animationIndex = 0, .fps = 1, .frames = 2};
+  expectCamera(cameraPathFrames(entry, scene)[1], {10, 0, 3}, {-1, 0, 0}, "frame 1 at 1 fps");
+  entry.cameraPath = CameraPathSpec{.animationName = "orbit", .frames = 2};
+  try {
+    cameraPathFrames(entry, scene);
+    ADD_FAILURE() << "an animation the scene lacks was accepted";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("\"orbit\": the animations that move the scene's camera are 0 (dolly)"),
+              std::string::npos)
+        << error.what();
+  }
 
   // An animation that does not move the camera is none of its paths; a STEP sampler is refused.
   gltf["animations"][0]["channels"][0]["target"]["node"] = 0;
