@@ -16,12 +16,11 @@
 namespace ptbench::cli {
 namespace {
 
-// `reference`: spp samples in frames of at most samplesPerReferenceFrame, each with its own seed,
-// averaged in double precision, so that no submission runs long however many samples are asked.
-// Progress (frames done, ETA) goes to stderr; the outputs were checked writable before any
-// frame, and the linear ones are written first, each whatever became of the others.
-void writeReference(const RenderOptions& options, Integrator& renderer, const RenderSettings& settings,
-                    const std::string& device) {
+// One converged image: spp samples in frames of at most samplesPerReferenceFrame, each with
+// its own seed, averaged in double precision, so that no submission runs long however many
+// samples are asked. Progress (frames done, ETA) goes to stderr, each line led by `label`.
+LinearImage converge(const RenderOptions& options, Integrator& renderer, const RenderSettings& settings,
+                     const std::string& label, uint64_t& invalid) {
   using Clock = std::chrono::steady_clock;
   const uint32_t frames =
       (settings.samplesPerPixel + options.samplesPerReferenceFrame - 1) / options.samplesPerReferenceFrame;
@@ -29,7 +28,6 @@ void writeReference(const RenderOptions& options, Integrator& renderer, const Re
   const auto start = Clock::now();
   auto lastReport = start;
   std::vector<double> sum;
-  uint64_t invalid = 0;
   uint32_t done = 0;
   for (uint32_t frame = 0; frame < frames; ++frame) {
     RenderSettings part = settings;
@@ -47,18 +45,25 @@ void writeReference(const RenderOptions& options, Integrator& renderer, const Re
       lastReport = now;
       const double elapsed = std::chrono::duration<double>(now - start).count();
       const std::string line =
-          fmt::format("reference: frame {}/{} ({}/{} spp), {:.1f} s, ETA {:.0f} s", frame + 1, frames, done,
+          fmt::format("{}: frame {}/{} ({}/{} spp), {:.1f} s, ETA {:.0f} s", label, frame + 1, frames, done,
                       settings.samplesPerPixel, elapsed, elapsed / (frame + 1) * (frames - frame - 1));
       std::cerr << (terminal ? "\r\033[K" + line + (frame + 1 == frames ? "\n" : "") : line + "\n") << std::flush;
     }
   }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   LinearImage image{settings.width, settings.height, std::vector<float>(sum.size())};
   for (size_t i = 0; i < sum.size(); ++i) image.rgb[i] = float(sum[i] / done);
-  std::cout << fmt::format("{} | reference | megakernel | {}x{} | {} spp in {} frames | max depth {} | {}\n",
-                           options.scene, settings.width, settings.height, done, frames, settings.maxDepth, device);
-  if (invalid > 0)
-    spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black", invalid);
+  return image;
+}
+
+// `reference`: the converged image, or one a frame of --camera-path (frame k with the camera at
+// path time k, each output's name carrying k: frameImagePath). The outputs were checked writable
+// before any frame, and the linear ones are written first, each whatever became of the others.
+void writeReference(const RenderOptions& options, Integrator& renderer, const RenderSettings& settings,
+                    const std::vector<Camera>& pathCameras, const std::string& device) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const uint32_t frames =
+      (settings.samplesPerPixel + options.samplesPerReferenceFrame - 1) / options.samplesPerReferenceFrame;
   // The reference itself (.exr, .pfm) before the PNG to look at it; one output failing does not
   // cost the others.
   std::vector<std::string> outputs = options.outputs;
@@ -68,23 +73,43 @@ void writeReference(const RenderOptions& options, Integrator& renderer, const Re
     return extension != ".png";
   });
   std::vector<std::string> written, failed;
-  for (const auto& out : outputs) {
-    try {
-      writeImage(out, image, options.exposure);
-      std::cout << "  wrote " << out << "\n";
-      written.push_back(out);
-    } catch (const UserError& error) {
-      spdlog::error("{}", error.what());
-      failed.push_back(out);
+  uint64_t invalid = 0;
+  const size_t images = std::max<size_t>(1, pathCameras.size());
+  for (size_t k = 0; k < images; ++k) {
+    RenderSettings frameSettings = settings;
+    std::string label = "reference";
+    if (!pathCameras.empty()) {
+      frameSettings.camera = pathCameras[k];
+      label = fmt::format("reference of path frame {}/{}", k + 1, images);
+    }
+    const LinearImage image = converge(options, renderer, frameSettings, label, invalid);
+    std::cout << fmt::format("{} | {} | megakernel | {}x{} | {} spp in {} frames | max depth {} | {}\n", options.scene,
+                             label, settings.width, settings.height, settings.samplesPerPixel, frames,
+                             settings.maxDepth, device);
+    for (const auto& output : outputs) {
+      const std::string out = pathCameras.empty() ? output : frameImagePath(output, uint32_t(k)).string();
+      try {
+        writeImage(out, image, options.exposure);
+        std::cout << "  wrote " << out << "\n";
+        written.push_back(out);
+      } catch (const UserError& error) {
+        spdlog::error("{}", error.what());
+        failed.push_back(out);
+      }
     }
   }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (invalid > 0)
+    spdlog::warn("{} invalid sample(s) (NaN, infinite, negative or >= 1e12) were counted as black", invalid);
   const auto list = [](const std::vector<std::string>& paths) {
     std::string text;
     for (const auto& path : paths) text += (text.empty() ? "" : ", ") + path;
     return text.empty() ? std::string("nothing") : text;
   };
-  std::cout << fmt::format("reference: {} spp in {} frames in {:.1f} s; wrote {}{}\n", done, frames, seconds,
-                           list(written), failed.empty() ? "" : "; FAILED " + list(failed));
+  const std::string pathText = pathCameras.empty() ? "" : fmt::format("{} path frames, each ", images);
+  std::cout << fmt::format("reference: {}{} spp in {} frames in {:.1f} s; wrote {}{}\n", pathText,
+                           settings.samplesPerPixel, frames, seconds, list(written),
+                           failed.empty() ? "" : "; FAILED " + list(failed));
   if (!failed.empty())
     throw UserError("reference: cannot write " + list(failed) + " (see above); " +
                     (written.empty() ? std::string("nothing was written") : list(written) + " written"));
@@ -101,7 +126,8 @@ void addReferenceCommand(CLI::App& app, const GlobalOptions& global) {
   addRenderOptions(command, options, true);
   command->callback([&global, options] {
     prepareRender(global, *options, [](const RenderOptions& checked, const PreparedRender& prepared) {
-      writeReference(checked, prepared.integrator, prepared.settings, prepared.context.capabilities().name);
+      writeReference(checked, prepared.integrator, prepared.settings, prepared.pathCameras,
+                     prepared.context.capabilities().name);
     });
   });
 }

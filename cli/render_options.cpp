@@ -157,6 +157,11 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
     entry.materialOverride =
         SceneEntry::MaterialOverride{.match = options.materialOverride, .cost = options.materialCost};
   if (constantEnvironment) entry.environment = *constantEnvironment;
+  if (!options.cameraPath.empty()) {
+    if (!options.cameraPosition.empty() || !options.cameraTarget.empty())
+      throw UserError("--camera-path: its keyframes place the camera; leave out --camera-position and --camera-target");
+    entry.cameraPath = readCameraPathFile(options.cameraPath);
+  }
   config.scenes = {entry};
   // Read before any device is chosen, so that a bad scene is reported as such on any machine.
   std::unique_ptr<SceneData> sceneData = loadSceneData(entry);
@@ -176,8 +181,11 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
   const PreparedScene scene = uploadScene(context, std::move(sceneData), {&run});
   const PreparedRun prepared = prepareRun(context, run, entry, scene);
-  use(options, PreparedRender{
-                   .run = run, .settings = prepared.settings, .integrator = *prepared.integrator, .context = context});
+  use(options, PreparedRender{.run = run,
+                              .settings = prepared.settings,
+                              .pathCameras = prepared.pathCameras,
+                              .integrator = *prepared.integrator,
+                              .context = context});
 }
 
 void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options) {
@@ -211,6 +219,9 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
                      "so that no submission runs long")
         ->capture_default_str()
         ->check(CLI::Range(1u, 1u << 16));
+    command->add_option("--camera-path", options->cameraPath,
+                        "a JSON file holding a camera path (as a config's camera.path): one reference a frame, "
+                        "each output's name carrying the frame's index (ref.exr: ref-frame000.exr, ...)");
   } else {
     command->add_option("--scene", options->scene, sceneHelp)->required();
     command

@@ -37,12 +37,14 @@ struct RenderOptions {
   std::vector<std::string> integratorOptions;  // key=value
   bool reference = false;                      // `reference`: the megakernel, frames averaged, untimed
   uint32_t samplesPerReferenceFrame = 64;
+  std::string cameraPath;  // reference --camera-path: a JSON file holding a camera path
 };
 
 // The run the options name, with its scene and integrator ready: what `use` renders with.
 struct PreparedRender {
   const RunRecord& run;  // planned: its backend resolved, its options and default pool applied
   const RenderSettings& settings;
+  const std::vector<Camera>& pathCameras;  // each frame's along --camera-path; empty without one
   Integrator& integrator;
   const vk::Context& context;
 };

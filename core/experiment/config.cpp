@@ -1,11 +1,15 @@
 #include "core/experiment/config.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/experiment/image_output.h"
 #include "core/integrators/options.h"
 #include "core/integrators/registry.h"
 #include "core/number_range.h"
@@ -22,6 +26,8 @@ constexpr NumberRange warmupSecondsRange{0, 600};
 constexpr NumberRange maxNoiseRange{0, 1, true};
 constexpr NumberRange runTimeoutRange{0, 86400, true};
 constexpr NumberRange targetRelmseRange{0, 1, true};
+constexpr NumberRange keyframeTimeRange{0, 1e9};
+constexpr NumberRange pathFpsRange{0, 1000, true};
 
 const std::set<std::string> topLevelKeys = {
     "$schema",   "schema_version", "name",          "description", "output",         "device",
@@ -201,6 +207,187 @@ void applyOverride(json& config, const std::string& assignment) {
   (*target)[path.back()] = value;
 }
 
+// One keyframe of a camera path; `previousTime`, the last valid keyframe's, for the order check.
+std::optional<CameraPathSpec::Keyframe> readKeyframe(Validator& v, const json& key, const std::string& at,
+                                                     std::optional<double> previousTime) {
+  if (!key.is_object()) {
+    v.error(at, "expected a keyframe: an object with time, position and target (or rotation), got " +
+                    Validator::describe(key));
+    return std::nullopt;
+  }
+  v.unknownKeys(key, {"time", "position", "target", "rotation", "up", "fov", "aperture", "focus_distance"}, at);
+  CameraPathSpec::Keyframe keyframe;
+  bool ok = true;
+  if (!key.contains("time")) {
+    v.error(at + "/time", "required: the keyframe's time in seconds (frame k of the path is at k / fps)");
+    ok = false;
+  } else if (const auto time = v.number(key["time"], at + "/time", keyframeTimeRange, "a time in seconds")) {
+    keyframe.time = *time;
+    if (previousTime && *time <= *previousTime) {
+      v.error(at + "/time", "keyframe times must increase strictly: " + Validator::describe(key["time"]) + " follows " +
+                                fmt::format("{:g}", *previousTime));
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (!key.contains("position")) {
+    v.error(at + "/position", "required: where the camera is, [x, y, z]");
+    ok = false;
+  } else if (const auto position = v.vec3(key["position"], at + "/position")) {
+    keyframe.position = *position;
+  } else {
+    ok = false;
+  }
+  if (key.contains("target") == key.contains("rotation")) {
+    v.error(at,
+            "expected either target (a point to look at) or rotation (a unit quaternion [x, y, z, w] turning "
+            "glTF's camera, which looks down -Z, +Y up)");
+    ok = false;
+  }
+  if (key.contains("target")) {
+    keyframe.target = v.vec3(key["target"], at + "/target");
+    if (!keyframe.target)
+      ok = false;
+    else if (key.contains("position") && *keyframe.target == keyframe.position) {
+      v.error(at + "/target", "the keyframe's target equals its position: it would look nowhere");
+      ok = false;
+    }
+  }
+  if (key.contains("rotation")) {
+    const json& rotation = key["rotation"];
+    const auto finite = [](const json& x) { return x.is_number() && std::isfinite(x.get<double>()); };
+    double norm = 0;
+    if (rotation.is_array() && rotation.size() == 4 && std::all_of(rotation.begin(), rotation.end(), finite))
+      for (const json& x : rotation) norm += x.get<double>() * x.get<double>();
+    norm = std::sqrt(norm);
+    if (!(norm > 1e-6 && std::isfinite(norm))) {
+      v.error(at + "/rotation",
+              "expected a quaternion [x, y, z, w] of finite numbers, not zero, got " + Validator::describe(rotation));
+      ok = false;
+    } else {
+      keyframe.rotation = Quat{float(rotation[0].get<double>() / norm), float(rotation[1].get<double>() / norm),
+                               float(rotation[2].get<double>() / norm), float(rotation[3].get<double>() / norm)};
+    }
+    if (key.contains("up")) {
+      v.error(at + "/up", "up orients a view towards a target; a rotation gives the whole orientation");
+      ok = false;
+    }
+  }
+  if (key.contains("up")) {
+    keyframe.up = v.vec3(key["up"], at + "/up");
+    if (keyframe.up && length(*keyframe.up) == 0) {
+      v.error(at + "/up", "the up vector is the zero vector");
+      ok = false;
+    }
+  }
+  if (key.contains("fov")) {
+    if (const auto fov = v.number(key["fov"], at + "/fov", fovRange, "a vertical field of view in degrees"))
+      keyframe.fovDegrees = float(*fov);
+    else
+      ok = false;
+  }
+  for (const auto& [name, field] :
+       {std::pair{"aperture", &keyframe.aperture}, std::pair{"focus_distance", &keyframe.focusDistance}}) {
+    if (!key.contains(name)) continue;
+    if (const auto value = v.number(key[name], at + "/" + name, lensLengthRange, "a length in scene units"))
+      *field = float(*value);
+    else
+      ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return keyframe;
+}
+
+// A scene entry's camera.path: an object, or the name of a JSON file holding one (resolved as
+// the config's other files are).
+std::optional<CameraPathSpec> readCameraPath(Validator& v, const json& path, const std::string& at,
+                                             const fs::path& file) {
+  if (path.is_string()) {
+    const auto resolved = resolvePath(file, path.get<std::string>());
+    if (!resolved) {
+      v.error(at, "camera path file " + path.get<std::string>() +
+                      " not found (relative paths resolve from the config's folder, then the current folder)");
+      return std::nullopt;
+    }
+    json inner;
+    try {
+      std::ifstream in(*resolved);
+      if (!in) throw UserError("cannot read " + resolved->string());
+      inner = parseJsonRefusingDuplicateKeys(in, resolved->string(), exitConfigInvalid);
+    } catch (const UserError& error) {
+      v.error(at, error.what());
+      return std::nullopt;
+    }
+    if (inner.is_string()) {
+      v.error(at, resolved->string() + " holds a file name; a camera path file holds the path's object");
+      return std::nullopt;
+    }
+    return readCameraPath(v, inner, at + " in " + resolved->string(), file);
+  }
+  if (!path.is_object()) {
+    v.error(at,
+            "expected a camera path: an object with keyframes (or animation) and frames, or a JSON file "
+            "holding one, got " +
+                Validator::describe(path));
+    return std::nullopt;
+  }
+  v.unknownKeys(path, {"keyframes", "animation", "interpolation", "fps", "frames"}, at);
+  CameraPathSpec spec;
+  const bool keyed = path.contains("keyframes"), animated = path.contains("animation");
+  if (keyed == animated)
+    v.error(at,
+            "expected either keyframes (a list) or animation (a glTF animation of the scene's camera node, by "
+            "index or name)");
+  if (!path.contains("frames"))
+    v.error(at + "/frames", "required: how many frames a run renders of the path (frame k at time k / fps)");
+  else if (!path["frames"].is_number_integer() || path["frames"].get<int64_t>() < 1 ||
+           path["frames"].get<int64_t>() > int64_t(maxPathFrames))
+    v.error(at + "/frames", "expected an integer from 1 to " + std::to_string(maxPathFrames) + ", got " +
+                                Validator::describe(path["frames"]));
+  else
+    spec.frames = uint32_t(path["frames"].get<int64_t>());
+  if (path.contains("fps"))
+    if (const auto fps = v.number(path["fps"], at + "/fps", pathFpsRange, "frames per second of path time"))
+      spec.fps = *fps;
+  if (path.contains("interpolation")) {
+    if (animated)
+      v.error(at + "/interpolation", "a glTF animation is interpolated as its samplers say (LINEAR); leave it out");
+    else if (path["interpolation"] == "linear")
+      spec.interpolation = PathInterpolation::Linear;
+    else if (path["interpolation"] != "catmull-rom")
+      v.error(at + "/interpolation",
+              "expected catmull-rom (the default) or linear, got " + Validator::describe(path["interpolation"]));
+  }
+  if (animated) {
+    const json& animation = path["animation"];
+    if (animation.is_number_unsigned() && animation.get<uint64_t>() <= UINT32_MAX)
+      spec.animationIndex = uint32_t(animation.get<uint64_t>());
+    else if (animation.is_string() && !animation.get<std::string>().empty())
+      spec.animationName = animation.get<std::string>();
+    else
+      v.error(at + "/animation", "expected a glTF animation's index or name, got " + Validator::describe(animation));
+  }
+  if (keyed) {
+    const json& keys = path["keyframes"];
+    if (!keys.is_array() || keys.size() < 2) {
+      v.error(at + "/keyframes",
+              "expected a list of at least two keyframes (a camera that stays put takes position and target "
+              "instead of a path), got " +
+                  Validator::describe(keys));
+    } else {
+      std::optional<double> previousTime;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        const auto keyframe = readKeyframe(v, keys[i], at + "/keyframes/" + std::to_string(i), previousTime);
+        if (keys[i].is_object() && keys[i].contains("time") && keys[i]["time"].is_number())
+          previousTime = std::max(previousTime.value_or(-1), keys[i]["time"].get<double>());
+        if (keyframe) spec.keyframes.push_back(*keyframe);
+      }
+    }
+  }
+  return spec;
+}
+
 void readScenes(Validator& v, const json& config, const fs::path& file, ExperimentConfig& out) {
   if (!config.contains("scenes")) return v.error("/scenes", "required: a list of scene paths or objects");
   json scenes = config["scenes"];
@@ -217,21 +404,6 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
       v.unknownKeys(entry, {"path", "camera", "env", "sun", "material_override", "reference"}, pointer);
       if (!entry.contains("path")) v.error(pointer + "/path", "required: the scene's path or builtin: name");
       path = entry.value("path", json());
-      if (entry.contains("reference")) {
-        const json& reference = entry["reference"];
-        const std::string text = reference.is_string() ? reference.get<std::string>() : "";
-        const std::string extension = fs::path(text).extension().string();
-        if (extension != ".exr" && extension != ".pfm")
-          v.error(pointer + "/reference",
-                  "expected a reference image, .exr or .pfm (ptbench reference renders one), got " +
-                      Validator::describe(reference));
-        else if (const auto resolved = resolvePath(file, text))
-          scene.reference = *resolved;
-        else
-          v.error(pointer + "/reference", "reference image " + text +
-                                              " not found (relative paths resolve from the config's folder, then "
-                                              "the current folder)");
-      }
       if (entry.contains("env")) {
         const json& env = entry["env"];
         const std::string at = pointer + "/env";
@@ -325,7 +497,15 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
         if (!camera.is_object()) {
           v.error(at, "expected an object with position, target, up, fov");
         } else {
-          v.unknownKeys(camera, {"position", "target", "up", "fov", "aperture", "focus_distance"}, at);
+          v.unknownKeys(camera, {"position", "target", "up", "fov", "aperture", "focus_distance", "path"}, at);
+          if (camera.contains("path")) {
+            scene.cameraPath = readCameraPath(v, camera["path"], at + "/path", file);
+            for (const char* key : {"position", "target"})
+              if (camera.contains(key))
+                v.error(at + "/" + key, std::string("a camera path's keyframes place the camera; ") + key +
+                                            " beside path has no meaning (fov, aperture, focus_distance and up "
+                                            "beside it are what keyframes leave out)");
+          }
           for (const auto& [key, field] :
                {std::pair{"aperture", &scene.aperture}, std::pair{"focus_distance", &scene.focusDistance}}) {
             if (!camera.contains(key)) continue;
@@ -344,6 +524,43 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
           if (camera.contains("fov"))
             if (const auto fov = v.number(camera["fov"], at + "/fov", fovRange, "a vertical field of view in degrees"))
               scene.fovDegrees = float(*fov);
+        }
+      }
+      if (entry.contains("reference")) {
+        const json& reference = entry["reference"];
+        const std::string text = reference.is_string() ? reference.get<std::string>() : "";
+        const std::string extension = fs::path(text).extension().string();
+        const uint32_t frames = scene.cameraPath ? scene.cameraPath->frames : 0;
+        if (extension != ".exr" && extension != ".pfm") {
+          v.error(pointer + "/reference",
+                  "expected a reference image, .exr or .pfm (ptbench reference renders one), got " +
+                      Validator::describe(reference));
+        } else if (frames == 0) {
+          if (const auto resolved = resolvePath(file, text))
+            scene.reference = *resolved;
+          else
+            v.error(pointer + "/reference", "reference image " + text +
+                                                " not found (relative paths resolve from the config's folder, then "
+                                                "the current folder)");
+        } else if (const auto first = resolvePath(file, frameImagePath(text, 0).string())) {
+          // A path's references: one a frame, found where its first is.
+          scene.reference = first->parent_path() / fs::path(text).filename();
+          std::vector<std::string> missing;
+          for (uint32_t frame = 1; frame < frames; ++frame)
+            if (std::error_code error; !fs::exists(frameImagePath(*scene.reference, frame), error))
+              missing.push_back(frameImagePath(*scene.reference, frame).filename().string());
+          if (!missing.empty())
+            v.error(pointer + "/reference",
+                    "the camera path's " + std::to_string(frames) + " frames need " + std::to_string(frames) +
+                        " references; " + std::to_string(missing.size()) + " are missing, the first " +
+                        missing.front() + " (ptbench reference --camera-path renders them all)");
+        } else {
+          v.error(pointer + "/reference",
+                  "reference image " + frameImagePath(text, 0).string() +
+                      " for the camera path's first frame not found (a path's frames " +
+                      "each have a reference, named " + frameImagePath(fs::path(text).filename(), 0).string() +
+                      ", ...; ptbench reference --camera-path renders them; relative paths resolve from the config's "
+                      "folder, then the current folder)");
         }
       }
     } else {
@@ -401,6 +618,57 @@ Camera cameraFor(const SceneEntry& entry, const SceneData& scene) {
                     ", " + std::to_string(camera.position.y) + ", " + std::to_string(camera.position.z) +
                     "): it would look nowhere; move one of them");
   return camera;
+}
+
+std::vector<Camera> cameraPathFrames(const SceneEntry& entry, const SceneData& scene) {
+  if (!entry.cameraPath) return {};
+  const CameraPathSpec& spec = *entry.cameraPath;
+  if (spec.animationIndex || spec.animationName) {
+    const auto found = std::find_if(scene.cameraAnimations.begin(), scene.cameraAnimations.end(), [&](const auto& a) {
+      return spec.animationIndex ? a.index == *spec.animationIndex : a.name == *spec.animationName;
+    });
+    if (found != scene.cameraAnimations.end()) return pathCameras(found->path, spec.frames, spec.fps);
+    std::string have;
+    for (const CameraAnimation& animation : scene.cameraAnimations)
+      have += (have.empty() ? "" : ", ") + std::to_string(animation.index) +
+              (animation.name.empty() ? "" : " (" + animation.name + ")");
+    throw UserError(entry.spec + ": camera.path.animation " +
+                    (spec.animationIndex ? std::to_string(*spec.animationIndex) : "\"" + *spec.animationName + "\"") +
+                    ": " +
+                    (have.empty() ? std::string("the scene has no animation that moves its camera's node")
+                                  : "the animations that move the scene's camera are " + have));
+  }
+  // What keyframes leave out is the fixed camera's: the scene's, with the entry's fov, lens and up.
+  const Camera fixed = cameraFor(entry, scene);
+  CameraPath path{.interpolation = spec.interpolation};
+  for (const CameraPathSpec::Keyframe& key : spec.keyframes) {
+    CameraKeyframe keyframe{.time = key.time,
+                            .position = key.position,
+                            .yfovDegrees = key.fovDegrees.value_or(fixed.yfovDegrees),
+                            .aperture = key.aperture.value_or(fixed.aperture)};
+    const float fixedFocus = entry.focusDistance.value_or(0);
+    if (key.target) {
+      const Vec3 view = *key.target - key.position;
+      keyframe.orientation = lookRotation(view, key.up.value_or(fixed.up));
+      keyframe.focusDistance = key.focusDistance.value_or(fixedFocus > 0 ? fixedFocus : length(view));
+    } else {
+      keyframe.orientation = *key.rotation;
+      keyframe.focusDistance = key.focusDistance.value_or(fixedFocus > 0 ? fixedFocus : 1.0f);
+    }
+    path.keyframes.push_back(keyframe);
+  }
+  return pathCameras(path, spec.frames, spec.fps);
+}
+
+CameraPathSpec readCameraPathFile(const fs::path& file) {
+  Validator v(file);
+  std::ifstream in(file);
+  if (!in) throw UserError("cannot read the camera path file " + file.string(), exitConfigMissing);
+  const json path = parseJsonRefusingDuplicateKeys(in, file.string(), exitConfigInvalid);
+  if (path.is_string()) v.error("", "expected a camera path object; a file name is taken only in a config");
+  std::optional<CameraPathSpec> spec = path.is_string() ? std::nullopt : readCameraPath(v, path, "", file);
+  if (!v.ok() || !spec) v.raise();
+  return *spec;
 }
 
 const std::set<std::string>& configKeys() {

@@ -18,6 +18,28 @@ namespace ptbench {
 constexpr int exitConfigInvalid = 65;  // EX_DATAERR: the config is wrong
 constexpr int exitConfigMissing = 66;  // EX_NOINPUT: the config file cannot be read
 
+// A camera that moves (a scene entry's camera.path, docs/config.md): keyframes, or a glTF
+// animation of the scene's camera node; a run renders `frames` frames of it, frame k at time k / fps.
+struct CameraPathSpec {
+  struct Keyframe {
+    double time = 0;  // seconds
+    Vec3 position;
+    std::optional<Vec3> target, up;  // a view towards target, or
+    std::optional<Quat> rotation;    // glTF's camera frame (looking down -Z) rotated
+    // What a keyframe leaves out is the entry's fixed camera's (fov, aperture; the focus: the target's distance).
+    std::optional<float> fovDegrees, aperture, focusDistance;
+  };
+  std::vector<Keyframe> keyframes;
+  std::optional<uint32_t> animationIndex;  // or
+  std::optional<std::string> animationName;
+  PathInterpolation interpolation = PathInterpolation::CatmullRom;
+  double fps = 30;
+  uint32_t frames = 0;
+};
+
+// The most frames a camera path may have a run render.
+constexpr uint32_t maxPathFrames = 100000;
+
 struct SceneEntry {
   std::string spec;  // as written: a path or builtin:...
   std::string load;  // what loadScene takes: the resolved path, or the builtin spec
@@ -43,12 +65,23 @@ struct SceneEntry {
     uint32_t cost = defaultCarPaintCost;
   };
   std::optional<MaterialOverride> materialOverride;
+  std::optional<CameraPathSpec> cameraPath;
   // A converged image of this scene (ptbench reference): its runs report their error against it.
+  // With a camera path, the name its frames' references carry their index in
+  // (frameReferencePath): each frame's error is against its own.
   std::optional<std::filesystem::path> reference;
 };
 
 // The scene's own (or framing) camera with the entry's overrides applied.
 Camera cameraFor(const SceneEntry& entry, const SceneData& scene);
+
+// The camera of each frame of the entry's path, frame k at time k / fps; none when its camera
+// is fixed. A UserError names a glTF animation the scene lacks.
+std::vector<Camera> cameraPathFrames(const SceneEntry& entry, const SceneData& scene);
+
+// A camera path from a JSON file of its own (`reference --camera-path`, or a config's
+// camera.path given as a file name): validated as a config's, every problem in one UserError.
+CameraPathSpec readCameraPathFile(const std::filesystem::path& file);
 
 // What the entry changes in the scene: its sun, appended to the scene's punctual lights, its
 // environment map, loaded (a UserError names a file that cannot be read), and its material

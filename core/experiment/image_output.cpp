@@ -1,5 +1,6 @@
 #include "core/experiment/image_output.h"
 
+#include <fmt/format.h>
 #include <stb_image_write.h>
 #include <tinyexr.h>
 
@@ -59,6 +60,12 @@ std::string runImageName(std::string_view runId, std::string_view scene, std::st
   for (const std::string& part : {component(sceneName, 40), component(integrator, 40), component(backend, 40)})
     if (!part.empty()) name += "-" + part;
   return name += extension;
+}
+
+std::filesystem::path frameImagePath(const std::filesystem::path& path, uint32_t frame) {
+  std::filesystem::path framed = path;
+  framed.replace_filename(fmt::format("{}-frame{:03}{}", path.stem().string(), frame, path.extension().string()));
+  return framed;
 }
 
 void writePng(const std::filesystem::path& path, const LinearImage& image, float exposure) {

@@ -25,6 +25,10 @@ bool isImageExtension(const std::filesystem::path& path);
 std::string runImageName(std::string_view runId, std::string_view scene, std::string_view integrator,
                          std::string_view backend, std::string_view extension);
 
+// Frame `frame` of a camera path's image: "-frame" and three digits (or more) before the
+// extension, "refs/cornell.exr" -> "refs/cornell-frame002.exr" (references and run images alike).
+std::filesystem::path frameImagePath(const std::filesystem::path& path, uint32_t frame);
+
 // An EXR (its R, G and B) or a colour PFM; a UserError naming the file when it cannot be read.
 LinearImage readLinearImage(const std::filesystem::path& path);
 

@@ -27,7 +27,7 @@ bool enoughFrames(const Repetition& repetition, const std::vector<double>& frame
 
 std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings,
                                    const ExperimentConfig& config, const GpuMonitor& monitor,
-                                   const std::function<bool()>& stop) {
+                                   const std::function<bool()>& stop, const PathFrames& path) {
   record.kernels = integrator.kernels();
   record.pipelineCreateMs = pipelineCreateMs(record.kernels);
   // Timed frames follow one another without the film's readback and resolve, which would keep
@@ -35,6 +35,7 @@ std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, co
   // (identical in every frame: the sample stream is fixed).
   RenderSettings timedSettings = settings;
   timedSettings.readImage = false;
+  if (!path.cameras.empty()) timedSettings.camera = path.cameras.front();
   const auto warmupStart = Clock::now();
   record.warmupFrames = 0;
   while (record.warmupFrames < config.warmup || millisecondsSince(warmupStart) < config.warmupSeconds * 1000.0) {
@@ -42,24 +43,22 @@ std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, co
     integrator.render(timedSettings);
     ++record.warmupFrames;
   }
-  const auto start = Clock::now();
-  FrameResult last;
   size_t frame = 0;
-  do {
-    if (stop()) return std::nullopt;
+  // One measured frame: its times, its stages' and its GPU's samples.
+  const auto timed = [&](const RenderSettings& frameSettings) {
     const std::optional<GpuSample> before = monitor.sample();
-    last = integrator.render(timedSettings);
+    FrameResult result = integrator.render(frameSettings);
     if (const std::optional<GpuSample> after = monitor.sample(); before && after)
       record.frameGpuSamples.emplace_back(*before, *after);
-    record.frameGpuMs.push_back(last.gpuMs);
-    record.frameHostMs.push_back(last.hostMs);
+    record.frameGpuMs.push_back(result.gpuMs);
+    record.frameHostMs.push_back(result.hostMs);
     double stagesMs = 0;
     for (auto& stage : record.stages) {  // a stage this frame lacks counts 0 in it
       stage.gpuMs.push_back(0);
       for (auto& step : stage.stepGpuMs) step.push_back(0);
       stage.launchesPerFrame = 0;
     }
-    for (const auto& timing : last.stages) {
+    for (const auto& timing : result.stages) {
       auto found = std::find_if(record.stages.begin(), record.stages.end(),
                                 [&](const auto& entry) { return entry.stage == timing.stage; });
       if (found == record.stages.end())
@@ -73,11 +72,32 @@ std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, co
       stagesMs += ms;
     }
     // timing: frame times no stage: then nothing is overhead but the whole frame is unsplit.
-    if (timedSettings.stageTimestamps) record.frameOverheadMs.push_back(last.gpuMs - stagesMs);
+    if (frameSettings.stageTimestamps) record.frameOverheadMs.push_back(result.gpuMs - stagesMs);
     ++frame;
-  } while (!enoughFrames(config.repetition, record.frameGpuMs, millisecondsSince(start)));
-  if (stop()) return std::nullopt;
-  last = integrator.render(settings);
+    return result;
+  };
+  FrameResult last;
+  if (path.cameras.empty()) {
+    const auto start = Clock::now();
+    do {
+      if (stop()) return std::nullopt;
+      last = timed(timedSettings);
+    } while (!enoughFrames(config.repetition, record.frameGpuMs, millisecondsSince(start)));
+    if (stop()) return std::nullopt;
+    last = integrator.render(settings);
+  } else {
+    // Each frame of a path is its own image (and, later, the next frame's history): read back,
+    // outside its timestamps, rather than rendered twice.
+    for (uint32_t k = 0; k < path.cameras.size(); ++k) {
+      if (stop()) return std::nullopt;
+      RenderSettings frameSettings = settings;
+      frameSettings.camera = path.cameras[k];
+      if (k > 0) frameSettings.previousCamera = path.cameras[k - 1];
+      frameSettings.seed = settings.seed + k;
+      last = timed(frameSettings);
+      if (path.frameDone) path.frameDone(k, last);
+    }
+  }
   record.work = last.work;
   record.steps = last.steps;
   record.invalidSamples = last.invalidSamples;

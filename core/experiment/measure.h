@@ -1,21 +1,33 @@
 // How a run is measured: warm-up frames by count and by time, then timed frames back to back
 // until the repetition policy (a count, or a noise target within a timeout) is met, then one
-// untimed frame read back for the image and the work counts.
+// untimed frame read back for the image and the work counts. A run along a camera path instead
+// renders the path once, in order, every frame timed and read back (docs/config.md).
 #pragma once
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <span>
 
 #include "core/experiment/record.h"
 #include "core/integrators/integrator.h"
 
 namespace ptbench {
 
-// Fills `record`'s frames, stages, kernels and work; returns the read-back frame, or nothing
-// when `stop` asked to stop first.
+// A run along a camera path: each frame's camera, and what becomes of each frame once rendered
+// (its image and error kept), so that no more than one frame's image is held at a time.
+struct PathFrames {
+  std::span<const Camera> cameras;  // empty: the camera is fixed
+  std::function<void(uint32_t frame, const FrameResult&)> frameDone;
+};
+
+// Fills `record`'s frames, stages, kernels and work; returns the read-back frame (a path's
+// last), or nothing when `stop` asked to stop first. With a camera path, warm-up frames render
+// its first frame and are dropped; then frame k renders with the camera at path time k and the
+// seed plus k, its previous frame's camera beside it, each frame once whatever the repetition
+// policy says.
 std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings,
                                    const ExperimentConfig& config, const GpuMonitor& monitor,
-                                   const std::function<bool()>& stop);
+                                   const std::function<bool()>& stop, const PathFrames& path = {});
 
 // Host milliseconds since `start`, on the steady clock the runner and measurement share.
 double millisecondsSince(std::chrono::steady_clock::time_point start);

@@ -53,6 +53,13 @@ struct RunRecord {
   // Against the scene's reference image, where it has one: the metrics, or why there are none.
   std::optional<ConvergenceMetrics> convergence;
   std::string convergenceProblem;
+  // A camera path's frames in order, as frameGpuMs times them (empty for a fixed camera): each
+  // one's error against its own reference, where the scene has them, and its image files.
+  struct PathFrame {
+    std::optional<ConvergenceMetrics> convergence;
+    std::string png, exr;
+  };
+  std::vector<PathFrame> pathFrames;
   uint64_t wavefrontStateBytes = 0;
   std::string wavefrontPoolReason;  // why options.pool_size is what it is (the default's derivation)
   uint64_t launchesPerFrame = 0;    // kernel launches in the last frame, every stage
@@ -66,7 +73,7 @@ struct RunRecord {
   // layout this run traversed.
   uint64_t sceneBufferBytes = 0, sceneTextureBytes = 0, accelerationStructureBytes = 0, filmBytes = 0;
   std::optional<SoftwareBvhStats> softwareBvh;  // the software backend's build, on its runs
-  std::string png, exr;                         // file names inside the results folder
+  std::string png, exr;                         // file names inside the results folder (a path's last frame's)
 
   // run --resume: the run as a previous report has it, finished there (ok or error); kept as is.
   std::optional<nlohmann::json> kept;

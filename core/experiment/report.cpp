@@ -371,6 +371,26 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
     out["convergence"] = convergence;
   }
   if (!run.png.empty()) out["images"] = {{"png", run.png}, {"exr", run.exr}};
+  if (!run.pathFrames.empty()) {
+    // A camera path's frames in order: each one's time and its error against its own reference.
+    json frames = json::array();
+    double relmseSum = 0;
+    size_t compared = 0;
+    for (size_t k = 0; k < run.pathFrames.size() && k < run.frameGpuMs.size(); ++k) {
+      const RunRecord::PathFrame& pathFrame = run.pathFrames[k];
+      json entry = {{"frame", k}, {"gpu_ms", run.frameGpuMs[k]}, {"host_ms", run.frameHostMs[k]}};
+      if (pathFrame.convergence) {
+        entry["rmse"] = pathFrame.convergence->rmse;
+        entry["relmse"] = pathFrame.convergence->relmse;
+        relmseSum += pathFrame.convergence->relmse;
+        ++compared;
+      }
+      if (!pathFrame.png.empty()) entry["images"] = {{"png", pathFrame.png}, {"exr", pathFrame.exr}};
+      frames.push_back(entry);
+    }
+    out["camera_path"] = {{"frames", frames}};
+    if (compared > 0 && compared == frames.size()) out["camera_path"]["relmse_mean"] = relmseSum / double(compared);
+  }
   return out;
 }
 
@@ -807,6 +827,14 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
     }
     if (check.field(run, at, "images", Kind::Object, false))
       for (const char* format : {"png", "exr"}) check.field(run["images"], at + "/images", format, Kind::String, false);
+    if (check.field(run, at, "camera_path", Kind::Object, false) &&
+        check.field(run["camera_path"], at + "/camera_path", "frames", Kind::Array))
+      for (size_t k = 0; k < run["camera_path"]["frames"].size(); ++k) {
+        const json& frame = run["camera_path"]["frames"][k];
+        const std::string frameAt = at + "/camera_path/frames/" + std::to_string(k);
+        for (const char* number : {"frame", "gpu_ms", "host_ms"}) check.field(frame, frameAt, number, Kind::Number);
+        for (const char* number : {"rmse", "relmse"}) check.field(frame, frameAt, number, Kind::Number, false);
+      }
   }
 }
 

@@ -45,23 +45,52 @@ fs::path createResultsFolder(const fs::path& root, const std::string& name, cons
   throw UserError("cannot create a new results folder under " + parent.string() + ": 100 exist for this second");
 }
 
+// `image` against `reference`, where there is one; a reference of another size is the run's
+// convergence problem.
+std::optional<ConvergenceMetrics> errorAgainst(RunRecord& record, const LinearImage& image,
+                                               const RenderSettings& settings, const LinearImage* reference) {
+  if (!reference) return std::nullopt;
+  std::optional<ConvergenceMetrics> metrics = convergenceMetrics(image, *reference);
+  if (!metrics)
+    record.convergenceProblem = "the reference is " + std::to_string(reference->width) + "x" +
+                                std::to_string(reference->height) + ", the run renders " +
+                                std::to_string(settings.width) + "x" + std::to_string(settings.height) +
+                                ": render a reference of the run's size (ptbench reference)";
+  return metrics;
+}
+
+// The run's image files (frame k's of a camera path: frameImagePath), where the config keeps images.
+void writeImages(RunRecord& record, const LinearImage& image, const ExperimentConfig& config, const fs::path& folder,
+                 std::optional<uint32_t> pathFrame) {
+  if (!config.images) return;
+  for (auto [name, extension] : {std::pair{&record.png, ".png"}, std::pair{&record.exr, ".exr"}}) {
+    *name = runImageName(record.id, record.scene, integratorName(record.spec.integrator), record.backend, extension);
+    if (pathFrame) *name = frameImagePath(*name, *pathFrame).string();
+  }
+  writePng(folder / record.png, image, config.exposure);
+  writeExr(folder / record.exr, image);
+}
+
 // The last frame's image against the scene's reference, where it has one, and the image files.
 void keepImage(RunRecord& record, const FrameResult& last, const RenderSettings& settings,
                const ExperimentConfig& config, const fs::path& folder, const LinearImage* reference) {
-  if (reference) {
-    record.convergence = convergenceMetrics(last.image, *reference);
-    if (!record.convergence)
-      record.convergenceProblem = "the reference is " + std::to_string(reference->width) + "x" +
-                                  std::to_string(reference->height) + ", the run renders " +
-                                  std::to_string(settings.width) + "x" + std::to_string(settings.height) +
-                                  ": render a reference of the run's size (ptbench reference)";
+  record.convergence = errorAgainst(record, last.image, settings, reference);
+  writeImages(record, last.image, config, folder, std::nullopt);
+}
+
+// Frame k of a camera path: its error against its own reference (read now, so that one frame's
+// is held at a time) and its image files.
+void keepPathFrame(RunRecord& record, uint32_t frame, const FrameResult& result, const RenderSettings& settings,
+                   const ExperimentConfig& config, const fs::path& folder, const SceneEntry& entry) {
+  RunRecord::PathFrame kept;
+  if (entry.reference) {
+    const LinearImage reference = readLinearImage(frameImagePath(*entry.reference, frame));
+    kept.convergence = errorAgainst(record, result.image, settings, &reference);
   }
-  if (config.images) {
-    record.png = runImageName(record.id, record.scene, integratorName(record.spec.integrator), record.backend, ".png");
-    record.exr = runImageName(record.id, record.scene, integratorName(record.spec.integrator), record.backend, ".exr");
-    writePng(folder / record.png, last.image, config.exposure);
-    writeExr(folder / record.exr, last.image);
-  }
+  writeImages(record, result.image, config, folder, frame);
+  kept.png = record.png;
+  kept.exr = record.exr;
+  record.pathFrames.push_back(kept);
 }
 
 }  // namespace
@@ -128,6 +157,8 @@ PreparedRun prepareRun(const vk::Context& context, const RunRecord& run, const S
   if (!run.traceBackend) throw std::logic_error("run " + run.id + " has no backend to prepare");
   PreparedRun prepared{.settings = run.spec.settings};
   prepared.settings.camera = cameraFor(entry, *scene.data);
+  prepared.pathCameras = cameraPathFrames(entry, *scene.data);
+  if (!prepared.pathCameras.empty()) prepared.settings.camera = prepared.pathCameras.front();
   if (entry.environment) prepared.settings.environment = *entry.environment;
   prepared.integrator =
       createIntegrator(run.spec.integrator, context, *scene.gpu,
@@ -195,7 +226,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     PreparedScene prepared;
     const auto loadStart = Clock::now();
     try {
-      if (entry.reference) reference = readLinearImage(*entry.reference);
+      // A camera path's references are one a frame, each read as its frame is kept.
+      if (entry.reference && !entry.cameraPath) reference = readLinearImage(*entry.reference);
       prepared =
           uploadScene(context, loadSceneData(entry), std::vector<const RunRecord*>(sceneRuns.begin(), sceneRuns.end()));
     } catch (const std::exception& error) {
@@ -232,9 +264,15 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       }
       try {
         const PreparedRun run = prepareRun(context, *record, entry, prepared);
-        std::optional<FrameResult> last = measure(*record, *run.integrator, run.settings, config, monitor, stop);
+        PathFrames path{.cameras = run.pathCameras};
+        if (!run.pathCameras.empty())
+          path.frameDone = [&](uint32_t frame, const FrameResult& rendered) {
+            keepPathFrame(*record, frame, rendered, run.settings, config, result.folder, entry);
+          };
+        std::optional<FrameResult> last = measure(*record, *run.integrator, run.settings, config, monitor, stop, path);
         record->interrupted = !last;
-        if (last) keepImage(*record, *last, run.settings, config, result.folder, reference ? &*reference : nullptr);
+        if (last && run.pathCameras.empty())
+          keepImage(*record, *last, run.settings, config, result.folder, reference ? &*reference : nullptr);
       } catch (const vk::VulkanError& error) {
         record->error = error.what();
       } catch (const UserError& error) {

@@ -52,9 +52,10 @@ PreparedScene uploadScene(const vk::Context& context, std::unique_ptr<SceneData>
                           const std::vector<const RunRecord*>& runs);
 
 // A planned run's integrator, created for its backend and options, and the settings its frames
-// take (the run's, with its scene's camera and environment).
+// take (the run's, with its scene's camera, a path's first frame's, and environment).
 struct PreparedRun {
   RenderSettings settings;
+  std::vector<Camera> pathCameras;  // each frame's along the entry's camera path; empty for a fixed camera
   std::unique_ptr<Integrator> integrator;
 };
 PreparedRun prepareRun(const vk::Context& context, const RunRecord& run, const SceneEntry& entry,

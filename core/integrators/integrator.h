@@ -129,6 +129,9 @@ struct RenderSettings {
   SamplerKind sampler = SamplerKind::Halton;
   Vec3 environment{0, 0, 0};
   Camera camera;
+  // On a camera path's frames after the first, the previous frame's camera: what reprojection
+  // (ReSTIR's temporal reuse, issue 26) will need; no integrator reads it yet.
+  std::optional<Camera> previousCamera;
   WavefrontOptions wavefront;                // read by the wavefront only
   RaycastOptions raycast;                    // read by the raycast only
   SerOptions ser;                            // read by megakernel-ser only

@@ -4,6 +4,7 @@
 #include <stb_image.h>
 #include <tiny_gltf.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -109,6 +110,7 @@ class GltfReader {
   uint32_t mesh(int gltfMesh);
   bool primitive(const tinygltf::Primitive& source, Primitive& out);
   void visit(int nodeIndex, const Mat4& parent, int depth);
+  std::vector<CameraAnimation> cameraAnimations() const;
   std::vector<std::string> unshadedMaterialExtensions() const;
 
   const std::filesystem::path& path_;
@@ -120,6 +122,9 @@ class GltfReader {
   std::optional<uint32_t> defaultMaterial_;
   uint32_t skippedPrimitives_ = 0;
   bool haveCamera_ = false;
+  // The scene camera's node and its parent's world transform: what its animations move.
+  int cameraNode_ = -1;
+  Mat4 cameraParent_;
 };
 
 Mat4 nodeTransform(const tinygltf::Node& node) {
@@ -663,6 +668,8 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
     camera.yfovDegrees = float(model_.cameras[node.camera].perspective.yfov * 180.0 / 3.14159265358979);
     builder_.setCamera(camera, uint32_t(model_.cameras.size()));
     haveCamera_ = true;
+    cameraNode_ = nodeIndex;
+    cameraParent_ = parent;
   }
   if (const auto* lightRef = extension(node.extensions, "KHR_lights_punctual")) {
     const int lightIndex = int(number(*lightRef, "light", -1));
@@ -688,6 +695,97 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
     }
   }
   for (int child : node.children) visit(child, world, depth + 1);
+}
+
+// Each animation with translation or rotation channels on the scene camera's node, sampled at
+// the union of those channels' times into world-space keyframes. Between two such times every
+// LINEAR channel is a straight line (translation) or one arc (rotation), and the parent's
+// transform is fixed, so linear keyframes with slerp reproduce the animation exactly.
+std::vector<CameraAnimation> GltfReader::cameraAnimations() const {
+  std::vector<CameraAnimation> animations;
+  if (cameraNode_ < 0) return animations;
+  const auto& node = model_.nodes[cameraNode_];
+  if (node.matrix.size() == 16) return animations;  // glTF animates only nodes given as TRS
+  struct Channel {
+    std::vector<float> times, values;  // values: 3 or 4 a time
+    int components = 0;
+    // The value at `time`, held before the first time and after the last.
+    std::vector<float> at(double time) const {
+      const size_t n = times.size();
+      size_t i = 0;
+      while (i + 1 < n && times[i + 1] <= time) ++i;
+      const auto value = [&](size_t k) {
+        return std::vector<float>(values.begin() + long(k * components), values.begin() + long((k + 1) * components));
+      };
+      if (time <= times.front() || i + 1 >= n) return value(time <= times.front() ? 0 : n - 1);
+      const float s = float((time - times[i]) / (times[i + 1] - times[i]));
+      const std::vector<float> a = value(i), b = value(i + 1);
+      if (components == 4) {
+        const Quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, s);
+        return {q.x, q.y, q.z, q.w};
+      }
+      return {a[0] + (b[0] - a[0]) * s, a[1] + (b[1] - a[1]) * s, a[2] + (b[2] - a[2]) * s};
+    }
+  };
+  const float yfovDegrees = float(model_.cameras[node.camera].perspective.yfov * 180.0 / 3.14159265358979);
+  for (size_t index = 0; index < model_.animations.size(); ++index) {
+    const auto& animation = model_.animations[index];
+    const std::string what = "animation " + std::to_string(index) + " of the camera's node";
+    std::optional<Channel> translation, rotation;
+    for (const auto& channel : animation.channels) {
+      if (channel.target_node != cameraNode_ ||
+          (channel.target_path != "translation" && channel.target_path != "rotation"))
+        continue;
+      if (channel.sampler < 0 || channel.sampler >= int(animation.samplers.size()))
+        fail(what + " names sampler " + std::to_string(channel.sampler) + ", which does not exist");
+      const auto& sampler = animation.samplers[channel.sampler];
+      if (sampler.interpolation != "LINEAR")
+        fail(what + " interpolates its " + channel.target_path + " by " + sampler.interpolation +
+             "; ptbench reads LINEAR camera animations only");
+      Channel read;
+      read.components = channel.target_path == "rotation" ? 4 : 3;
+      read.times = readAccessor(sampler.input, 1, what + " times");
+      read.values = readAccessor(sampler.output, read.components, what + " " + channel.target_path);
+      if (read.times.empty() || read.values.size() != read.times.size() * size_t(read.components))
+        fail(what + " has " + std::to_string(read.times.size()) + " times for " +
+             std::to_string(read.values.size() / size_t(read.components)) + " " + channel.target_path + " values");
+      for (size_t i = 0; i < read.times.size(); ++i)
+        if (!std::isfinite(read.times[i]) || (i > 0 && read.times[i] <= read.times[i - 1]))
+          fail(what + " has times that are not finite and strictly increasing");
+      for (float value : read.values)
+        if (!std::isfinite(value)) fail(what + " has a " + channel.target_path + " that is not finite");
+      (channel.target_path == "rotation" ? rotation : translation) = std::move(read);
+    }
+    if (!translation && !rotation) continue;
+    std::vector<double> times;
+    for (const auto* channel : {&translation, &rotation})
+      if (*channel) times.insert(times.end(), (*channel)->times.begin(), (*channel)->times.end());
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    CameraAnimation out{
+        .index = uint32_t(index), .name = animation.name, .path = {.interpolation = PathInterpolation::Linear}};
+    for (double time : times) {
+      tinygltf::Node posed = node;
+      if (translation) {
+        const std::vector<float> t = translation->at(time);
+        posed.translation = {t[0], t[1], t[2]};
+      }
+      if (rotation) {
+        const std::vector<float> r = rotation->at(time);
+        posed.rotation = {r[0], r[1], r[2], r[3]};
+      }
+      const Mat4 world = cameraParent_ * nodeTransform(posed);
+      const Vec3 position = world.transformPoint({0, 0, 0});
+      out.path.keyframes.push_back(
+          {.time = time,
+           .position = position,
+           .orientation = lookRotation(world.transformVector({0, 0, -1}), world.transformVector({0, 1, 0})),
+           .yfovDegrees = yfovDegrees,
+           .focusDistance = 1});
+    }
+    animations.push_back(std::move(out));
+  }
+  return animations;
 }
 
 // Those on a material, and the KHR_materials_ ones in extensionsUsed, whether or not a
@@ -729,6 +827,7 @@ SceneData GltfReader::read() {
   SceneData scene = builder_.finish();
   if (scene.triangleCount() == 0) fail("has no triangles to render in its default scene");
   if (!haveCamera_) scene.cameraCount = uint32_t(model_.cameras.size());
+  scene.cameraAnimations = cameraAnimations();
   scene.unshadedExtensions = unshadedMaterialExtensions();
   // Said here, where every command loads its scenes once, so each names them once.
   if (!scene.unshadedExtensions.empty()) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/scene/camera.h"
 #include "core/scene/environment_map.h"
 #include "core/scene/math.h"
 #include "shared/scene.h"
@@ -33,17 +34,6 @@ struct TextureImage {
   bool srgb = true;  // colour data (base colour, emissive, ...) rather than data (normals, roughness)
   TextureSampler sampler;
   Vec3 averageLinearColor;  // for the power of textured emitters
-};
-
-struct Camera {
-  Vec3 position;
-  Vec3 target;
-  Vec3 up{0, 1, 0};
-  float yfovDegrees = 45;
-  // A thin lens: its diameter (0: a pinhole) and the distance along the view direction of the
-  // plane in focus (0: the target's).
-  float aperture = 0;
-  float focusDistance = 0;
 };
 
 struct Bounds {
@@ -98,6 +88,8 @@ struct SceneData {
   // Light from every direction beyond the scene, added to RenderSettings::environment's constant.
   std::optional<EnvironmentMap> environmentMap;
   std::optional<Camera> sceneCamera;  // the first perspective camera of the scene
+  // The glTF's animations of that camera's node, those that move it.
+  std::vector<CameraAnimation> cameraAnimations;
   uint32_t cameraCount = 0;
   Bounds bounds;  // world space, over every instance
   // Material extensions the scene uses that ptbench loads without shading (the loader warns of

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/experiment/convergence.h"
+#include "core/experiment/image_output.h"
 #include "csv_fields.h"
 #include "gpu_test.h"
 namespace ptbench::test {
@@ -369,6 +371,65 @@ TEST(RunCommand, CountersAreFlaggedAndSerIsSkippedOrRefusedWhereTheDeviceLacksIt
   EXPECT_EQ(serReport["runs"][0]["parameters"]["backend"], "pipeline");
   EXPECT_NE(serReport["runs"][0]["error"].get<std::string>().find("VK_NV_ray_tracing_invocation_reorder"),
             std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A camera path on builtin:cornell: `reference --camera-path` renders one reference a frame,
+// and a run along the same path (given by the same file) renders its three frames once, in
+// order, each a different image with its own error against its own frame's reference.
+TEST(RunCommand, ACameraPathRendersItsFramesAgainstTheirReferences) {
+  const fs::path dir = freshFolder("camera-path");
+  std::ofstream(dir / "path.json") << R"({"keyframes": [
+      {"time": 0, "position": [0.278, 0.273, -0.8], "target": [0.278, 0.273, 0]},
+      {"time": 1, "position": [0.15, 0.3, -0.7], "target": [0.35, 0.25, 0.2]},
+      {"time": 2, "position": [0.4, 0.2, -0.6], "target": [0.2, 0.3, 0.3]}], "fps": 1, "frames": 3})";
+  const auto reference = runPtbench("reference builtin:cornell --camera-path " + (dir / "path.json").string() +
+                                    " --width 16 --height 16 --spp 256 --out " + (dir / "cornell.exr").string());
+  ASSERT_EQ(reference.exitCode, 0) << reference.all();
+  EXPECT_NE(reference.out.find("reference: 3 path frames, each 256 spp"), std::string::npos) << reference.out;
+  std::vector<LinearImage> references;
+  for (uint32_t k = 0; k < 3; ++k)
+    references.push_back(readLinearImage(dir / ("cornell-frame00" + std::to_string(k) + ".exr")));
+
+  std::ofstream(dir / "config.json") << R"({"schema_version": 1, "name": "path",
+      "scenes": [{"path": "builtin:cornell", "camera": {"path": "path.json"}, "reference": "cornell.exr"}],
+      "integrators": ["megakernel", "wavefront"], "backends": "rayquery", "width": 16, "height": 16,
+      "spp": 64, "warmup": 1, "repeats": 5})";
+  const auto result =
+      runPtbench("--validate run " + (dir / "config.json").string() + " --quiet --out " + (dir / "out").string());
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  EXPECT_EQ(result.err.find("validation:"), std::string::npos) << result.err;
+  const fs::path folder = resultsFolder(dir / "out", "path");
+  const json report = readJson(folder / "report.json");
+  ASSERT_EQ(report["runs"].size(), 2u);
+  for (const auto& run : report["runs"]) {
+    ASSERT_EQ(run["status"], "ok") << run.dump();
+    EXPECT_EQ(run["frames"], 3) << "a path renders each frame once, whatever repeats says";
+    EXPECT_EQ(run["warmup_frames"], 1);
+    const json& frames = run["camera_path"]["frames"];
+    ASSERT_EQ(frames.size(), 3u);
+    std::vector<LinearImage> images;
+    for (uint32_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(frames[k]["frame"], k);
+      EXPECT_EQ(frames[k]["gpu_ms"], run["frame_gpu_ms_samples"][k]);
+      const std::string exr = frames[k]["images"]["exr"];
+      EXPECT_NE(exr.find("-frame00" + std::to_string(k) + ".exr"), std::string::npos) << exr;
+      images.push_back(readLinearImage(folder / exr));
+      // Its error is against its own frame's reference: another frame's is much further.
+      const double relmse = frames[k]["relmse"];
+      EXPECT_GT(relmse, 0.0);
+      const auto own = convergenceMetrics(images[k], references[k]);
+      ASSERT_TRUE(own.has_value());
+      EXPECT_NEAR(own->relmse, relmse, 1e-6 * relmse) << k;
+      const auto other = convergenceMetrics(images[k], references[(k + 1) % 3]);
+      EXPECT_GT(other->relmse, 2 * relmse) << "frame " << k << " against the next frame's reference";
+    }
+    EXPECT_GT(run["camera_path"]["relmse_mean"].get<double>(), 0.0);
+    EXPECT_EQ(run["images"]["exr"], frames[2]["images"]["exr"]) << "the run's image is its last frame's";
+    // The camera moved: no two frames' images are alike.
+    for (uint32_t k = 0; k < 3; ++k)
+      EXPECT_GT(convergenceMetrics(images[k], images[(k + 1) % 3])->relmse, 5 * frames[k]["relmse"].get<double>()) << k;
+  }
   fs::remove_all(dir);
 }
 

@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/errors.h"
+#include "core/experiment/image_output.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench::test {
@@ -407,6 +409,129 @@ TEST_F(ConfigTest, MalformedJsonAndMissingFile) {
     EXPECT_EQ(error.exitCode(), exitConfigMissing);
     EXPECT_NE(std::string(error.what()).find("absent.json"), std::string::npos);
   }
+}
+
+// A scene entry's camera.path, as docs/config.md gives it.
+std::string pathScene(const std::string& path, const std::string& cameraExtra = "",
+                      const std::string& sceneExtra = "") {
+  return R"(, "scenes": [{"path": "builtin:cornell", "camera": {"path": )" + path + cameraExtra + "}" + sceneExtra +
+         "}]";
+}
+
+constexpr const char* threeKeyframes = R"({"keyframes": [
+    {"time": 0, "position": [0.278, 0.273, -0.8], "target": [0.278, 0.273, 0]},
+    {"time": 1, "position": [0.2, 0.3, -0.6], "target": [0.3, 0.25, 0.2], "fov": 30},
+    {"time": 2, "position": [0.4, 0.25, -0.5], "rotation": [0, 0.2, 0, 1], "focus_distance": 0.7}],
+  "interpolation": "linear", "fps": 1, "frames": 3})";
+
+TEST_F(ConfigTest, ACameraPathGivesACameraPerFrame) {
+  // The path's keys replace the minimal config's scenes.
+  const auto config = loadConfig(write(R"({"schema_version": 1, "name": "t")" + pathScene(threeKeyframes) + "}"));
+  ASSERT_TRUE(config.scenes[0].cameraPath.has_value());
+  const CameraPathSpec& spec = *config.scenes[0].cameraPath;
+  EXPECT_EQ(spec.frames, 3u);
+  EXPECT_EQ(spec.interpolation, PathInterpolation::Linear);
+  ASSERT_EQ(spec.keyframes.size(), 3u);
+  ASSERT_TRUE(spec.keyframes[2].rotation.has_value());
+  EXPECT_NEAR(spec.keyframes[2].rotation->w, 1 / std::sqrt(1.04), 1e-6) << "normalised";
+
+  const SceneData cornell = loadScene("builtin:cornell");
+  const std::vector<Camera> cameras = cameraPathFrames(config.scenes[0], cornell);
+  ASSERT_EQ(cameras.size(), 3u);
+  // Frame k at time k / fps: each a keyframe here, what it leaves out the scene camera's.
+  EXPECT_EQ(cameras[0].position, (Vec3{0.278f, 0.273f, -0.8f}));
+  EXPECT_NEAR(cameras[0].yfovDegrees, cornell.defaultCamera().yfovDegrees, 1e-5);
+  EXPECT_NEAR(cameras[0].focusDistance, 0.8, 1e-5) << "a target's distance is the focus";
+  EXPECT_EQ(cameras[1].yfovDegrees, 30);
+  EXPECT_NEAR(cameras[2].focusDistance, 0.7, 1e-6);
+  // A fixed camera has no path.
+  EXPECT_TRUE(cameraPathFrames(loadConfig(write(minimal())).scenes[0], cornell).empty());
+}
+
+TEST_F(ConfigTest, CameraPathFromAFileBesideTheConfig) {
+  std::ofstream(dir / "orbit.json") << threeKeyframes;
+  const auto config = loadConfig(write(R"({"schema_version": 1, "name": "t")" + pathScene("\"orbit.json\"") + "}"));
+  ASSERT_TRUE(config.scenes[0].cameraPath.has_value());
+  EXPECT_EQ(config.scenes[0].cameraPath->keyframes.size(), 3u);
+  EXPECT_EQ(readCameraPathFile(dir / "orbit.json").frames, 3u);
+  const auto [message, code] = failure(R"({"schema_version": 1, "name": "t")" + pathScene("\"absent.json\"") + "}");
+  EXPECT_NE(message.find("/scenes/0/camera/path: camera path file absent.json not found"), std::string::npos)
+      << message;
+}
+
+TEST_F(ConfigTest, BadCameraPathsAreRefusedWithTheirPlace) {
+  const auto keyframe = [](const std::string& time, const std::string& more = "") {
+    return R"({"time": )" + time + R"(, "position": [0, 0, 1], "target": [0, 0, 0])" + more + "}";
+  };
+  const auto keyframes = [&](const std::string& list, const std::string& more = R"(, "frames": 2)") {
+    return R"({"keyframes": [)" + list + "]" + more + "}";
+  };
+  const std::string two = keyframe("0") + ", " + keyframe("1");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {keyframes(keyframe("0")), "/scenes/0/camera/path/keyframes: expected a list of at least two keyframes"},
+      {keyframes(keyframe("1") + ", " + keyframe("1")),
+       "/scenes/0/camera/path/keyframes/1/time: keyframe times must "
+       "increase strictly: 1 follows 1"},
+      {keyframes(keyframe("2") + ", " + keyframe("1")), "keyframe times must increase strictly: 1 follows 2"},
+      {keyframes(keyframe(R"("NaN")") + ", " + keyframe("1")),
+       "/scenes/0/camera/path/keyframes/0/time: expected a time in seconds"},
+      {keyframes(R"({"time": 0, "position": [0, 1e39, 1], "target": [0, 0, 0]}, )" + keyframe("1")),
+       "/scenes/0/camera/path/keyframes/0/position: expected three numbers [x, y, z] within float range"},
+      {keyframes(keyframe("-1") + ", " + keyframe("1")), "/scenes/0/camera/path/keyframes/0/time: expected a time"},
+      {keyframes(two + R"(, {"time": 2, "position": [0, 0, 1]})"),
+       "/scenes/0/camera/path/keyframes/2: expected either target"},
+      {keyframes(two + ", " + keyframe("2", R"(, "rotation": [0, 0, 0, 1])")),
+       "/scenes/0/camera/path/keyframes/2: expected either target"},
+      {keyframes(R"({"time": 0, "position": [0, 0, 1], "rotation": [0, 0, 0, 0]}, )" + keyframe("1")),
+       "/scenes/0/camera/path/keyframes/0/rotation: expected a quaternion"},
+      {keyframes(R"({"time": 0, "position": [0, 0, 0], "target": [0, 0, 0]}, )" + keyframe("1")),
+       "/scenes/0/camera/path/keyframes/0/target: the keyframe's target equals its position"},
+      {keyframes(keyframe("0", R"(, "zoom": 2)") + ", " + keyframe("1")),
+       "/scenes/0/camera/path/keyframes/0/zoom: unknown key"},
+      {keyframes(keyframe("0", R"(, "fov": 180)") + ", " + keyframe("1")),
+       "/scenes/0/camera/path/keyframes/0/fov: expected a vertical field of view"},
+      {keyframes(two, ""), "/scenes/0/camera/path/frames: required"},
+      {keyframes(two, R"(, "frames": 0)"), "/scenes/0/camera/path/frames: expected an integer from 1 to 100000"},
+      {keyframes(two, R"(, "frames": 2, "fps": 0)"), "/scenes/0/camera/path/fps"},
+      {keyframes(two, R"(, "frames": 2, "interpolation": "cubic")"),
+       "/scenes/0/camera/path/interpolation: expected catmull-rom (the default) or linear"},
+      {keyframes(two, R"(, "frames": 2, "speed": 1)"), "/scenes/0/camera/path/speed: unknown key"},
+      {keyframes(two, R"(, "frames": 2, "animation": 0)"), "/scenes/0/camera/path: expected either keyframes"},
+      {R"({"frames": 2})", "/scenes/0/camera/path: expected either keyframes"},
+      {R"({"animation": -1, "frames": 2})", "/scenes/0/camera/path/animation: expected a glTF animation's index"},
+      {R"({"animation": 0, "frames": 2, "interpolation": "linear"})",
+       "/scenes/0/camera/path/interpolation: a glTF animation is interpolated as its samplers say"},
+      {"[1, 2]", "/scenes/0/camera/path: expected a camera path"},
+  };
+  for (const auto& [path, expected] : cases) {
+    const auto [message, code] = failure(R"({"schema_version": 1, "name": "t")" + pathScene(path) + "}");
+    EXPECT_NE(message.find(expected), std::string::npos) << path << "\n" << message;
+    EXPECT_EQ(code, exitConfigInvalid) << path;
+  }
+  // Position and target beside a path would contradict its keyframes.
+  const auto [message, code] =
+      failure(R"({"schema_version": 1, "name": "t")" + pathScene(keyframes(two), R"(, "position": [0, 0, 2])") + "}");
+  EXPECT_NE(message.find("/scenes/0/camera/position: a camera path's keyframes place the camera"), std::string::npos)
+      << message;
+}
+
+// A path's references are one a frame, named with the frame's index; all must be there.
+TEST_F(ConfigTest, ACameraPathTakesAReferenceAFrame) {
+  const std::string path = R"({"keyframes": [{"time": 0, "position": [0, 0, 1], "target": [0, 0, 0]},
+      {"time": 1, "position": [0, 1, 1], "target": [0, 0, 0]}], "fps": 1, "frames": 2})";
+  const std::string config =
+      R"({"schema_version": 1, "name": "t")" + pathScene(path, "", R"(, "reference": "refs/cornell.exr")") + "}";
+  fs::create_directories(dir / "refs");
+  EXPECT_NE(failure(config).first.find("refs/cornell-frame000.exr for the camera path's first frame not found"),
+            std::string::npos)
+      << failure(config).first;
+  std::ofstream(dir / "refs" / "cornell-frame000.exr") << "not read by validation";
+  const std::string missing = failure(config).first;
+  EXPECT_NE(missing.find("1 are missing, the first cornell-frame001.exr"), std::string::npos) << missing;
+  std::ofstream(dir / "refs" / "cornell-frame001.exr") << "not read by validation";
+  const auto loaded = loadConfig(write(config));
+  ASSERT_TRUE(loaded.scenes[0].reference.has_value());
+  EXPECT_EQ(frameImagePath(*loaded.scenes[0].reference, 1), dir / "refs" / "cornell-frame001.exr");
 }
 
 TEST(ShippedConfigs, AllValidate) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/experiment/config.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/scene_data.h"
 #include "shipped_scenes.h"
@@ -302,6 +303,94 @@ TEST_F(GltfFiles, SceneWithoutTrianglesIsRefused) {
   gltf["meshes"][0]["primitives"][0]["mode"] = 1;  // lines
   const std::string message = loadError(write("lines.gltf", gltf.dump()));
   EXPECT_NE(message.find("no triangles"), std::string::npos) << message;
+}
+
+// A camera under a moved parent, animated: translation at 0 and 2 s, rotation at 0 and 1 s
+// (a quarter turn about +Y). The path has keyframes at the union of the times, in world space.
+TEST_F(GltfFiles, CameraAnimationBecomesWorldKeyframes) {
+  const float s = std::sqrt(0.5f);
+  const float times[4] = {0, 2, 0, 1};  // translation's, rotation's
+  const float translations[6] = {0, 0, 5, 0, 0, 1};
+  const float rotations[8] = {0, 0, 0, 1, 0, s, 0, s};
+  {
+    std::ofstream bin(dir / "animation.bin", std::ios::binary);
+    bin.write(reinterpret_cast<const char*>(times), sizeof times);
+    bin.write(reinterpret_cast<const char*>(translations), sizeof translations);
+    bin.write(reinterpret_cast<const char*>(rotations), sizeof rotations);
+  }
+  auto gltf = triangleGltf();
+  gltf["scenes"][0]["nodes"] = {0, 1};
+  gltf["nodes"].push_back({{"translation", {10, 0, 0}}, {"children", {2}}});
+  gltf["nodes"].push_back({{"camera", 0}});
+  gltf["cameras"] = {{{"type", "perspective"}, {"perspective", {{"yfov", 0.5}, {"znear", 0.01}}}}};
+  gltf["buffers"].push_back({{"uri", "animation.bin"}, {"byteLength", 72}});
+  gltf["bufferViews"].push_back({{"buffer", 1}, {"byteOffset", 0}, {"byteLength", 16}});
+  gltf["bufferViews"].push_back({{"buffer", 1}, {"byteOffset", 16}, {"byteLength", 24}});
+  gltf["bufferViews"].push_back({{"buffer", 1}, {"byteOffset", 40}, {"byteLength", 32}});
+  gltf["accessors"].push_back(
+      {{"bufferView", 2}, {"componentType", 5126}, {"count", 2}, {"type", "SCALAR"}, {"min", {0}}, {"max", {2}}});
+  gltf["accessors"].push_back({{"bufferView", 2},
+                               {"byteOffset", 8},
+                               {"componentType", 5126},
+                               {"count", 2},
+                               {"type", "SCALAR"},
+                               {"min", {0}},
+                               {"max", {1}}});
+  gltf["accessors"].push_back({{"bufferView", 3}, {"componentType", 5126}, {"count", 2}, {"type", "VEC3"}});
+  gltf["accessors"].push_back({{"bufferView", 4}, {"componentType", 5126}, {"count", 2}, {"type", "VEC4"}});
+  gltf["animations"] = {
+      {{"name", "dolly"},
+       {"samplers", {{{"input", 2}, {"output", 4}}, {{"input", 3}, {"output", 5}, {"interpolation", "LINEAR"}}}},
+       {"channels",
+        {{{"sampler", 0}, {"target", {{"node", 2}, {"path", "translation"}}}},
+         {{"sampler", 1}, {"target", {{"node", 2}, {"path", "rotation"}}}}}}}};
+  const SceneData scene = loadGltf(write("animated.gltf", gltf.dump()));
+  ASSERT_EQ(scene.cameraAnimations.size(), 1u);
+  const CameraAnimation& animation = scene.cameraAnimations[0];
+  EXPECT_EQ(animation.name, "dolly");
+  EXPECT_EQ(animation.path.interpolation, PathInterpolation::Linear);
+  ASSERT_EQ(animation.path.keyframes.size(), 3u);
+  const auto expectCamera = [](const Camera& camera, Vec3 position, Vec3 forward, const std::string& when) {
+    const Vec3 view = normalize(camera.target - camera.position);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_NEAR(camera.position[i], position[i], 1e-5) << when << " position " << i;
+      EXPECT_NEAR(view[i], forward[i], 1e-5) << when << " view " << i;
+      EXPECT_NEAR(camera.up[i], (Vec3{0, 1, 0})[i], 1e-5) << when << " up " << i;
+    }
+    EXPECT_NEAR(camera.yfovDegrees, 0.5 * 180 / 3.14159265358979, 1e-4) << when;
+  };
+  expectCamera(cameraAt(animation.path, 0), {10, 0, 5}, {0, 0, -1}, "t=0");
+  expectCamera(cameraAt(animation.path, 0.5), {10, 0, 4}, {-s, 0, -s}, "t=0.5");
+  expectCamera(cameraAt(animation.path, 1), {10, 0, 3}, {-1, 0, 0}, "t=1");
+  expectCamera(cameraAt(animation.path, 2), {10, 0, 1}, {-1, 0, 0}, "t=2");
+  expectCamera(cameraAt(animation.path, 5), {10, 0, 1}, {-1, 0, 0}, "after the end");
+
+  // A config's camera.path names it by name or index; frame k at time k / fps.
+  SceneEntry entry{.spec = "animated.gltf"};
+  entry.cameraPath = CameraPathSpec{.animationName = "dolly", .fps = 2, .frames = 3};
+  const std::vector<Camera> frames = cameraPathFrames(entry, scene);
+  ASSERT_EQ(frames.size(), 3u);
+  expectCamera(frames[1], {10, 0, 4}, {-s, 0, -s}, "frame 1");
+  entry.cameraPath = CameraPathSpec{.animationIndex = 0, .fps = 1, .frames = 2};
+  expectCamera(cameraPathFrames(entry, scene)[1], {10, 0, 3}, {-1, 0, 0}, "frame 1 at 1 fps");
+  entry.cameraPath = CameraPathSpec{.animationName = "orbit", .frames = 2};
+  try {
+    cameraPathFrames(entry, scene);
+    ADD_FAILURE() << "an animation the scene lacks was accepted";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("\"orbit\": the animations that move the scene's camera are 0 (dolly)"),
+              std::string::npos)
+        << error.what();
+  }
+
+  // An animation that does not move the camera is none of its paths; a STEP sampler is refused.
+  gltf["animations"][0]["channels"][0]["target"]["node"] = 0;
+  gltf["animations"][0]["channels"].erase(1);
+  EXPECT_TRUE(loadGltf(write("elsewhere.gltf", gltf.dump())).cameraAnimations.empty());
+  gltf["animations"][0]["channels"][0]["target"]["node"] = 2;
+  gltf["animations"][0]["samplers"][0]["interpolation"] = "STEP";
+  const std::string message = loadError(write("step.gltf", gltf.dump()));
+  EXPECT_NE(message.find("STEP"), std::string::npos) << message;
 }
 
 TEST_F(GltfFiles, NestedNodesGiveWorldBounds) {
