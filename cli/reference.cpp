@@ -16,8 +16,19 @@
 namespace ptbench::cli {
 namespace {
 
+// A reference shares no samples with the runs measured against it. Runs draw from their config's
+// seed (frame k of a camera path from seed + k); a reference drawing from seed, seed + 1, ... had
+// a run's samples in its first frame, and the run's error against it read too low. Its frames
+// draw from seeds after a hash of the seed (PCG's output permutation), which meets a run's seed
+// by a chance of about one in 2^32 per frame.
+uint32_t referenceFrameSeed(uint32_t seed, uint32_t frame) {
+  const uint32_t state = seed * 747796405u + 2891336453u;
+  const uint32_t word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+  return ((word >> 22u) ^ word) + frame;
+}
+
 // One converged image: spp samples in frames of at most samplesPerReferenceFrame, each with
-// its own seed, averaged in double precision, so that no submission runs long however many
+// its own seed (referenceFrameSeed), averaged in double precision, so that no submission runs long however many
 // samples are asked. Progress (frames done, ETA) goes to stderr, each line led by `label`.
 LinearImage converge(const RenderOptions& options, Integrator& renderer, const RenderSettings& settings,
                      const std::string& label, uint64_t& invalid) {
@@ -32,7 +43,7 @@ LinearImage converge(const RenderOptions& options, Integrator& renderer, const R
   for (uint32_t frame = 0; frame < frames; ++frame) {
     RenderSettings part = settings;
     part.samplesPerPixel = std::min(options.samplesPerReferenceFrame, settings.samplesPerPixel - done);
-    part.seed = settings.seed + frame;
+    part.seed = referenceFrameSeed(settings.seed, frame);
     const FrameResult result = renderer.render(part);
     if (sum.empty()) sum.assign(result.image.rgb.size(), 0.0);
     for (size_t i = 0; i < sum.size(); ++i) sum[i] += double(result.image.rgb[i]) * part.samplesPerPixel;

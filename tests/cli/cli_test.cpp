@@ -472,5 +472,30 @@ TEST(ReferenceCommand, ChecksItsOutputsFirstShowsProgressAndKeepsTheExrWhenThePn
   fs::remove_all(dir);
 }
 
+// A reference must not repeat the samples of the runs measured against it: with the same seed
+// and a run's sample count, its first frame used to be that run's image exactly, and the run's
+// error against the reference read too low.
+TEST(ReferenceCommand, SharesNoSamplesWithARunOfTheSameSeed) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ptbench-reference-seed-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string size = " --width 8 --height 8 --spp 4 --seed 7";
+  const auto reference =
+      runPtbench("reference builtin:cornell" + size + " --spp-per-frame 4 --out " + (dir / "ref.pfm").string());
+  ASSERT_EQ(reference.exitCode, 0) << reference.all();
+  const auto run = runPtbench("render --scene builtin:cornell --integrator megakernel" + size + " --out " +
+                              (dir / "run.pfm").string());
+  ASSERT_EQ(run.exitCode, 0) << run.all();
+  auto bytes = [](const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string referenceBytes = bytes(dir / "ref.pfm"), runBytes = bytes(dir / "run.pfm");
+  ASSERT_EQ(referenceBytes.size(), runBytes.size());
+  EXPECT_NE(referenceBytes, runBytes) << "the reference's samples are the run's";
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ptbench::test
