@@ -29,6 +29,11 @@ struct BinaryBvhOptions {
   uint32_t binCount = 32;
   // A subtree with at least this many primitives may be built on a thread of its own.
   uint32_t parallelThreshold = 8192;
+  // A node over at least this many primitives shares its own passes (its bounds, bins and
+  // partition) among the threads the budget spares, in chunks of a quarter of this: the nodes
+  // at the top, before enough subtrees have forked to fill the threads, would otherwise run on
+  // one. Such a node partitions stably, so the tree does not depend on how many threads shared it.
+  uint32_t parallelNodeThreshold = 65536;
 };
 
 struct BinaryBvhNode {

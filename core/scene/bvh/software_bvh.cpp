@@ -50,18 +50,26 @@ struct LevelBuild {
   }
 };
 
+bool builds(const BvhBuildOptions& options, BvhLayout layout) {
+  return std::find(options.layouts.begin(), options.layouts.end(), layout) != options.layouts.end();
+}
+
 LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget) {
   LevelBuild level{.primitiveCount = static_cast<uint32_t>(primitives.size())};
   auto start = Clock::now();
   const BinaryBvh binary = buildBinaryBvh(primitives, options.binary, budget);
   level.binaryMs = msSince(start);
   if (!binary.nodes.empty()) level.bounds = binary.nodes[0].bounds;
-  start = Clock::now();
-  level.bvh2.tree = collapseToBvh2(binary, options.costs);
-  level.bvh2.ms = msSince(start);
-  start = Clock::now();
-  level.cwbvh.tree = collapseToCwbvh(binary, options.costs);
-  level.cwbvh.ms = msSince(start);
+  if (builds(options, BvhLayout::Bvh2)) {
+    start = Clock::now();
+    level.bvh2.tree = collapseToBvh2(binary, options.costs);
+    level.bvh2.ms = msSince(start);
+  }
+  if (builds(options, BvhLayout::Cwbvh)) {
+    start = Clock::now();
+    level.cwbvh.tree = collapseToCwbvh(binary, options.costs);
+    level.cwbvh.ms = msSince(start);
+  }
   return level;
 }
 
@@ -205,6 +213,7 @@ BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
 template <typename Node>
 void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
               const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats) {
+  stats.built = true;
   const BvhTree<Node>& topTree = top.collapsed<Node>().tree;
   size_t nodeCount = topTree.nodes.size() + 1, triangleCount = 0;
   for (const MeshBuild& mesh : meshes) {
@@ -300,8 +309,8 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   const LevelBuild top = buildLevel(instanceBounds, options, budget);
 
   SoftwareBvh bvh;
-  assemble(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
-  assemble(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
+  if (builds(options, BvhLayout::Bvh2)) assemble(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
+  if (builds(options, BvhLayout::Cwbvh)) assemble(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
   bvh.stats.threads = threads;
   bvh.stats.binCount = options.binary.binCount;
   bvh.stats.costs = options.costs;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/backend.h"
 #include "core/scene/bvh/binary_bvh.h"
 #include "core/scene/scene_data.h"
 #include "shared/bvh.h"
@@ -14,6 +15,8 @@ namespace ptbench {
 
 struct BvhBuildOptions {
   unsigned threads = 0;  // 0: every hardware thread
+  // The layouts collapsed from the binary trees; the others stay empty (BvhLayoutStats::built).
+  std::vector<BvhLayout> layouts{allBvhLayouts.begin(), allBvhLayouts.end()};
   BinaryBvhOptions binary;
   SahCosts costs;
 };
@@ -29,6 +32,7 @@ struct BvhStats {
 };
 
 struct BvhLayoutStats {
+  bool built = false;  // false: not asked for; its arrays are empty and every figure 0
   BvhStats topLevel;
   std::vector<BvhStats> meshes;  // in SceneData::meshes order; a mesh without triangles has none
   BvhStats bottomLevels;         // the meshes' sums; sahCost is their mean weighted by triangles
@@ -37,7 +41,7 @@ struct BvhLayoutStats {
 };
 
 struct SoftwareBvhStats {
-  double buildMs = 0;        // wall clock: every level, both layouts
+  double buildMs = 0;        // wall clock: every level, the layouts built
   double binaryBuildMs = 0;  // the binary trees alone, each level's time summed (their share of buildMs on one thread)
   unsigned threads = 0;
   uint32_t binCount = 0;
@@ -63,7 +67,8 @@ struct SoftwareBvh {
   SoftwareBvhStats stats;
 };
 
-// Deterministic: the arrays are the same for every thread count.
+// Deterministic: the arrays are the same for every thread count, and a layout's are the same
+// whether or not the other layout is built.
 SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& options = {});
 
 // The rows of the inverse of an instance's objectToWorld, as BvhInstance stores them.
