@@ -233,7 +233,7 @@ TEST(RunCommand, SoftwareBackendRunsEachBvhLayoutItsConfigAsksFor) {
 }
 
 // Issue 24: a sweep on hardware backends alone builds no software BVH, and a software run
-// builds only its layout; the report says what was not built.
+// builds only its layout, on --threads threads; the report says what was not built.
 TEST(RunCommand, SoftwareBvhIsBuiltOnlyForTheLayoutsRunsTraverse) {
   const fs::path out = freshFolder("bvh-when-needed");
   const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
@@ -248,7 +248,7 @@ TEST(RunCommand, SoftwareBvhIsBuiltOnlyForTheLayoutsRunsTraverse) {
   EXPECT_EQ(hardware["runs"][0]["software_bvh"], "not built");
   fs::remove_all(out);
 
-  const auto software = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
+  const auto software = runPtbench("--threads 3 run " + std::string(PTBENCH_SOURCE_DIR) +
                                    "/configs/ci.json --quiet --set 'backends=[\"software\"]' --set spp=1 "
                                    "--set 'integrators=[\"megakernel\"]' --set 'scenes=[\"builtin:cornell\"]' "
                                    "--set repeats=1 --set 'options={\"software\": {\"software_bvh\": \"bvh2\"}}' "
@@ -259,6 +259,7 @@ TEST(RunCommand, SoftwareBvhIsBuiltOnlyForTheLayoutsRunsTraverse) {
   EXPECT_EQ(run["status"], "ok");
   EXPECT_GT(run["software_bvh"]["bvh2"]["bottom_levels"]["nodes"].get<uint64_t>(), 0u);
   EXPECT_EQ(run["software_bvh"]["cwbvh"], "not built");
+  EXPECT_EQ(run["software_bvh"]["threads"], 3) << "--threads";
   fs::remove_all(out);
 }
 

@@ -59,4 +59,22 @@ struct BinaryBvh {
 // split in half by index.
 BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget);
 
+// visit(n) for every node of the subtree at `root`, both children before their parent, as the
+// collapses' bottom-up costs need: a subtree over m primitives is its root and the 2m - 2 nodes
+// after it, swept backwards, and the two subtrees of a node over at least `forkPrimitives` go
+// to threads the budget spares.
+template <typename Visit>
+void visitBottomUp(const BinaryBvh& bvh, ThreadBudget& budget, const Visit& visit, uint32_t root = 0,
+                   uint32_t forkPrimitives = 8192) {
+  const uint32_t count = bvh.nodes[root].primitiveCount;
+  if (count < forkPrimitives) {
+    for (uint32_t n = root + 2 * count - 1; n-- > root;) visit(n);
+    return;
+  }
+  forkJoin(
+      budget, true, [&] { visitBottomUp(bvh, budget, visit, BinaryBvh::leftChild(root), forkPrimitives); },
+      [&] { visitBottomUp(bvh, budget, visit, bvh.nodes[root].rightChild, forkPrimitives); });
+  visit(root);
+}
+
 }  // namespace ptbench

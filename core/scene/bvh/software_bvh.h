@@ -22,7 +22,7 @@ struct BvhBuildOptions {
 };
 
 struct BvhStats {
-  double buildMs = 0;  // the binary tree and this layout's collapse, on one thread
+  double buildMs = 0;  // the binary tree's and this layout's collapse's wall-clock times
   uint32_t depth = 0;  // nodes on the longest root-to-leaf path (bottomLevels: the deepest mesh's)
   uint64_t nodes = 0;
   uint64_t leaves = 0;
@@ -42,7 +42,7 @@ struct BvhLayoutStats {
 
 struct SoftwareBvhStats {
   double buildMs = 0;        // wall clock: every level, the layouts built
-  double binaryBuildMs = 0;  // the binary trees alone, each level's time summed (their share of buildMs on one thread)
+  double binaryBuildMs = 0;  // the binary trees alone, each level's wall-clock time summed
   unsigned threads = 0;
   uint32_t binCount = 0;
   SahCosts costs;
