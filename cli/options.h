@@ -14,6 +14,7 @@ struct GlobalOptions {
   bool validate = false;  // --validate: Khronos validation layer and debug messenger
   bool verbose = false;
   double gpuTimeoutSeconds = 600;  // --gpu-timeout: a submission running longer is a hung GPU
+  unsigned threads = 0;            // --threads: the software BVH build's; 0: every hardware thread
 };
 
 // --gpu-timeout: 0 (no limit) to a day; seconds as nanoseconds stay far inside 64 bits.

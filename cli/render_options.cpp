@@ -179,7 +179,7 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
                                          .deviceSelector = global.device,
                                          .backends = {*run.traceBackend},
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const PreparedScene scene = uploadScene(context, std::move(sceneData), {&run});
+  const PreparedScene scene = uploadScene(context, std::move(sceneData), {&run}, global.threads);
   const PreparedRun prepared = prepareRun(context, run, entry, scene);
   use(options, PreparedRender{.run = run,
                               .settings = prepared.settings,

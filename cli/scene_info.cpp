@@ -28,7 +28,7 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
                                          .deviceSelector = global.device,
                                          .backends = vk::selectDevice(global.device).supportedBackends(),
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const GpuScene gpuScene(context, scene, allBvhLayouts);
+  const GpuScene gpuScene(context, scene, allBvhLayouts, global.threads);
   const SoftwareBvhStats& bvh = *gpuScene.softwareBvhStats();
   const auto& as = gpuScene.accelerationStats();
   const Camera camera = scene.defaultCamera();

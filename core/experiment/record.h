@@ -72,7 +72,7 @@ struct RunRecord {
   // accelerationStructureBytes: the hardware backends' BLASes and TLAS, or the software BVH's
   // layout this run traversed.
   uint64_t sceneBufferBytes = 0, sceneTextureBytes = 0, accelerationStructureBytes = 0, filmBytes = 0;
-  std::optional<SoftwareBvhStats> softwareBvh;  // the software backend's build, on its runs
+  std::optional<SoftwareBvhStats> softwareBvh;  // the scene's build, when a software run asked for it
   std::string png, exr;                         // file names inside the results folder (a path's last frame's)
 
   // run --resume: the run as a previous report has it, finished there (ok or error); kept as is.

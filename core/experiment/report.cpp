@@ -25,6 +25,9 @@ namespace {
 
 using nlohmann::json;
 
+// A software BVH, or one of its layouts, that no run of the scene traverses.
+constexpr const char* notBuilt = "not built";
+
 std::string samplerName(SamplerKind kind) {
   return kind == SamplerKind::Pcg ? "pcg" : "halton";
 }
@@ -352,7 +355,8 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
                          {"acceleration_structures", run.accelerationStructureBytes},
                          {"film", run.filmBytes},
                          {"wavefront_state", run.wavefrontStateBytes}};
-  if (run.softwareBvh) out["software_bvh"] = softwareBvhJson(*run.softwareBvh);
+  // The scene's, whichever backend the run took: its build is part of scene_load_ms.
+  out["software_bvh"] = run.softwareBvh ? softwareBvhJson(*run.softwareBvh) : json(notBuilt);
   if (run.spec.integrator == IntegratorKind::Wavefront)
     out["memory_traffic"] = memoryTrafficJson(run, peakBytesPerSecond);
   if (run.simt) out["simt"] = simtJson(*run.simt);
@@ -401,6 +405,7 @@ json levelJson(const BvhStats& level) {
 }
 
 json layoutJson(const BvhLayoutStats& layout) {
+  if (!layout.built) return notBuilt;
   return {{"bytes", layout.bytes},
           {"stack_entries", layout.stackEntries},
           {"top_level", levelJson(layout.topLevel)},

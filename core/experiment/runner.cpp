@@ -142,13 +142,13 @@ std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry) {
 }
 
 PreparedScene uploadScene(const vk::Context& context, std::unique_ptr<SceneData> data,
-                          const std::vector<const RunRecord*>& runs) {
+                          const std::vector<const RunRecord*>& runs, unsigned bvhThreads) {
   std::set<BvhLayout> softwareLayouts;
   for (const RunRecord* run : runs)
     if (trace::tracesSoftwareBvh(*run->traceBackend)) softwareLayouts.insert(run->spec.settings.softwareBvh);
   PreparedScene prepared{.data = std::move(data)};
-  prepared.gpu = std::make_unique<GpuScene>(context, *prepared.data,
-                                            std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()));
+  prepared.gpu = std::make_unique<GpuScene>(
+      context, *prepared.data, std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()), bvhThreads);
   return prepared;
 }
 
@@ -228,8 +228,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     try {
       // A camera path's references are one a frame, each read as its frame is kept.
       if (entry.reference && !entry.cameraPath) reference = readLinearImage(*entry.reference);
-      prepared =
-          uploadScene(context, loadSceneData(entry), std::vector<const RunRecord*>(sceneRuns.begin(), sceneRuns.end()));
+      prepared = uploadScene(context, loadSceneData(entry),
+                             std::vector<const RunRecord*>(sceneRuns.begin(), sceneRuns.end()), options.bvhThreads);
     } catch (const std::exception& error) {
       for (RunRecord* record : sceneRuns) record->error = error.what();
       checkpoint();
@@ -253,8 +253,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       record->sceneTextureBytes = gpuScene.textureBytes();
       record->accelerationStructureBytes =
           gpuScene.accelerationStats().blasBytes + gpuScene.accelerationStats().tlasBytes;
+      record->softwareBvh = gpuScene.softwareBvhStats();
       if (trace::tracesSoftwareBvh(*record->traceBackend)) {
-        record->softwareBvh = gpuScene.softwareBvhStats();
         record->accelerationStructureBytes = gpuScene.softwareBvhBytes(record->spec.settings.softwareBvh);
         if (const std::string& error = gpuScene.softwareBvhError(record->spec.settings.softwareBvh); !error.empty()) {
           record->error = error;

@@ -63,7 +63,8 @@ AccelerationStructure::AccelerationStructure(const vk::Context& context, VkAccel
   address_ = vkGetAccelerationStructureDeviceAddressKHR(context.device(), &addressInfo);
 }
 
-GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> softwareBvhLayouts) {
+GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> softwareBvhLayouts,
+                   unsigned bvhThreads) {
   const VkBufferUsageFlags geometryUsage = context.accelerationStructuresEnabled() ? buildInputUsage : 0;
   vertices_ = upload(context, scene.vertices, geometryUsage);
   indices_ = upload(context, scene.indices, geometryUsage);
@@ -118,7 +119,7 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
     const StepProgress progress("building the acceleration structures of " + scene.source);
     buildAccelerationStructures(context, scene);
   }
-  if (!softwareBvhLayouts.empty()) uploadSoftwareBvh(context, scene, softwareBvhLayouts);
+  if (!softwareBvhLayouts.empty()) uploadSoftwareBvh(context, scene, softwareBvhLayouts, bvhThreads);
   createDescriptors(context);
 }
 
@@ -145,12 +146,12 @@ std::string softwareBvhLayoutError(const std::string& scene, BvhLayout layout, c
          " of device memory; use a hardware backend, the other layout (software_bvh), or a smaller scene";
 }
 
-void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& scene,
-                                 std::span<const BvhLayout> layouts) {
+void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> layouts,
+                                 unsigned threads) {
   SoftwareBvh bvh;
   try {
     const StepProgress progress("building the software BVH of " + scene.source);
-    bvh = buildSoftwareBvh(scene);
+    bvh = buildSoftwareBvh(scene, {.threads = threads, .layouts = {layouts.begin(), layouts.end()}});
   } catch (const std::exception& error) {
     for (BvhLayout layout : layouts)
       softwareBvhErrors_[size_t(layout)] = scene.source + ": cannot build its software BVH: " + error.what();

@@ -48,12 +48,14 @@ struct SoftwareBvhBuffers {
 class GpuScene {
  public:
   // Builds acceleration structures only when the context enabled them (a hardware backend),
-  // and the software BVH, uploading the layouts asked for, only when some are.
-  GpuScene(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> softwareBvhLayouts = {});
+  // and the software BVH, only the layouts asked for and on `bvhThreads` threads (0: every
+  // hardware thread), only when some are.
+  GpuScene(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> softwareBvhLayouts = {},
+           unsigned bvhThreads = 0);
 
   // The scene's arrays as the kernels of `target` read them (the software BVH of its layout).
   gpu::SceneAddresses addresses(TraceTarget target) const;
-  // The software BVH's build figures, when it was built.
+  // The software BVH's build figures, when it was built (its layouts' `built` say which).
   const std::optional<SoftwareBvhStats>& softwareBvhStats() const { return softwareBvhStats_; }
   // Why a layout asked for could not be built or uploaded (a scene too deep, too large), or
   // empty: only that layout's runs fail, the scene's other runs go on.
@@ -73,7 +75,8 @@ class GpuScene {
   void uploadTextures(const vk::Context& context, const SceneData& scene);
   void buildAccelerationStructures(const vk::Context& context, const SceneData& scene);
   void createDescriptors(const vk::Context& context);
-  void uploadSoftwareBvh(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> layouts);
+  void uploadSoftwareBvh(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> layouts,
+                         unsigned threads);
 
   uint32_t highestMaterialClass_ = gpu::MATERIAL_CLASS_COUNT;
   vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_,

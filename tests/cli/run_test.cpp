@@ -216,7 +216,9 @@ TEST(RunCommand, SoftwareBackendRunsEachBvhLayoutItsConfigAsksFor) {
     const json& options = run["parameters"]["options"];
     if (run["parameters"]["backend"] != "software") {
       EXPECT_FALSE(options.contains("software_bvh")) << run.dump();
-      EXPECT_FALSE(run.contains("software_bvh"));
+      // The scene's build, part of every run's scene_load_ms: both layouts, for the software runs.
+      EXPECT_TRUE(run["software_bvh"]["cwbvh"].is_object()) << run.dump();
+      EXPECT_TRUE(run["software_bvh"]["bvh2"].is_object()) << run.dump();
       continue;
     }
     const std::string layout = options.at("software_bvh");
@@ -229,6 +231,37 @@ TEST(RunCommand, SoftwareBackendRunsEachBvhLayoutItsConfigAsksFor) {
   }
   EXPECT_EQ(layouts, (std::set<std::string>{"cwbvh", "bvh2"}));
   EXPECT_NE(result.out.find("software bvh2"), std::string::npos) << result.out;
+  fs::remove_all(out);
+}
+
+// Issue 24: a sweep on hardware backends alone builds no software BVH, and a software run
+// builds only its layout, on --threads threads; the report says what was not built.
+TEST(RunCommand, SoftwareBvhIsBuiltOnlyForTheLayoutsRunsTraverse) {
+  const fs::path out = freshFolder("bvh-when-needed");
+  const auto result = runPtbench("run " + std::string(PTBENCH_SOURCE_DIR) +
+                                 "/configs/ci.json --quiet --set 'backends=[\"rayquery\"]' --set spp=1 "
+                                 "--set 'integrators=[\"megakernel\"]' --set 'scenes=[\"builtin:cornell\"]' "
+                                 "--set repeats=1 --set options={} --out " +
+                                 out.string());
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  const json hardware = readJson(resultsFolder(out, "ci") / "report.json");
+  ASSERT_EQ(hardware["runs"].size(), 1u);
+  EXPECT_EQ(hardware["runs"][0]["status"], "ok");
+  EXPECT_EQ(hardware["runs"][0]["software_bvh"], "not built");
+  fs::remove_all(out);
+
+  const auto software = runPtbench("--threads 3 run " + std::string(PTBENCH_SOURCE_DIR) +
+                                   "/configs/ci.json --quiet --set 'backends=[\"software\"]' --set spp=1 "
+                                   "--set 'integrators=[\"megakernel\"]' --set 'scenes=[\"builtin:cornell\"]' "
+                                   "--set repeats=1 --set 'options={\"software\": {\"software_bvh\": \"bvh2\"}}' "
+                                   "--out " +
+                                   out.string());
+  ASSERT_EQ(software.exitCode, 0) << software.all();
+  const json run = readJson(resultsFolder(out, "ci") / "report.json")["runs"][0];
+  EXPECT_EQ(run["status"], "ok");
+  EXPECT_GT(run["software_bvh"]["bvh2"]["bottom_levels"]["nodes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(run["software_bvh"]["cwbvh"], "not built");
+  EXPECT_EQ(run["software_bvh"]["threads"], 3) << "--threads";
   fs::remove_all(out);
 }
 

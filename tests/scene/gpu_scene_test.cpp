@@ -46,6 +46,8 @@ TEST_F(GpuSceneTest, UploadsTheSoftwareBvhLayoutsAskedFor) {
   const std::vector<BvhLayout> layouts = {BvhLayout::Bvh2};
   const GpuScene gpuScene(*context, scene, layouts);
   ASSERT_TRUE(gpuScene.softwareBvhStats());
+  EXPECT_TRUE(gpuScene.softwareBvhStats()->bvh2.built);
+  EXPECT_FALSE(gpuScene.softwareBvhStats()->cwbvh.built) << "no run asked for it";
   const gpu::SceneAddresses bvh2 = gpuScene.addresses(TraceTarget(Backend::Software, BvhLayout::Bvh2));
   EXPECT_NE(bvh2.bvhNodes, 0u);
   EXPECT_NE(bvh2.bvhTriangles, 0u);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace ptbench {
@@ -36,31 +37,51 @@ struct Split {
   int axis = -1;     // -1: no binned split separates the primitives
   uint32_t bin = 0;  // the right side starts at this bin
   Binning binning;
+  bool goesLeft(const PrimitiveRef& ref) const { return binning.binOf(ref.centroid[axis]) < bin; }
+};
+
+using AxisBins = std::array<std::array<Bin, maxBinCount>, 3>;
+
+// A shared node's chunks' partial results are merged in chunk order. Box unions and counts are
+// exact, so merged bins and bounds equal one pass's.
+struct RangeBounds {
+  Bounds bounds, centroids;
+  void extend(const RangeBounds& other) {
+    bounds.extend(other.bounds);
+    centroids.extend(other.centroids);
+  }
 };
 
 class Builder {
  public:
-  Builder(std::span<PrimitiveRef> refs, std::vector<BinaryBvhNode>& nodes, const BinaryBvhOptions& options,
-          ThreadBudget& budget)
-      : refs_(refs), nodes_(nodes), options_(options), budget_(budget) {}
+  // `scratch` as large as `refs` when a node may be shared (parallelNodeThreshold), else empty.
+  Builder(std::span<PrimitiveRef> refs, std::span<PrimitiveRef> scratch, std::vector<BinaryBvhNode>& nodes,
+          const BinaryBvhOptions& options, ThreadBudget& budget)
+      : refs_(refs), scratch_(scratch), nodes_(nodes), options_(options), budget_(budget) {}
 
   void build(uint32_t node, uint32_t begin, uint32_t end) {
-    Bounds bounds, centroids;
-    for (uint32_t i = begin; i < end; ++i) {
-      bounds.extend(refs_[i].bounds);
-      centroids.extend(refs_[i].centroid);
-    }
     const uint32_t count = end - begin;
-    nodes_[node] = {.bounds = bounds, .firstPrimitive = begin, .primitiveCount = count};
+    const bool shared = count >= options_.parallelNodeThreshold;
+    const Chunks chunks{.begin = begin, .end = end, .size = std::max(1u, options_.parallelNodeThreshold / 4)};
+    RangeBounds range;
+    if (shared) {
+      std::vector<RangeBounds> partial(chunks.count());
+      parallelFor(budget_, chunks.count(), [&](size_t c) { partial[c] = boundsOf(chunks.first(c), chunks.last(c)); });
+      for (const RangeBounds& p : partial) range.extend(p);
+    } else {
+      range = boundsOf(begin, end);
+    }
+    nodes_[node] = {.bounds = range.bounds, .firstPrimitive = begin, .primitiveCount = count};
     if (count == 1) return;
 
     // Two primitives have one split; the sweep would find it.
-    const Split split = count > 2 ? findSplit(begin, end, centroids) : Split{};
+    const Split split = count > 2 ? findSplit(begin, end, range.centroids, shared ? &chunks : nullptr) : Split{};
     uint32_t middle = begin + count / 2;
-    if (split.axis >= 0) {
-      const auto right = std::partition(refs_.begin() + begin, refs_.begin() + end, [&](const PrimitiveRef& ref) {
-        return split.binning.binOf(ref.centroid[split.axis]) < split.bin;
-      });
+    if (split.axis >= 0 && shared) {
+      middle = partitionStably(chunks, split);
+    } else if (split.axis >= 0) {
+      const auto right = std::partition(refs_.begin() + begin, refs_.begin() + end,
+                                        [&](const PrimitiveRef& ref) { return split.goesLeft(ref); });
       middle = static_cast<uint32_t>(right - refs_.begin());
     }
     // A subtree over m primitives takes 2m - 1 nodes, so the right child's place is known now.
@@ -72,17 +93,16 @@ class Builder {
   }
 
  private:
-  // The binned split of least SAH cost (area x count summed over both sides), over every axis.
-  Split findSplit(uint32_t begin, uint32_t end, const Bounds& centroids) const {
-    const uint32_t count = end - begin;
-    const uint32_t binCount = std::min(options_.binCount, count);  // more would stay empty
-    std::array<Binning, 3> binnings;
-    Bin bins[3][maxBinCount];
-    for (int axis = 0; axis < 3; ++axis) {
-      const float extent = centroids.max[axis] - centroids.min[axis];
-      if (extent > 0)
-        binnings[axis] = {.origin = centroids.min[axis], .scale = float(binCount) / extent, .binCount = binCount};
+  RangeBounds boundsOf(uint32_t begin, uint32_t end) const {
+    RangeBounds range;
+    for (uint32_t i = begin; i < end; ++i) {
+      range.bounds.extend(refs_[i].bounds);
+      range.centroids.extend(refs_[i].centroid);
     }
+    return range;
+  }
+
+  void addToBins(uint32_t begin, uint32_t end, const std::array<Binning, 3>& binnings, AxisBins& bins) const {
     for (uint32_t i = begin; i < end; ++i) {
       const PrimitiveRef& ref = refs_[i];
       for (int axis = 0; axis < 3; ++axis) {
@@ -91,6 +111,59 @@ class Builder {
         bin.bounds.extend(ref.bounds);
         ++bin.count;
       }
+    }
+  }
+
+  // Left primitives first, then right ones, each in their order: through the scratch range, each
+  // chunk writing where the chunks before it end.
+  uint32_t partitionStably(const Chunks& chunks, const Split& split) {
+    std::vector<uint32_t> lefts(chunks.count());
+    parallelFor(budget_, chunks.count(), [&](size_t c) {
+      lefts[c] = static_cast<uint32_t>(std::count_if(refs_.begin() + chunks.first(c), refs_.begin() + chunks.last(c),
+                                                     [&](const PrimitiveRef& ref) { return split.goesLeft(ref); }));
+    });
+    std::vector<uint32_t> leftAt(chunks.count()), rightAt(chunks.count());
+    const uint32_t middle = chunks.begin + std::accumulate(lefts.begin(), lefts.end(), 0u);
+    for (uint32_t c = 0, left = chunks.begin, right = middle; c < chunks.count(); ++c) {
+      leftAt[c] = left;
+      rightAt[c] = right;
+      left += lefts[c];
+      right += chunks.last(c) - chunks.first(c) - lefts[c];
+    }
+    parallelFor(budget_, chunks.count(), [&](size_t c) {
+      for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
+        scratch_[split.goesLeft(refs_[i]) ? leftAt[c]++ : rightAt[c]++] = refs_[i];
+    });
+    parallelFor(budget_, chunks.count(), [&](size_t c) {
+      std::copy(scratch_.begin() + chunks.first(c), scratch_.begin() + chunks.last(c), refs_.begin() + chunks.first(c));
+    });
+    return middle;
+  }
+
+  // The binned split of least SAH cost (area x count summed over both sides), over every axis;
+  // binned chunk by chunk on the budget's spare threads when `chunks` are given.
+  Split findSplit(uint32_t begin, uint32_t end, const Bounds& centroids, const Chunks* chunks) const {
+    const uint32_t count = end - begin;
+    const uint32_t binCount = std::min(options_.binCount, count);  // more would stay empty
+    std::array<Binning, 3> binnings;
+    for (int axis = 0; axis < 3; ++axis) {
+      const float extent = centroids.max[axis] - centroids.min[axis];
+      if (extent > 0)
+        binnings[axis] = {.origin = centroids.min[axis], .scale = float(binCount) / extent, .binCount = binCount};
+    }
+    AxisBins bins{};
+    if (chunks) {
+      std::vector<AxisBins> partial(chunks->count());
+      parallelFor(budget_, chunks->count(),
+                  [&](size_t c) { addToBins(chunks->first(c), chunks->last(c), binnings, partial[c]); });
+      for (const AxisBins& p : partial)
+        for (int axis = 0; axis < 3; ++axis)
+          for (uint32_t b = 0; b < binCount; ++b) {
+            bins[axis][b].bounds.extend(p[axis][b].bounds);
+            bins[axis][b].count += p[axis][b].count;
+          }
+    } else {
+      addToBins(begin, end, binnings, bins);
     }
 
     Split best;
@@ -123,6 +196,7 @@ class Builder {
   }
 
   std::span<PrimitiveRef> refs_;
+  std::span<PrimitiveRef> scratch_;
   std::vector<BinaryBvhNode>& nodes_;
   const BinaryBvhOptions& options_;
   ThreadBudget& budget_;
@@ -136,13 +210,20 @@ BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOpti
                            std::to_string(maxBinCount));
   BinaryBvh bvh;
   if (primitives.empty()) return bvh;
-  std::vector<PrimitiveRef> refs(primitives.size());
-  for (uint32_t i = 0; i < primitives.size(); ++i)
-    refs[i] = {.bounds = primitives[i], .centroid = primitives[i].center(), .index = i};
-  bvh.nodes.resize(2 * primitives.size() - 1);
-  Builder(refs, bvh.nodes, options, budget).build(0, 0, static_cast<uint32_t>(refs.size()));
-  bvh.primitiveOrder.resize(refs.size());
-  for (size_t i = 0; i < refs.size(); ++i) bvh.primitiveOrder[i] = refs[i].index;
+  const auto count = static_cast<uint32_t>(primitives.size());
+  const Chunks chunks{.begin = 0, .end = count, .size = std::max(1u, options.parallelNodeThreshold / 4)};
+  std::vector<PrimitiveRef> refs(count);
+  parallelFor(budget, chunks.count(), [&](size_t c) {
+    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
+      refs[i] = {.bounds = primitives[i], .centroid = primitives[i].center(), .index = i};
+  });
+  std::vector<PrimitiveRef> scratch(count >= options.parallelNodeThreshold ? count : 0);
+  bvh.nodes.resize(2 * size_t(count) - 1);
+  Builder(refs, scratch, bvh.nodes, options, budget).build(0, 0, count);
+  bvh.primitiveOrder.resize(count);
+  parallelFor(budget, chunks.count(), [&](size_t c) {
+    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) bvh.primitiveOrder[i] = refs[i].index;
+  });
   return bvh;
 }
 

@@ -29,6 +29,11 @@ struct BinaryBvhOptions {
   uint32_t binCount = 32;
   // A subtree with at least this many primitives may be built on a thread of its own.
   uint32_t parallelThreshold = 8192;
+  // A node over at least this many primitives shares its own passes (its bounds, bins and
+  // partition) among the threads the budget spares, in chunks of a quarter of this: the nodes
+  // at the top, before enough subtrees have forked to fill the threads, would otherwise run on
+  // one. Such a node partitions stably, so the tree does not depend on how many threads shared it.
+  uint32_t parallelNodeThreshold = 65536;
 };
 
 struct BinaryBvhNode {
@@ -53,5 +58,23 @@ struct BinaryBvh {
 // Primitives whose centroids coincide on every axis cannot be told apart by binning; they are
 // split in half by index.
 BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget);
+
+// visit(n) for every node of the subtree at `root`, both children before their parent, as the
+// collapses' bottom-up costs need: a subtree over m primitives is its root and the 2m - 2 nodes
+// after it, swept backwards, and the two subtrees of a node over at least `forkPrimitives` go
+// to threads the budget spares.
+template <typename Visit>
+void visitBottomUp(const BinaryBvh& bvh, ThreadBudget& budget, const Visit& visit, uint32_t root = 0,
+                   uint32_t forkPrimitives = 8192) {
+  const uint32_t count = bvh.nodes[root].primitiveCount;
+  if (count < forkPrimitives) {
+    for (uint32_t n = root + 2 * count - 1; n-- > root;) visit(n);
+    return;
+  }
+  forkJoin(
+      budget, true, [&] { visitBottomUp(bvh, budget, visit, BinaryBvh::leftChild(root), forkPrimitives); },
+      [&] { visitBottomUp(bvh, budget, visit, bvh.nodes[root].rightChild, forkPrimitives); });
+  visit(root);
+}
 
 }  // namespace ptbench

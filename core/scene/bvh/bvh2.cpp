@@ -11,10 +11,9 @@ class Bvh2Collapse {
   Bvh2Collapse(const BinaryBvh& binary, const SahCosts& costs)
       : binary_(binary), costs_(costs), cost_(binary.nodes.size()), makesLeaf_(binary.nodes.size()) {}
 
-  BvhTree<gpu::Bvh2Node> run() {
+  BvhTree<gpu::Bvh2Node> run(ThreadBudget& budget) {
     tree_.primitiveOrder.reserve(binary_.primitiveOrder.size());
-    // Children follow their parents, so a backward sweep sees both children before the parent.
-    for (size_t n = binary_.nodes.size(); n-- > 0;) chooseLeaves(static_cast<uint32_t>(n));
+    visitBottomUp(binary_, budget, [&](uint32_t n) { chooseLeaves(n); });
     const BinaryBvhNode& root = binary_.nodes[0];
     if (BinaryBvh::isLeaf(root)) {
       tree_.nodes.push_back(
@@ -84,9 +83,9 @@ class Bvh2Collapse {
 
 }  // namespace
 
-BvhTree<gpu::Bvh2Node> collapseToBvh2(const BinaryBvh& binary, const SahCosts& costs) {
+BvhTree<gpu::Bvh2Node> collapseToBvh2(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget) {
   if (binary.nodes.empty()) return {};
-  return Bvh2Collapse(binary, costs).run();
+  return Bvh2Collapse(binary, costs).run(budget);
 }
 
 }  // namespace ptbench

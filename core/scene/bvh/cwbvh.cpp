@@ -39,9 +39,9 @@ class CwbvhCollapse {
         split_(binary.nodes.size() * width),
         makesLeaf_(binary.nodes.size()) {}
 
-  BvhTree<gpu::CwbvhNode> run() {
+  BvhTree<gpu::CwbvhNode> run(ThreadBudget& budget) {
     tree_.primitiveOrder.reserve(binary_.primitiveOrder.size());
-    for (size_t n = binary_.nodes.size(); n-- > 0;) solve(static_cast<uint32_t>(n));
+    visitBottomUp(binary_, budget, [&](uint32_t n) { solve(n); });
     const BinaryBvhNode& root = binary_.nodes[0];
     const float rootArea = root.bounds.halfArea();
     float rootCost = rootArea * (costs_.node + costs_.primitive);
@@ -227,9 +227,9 @@ class CwbvhCollapse {
 
 }  // namespace
 
-BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs) {
+BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget) {
   if (binary.nodes.empty()) return {};
-  return CwbvhCollapse(binary, costs).run();
+  return CwbvhCollapse(binary, costs).run(budget);
 }
 
 std::optional<CwbvhChild> cwbvhChild(const gpu::CwbvhNode& node, uint32_t slot) {

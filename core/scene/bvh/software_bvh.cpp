@@ -23,6 +23,9 @@ static_assert(offsetof(gpu::CwbvhNode, quantizedMin) == 32 && offsetof(gpu::Cwbv
 
 using Clock = std::chrono::steady_clock;
 
+// A large mesh's triangles are gathered and boxed on as many threads as the budget spares.
+constexpr uint32_t trianglesPerChunk = 16384;
+
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -50,18 +53,32 @@ struct LevelBuild {
   }
 };
 
+bool builds(const BvhBuildOptions& options, BvhLayout layout) {
+  return std::find(options.layouts.begin(), options.layouts.end(), layout) != options.layouts.end();
+}
+
 LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget) {
   LevelBuild level{.primitiveCount = static_cast<uint32_t>(primitives.size())};
   auto start = Clock::now();
   const BinaryBvh binary = buildBinaryBvh(primitives, options.binary, budget);
   level.binaryMs = msSince(start);
   if (!binary.nodes.empty()) level.bounds = binary.nodes[0].bounds;
-  start = Clock::now();
-  level.bvh2.tree = collapseToBvh2(binary, options.costs);
-  level.bvh2.ms = msSince(start);
-  start = Clock::now();
-  level.cwbvh.tree = collapseToCwbvh(binary, options.costs);
-  level.cwbvh.ms = msSince(start);
+  // The collapses only read the binary tree: the second takes a thread when one is spare.
+  const bool both = builds(options, BvhLayout::Bvh2) && builds(options, BvhLayout::Cwbvh);
+  forkJoin(
+      budget, both && primitives.size() >= options.binary.parallelThreshold,
+      [&] {
+        if (!builds(options, BvhLayout::Bvh2)) return;
+        const auto collapseStart = Clock::now();
+        level.bvh2.tree = collapseToBvh2(binary, options.costs, budget);
+        level.bvh2.ms = msSince(collapseStart);
+      },
+      [&] {
+        if (!builds(options, BvhLayout::Cwbvh)) return;
+        const auto collapseStart = Clock::now();
+        level.cwbvh.tree = collapseToCwbvh(binary, options.costs, budget);
+        level.cwbvh.ms = msSince(collapseStart);
+      });
   return level;
 }
 
@@ -73,9 +90,9 @@ uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
 }
 
 // A mesh's triangles in its own numbering: geometry by geometry, primitive by primitive.
-std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& mesh) {
-  std::vector<gpu::BvhTriangle> triangles;
-  triangles.reserve(meshTriangleCount(scene, mesh));
+std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget) {
+  std::vector<gpu::BvhTriangle> triangles(meshTriangleCount(scene, mesh));
+  uint32_t first = 0;  // the geometry's first triangle in the mesh's numbering
   for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
     const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
     const auto position = [&](uint32_t primitive, uint32_t corner) {
@@ -84,13 +101,17 @@ std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& 
     };
     const uint32_t flags =
         scene.materials[geometry.material].alphaMode == gpu::ALPHA_OPAQUE ? 0 : gpu::BVH_TRIANGLE_ALPHA_TESTED;
-    for (uint32_t p = 0; p < geometry.triangleCount; ++p)
-      triangles.push_back({.v0 = position(p, 0),
-                           .geometry = g,
-                           .v1 = position(p, 1),
-                           .primitive = p,
-                           .v2 = position(p, 2),
-                           .flags = flags});
+    const Chunks chunks{.begin = 0, .end = geometry.triangleCount, .size = trianglesPerChunk};
+    parallelFor(budget, chunks.count(), [&](size_t c) {
+      for (uint32_t p = chunks.first(c); p < chunks.last(c); ++p)
+        triangles[first + p] = {.v0 = position(p, 0),
+                                .geometry = g,
+                                .v1 = position(p, 1),
+                                .primitive = p,
+                                .v2 = position(p, 2),
+                                .flags = flags};
+    });
+    first += geometry.triangleCount;
   }
   return triangles;
 }
@@ -101,14 +122,17 @@ struct MeshBuild {
 };
 
 MeshBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget) {
-  MeshBuild build{.triangles = meshTriangles(scene, mesh)};
+  MeshBuild build{.triangles = meshTriangles(scene, mesh, budget)};
   std::vector<Bounds> boxes(build.triangles.size());
-  for (size_t i = 0; i < boxes.size(); ++i) {
-    const gpu::BvhTriangle& t = build.triangles[i];
-    boxes[i].extend(toVec3(t.v0));
-    boxes[i].extend(toVec3(t.v1));
-    boxes[i].extend(toVec3(t.v2));
-  }
+  const Chunks chunks{.begin = 0, .end = static_cast<uint32_t>(boxes.size()), .size = trianglesPerChunk};
+  parallelFor(budget, chunks.count(), [&](size_t c) {
+    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
+      const gpu::BvhTriangle& t = build.triangles[i];
+      boxes[i].extend(toVec3(t.v0));
+      boxes[i].extend(toVec3(t.v1));
+      boxes[i].extend(toVec3(t.v2));
+    }
+  });
   build.level = buildLevel(boxes, options, budget);
   return build;
 }
@@ -205,6 +229,7 @@ BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
 template <typename Node>
 void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
               const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats) {
+  stats.built = true;
   const BvhTree<Node>& topTree = top.collapsed<Node>().tree;
   size_t nodeCount = topTree.nodes.size() + 1, triangleCount = 0;
   for (const MeshBuild& mesh : meshes) {
@@ -300,8 +325,14 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   const LevelBuild top = buildLevel(instanceBounds, options, budget);
 
   SoftwareBvh bvh;
-  assemble(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
-  assemble(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
+  forkJoin(
+      budget, true,
+      [&] {
+        if (builds(options, BvhLayout::Bvh2)) assemble(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
+      },
+      [&] {
+        if (builds(options, BvhLayout::Cwbvh)) assemble(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
+      });
   bvh.stats.threads = threads;
   bvh.stats.binCount = options.binary.binCount;
   bvh.stats.costs = options.costs;

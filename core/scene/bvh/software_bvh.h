@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/backend.h"
 #include "core/scene/bvh/binary_bvh.h"
 #include "core/scene/scene_data.h"
 #include "shared/bvh.h"
@@ -14,12 +15,14 @@ namespace ptbench {
 
 struct BvhBuildOptions {
   unsigned threads = 0;  // 0: every hardware thread
+  // The layouts collapsed from the binary trees; the others stay empty (BvhLayoutStats::built).
+  std::vector<BvhLayout> layouts{allBvhLayouts.begin(), allBvhLayouts.end()};
   BinaryBvhOptions binary;
   SahCosts costs;
 };
 
 struct BvhStats {
-  double buildMs = 0;  // the binary tree and this layout's collapse, on one thread
+  double buildMs = 0;  // the binary tree's and this layout's collapse's wall-clock times
   uint32_t depth = 0;  // nodes on the longest root-to-leaf path (bottomLevels: the deepest mesh's)
   uint64_t nodes = 0;
   uint64_t leaves = 0;
@@ -29,6 +32,7 @@ struct BvhStats {
 };
 
 struct BvhLayoutStats {
+  bool built = false;  // false: not asked for; its arrays are empty and every figure 0
   BvhStats topLevel;
   std::vector<BvhStats> meshes;  // in SceneData::meshes order; a mesh without triangles has none
   BvhStats bottomLevels;         // the meshes' sums; sahCost is their mean weighted by triangles
@@ -37,8 +41,8 @@ struct BvhLayoutStats {
 };
 
 struct SoftwareBvhStats {
-  double buildMs = 0;        // wall clock: every level, both layouts
-  double binaryBuildMs = 0;  // the binary trees alone, each level's time summed (their share of buildMs on one thread)
+  double buildMs = 0;        // wall clock: every level, the layouts built
+  double binaryBuildMs = 0;  // the binary trees alone, each level's wall-clock time summed
   unsigned threads = 0;
   uint32_t binCount = 0;
   SahCosts costs;
@@ -63,7 +67,8 @@ struct SoftwareBvh {
   SoftwareBvhStats stats;
 };
 
-// Deterministic: the arrays are the same for every thread count.
+// Deterministic: the arrays are the same for every thread count, and a layout's are the same
+// whether or not the other layout is built.
 SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& options = {});
 
 // The rows of the inverse of an instance's objectToWorld, as BvhInstance stores them.

@@ -1,8 +1,10 @@
 // Nested fork-join for the BVH build: meshes in parallel, and subtrees within a mesh, never
 // more threads at once than the build was given.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <future>
 #include <vector>
 
@@ -48,6 +50,15 @@ void forkJoin(ThreadBudget& budget, bool worthAThread, First&& first, Second&& s
   first();
   second();
 }
+
+// A range cut into chunks for parallelFor: one pass over a long array on several threads, each
+// chunk's result kept apart when they are to be merged.
+struct Chunks {
+  uint32_t begin = 0, end = 0, size = 1;
+  size_t count() const { return (end - begin + size - 1) / size; }
+  uint32_t first(size_t chunk) const { return begin + static_cast<uint32_t>(chunk) * size; }
+  uint32_t last(size_t chunk) const { return std::min(end, first(chunk) + size); }
+};
 
 // body(i) for every i < count, on this thread and on as many more as the budget spares.
 template <typename Body>
