@@ -83,7 +83,7 @@ std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& 
           .position;
     };
     const uint32_t flags =
-        scene.materials[geometry.material].alphaMode == gpu::ALPHA_OPAQUE ? 0 : gpu::BVH_TRIANGLE_ALPHA_TESTED;
+        gpu::materialNeedsCandidateTest(scene.materials[geometry.material]) ? gpu::BVH_TRIANGLE_NON_OPAQUE : 0;
     for (uint32_t p = 0; p < geometry.triangleCount; ++p)
       triangles.push_back({.v0 = position(p, 0),
                            .geometry = g,
