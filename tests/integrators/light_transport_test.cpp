@@ -132,45 +132,18 @@ TEST_F(LightTransportTest, AlphaCutEmittersLightAsTheirVisiblePart) {
                    scene("blended emitter", blended, {1, 0, 0}, false), settings, unchanged);
 }
 
-// Panes over a floor lit by a point light, the sun and an emitter: clear thin glass (shadow rays
-// cross it, tinted), rough thin glass and a volumetric slab (shadow rays stop; what is behind
-// them is found by BSDF sampling), and blended thin glass (the alpha test first, then the wall).
+// Thin glass panes (test_scenes.h) over a floor lit by a point light, the sun and an emitter.
 // Every integrator on every backend renders the same image: the any-hit shader, the ray query's
 // candidate loop and the software traversal carry shadow rays through alike, and the wavefront's
 // shadow stage as the megakernel does.
 TEST_F(LightTransportTest, ThinGlassPanesPassTheSameLightOnEveryBackendAndIntegrator) {
-  SceneBuilder builder("thin glass panes");
-  addPrimitive(builder, quad({-2, 0, 2}, {4, 0, 0}, {0, 0, -4}, builder.addMaterial(diffuse(0.8f))), Mat4{});
-  gpu::Material clear = defaultMaterial();
-  clear.baseColorFactor = {0.9f, 0.6f, 0.3f, 1};
-  clear.metallicFactor = 0;
-  clear.roughnessFactor = 0;
-  clear.transmissionFactor = 1;
-  gpu::Material rough = clear;
-  rough.roughnessFactor = 0.4f;
-  gpu::Material slab = clear;
-  slab.thicknessFactor = 0.1f;
-  gpu::Material blended = clear;
-  blended.alphaMode = gpu::ALPHA_BLEND;
-  blended.baseColorFactor.w = 0.5f;
-  const gpu::Material panes[] = {clear, rough, slab, blended};
-  for (int i = 0; i < 4; ++i) {
-    const Vec3 corner{i % 2 == 0 ? -1.6f : 0.2f, 0.6f, i / 2 == 0 ? 1.6f : -0.2f};
-    addPrimitive(builder, quad(corner, {1.4f, 0, 0}, {0, 0, -1.4f}, builder.addMaterial(panes[i])), Mat4{});
-  }
-  addPrimitive(builder, quad({-0.3f, 2, -0.3f}, {0, 0, 0.6f}, {0.6f, 0, 0}, builder.addMaterial(emitter(4))), Mat4{});
-  builder.addPunctualLight({.position = {0.1f, 1.4f, 0.2f}, .type = gpu::LIGHT_POINT, .intensity = {3, 3, 3}});
-  const Vec3 sun = normalize(Vec3{0.3f, -1, 0.2f});
-  builder.addPunctualLight(
-      {.type = gpu::LIGHT_DIRECTIONAL, .direction = {sun.x, sun.y, sun.z}, .intensity = {1.5f, 1.5f, 1.5f}});
-  const SceneData scene = builder.finish();
-
+  const SceneData scene = thinGlassPanesScene();
   RenderSettings settings;
   settings.width = 24;
   settings.height = 16;
   settings.samplesPerPixel = 64;
   settings.maxDepth = 4;
-  settings.camera = {.position = {0, 3.2f, 2.6f}, .target = {0, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 60};
+  settings.camera = scene.defaultCamera();
   const FrameResult reference = render(scene, settings, everyRenderer[0]);
   EXPECT_GT(channelMeans(reference).mean[0], 0.05) << "the scene is lit";
   for (const Renderer& renderer : everyRenderer)
