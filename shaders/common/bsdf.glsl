@@ -430,8 +430,8 @@ vec3 shadowCandidateTransmittance(uint instanceIndex, uint geometry, uint primit
   if (!shadesClass(MATERIAL_CLASS_TRANSMISSION) || !(MATERIAL(m).transmissionFactor > 0.0) ||
       MATERIAL(m).thicknessFactor > 0.0)
     return vec3(0.0);
-  return straightTransmittance(shadingPoint(SurfaceHit(0.0, instanceIndex, geometry, primitive, barycentrics), direction),
-                               direction);
+  SurfaceHit hit = SurfaceHit(0.0, instanceIndex, geometry, primitive, barycentrics);
+  return straightTransmittance(shadingPoint(hit, direction), direction);
 }
 
 // A GGX reflection lobe around `frame`: its visible normals, then the mixture's weight.

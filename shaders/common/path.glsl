@@ -85,7 +85,8 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
     // A pdf of 0 marks a direction no light sample could have chosen (the camera ray, a delta
     // lobe): all the emission is this estimator's.
     float weight = 1.0;
-    if (path.bsdfPdf > 0.0) weight = powerHeuristic(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
+    if (path.bsdfPdf > 0.0)
+      weight = powerHeuristic(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
     path.radiance += path.throughput * sp.emission * weight;
   }
   if (path.depth >= FRAME.maxDepth) return false;

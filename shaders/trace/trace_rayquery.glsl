@@ -48,10 +48,12 @@ vec3 traceShadow(vec3 origin, vec3 direction, float tMax) {
   vec3 transmittance = vec3(1.0);
   while (rayQueryProceedEXT(query)) {
     if (rayQueryGetIntersectionTypeEXT(query, false) != gl_RayQueryCandidateIntersectionTriangleEXT) continue;
-    vec3 passed = shadowCandidateTransmittance(
-        rayQueryGetIntersectionInstanceCustomIndexEXT(query, false), rayQueryGetIntersectionGeometryIndexEXT(query, false),
-        rayQueryGetIntersectionPrimitiveIndexEXT(query, false), rayQueryGetIntersectionBarycentricsEXT(query, false),
-        rayQueryGetWorldRayOriginEXT(query), rayQueryGetWorldRayDirectionEXT(query));
+    vec3 passed = shadowCandidateTransmittance(rayQueryGetIntersectionInstanceCustomIndexEXT(query, false),
+                                               rayQueryGetIntersectionGeometryIndexEXT(query, false),
+                                               rayQueryGetIntersectionPrimitiveIndexEXT(query, false),
+                                               rayQueryGetIntersectionBarycentricsEXT(query, false),
+                                               rayQueryGetWorldRayOriginEXT(query),
+                                               rayQueryGetWorldRayDirectionEXT(query));
     if (maxComponent(passed) > 0.0)
       transmittance *= passed;
     else

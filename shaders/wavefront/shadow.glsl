@@ -6,9 +6,9 @@
 #endif
 // shadow: any-hit visibility of every light sample in the shadow queue; an unblocked one adds
 // its contribution, times what the thin walls on its way let through, to its path's radiance,
-// where shade left the path. Where the pass owns its
-// pixels, a path that ended at this vertex (in the finished queue) then commits its sample to the
-// film with plain stores; elsewhere accumulate commits it after.
+// where shade left the path. Where the pass owns its pixels, a path that ended at this vertex (in
+// the finished queue) then commits its sample to the film with plain stores; elsewhere
+// accumulate commits it after.
 #include "wavefront/state.glsl"
 #include "trace/trace.glsl"
 
