@@ -53,7 +53,8 @@ struct Specialization {
 
 ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeline pipeline, uint32_t groupCount) {
   // Each region starts at the base alignment; records are handles padded to the handle
-  // alignment (no shader records of our own). Groups: raygen, miss (closest), miss (shadow), hit.
+  // alignment (no shader records of our own). Groups: raygen, miss (closest), miss (shadow), the
+  // hit groups in HIT_GROUP_* order.
   const auto& properties = context.capabilities().rayTracingProperties;
   const uint32_t handleSize = properties.shaderGroupHandleSize;
   const VkDeviceSize recordStride = vk::alignUp(handleSize, properties.shaderGroupHandleAlignment);
@@ -61,7 +62,7 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
   const VkDeviceSize raygenOffset = 0;
   const VkDeviceSize missOffset = vk::alignUp(raygenOffset + recordStride, base);
   const VkDeviceSize hitOffset = vk::alignUp(missOffset + 2 * recordStride, base);
-  const VkDeviceSize tableBytes = hitOffset + recordStride;
+  const VkDeviceSize tableBytes = hitOffset + gpu::HIT_GROUP_COUNT * recordStride;
 
   std::vector<uint8_t> handles(size_t(groupCount) * handleSize);
   VK_CHECK(
@@ -70,7 +71,8 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
   std::memcpy(&table[raygenOffset], &handles[0 * handleSize], handleSize);
   std::memcpy(&table[missOffset], &handles[1 * handleSize], handleSize);
   std::memcpy(&table[missOffset + recordStride], &handles[2 * handleSize], handleSize);
-  std::memcpy(&table[hitOffset], &handles[3 * handleSize], handleSize);
+  for (uint32_t group = 0; group < gpu::HIT_GROUP_COUNT; ++group)
+    std::memcpy(&table[hitOffset + group * recordStride], &handles[(3 + group) * handleSize], handleSize);
 
   // Device-local, with slack to align within: the base alignment applies to device addresses.
   ShaderBindingTable result;
@@ -86,7 +88,7 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
   });
   result.raygen = {tableAddress + raygenOffset, recordStride, recordStride};
   result.miss = {tableAddress + missOffset, recordStride, 2 * recordStride};
-  result.hit = {tableAddress + hitOffset, recordStride, recordStride};
+  result.hit = {tableAddress + hitOffset, recordStride, gpu::HIT_GROUP_COUNT * recordStride};
   return result;
 }
 
@@ -121,6 +123,7 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
     const vk::ShaderModule shadowMissModule = vk::createShaderModule(context, "rt_shadow_miss");
     const vk::ShaderModule closestHitModule = vk::createShaderModule(context, "rt_closest_hit");
     const vk::ShaderModule anyHitModule = vk::createShaderModule(context, "rt_any_hit");
+    const vk::ShaderModule shadowAnyHitModule = vk::createShaderModule(context, "rt_shadow_any_hit");
     auto stage = [](VkShaderStageFlagBits flags, VkShaderModule module, const VkSpecializationInfo* info) {
       return VkPipelineShaderStageCreateInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                              .stage = flags,
@@ -134,6 +137,7 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
         stage(VK_SHADER_STAGE_MISS_BIT_KHR, shadowMissModule.get(), nullptr),
         stage(VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, closestHitModule.get(), nullptr),
         stage(VK_SHADER_STAGE_ANY_HIT_BIT_KHR, anyHitModule.get(), nullptr),
+        stage(VK_SHADER_STAGE_ANY_HIT_BIT_KHR, shadowAnyHitModule.get(), nullptr),
     };
     auto general = [](uint32_t shaderIndex) {
       return VkRayTracingShaderGroupCreateInfoKHR{.sType = VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR,
@@ -143,17 +147,20 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
                                                   .anyHitShader = VK_SHADER_UNUSED_KHR,
                                                   .intersectionShader = VK_SHADER_UNUSED_KHR};
     };
-    // Groups in SBT order: raygen, miss (closest), miss (shadow), the one triangle hit group.
+    auto triangles = [](uint32_t closestHitShader, uint32_t anyHitShader) {
+      return VkRayTracingShaderGroupCreateInfoKHR{.sType = VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR,
+                                                  .type = VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR,
+                                                  .generalShader = VK_SHADER_UNUSED_KHR,
+                                                  .closestHitShader = closestHitShader,
+                                                  .anyHitShader = anyHitShader,
+                                                  .intersectionShader = VK_SHADER_UNUSED_KHR};
+    };
+    // Groups in SBT order: raygen, miss (closest), miss (shadow), then the triangle hit groups in
+    // HIT_GROUP_* order: closest-hit rays (and traceAny's), traceShadow's (which skip closest hit).
+    static_assert(gpu::HIT_GROUP_CLOSEST == 0 && gpu::HIT_GROUP_SHADOW == 1 && gpu::HIT_GROUP_COUNT == 2);
     const std::vector<VkRayTracingShaderGroupCreateInfoKHR> groups = {
-        general(0),
-        general(1 + gpu::MISS_CLOSEST),
-        general(1 + gpu::MISS_SHADOW),
-        {.sType = VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR,
-         .type = VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR,
-         .generalShader = VK_SHADER_UNUSED_KHR,
-         .closestHitShader = 3,
-         .anyHitShader = 4,
-         .intersectionShader = VK_SHADER_UNUSED_KHR},
+        general(0),      general(1 + gpu::MISS_CLOSEST),     general(1 + gpu::MISS_SHADOW),
+        triangles(3, 4), triangles(VK_SHADER_UNUSED_KHR, 5),
     };
     const VkRayTracingPipelineCreateInfoKHR info{.sType = VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR,
                                                  .flags = vk::pipelineStatisticsFlags(context),

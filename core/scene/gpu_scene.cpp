@@ -272,8 +272,9 @@ void GpuScene::buildAccelerationStructures(const vk::Context& context, const Sce
           .maxVertex = vertexCount - 1,
           .indexType = VK_INDEX_TYPE_UINT32,
           .indexData = {.deviceAddress = indices_.address() + VkDeviceAddress{geometry.firstIndex} * sizeof(uint32_t)}};
-      info.flags = material.alphaMode == gpu::ALPHA_OPAQUE ? VK_GEOMETRY_OPAQUE_BIT_KHR
-                                                           : VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR;
+      // A shadow ray multiplies in each thin wall it crosses: one any-hit per candidate, not two.
+      info.flags = gpu::materialNeedsCandidateTest(material) ? VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR
+                                                             : VK_GEOMETRY_OPAQUE_BIT_KHR;
       input.geometries.push_back(info);
       input.ranges.push_back({.primitiveCount = geometry.triangleCount});
       input.triangleCounts.push_back(geometry.triangleCount);

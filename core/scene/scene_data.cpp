@@ -221,6 +221,18 @@ uint32_t SceneBuilder::addMesh(std::span<Primitive> primitives) {
 
 void SceneBuilder::addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride) {
   if (scene_.meshes.at(mesh).geometryCount == 0) return;
+  // Acceleration structures and the software BVH mark geometry non-opaque by its own material.
+  if (materialOverride != gpu::NO_MATERIAL_OVERRIDE) {
+    const bool overrideTested = gpu::materialNeedsCandidateTest(scene_.materials.at(materialOverride));
+    for (uint32_t g = 0; g < scene_.meshes[mesh].geometryCount; ++g) {
+      const gpu::Geometry& geometry = scene_.geometries[scene_.meshes[mesh].firstGeometry + g];
+      if (gpu::materialNeedsCandidateTest(scene_.materials.at(geometry.material)) != overrideTested)
+        throw std::logic_error("instance of mesh " + std::to_string(mesh) + ": material " +
+                               std::to_string(materialOverride) + " overrides material " +
+                               std::to_string(geometry.material) +
+                               ", but only one of them needs its candidate hits tested (alpha, thin walls)");
+    }
+  }
   gpu::Instance instance{};
   storeRows(objectToWorld, instance.objectToWorld);
   storeRows(objectToWorld.normalMatrix(), instance.normalToWorld);

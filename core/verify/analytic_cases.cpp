@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <numbers>
+#include <optional>
 
 #include "core/integrators/frame.h"
 #include "core/scene/builtin_scenes.h"
@@ -191,11 +192,34 @@ AnalyticCase emissiveSphere(bool withDarkPunctualLight, const CaseBudget& budget
   return c;
 }
 
+// A smooth thin wall of glass (KHR_materials_transmission, no KHR_materials_volume): light
+// crosses it undeviated, and shadow rays cross it too.
+gpu::Material thinGlass(float color, float ior) {
+  gpu::Material glass = defaultMaterial();
+  glass.baseColorFactor = {color, color, color, 1};
+  glass.metallicFactor = 0;
+  glass.roughnessFactor = 0;
+  glass.ior = ior;
+  glass.transmissionFactor = 1;
+  return glass;
+}
+
+// A pane of thin glass over the plane of the punctual-light cases: what it transmits at normal
+// incidence, its colour times 1 - F0, F0 = ((ior - 1) / (ior + 1))^2.
+struct Pane {
+  float color = 0.6f;
+  float ior = 1.5f;
+  double transmittance() const { return color * (1 - std::pow((ior - 1) / (ior + 1), 2.0)); }
+};
+
 // A Lambertian plane (albedo 0.5) seen from straight above over half a degree, lit by one
 // punctual light: the radiance is albedo / pi times the irradiance, I / h^2 for a point, or a
 // spot whose cone holds the point; E for a directional light; zero outside a spot's cone. The
-// bounce escapes to a black sky. Every pixel is within 0.1% of the centre's value.
-AnalyticCase punctualLight(const std::string& name, const gpu::PunctualLight& light, double irradiance) {
+// bounce escapes to a black sky. Every pixel is within 0.1% of the centre's value. With a pane
+// at half the light's height, the light reaches the plane through it, and the irradiance is the
+// pane's transmittance times the light's; the camera looks from under the pane.
+AnalyticCase punctualLight(const std::string& name, const gpu::PunctualLight& light, double irradiance,
+                           std::optional<Pane> pane = std::nullopt) {
   const float albedo = 0.5f;
   SceneBuilder builder(name);
   gpu::Material white = defaultMaterial();
@@ -211,16 +235,26 @@ AnalyticCase punctualLight(const std::string& name, const gpu::PunctualLight& li
                                                 {.position = {-e, 0, e}, .normal = {0, 1, 0}}},
                                    .indices = {0, 2, 1, 0, 3, 2},
                                    .material = material}};
+  const float paneHeight = 0.5f;
+  if (pane) {
+    using Q = std::array<Vec3, 4>;
+    plane.push_back(quad(Q{{{-e, paneHeight, -e}, {-e, paneHeight, e}, {e, paneHeight, e}, {e, paneHeight, -e}}},
+                         builder.addMaterial(thinGlass(pane->color, pane->ior))));
+  }
   builder.addInstance(builder.addMesh(plane), Mat4{});
   builder.addPunctualLight(light);
+  const std::string under =
+      pane ? fmt::format(" through a thin glass pane (colour {}, IOR {})", pane->color, pane->ior) : std::string();
   AnalyticCase c{
-      .name = name, .scene = "a Lambertian plane of albedo 0.5 under a " + name, .sceneData = builder.finish()};
+      .name = name, .scene = "a Lambertian plane of albedo 0.5 under a " + name + under, .sceneData = builder.finish()};
   c.settings.width = c.settings.height = 8;
   c.settings.samplesPerPixel = 4;
   c.settings.maxDepth = 2;
   c.settings.rrDepth = 2;
-  c.settings.camera = {.position = {0, 3, 0}, .target = {0, 0, 0}, .up = {0, 0, -1}, .yfovDegrees = 0.5f};
-  c.expected.assign(size_t{c.settings.width} * c.settings.height, albedo / pi * irradiance);
+  c.settings.camera = {
+      .position = {0, pane ? 0.5f * paneHeight : 3, 0}, .target = {0, 0, 0}, .up = {0, 0, -1}, .yfovDegrees = 0.5f};
+  c.expected.assign(size_t{c.settings.width} * c.settings.height,
+                    albedo / pi * irradiance * (pane ? pane->transmittance() : 1.0));
   return c;
 }
 
@@ -241,7 +275,58 @@ std::vector<AnalyticCase> punctualLightCases() {
   cases.push_back(punctualLight("spot light", spot, 4 / (h * h)));
   cases.push_back(punctualLight("spot light facing away", spotAway, 0));
   cases.push_back(punctualLight("directional light", sun, 2));
+  cases.push_back(punctualLight("point light through thin glass", point, 4 / (h * h), Pane{}));
+  cases.push_back(punctualLight("directional light through thin glass", sun, 2, Pane{.color = 0.8f, .ior = 1.33f}));
   return cases;
+}
+
+// A Lambertian floor (albedo a) inside a closed shell of smooth thin glass (IOR 1, so that it
+// reflects nothing, colour c), inside a black sphere that emits 1 or under an environment map of
+// 1: every ray up from the floor crosses the shell once, so the floor's irradiance is c pi and its
+// radiance a c. Next-event estimation reaches the light through the shell (traceShadow) and BSDF
+// sampling by crossing it; their MIS weights must sum to one over both, which holds only if the
+// crossing keeps the floor's pdf and its distance to the emitter (path.glsl, misOrigin).
+AnalyticCase thinGlassShell(bool environmentMap, const CaseBudget& budget) {
+  const double albedo = 0.5, color = 0.5;
+  SceneBuilder builder("thin glass shell");
+  gpu::Material floor = defaultMaterial();
+  floor.baseColorFactor = {float(albedo), float(albedo), float(albedo), 1};
+  floor.metallicFactor = 0;
+  floor.specularFactor = 0;
+  const uint32_t floorMaterial = builder.addMaterial(floor);
+  const uint32_t glass = builder.addMaterial(thinGlass(float(color), 1));
+  const float y = -0.5f, e = 5;
+  using Q = std::array<Vec3, 4>;
+  std::vector<Primitive> floorQuad = {quad(Q{{{-e, y, -e}, {-e, y, e}, {e, y, e}, {e, y, -e}}}, floorMaterial)};
+  builder.addInstance(builder.addMesh(floorQuad), Mat4{});
+  std::vector<Primitive> shell = {uvSphere(24, glass)};
+  builder.addInstance(builder.addMesh(shell), Mat4{});
+  if (!environmentMap) {
+    gpu::Material wall = lambertian({0, 0, 0});
+    wall.emissiveFactor = {1, 1, 1};
+    std::vector<Primitive> sphere = {uvSphere(24, builder.addMaterial(wall))};
+    builder.addInstance(builder.addMesh(sphere), Mat4::scale({2, 2, 2}));
+  }
+  const std::string light = environmentMap ? "an environment map of radiance 1" : "a black sphere emitting 1";
+  AnalyticCase c{
+      .name = environmentMap ? "thin glass shell, environment map" : "thin glass shell, emissive sphere",
+      .scene = "a Lambertian floor of albedo 0.5 in a shell of thin glass (colour 0.5, IOR 1) under " + light,
+      .sceneData = builder.finish()};
+  if (environmentMap)
+    c.sceneData.environmentMap = EnvironmentMap{.source = "a map of radiance 1",
+                                                .width = 64,
+                                                .height = 32,
+                                                .rgb = std::vector<float>(64 * 32 * 3, 1.0f),
+                                                .rotationDegrees = 30};
+  c.settings.width = c.settings.height = std::max(budget.resolution / 2, 1u);
+  c.settings.samplesPerPixel = budget.samplesPerPixel;
+  // Camera to floor, floor to shell, shell to light: the BSDF's way to the light is one segment
+  // longer than the light sample's, and must not be cut.
+  c.settings.maxDepth = 3;
+  c.settings.rrDepth = 3;
+  c.settings.camera = {.position = {0, 0, 0}, .target = {0, y, 0}, .up = {0, 0, -1}, .yfovDegrees = 60};
+  c.expected.assign(size_t{c.settings.width} * c.settings.height, albedo * color);
+  return c;
 }
 
 // The diffuse furnace with its uniform light coming from an environment map of radiance 1,
@@ -382,6 +467,8 @@ std::vector<AnalyticCase> analyticCases(const CaseBudget& budget) {
   cases.push_back(environmentFurnace(budget));
   cases.push_back(environmentIrradiance(budget));
   cases.push_back(environmentSeenDirectly());
+  cases.push_back(thinGlassShell(false, budget));
+  cases.push_back(thinGlassShell(true, budget));
   return cases;
 }
 

@@ -13,7 +13,8 @@
 //   Fresnel term (Walter et al. 2007), thin-walled (no refraction) without KHR_materials_volume's
 //   thickness.
 // Transmitted directions are sampled, never evaluated: next-event estimation looks for lights
-// on the side the ray came from only, so a transmitted sample carries pdf 0 (no MIS).
+// on the side the ray came from only, so a transmitted sample carries pdf 0 (no MIS). A smooth
+// thin wall is the exception that shadow rays cross (crossesStraight, below).
 #ifndef PTBENCH_BSDF_GLSL
 #define PTBENCH_BSDF_GLSL
 #include "common/fresnel.glsl"
@@ -352,6 +353,13 @@ bool deltaReflection(ShadingPoint sp, BsdfContext ctx, out BsdfSample result) {
   return true;
 }
 
+// What the glass lobe transmits, towards cosine cosLight, before its Fresnel term and roughness:
+// what the coat and the sheen leave, the share of glass in the material, its colour.
+vec3 glassTransmission(ShadingPoint sp, BsdfContext ctx, float cosLight) {
+  return (1.0 - ctx.coatFresnel) * sheenScale(sp, ctx, cosLight) * (1.0 - sp.metallic) * transmissionOf(sp) *
+         sp.baseColor;
+}
+
 // The glass lobe: a microfacet normal (the shading normal when smooth), then reflection or
 // transmission by its Fresnel term, with uChoice.
 bool sampleGlass(ShadingPoint sp, BsdfContext ctx, float uChoice, vec2 u, out BsdfSample result) {
@@ -382,10 +390,48 @@ bool sampleGlass(ShadingPoint sp, BsdfContext ctx, float uChoice, vec2 u, out Bs
   // here, importance the other way).
   float geometry = delta ? 1.0 : smithG2(-l.z, ctx.v.z, alpha) / smithG1(ctx.v.z, alpha);
   float radianceScale = sp.thinWalled ? 1.0 : 1.0 / (eta * eta);
-  vec3 weight = (1.0 - ctx.coatFresnel) * sheenScale(sp, ctx, -l.z) * (1.0 - sp.metallic) * transmissionOf(sp) *
-                sp.baseColor * (geometry * radianceScale / ctx.pGlass);
+  vec3 weight = glassTransmission(sp, ctx, -l.z) * (geometry * radianceScale / ctx.pGlass);
   result = BsdfSample(toWorld(ctx.frame, l), weight, 0.0, true);
   return true;
+}
+
+// A smooth thin wall (KHR_materials_transmission without KHR_materials_volume's thickness) sends
+// what it transmits straight on, undeviated: a shadow ray crosses it (traceShadow, carrying
+// straightTransmittance) where it would stop at any other surface, and a path that crosses it
+// keeps the MIS state of the vertex before (path.glsl), whose light sample could have crossed it
+// too. Rough or volumetric glass bends light: shadow rays stop there, and light behind it is
+// found by BSDF sampling alone.
+bool crossesStraight(ShadingPoint sp) {
+  return shadesClass(MATERIAL_CLASS_TRANSMISSION) && sp.model == MATERIAL_MODEL_GLTF && sp.thinWalled &&
+         transmissionOf(sp) > 0.0 && specularIsDelta(sp);
+}
+
+// What a smooth thin wall lets through along `direction`: the glass lobe's straight
+// transmission as bsdfSample draws it (its weight times the chance of drawing it), 0 elsewhere.
+vec3 straightTransmittance(ShadingPoint sp, vec3 direction) {
+  if (!crossesStraight(sp)) return vec3(0.0);
+  BsdfContext ctx = bsdfContext(sp, -direction);
+  if (ctx.v.z <= 0.0) return vec3(0.0);
+  float reflected;
+  glassReflectance(sp, ctx.v.z, reflected);
+  return glassTransmission(sp, ctx, ctx.v.z) * (1.0 - reflected);
+}
+
+// What a shadow ray along `direction` carries past a candidate hit of non-opaque geometry
+// (materialNeedsCandidateTest): all of it where the alpha test drops the hit, a smooth thin
+// wall's straightTransmittance, else nothing. One function for every backend's traceShadow.
+vec3 shadowCandidateTransmittance(uint instanceIndex, uint geometry, uint primitive, vec2 barycentrics, vec3 origin,
+                                  vec3 direction) {
+  if (!alphaTestPasses(instanceIndex, geometry, primitive, barycentrics, origin, direction)) return vec3(1.0);
+  Instance instance = Instances(SCENE.instances).i[instanceIndex];
+  // Most non-opaque geometry is alpha-tested leaves: opaque once the test keeps the hit, no
+  // shading point needed.
+  uint m = materialOf(instance, instance.firstGeometry + geometry);
+  if (!shadesClass(MATERIAL_CLASS_TRANSMISSION) || !(MATERIAL(m).transmissionFactor > 0.0) ||
+      MATERIAL(m).thicknessFactor > 0.0)
+    return vec3(0.0);
+  SurfaceHit hit = SurfaceHit(0.0, instanceIndex, geometry, primitive, barycentrics);
+  return straightTransmittance(shadingPoint(hit, direction), direction);
 }
 
 // A GGX reflection lobe around `frame`: its visible normals, then the mixture's weight.

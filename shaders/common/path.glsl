@@ -11,7 +11,8 @@ struct PathState {
 };
 #undef PTBENCH_PATH_STATE_MEMBER
 
-// A shadow ray for next-event estimation: contribution is added if nothing blocks it.
+// A shadow ray for next-event estimation: contribution is added, times what the smooth thin
+// walls on its way let through (traceShadow), if nothing else blocks it.
 struct ShadowRay {
   vec3 origin;
   vec3 direction;
@@ -29,6 +30,11 @@ vec3 volumeTransmittance(uint material, float distance) {
 
 uvec2 pixelCoordinates(uint pixel) { return uvec2(pixel % FRAME.width, pixel / FRAME.width); }
 
+// Where the path's direction was sampled, the vertex whose light sample MIS weighs an emitter's
+// hit against: the ray's origin, or as far behind it as the smooth thin walls crossed since
+// (crossesStraight), which a light sample from there crosses too.
+vec3 misOrigin(PathState path) { return path.origin - path.direction * path.misDistance; }
+
 PathState startPath(uint pixel, uint sampleIndex) {
   PathState path;
   path.pixel = pixel;
@@ -37,6 +43,7 @@ PathState startPath(uint pixel, uint sampleIndex) {
   path.throughput = vec3(1.0);
   path.radiance = vec3(0.0);
   path.bsdfPdf = 0.0;
+  path.misDistance = 0.0;
   path.etaScale = 1.0;
   cameraRay(pixelCoordinates(pixel), sampleStream(pixel, sampleIndex), path.origin, path.direction);
   return path;
@@ -78,7 +85,8 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
     // A pdf of 0 marks a direction no light sample could have chosen (the camera ray, a delta
     // lobe): all the emission is this estimator's.
     float weight = 1.0;
-    if (path.bsdfPdf > 0.0) weight = powerHeuristic(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, path.origin));
+    if (path.bsdfPdf > 0.0)
+      weight = powerHeuristic(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
     path.radiance += path.throughput * sp.emission * weight;
   }
   if (path.depth >= FRAME.maxDepth) return false;
@@ -120,7 +128,15 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   path.throughput *= bsdf.weight;
   // A refraction scaled radiance by 1/eta^2 (bsdf.glsl), which leaving the medium undoes.
   if (bsdf.transmitted && !sp.thinWalled) path.etaScale *= glassEta(sp) * glassEta(sp);
-  path.bsdfPdf = bsdf.pdf;
+  // Straight through a smooth thin wall the direction is the one sampled before it, which a
+  // light sample there could have chosen (its shadow ray crosses the wall too): MIS goes on
+  // weighing against that vertex.
+  if (bsdf.transmitted && crossesStraight(sp)) {
+    path.misDistance += hit.t;
+  } else {
+    path.bsdfPdf = bsdf.pdf;
+    path.misDistance = 0.0;
+  }
   path.origin = offsetRayOrigin(sp.position, side * sp.geometricNormal);
   path.direction = bsdf.direction;
 

@@ -13,11 +13,11 @@ layout(push_constant, scalar) uniform PushBlock { FramePush push; };
 #include "common/sampling.glsl"
 #include "common/camera.glsl"
 #include "common/surface.glsl"
+#include "common/bsdf.glsl"
 #include "trace/trace.glsl"
 #ifdef MEGAKERNEL_SER
 #include "megakernel/ser.glsl"
 #endif
-#include "common/bsdf.glsl"
 #include "common/lights.glsl"
 #include "common/path.glsl"
 #include "common/film.glsl"
@@ -50,9 +50,9 @@ bool advancePath(inout PathState path, inout PixelCounters counters) {
   if (shadow.requested) {
     counters.shadowRays += 1u;
     CLOCK_PHASE(CLOCK_PHASE_TRAVERSAL);
-    bool unoccluded = !traceAny(shadow.origin, shadow.direction, shadow.tMax);
+    vec3 transmittance = traceShadow(shadow.origin, shadow.direction, shadow.tMax);
     CLOCK_PHASE(CLOCK_PHASE_REST);
-    if (unoccluded) path.radiance += shadow.contribution;
+    if (maxComponent(transmittance) > 0.0) path.radiance += shadow.contribution * transmittance;
   }
   return alive;
 }

@@ -8,6 +8,7 @@
 // wavefront extend's loads and stores, so the two are comparable) or any hit into one word;
 // nothing else.
 #include "raycast/state.glsl"
+#include "common/bsdf.glsl"
 #include "trace/trace.glsl"
 
 layout(constant_id = SPEC_ANY_HIT) const bool ANY_HIT = false;

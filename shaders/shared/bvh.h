@@ -25,9 +25,10 @@ struct BvhTriangle {
   uint flags;  // BVH_TRIANGLE_*
 };
 
-// The geometry's material is not opaque: hits ask alphaTestPasses, as the hardware backends'
-// any-hit does for geometry without VK_GEOMETRY_OPAQUE_BIT_KHR (core/scene/gpu_scene.cpp).
-PTBENCH_CONST uint BVH_TRIANGLE_ALPHA_TESTED = 1u;
+// The geometry's material needs its candidates tested (materialNeedsCandidateTest): hits ask
+// alphaTestPasses, and shadow rays shadowCandidateTransmittance, as the hardware backends' any-hit
+// shaders do for geometry without VK_GEOMETRY_OPAQUE_BIT_KHR (core/scene/gpu_scene.cpp).
+PTBENCH_CONST uint BVH_TRIANGLE_NON_OPAQUE = 1u;
 
 // A top-level leaf's entry: how to enter the instance's bottom level.
 struct BvhInstance {

@@ -141,6 +141,20 @@ uint materialClassOf(Material m) {
   return diffuse ? MATERIAL_CLASS_DIFFUSE : MATERIAL_CLASS_METALLIC_ROUGHNESS;
 }
 
+// Whether traversal must ask the shaders about this material's candidate hits (the any-hit
+// shader, the ray query's candidate loop, the software BVH's BVH_TRIANGLE_NON_OPAQUE): an alpha
+// mask or blend, or a thin wall (transmission without KHR_materials_volume's thickness) that
+// shadow rays may pass (traceShadow). The rest is opaque to every ray, and traversal alone
+// decides.
+#ifdef __cplusplus
+inline bool materialNeedsCandidateTest(const Material& m) {
+#else
+bool materialNeedsCandidateTest(Material m) {
+#endif
+  bool thinWall = m.model == MATERIAL_MODEL_GLTF && m.transmissionFactor > 0.0f && m.thicknessFactor <= 0.0f;
+  return m.alphaMode != ALPHA_OPAQUE || thinWall;
+}
+
 // An emissive triangle, for next-event estimation.
 struct EmissiveTriangle {
   uint instance;

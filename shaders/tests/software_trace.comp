@@ -17,6 +17,7 @@ layout(push_constant, scalar) uniform PushBlock {
 #include "common/frame.glsl"
 #include "common/sampling.glsl"
 #include "common/surface.glsl"
+#include "common/bsdf.glsl"
 #include "trace/trace.glsl"
 
 struct TestRay {

@@ -1,8 +1,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_ray_tracing : require
+#extension GL_EXT_scalar_block_layout : require
 #include "shared/raytracing.h"
 
-layout(location = PAYLOAD_SHADOW) rayPayloadInEXT uint shadowPayload;
+layout(location = PAYLOAD_SHADOW) rayPayloadInEXT ShadowPayload shadowPayload;
 
-void main() { shadowPayload = 0u; }
+void main() { shadowPayload.missed = 1u; }

@@ -39,4 +39,28 @@ bool traceAny(vec3 origin, vec3 direction, float tMax) {
   return rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT;
 }
 
+// What reaches origin + tMax * direction from origin: 0 where something blocks the segment, else
+// the product of what each smooth thin wall on it lets through (shadowCandidateTransmittance, in
+// any order: opaque geometry ends the traversal, and a product does not care).
+vec3 traceShadow(vec3 origin, vec3 direction, float tMax) {
+  rayQueryEXT query;
+  rayQueryInitializeEXT(query, tlas, gl_RayFlagsTerminateOnFirstHitEXT, 0xff, origin, 0.0, direction, tMax);
+  vec3 transmittance = vec3(1.0);
+  while (rayQueryProceedEXT(query)) {
+    if (rayQueryGetIntersectionTypeEXT(query, false) != gl_RayQueryCandidateIntersectionTriangleEXT) continue;
+    vec3 passed = shadowCandidateTransmittance(rayQueryGetIntersectionInstanceCustomIndexEXT(query, false),
+                                               rayQueryGetIntersectionGeometryIndexEXT(query, false),
+                                               rayQueryGetIntersectionPrimitiveIndexEXT(query, false),
+                                               rayQueryGetIntersectionBarycentricsEXT(query, false),
+                                               rayQueryGetWorldRayOriginEXT(query),
+                                               rayQueryGetWorldRayDirectionEXT(query));
+    if (maxComponent(passed) > 0.0)
+      transmittance *= passed;
+    else
+      rayQueryConfirmIntersectionEXT(query);
+  }
+  return rayQueryGetIntersectionTypeEXT(query, true) == gl_RayQueryCommittedIntersectionNoneEXT ? transmittance
+                                                                                                : vec3(0.0);
+}
+
 #endif

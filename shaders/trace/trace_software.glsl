@@ -1,8 +1,9 @@
-// traceClosest and traceAny through ptbench's own BVH (core/scene/bvh/, shared/bvh.h),
-// traversed in the kernel itself: no ray-tracing extension, so any Vulkan 1.3 device runs it.
-// The conventions are those of the C++ reference traversal (core/scene/bvh/traversal.cpp) and
-// of the hardware backends: a closed ray interval [0, tMax], t along the world ray (object
-// rays keep the world direction's length), every non-opaque candidate asked alphaTestPasses.
+// traceClosest, traceAny and traceShadow through ptbench's own BVH (core/scene/bvh/,
+// shared/bvh.h), traversed in the kernel itself: no ray-tracing extension, so any Vulkan 1.3
+// device runs it. The conventions are those of the C++ reference traversal
+// (core/scene/bvh/traversal.cpp) and of the hardware backends: a closed ray interval [0, tMax],
+// t along the world ray (object rays keep the world direction's length), every non-opaque
+// candidate asked alphaTestPasses, or on a shadow ray shadowCandidateTransmittance.
 #ifndef PTBENCH_TRACE_GLSL
 #define PTBENCH_TRACE_GLSL
 #include "shared/bvh.h"
@@ -115,9 +116,10 @@ uint enterInstance(BvhWords instances, uint entry, vec3 worldOrigin, vec3 worldD
 }
 
 // A triangle of a bottom-level leaf against the ray; on a hit that counts, `tMax` and `hit`
-// become it.
+// become it. A shadow ray crosses smooth thin walls, multiplying `transmittance` by what each
+// lets through: they do not count.
 bool testTriangle(BvhWords triangles, uint index, SoftwareRay ray, uint instanceIndex, vec3 worldOrigin,
-                  vec3 worldDirection, inout float tMax, inout SurfaceHit hit) {
+                  vec3 worldDirection, bool shadow, inout float tMax, inout SurfaceHit hit, inout vec3 transmittance) {
   uvec4 w0 = triangles.w[index * BVH_TRIANGLE_WORDS];
   uvec4 w1 = triangles.w[index * BVH_TRIANGLE_WORDS + 1u];
   uvec4 w2 = triangles.w[index * BVH_TRIANGLE_WORDS + 2u];
@@ -126,9 +128,17 @@ bool testTriangle(BvhWords triangles, uint index, SoftwareRay ray, uint instance
   if (!intersectTriangle(ray, uintBitsToFloat(w0.xyz), uintBitsToFloat(w1.xyz), uintBitsToFloat(w2.xyz), tMax, t,
                          barycentrics))
     return false;
-  if ((w2.w & BVH_TRIANGLE_ALPHA_TESTED) != 0u &&
-      !alphaTestPasses(instanceIndex, w0.w, w1.w, barycentrics, worldOrigin, worldDirection))
-    return false;
+  if ((w2.w & BVH_TRIANGLE_NON_OPAQUE) != 0u) {
+    if (shadow) {
+      vec3 passed = shadowCandidateTransmittance(instanceIndex, w0.w, w1.w, barycentrics, worldOrigin, worldDirection);
+      if (maxComponent(passed) > 0.0) {
+        transmittance *= passed;
+        return false;
+      }
+    } else if (!alphaTestPasses(instanceIndex, w0.w, w1.w, barycentrics, worldOrigin, worldDirection)) {
+      return false;
+    }
+  }
   tMax = t;
   hit = SurfaceHit(t, instanceIndex, w0.w, w1.w, barycentrics);
   return true;
@@ -139,7 +149,8 @@ bool testTriangle(BvhWords triangles, uint index, SoftwareRay ray, uint instance
 // triangles or instances (base, hit bits 0-23). Children are tested in slot order and their
 // hit bits placed so that the highest set bit is the nearest octant, which orders the visit
 // front to back without sorting.
-bool traverseCwbvh(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHit, inout SurfaceHit hit) {
+bool traverseCwbvh(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHit, bool shadow, inout SurfaceHit hit,
+                   inout vec3 transmittance) {
   BvhWords nodes = BvhWords(SCENE.bvhNodes);
   BvhWords triangles = BvhWords(SCENE.bvhTriangles);
   BvhWords instances = BvhWords(SCENE.bvhInstances);
@@ -215,7 +226,8 @@ bool traverseCwbvh(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHi
         leafGroup = uvec2(0u);
         break;
       }
-      if (testTriangle(triangles, leafGroup.x + bit, ray, instanceIndex, worldOrigin, worldDirection, tMax, hit)) {
+      if (testTriangle(triangles, leafGroup.x + bit, ray, instanceIndex, worldOrigin, worldDirection, shadow, tMax, hit,
+                       transmittance)) {
         found = true;
         if (anyHit) return true;
       }
@@ -236,7 +248,8 @@ bool traverseCwbvh(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHi
 // Aila & Laine 2009: both children's boxes in the parent; visit the nearer child the ray enters
 // and push the farther. A stack entry is (index, count): a node (count BVH2_INNER_CHILD) or a
 // leaf's range of triangles or instances.
-bool traverseBvh2(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHit, inout SurfaceHit hit) {
+bool traverseBvh2(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHit, bool shadow, inout SurfaceHit hit,
+                  inout vec3 transmittance) {
   BvhWords nodes = BvhWords(SCENE.bvhNodes);
   BvhWords triangles = BvhWords(SCENE.bvhTriangles);
   BvhWords instances = BvhWords(SCENE.bvhInstances);
@@ -277,7 +290,8 @@ bool traverseBvh2(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHit
         continue;
       }
       for (uint t = entry.x; t < entry.x + entry.y; ++t) {
-        if (testTriangle(triangles, t, ray, instanceIndex, worldOrigin, worldDirection, tMax, hit)) {
+        if (testTriangle(triangles, t, ray, instanceIndex, worldOrigin, worldDirection, shadow, tMax, hit,
+                         transmittance)) {
           found = true;
           if (anyHit) return true;
         }
@@ -297,23 +311,37 @@ bool traverseBvh2(vec3 worldOrigin, vec3 worldDirection, float tMax, bool anyHit
   return found;
 }
 
-bool traceSoftware(vec3 origin, vec3 direction, float tMax, bool anyHit, inout SurfaceHit hit) {
+// anyHit: the first hit that counts ends the traversal; shadow: thin walls do not count
+// (testTriangle).
+bool traceSoftware(vec3 origin, vec3 direction, float tMax, bool anyHit, bool shadow, inout SurfaceHit hit,
+                   inout vec3 transmittance) {
   // A NaN or zero direction meets nothing; min and max of NaN are undefined in SPIR-V, and on
   // some GPUs such a ray would enter every box.
   if (any(isnan(direction)) || any(isnan(origin)) || all(equal(direction, vec3(0.0)))) return false;
-  if (SOFTWARE_BVH == SOFTWARE_BVH_BVH2) return traverseBvh2(origin, direction, tMax, anyHit, hit);
-  return traverseCwbvh(origin, direction, tMax, anyHit, hit);
+  if (SOFTWARE_BVH == SOFTWARE_BVH_BVH2)
+    return traverseBvh2(origin, direction, tMax, anyHit, shadow, hit, transmittance);
+  return traverseCwbvh(origin, direction, tMax, anyHit, shadow, hit, transmittance);
 }
 
 bool traceClosest(vec3 origin, vec3 direction, out SurfaceHit hit) {
   hit = SurfaceHit(0.0, 0u, 0u, 0u, vec2(0.0));
-  return traceSoftware(origin, direction, RAY_T_MAX, false, hit);
+  vec3 ignored = vec3(1.0);
+  return traceSoftware(origin, direction, RAY_T_MAX, false, false, hit, ignored);
 }
 
 // Whether anything blocks the segment from origin to origin + tMax * direction.
 bool traceAny(vec3 origin, vec3 direction, float tMax) {
   SurfaceHit ignored = SurfaceHit(0.0, 0u, 0u, 0u, vec2(0.0));
-  return traceSoftware(origin, direction, tMax, true, ignored);
+  vec3 unused = vec3(1.0);
+  return traceSoftware(origin, direction, tMax, true, false, ignored, unused);
+}
+
+// What reaches origin + tMax * direction from origin: 0 where something blocks the segment, else
+// the product of what each smooth thin wall on it lets through.
+vec3 traceShadow(vec3 origin, vec3 direction, float tMax) {
+  SurfaceHit ignored = SurfaceHit(0.0, 0u, 0u, 0u, vec2(0.0));
+  vec3 transmittance = vec3(1.0);
+  return traceSoftware(origin, direction, tMax, true, true, ignored, transmittance) ? vec3(0.0) : transmittance;
 }
 
 #endif

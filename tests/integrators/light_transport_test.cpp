@@ -132,6 +132,24 @@ TEST_F(LightTransportTest, AlphaCutEmittersLightAsTheirVisiblePart) {
                    scene("blended emitter", blended, {1, 0, 0}, false), settings, unchanged);
 }
 
+// Thin glass panes (test_scenes.h) over a floor lit by a point light, the sun and an emitter.
+// Every integrator on every backend renders the same image: the any-hit shader, the ray query's
+// candidate loop and the software traversal carry shadow rays through alike, and the wavefront's
+// shadow stage as the megakernel does.
+TEST_F(LightTransportTest, ThinGlassPanesPassTheSameLightOnEveryBackendAndIntegrator) {
+  const SceneData scene = thinGlassPanesScene();
+  RenderSettings settings;
+  settings.width = 24;
+  settings.height = 16;
+  settings.samplesPerPixel = 64;
+  settings.maxDepth = 4;
+  settings.camera = scene.defaultCamera();
+  const FrameResult reference = render(scene, settings, everyRenderer[0]);
+  EXPECT_GT(channelMeans(reference).mean[0], 0.05) << "the scene is lit";
+  for (const Renderer& renderer : everyRenderer)
+    expectAgree(reference, render(scene, settings, renderer), 0.02, scene.source + ", " + renderer.name());
+}
+
 TEST(EmitterPower, CountsOnlyTheVisibleShareOfAnAlphaCutEmitter) {
   SceneBuilder builder("power");
   gpu::Material masked = emitter(1);

@@ -45,4 +45,37 @@ inline void addPrimitive(SceneBuilder& builder, Primitive primitive, const Mat4&
   builder.addInstance(builder.addMesh(mesh), transform);
 }
 
+// Panes over a floor lit by a point light, the sun and an emitter: clear thin glass (shadow
+// rays cross it, tinted), rough thin glass and a volumetric slab (shadow rays stop; what is
+// behind them is found by BSDF sampling), and blended thin glass (the alpha test first, then
+// the wall). Seen from {0, 3.2, 2.6} looking at the origin, 60 degrees.
+inline SceneData thinGlassPanesScene() {
+  SceneBuilder builder("thin glass panes");
+  addPrimitive(builder, quad({-2, 0, 2}, {4, 0, 0}, {0, 0, -4}, builder.addMaterial(diffuse(0.8f))), Mat4{});
+  gpu::Material clear = defaultMaterial();
+  clear.baseColorFactor = {0.9f, 0.6f, 0.3f, 1};
+  clear.metallicFactor = 0;
+  clear.roughnessFactor = 0;
+  clear.transmissionFactor = 1;
+  gpu::Material rough = clear;
+  rough.roughnessFactor = 0.4f;
+  gpu::Material slab = clear;
+  slab.thicknessFactor = 0.1f;
+  gpu::Material blended = clear;
+  blended.alphaMode = gpu::ALPHA_BLEND;
+  blended.baseColorFactor.w = 0.5f;
+  const gpu::Material panes[] = {clear, rough, slab, blended};
+  for (int i = 0; i < 4; ++i) {
+    const Vec3 corner{i % 2 == 0 ? -1.6f : 0.2f, 0.6f, i / 2 == 0 ? 1.6f : -0.2f};
+    addPrimitive(builder, quad(corner, {1.4f, 0, 0}, {0, 0, -1.4f}, builder.addMaterial(panes[i])), Mat4{});
+  }
+  addPrimitive(builder, quad({-0.3f, 2, -0.3f}, {0, 0, 0.6f}, {0.6f, 0, 0}, builder.addMaterial(emitter(4))), Mat4{});
+  builder.addPunctualLight({.position = {0.1f, 1.4f, 0.2f}, .type = gpu::LIGHT_POINT, .intensity = {3, 3, 3}});
+  const Vec3 sun = normalize(Vec3{0.3f, -1, 0.2f});
+  builder.addPunctualLight(
+      {.type = gpu::LIGHT_DIRECTIONAL, .direction = {sun.x, sun.y, sun.z}, .intensity = {1.5f, 1.5f, 1.5f}});
+  builder.setCamera({.position = {0, 3.2f, 2.6f}, .target = {0, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 60}, 1);
+  return builder.finish();
+}
+
 }  // namespace ptbench::test

@@ -10,6 +10,7 @@
 #include "core/scene/builtin_scenes.h"
 #include "gpu_test.h"
 #include "integrators/image_checks.h"
+#include "integrators/test_scenes.h"
 
 namespace ptbench::test {
 namespace {
@@ -28,7 +29,11 @@ class WavefrontTest : public GpuTest {
   // The wavefront under every schedule and ablation against the megakernel on one scene: the
   // same sample streams trace the same paths, so the images agree closely and the ray counts exactly.
   void expectEveryVariantAgrees(const std::string& sceneSpec, RenderSettings settings) {
-    const SceneData scene = loadScene(sceneSpec);
+    expectEveryVariantAgrees(loadScene(sceneSpec), settings);
+  }
+
+  void expectEveryVariantAgrees(const SceneData& scene, RenderSettings settings) {
+    const std::string& sceneSpec = scene.source;
     const GpuScene gpuScene(*context, scene, allBvhLayouts);
     if (settings.camera.yfovDegrees == 0) settings.camera = scene.defaultCamera();
     for (Backend backend : hardwareBackends) {
@@ -99,6 +104,12 @@ TEST_F(WavefrontTest, TexturedSceneAgreesWithTheMegakernelInEveryVariant) {
   expectEveryVariantAgrees(
       std::string(PTBENCH_SOURCE_DIR) + "/scenes/EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
       smallSettings(32, 8, 5));
+}
+
+// Shadow rays through thin glass (the wavefront's shadow stage, the megakernel's own) under a
+// point light and the sun, with material queues that shade the glass in a kernel of its own.
+TEST_F(WavefrontTest, ThinGlassPanesAgreeWithTheMegakernelInEveryVariant) {
+  expectEveryVariantAgrees(thinGlassPanesScene(), smallSettings(24, 16, 4));
 }
 
 // A pool of 1,000 paths for a frame of 16,384: the job counter hands every (pixel, sample) out

@@ -642,6 +642,53 @@ TEST(SoftwareBvh, OneTriangleAndNoInstances) {
   EXPECT_FALSE(traceClosest(empty.cwbvh, ray).has_value());
 }
 
+// The triangles whose candidates the traversal must ask about (BVH_TRIANGLE_NON_OPAQUE) are
+// those the hardware BLAS leaves non-opaque: alpha-tested ones, and thin walls that shadow rays
+// cross (transmission without a volume's thickness); volumetric glass stops every ray.
+TEST(SoftwareBvh, AlphaTestedAndThinWalledTrianglesAreNonOpaque) {
+  SceneBuilder builder("test:candidates");
+  gpu::Material masked = defaultMaterial();
+  masked.alphaMode = gpu::ALPHA_MASK;
+  gpu::Material thinWall = defaultMaterial();
+  thinWall.transmissionFactor = 1;
+  gpu::Material volume = thinWall;
+  volume.thicknessFactor = 0.1f;
+  const std::pair<gpu::Material, uint32_t> expected[] = {{defaultMaterial(), 0},
+                                                         {masked, gpu::BVH_TRIANGLE_NON_OPAQUE},
+                                                         {thinWall, gpu::BVH_TRIANGLE_NON_OPAQUE},
+                                                         {volume, 0}};
+  std::vector<Primitive> primitives;
+  for (const auto& [material, flags] : expected) {
+    Primitive triangle{.material = builder.addMaterial(material)};
+    triangle.vertices = {{.position = {0, 0, 0}}, {.position = {1, 0, 0}}, {.position = {0, 1, 0}}};
+    triangle.indices = {0, 1, 2};
+    primitives.push_back(triangle);
+    EXPECT_EQ(gpu::materialNeedsCandidateTest(material), flags != 0);
+  }
+  builder.addInstance(builder.addMesh(primitives), Mat4{});
+  const SoftwareBvh bvh = buildSoftwareBvh(builder.finish());
+  ASSERT_EQ(bvh.cwbvh.triangles.size(), std::size(expected));
+  for (const gpu::BvhTriangle& triangle : bvh.cwbvh.triangles)
+    EXPECT_EQ(triangle.flags, expected[triangle.geometry].second) << "geometry " << triangle.geometry;
+}
+
+// Acceleration structures mark geometry non-opaque by its own material, so an instance may not
+// override it with a material that would need the other marking.
+TEST(SceneBuilder, RefusesAnOverrideThatWouldChangeWhichHitsAreTested) {
+  SceneBuilder builder("test:override");
+  gpu::Material thinWall = defaultMaterial();
+  thinWall.transmissionFactor = 1;
+  const uint32_t opaque = builder.addMaterial(defaultMaterial());
+  const uint32_t glass = builder.addMaterial(thinWall);
+  Primitive triangle{.material = opaque};
+  triangle.vertices = {{.position = {0, 0, 0}}, {.position = {1, 0, 0}}, {.position = {0, 1, 0}}};
+  triangle.indices = {0, 1, 2};
+  std::vector<Primitive> primitives = {triangle};
+  const uint32_t mesh = builder.addMesh(primitives);
+  EXPECT_NO_THROW(builder.addInstance(mesh, Mat4{}, opaque));
+  EXPECT_THROW(builder.addInstance(mesh, Mat4{}, glass), std::logic_error);
+}
+
 // Not a test: the build speed DESIGN.md quotes. Run with --gtest_also_run_disabled_tests.
 TEST(SoftwareBvh, DISABLED_BuildSpeed) {
   const SceneData scene = loadTestScene("MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb");

@@ -40,7 +40,9 @@ TEST(AnalyticCases, EveryKindOfCaseIsThere) {
   for (const char* name :
        {"furnace, diffuse", "furnace, mirror", "furnace, smooth dielectric", "furnace, rough dielectric",
         "furnace, rough metal", "emissive sphere", "emissive sphere, dark point light", "point light", "spot light",
-        "spot light facing away", "directional light"})
+        "spot light facing away", "directional light", "point light through thin glass",
+        "directional light through thin glass", "thin glass shell, emissive sphere",
+        "thin glass shell, environment map"})
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   for (const auto& c : quickCases()) {
     EXPECT_EQ(c.expected.size(), size_t{c.settings.width} * c.settings.height) << c.name;

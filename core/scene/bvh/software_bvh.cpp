@@ -100,7 +100,7 @@ std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& 
           .position;
     };
     const uint32_t flags =
-        scene.materials[geometry.material].alphaMode == gpu::ALPHA_OPAQUE ? 0 : gpu::BVH_TRIANGLE_ALPHA_TESTED;
+        gpu::materialNeedsCandidateTest(scene.materials[geometry.material]) ? gpu::BVH_TRIANGLE_NON_OPAQUE : 0;
     const Chunks chunks{.begin = 0, .end = geometry.triangleCount, .size = trianglesPerChunk};
     parallelFor(budget, chunks.count(), [&](size_t c) {
       for (uint32_t p = chunks.first(c); p < chunks.last(c); ++p)
