@@ -505,6 +505,13 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
                 v.error(at + "/" + key, std::string("a camera path's keyframes place the camera; ") + key +
                                             " beside path has no meaning (fov, aperture, focus_distance and up "
                                             "beside it are what keyframes leave out)");
+            // A glTF animation moves the scene's own camera, whose lens the file gives.
+            if (scene.cameraPath && (scene.cameraPath->animationIndex || scene.cameraPath->animationName))
+              for (const char* key : {"up", "fov", "aperture", "focus_distance"})
+                if (camera.contains(key))
+                  v.error(at + "/" + key, std::string("a camera path from a glTF animation keeps the scene "
+                                                      "camera's own lens and orientation; ") +
+                                              key + " beside it would be ignored (give keyframes instead)");
           }
           for (const auto& [key, field] :
                {std::pair{"aperture", &scene.aperture}, std::pair{"focus_distance", &scene.focusDistance}}) {

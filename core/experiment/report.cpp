@@ -144,10 +144,16 @@ struct LaneCycleBound {
 };
 
 json residentLaneCycleFraction(const RunRecord& run, Stage stage, uint64_t laneCycles, const LaneCycleBound& bound) {
-  uint32_t warpsPerSm = 0;
+  // A stage of several kernels (the material queues' shade kernels, launched with no barrier
+  // between them) may share an SM among them: the bound is then the SM's warp slots.
+  uint32_t warpsPerSm = 0, kernels = 0, warpSlots = 0;
   for (const auto& kernel : run.kernels)
-    if (kernel.stage == stage && kernel.occupancy.occupancy)
+    if (kernel.stage == stage && kernel.occupancy.occupancy) {
       warpsPerSm = std::max(warpsPerSm, kernel.occupancy.occupancy->warpsPerSm);
+      warpSlots = std::max(warpSlots, kernel.occupancy.occupancy->maxWarpsPerSm);
+      ++kernels;
+    }
+  if (kernels > 1) warpsPerSm = std::max(warpsPerSm, warpSlots);
   const auto timed =
       std::find_if(run.stages.begin(), run.stages.end(), [&](const auto& record) { return record.stage == stage; });
   if (warpsPerSm == 0 || bound.smCount == 0 || bound.subgroupSize == 0 || bound.smClockHz <= 0 ||

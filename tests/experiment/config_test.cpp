@@ -513,6 +513,14 @@ TEST_F(ConfigTest, BadCameraPathsAreRefusedWithTheirPlace) {
       failure(R"({"schema_version": 1, "name": "t")" + pathScene(keyframes(two), R"(, "position": [0, 0, 2])") + "}");
   EXPECT_NE(message.find("/scenes/0/camera/position: a camera path's keyframes place the camera"), std::string::npos)
       << message;
+  // A glTF animation keeps the scene camera's lens: a fov beside it would be silently ignored.
+  const std::string animated = failure(R"({"schema_version": 1, "name": "t")" +
+                                       pathScene(R"({"animation": 0, "frames": 2})", R"(, "fov": 30)") + "}")
+                                   .first;
+  EXPECT_NE(animated.find("/scenes/0/camera/fov: a camera path from a glTF animation keeps the scene camera's own "
+                          "lens and orientation"),
+            std::string::npos)
+      << animated;
 }
 
 // A path's references are one a frame, named with the frame's index; all must be there.

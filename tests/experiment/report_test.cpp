@@ -396,6 +396,14 @@ TEST(Report, ClocksBeyondWhatTheSmsCanHoldAreNotTrusted) {
             std::string::npos)
       << summary;
 
+  // A stage of two kernels (the material queues' shade kernels run side by side) is bounded by
+  // the SM's 64 warp slots, not by one kernel's 21: the same shade cycles are then within it.
+  wavefront.kernels.push_back(wavefront.kernels[1]);
+  report = reportJson(result);
+  EXPECT_NEAR(report["runs"][2]["clocks"]["per_stage"][1]["of_resident_lane_cycles"].get<double>(), 3.0 * 21 / 64,
+              1e-12);
+  EXPECT_EQ(report["runs"][2]["clocks"]["plausible"], true);
+
   // Without the SM count (lavapipe's, and any device that does not say), nothing to judge by.
   result.device.smCount = 0;
   report = reportJson(result);
