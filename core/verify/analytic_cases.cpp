@@ -170,11 +170,7 @@ AnalyticCase emissiveSphere(bool withDarkPunctualLight, const CaseBudget& budget
   SceneBuilder builder("emissive sphere");
   if (withDarkPunctualLight)
     builder.addPunctualLight({.position = {0, 0, 0}, .type = gpu::LIGHT_POINT, .intensity = {0, 0, 0}});
-  gpu::Material wall = defaultMaterial();
-  wall.baseColorFactor = {float(albedo), float(albedo), float(albedo), 1};
-  wall.metallicFactor = 0;
-  wall.specularFactor = 0;
-  wall.doubleSided = 1;
+  gpu::Material wall = lambertian({float(albedo), float(albedo), float(albedo)});
   wall.emissiveFactor = {1, 1, 1};
   const uint32_t material = builder.addMaterial(wall);
   std::vector<Primitive> sphere = {uvSphere(24, material)};
@@ -222,11 +218,7 @@ AnalyticCase punctualLight(const std::string& name, const gpu::PunctualLight& li
                            std::optional<Pane> pane = std::nullopt) {
   const float albedo = 0.5f;
   SceneBuilder builder(name);
-  gpu::Material white = defaultMaterial();
-  white.baseColorFactor = {albedo, albedo, albedo, 1};
-  white.metallicFactor = 0;
-  white.specularFactor = 0;
-  white.doubleSided = 1;
+  gpu::Material white = lambertian({albedo, albedo, albedo});
   const uint32_t material = builder.addMaterial(white);
   const float e = 10;
   std::vector<Primitive> plane = {{.vertices = {{.position = {-e, 0, -e}, .normal = {0, 1, 0}},
@@ -289,10 +281,8 @@ std::vector<AnalyticCase> punctualLightCases() {
 AnalyticCase thinGlassShell(bool environmentMap, const CaseBudget& budget) {
   const double albedo = 0.5, color = 0.5;
   SceneBuilder builder("thin glass shell");
-  gpu::Material floor = defaultMaterial();
-  floor.baseColorFactor = {float(albedo), float(albedo), float(albedo), 1};
-  floor.metallicFactor = 0;
-  floor.specularFactor = 0;
+  gpu::Material floor = lambertian({float(albedo), float(albedo), float(albedo)});
+  floor.doubleSided = 0;  // single-sided, as the case was measured
   const uint32_t floorMaterial = builder.addMaterial(floor);
   const uint32_t glass = builder.addMaterial(thinGlass(float(color), 1));
   const float y = -0.5f, e = 5;
@@ -379,10 +369,8 @@ AnalyticCase environmentIrradiance(const CaseBudget& budget) {
         }
 
   SceneBuilder builder("a tilted plane under an environment map");
-  gpu::Material white = defaultMaterial();
-  white.baseColorFactor = {float(albedo), float(albedo), float(albedo), 1};
-  white.metallicFactor = 0;
-  white.specularFactor = 0;
+  gpu::Material white = lambertian({float(albedo), float(albedo), float(albedo)});
+  white.doubleSided = 0;  // single-sided, as the case was measured
   const uint32_t material = builder.addMaterial(white);
   const float e = 10;
   const auto corner = [&](float a, float b) {
