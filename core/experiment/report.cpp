@@ -132,6 +132,14 @@ json simtJson(const SimtCounts& simt) {
   return out;
 }
 
+// A stage's median time over the run's frames, in seconds; none where the run did not time it.
+std::optional<double> stageMedianSeconds(const RunRecord& run, Stage stage) {
+  const auto found =
+      std::find_if(run.stages.begin(), run.stages.end(), [&](const auto& record) { return record.stage == stage; });
+  if (found == run.stages.end()) return std::nullopt;
+  return summarize(found->gpuMs).median * 1e-3;
+}
+
 // The most lane-cycles a stage's clocks can count: every warp its kernels keep resident on every
 // SM, busy for the stage's whole median time at the SM's highest clock. Clocks that count more are
 // wrong, whatever the cause (on an H100 the clock's two words read apart once summed to 10 times
@@ -154,13 +162,10 @@ json residentLaneCycleFraction(const RunRecord& run, Stage stage, uint64_t laneC
       ++kernels;
     }
   if (kernels > 1) warpsPerSm = std::max(warpsPerSm, warpSlots);
-  const auto timed =
-      std::find_if(run.stages.begin(), run.stages.end(), [&](const auto& record) { return record.stage == stage; });
-  if (warpsPerSm == 0 || bound.smCount == 0 || bound.subgroupSize == 0 || bound.smClockHz <= 0 ||
-      timed == run.stages.end())
+  const std::optional<double> seconds = stageMedianSeconds(run, stage);
+  if (warpsPerSm == 0 || bound.smCount == 0 || bound.subgroupSize == 0 || bound.smClockHz <= 0 || !seconds)
     return json();
-  const double seconds = summarize(timed->gpuMs).median * 1e-3;
-  const double most = double(warpsPerSm) * bound.subgroupSize * bound.smCount * bound.smClockHz * seconds;
+  const double most = double(warpsPerSm) * bound.subgroupSize * bound.smCount * bound.smClockHz * *seconds;
   return most > 0 ? json(double(laneCycles) / most) : json();
 }
 
@@ -257,13 +262,11 @@ json memoryTrafficJson(const RunRecord& run, double peakBytesPerSecond) {
   }
   json stages = json::object();
   for (const StageTraffic& traffic : wavefrontStageTraffic()) {
-    const auto found = std::find_if(run.stages.begin(), run.stages.end(),
-                                    [&](const auto& stage) { return stage.stage == traffic.stage; });
-    if (found == run.stages.end()) continue;
+    const std::optional<double> seconds = stageMedianSeconds(run, traffic.stage);
+    if (!seconds) continue;
     const double bytes = double(livePaths) * traffic.bytesPerLivePath + double(shadowRays) * traffic.bytesPerShadowRay +
                          double(started) * traffic.bytesPerPathStarted;
-    const double seconds = summarize(found->gpuMs).median * 1e-3;
-    const double rate = seconds > 0 ? bytes / seconds : 0;
+    const double rate = *seconds > 0 ? bytes / *seconds : 0;
     stages[std::string(stageName(traffic.stage))] = {
         {"bytes_per_frame", bytes},
         {"gb_per_s", rate * 1e-9},
@@ -339,9 +342,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
                        {"segments_per_s", seconds > 0 ? double(run.work.pathSegments) / seconds : 0}};
   if (run.spec.integrator == IntegratorKind::Raycast) {
     // The roofline: the rays of the trace stage over that stage's own time, nothing else.
-    const auto trace = std::find_if(run.stages.begin(), run.stages.end(),
-                                    [](const auto& stage) { return stage.stage == Stage::Trace; });
-    const double traceSeconds = trace == run.stages.end() ? 0 : summarize(trace->gpuMs).median * 1e-3;
+    const double traceSeconds = stageMedianSeconds(run, Stage::Trace).value_or(0);
     out["raycast"] = {{"rays", raycastRaysName(s.raycast.rays)},
                       {"rays_traced", rays},
                       {"trace_gpu_ms_median", traceSeconds * 1e3},
