@@ -54,7 +54,8 @@ int runCommandLine(int argc, char** argv) {
       ->check(cli::numberIn(cli::gpuTimeoutRange, "seconds (0: no limit)"))
       ->capture_default_str();
   app.add_option("--threads", global.threads,
-                 "Threads that build a scene's software BVH (default: every hardware thread of this machine)")
+                 "Threads that load a scene's meshes and build its software BVH (default: every hardware thread of "
+                 "this machine)")
       ->check(CLI::Range(1u, 4096u));
   app.add_flag("-v,--verbose", global.verbose, "Log more");
   bool quiet = false;

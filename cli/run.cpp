@@ -154,7 +154,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
           .device = global.device,
           .validate = global.validate,
           .gpuTimeoutSeconds = global.gpuTimeoutSeconds,
-          .bvhThreads = global.threads,
+          .sceneThreads = global.threads,
           .shard = shard,
           .outputRoot = options.out,
           .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); },

@@ -19,7 +19,7 @@ nlohmann::json vec3Json(Vec3 v) {
 
 void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool asJson) {
   const auto loadStart = std::chrono::steady_clock::now();
-  const SceneData scene = loadScene(spec);
+  const SceneData scene = loadScene(spec, global.threads);
   const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
 
   // Acceleration structures are built when the device has a hardware backend to use them; the

@@ -135,8 +135,8 @@ std::string isoUtc(std::chrono::system_clock::time_point time) {
   return formatUtc(time, "%Y-%m-%dT%H:%M:%SZ");
 }
 
-std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry) {
-  auto data = std::make_unique<SceneData>(loadScene(entry.load));
+std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry, unsigned threads) {
+  auto data = std::make_unique<SceneData>(loadScene(entry.load, threads));
   applySceneEntry(entry, *data);
   return data;
 }
@@ -228,8 +228,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     try {
       // A camera path's references are one a frame, each read as its frame is kept.
       if (entry.reference && !entry.cameraPath) reference = readLinearImage(*entry.reference);
-      prepared = uploadScene(context, loadSceneData(entry),
-                             std::vector<const RunRecord*>(sceneRuns.begin(), sceneRuns.end()), options.bvhThreads);
+      prepared = uploadScene(context, loadSceneData(entry, options.sceneThreads),
+                             std::vector<const RunRecord*>(sceneRuns.begin(), sceneRuns.end()), options.sceneThreads);
     } catch (const std::exception& error) {
       for (RunRecord* record : sceneRuns) record->error = error.what();
       checkpoint();

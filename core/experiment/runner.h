@@ -22,7 +22,7 @@ struct RunnerOptions {
   std::string device;  // --device; overrides the config's device
   bool validate = false;
   double gpuTimeoutSeconds = 0;      // --gpu-timeout (0: no limit)
-  unsigned bvhThreads = 0;           // --threads: the software BVH build's (0: every hardware thread)
+  unsigned sceneThreads = 0;         // --threads: a scene's load and software BVH build (0: every hardware thread)
   std::optional<Shard> shard;        // --shard K/N: only that part of the sweep
   std::filesystem::path outputRoot;  // --out; overrides the config's output folder
   // Called before each run (index, count, record) and after it; for progress display.
@@ -47,7 +47,7 @@ struct PreparedScene {
 };
 // The scene read or generated with its entry applied: no GPU work, so that a bad scene is
 // reported before any device is created.
-std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry);
+std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry, unsigned threads);
 // `data` uploaded, with the software BVH layouts that those of `runs` on the software backend
 // traverse, built on `bvhThreads` threads (0: every hardware thread).
 PreparedScene uploadScene(const vk::Context& context, std::unique_ptr<SceneData> data,

@@ -390,12 +390,12 @@ bool isBuiltinScene(const std::string& spec) {
   return spec.starts_with(builtinPrefix);
 }
 
-SceneData loadScene(const std::string& spec) {
+SceneData loadScene(const std::string& spec, unsigned threads) {
   if (isBuiltinScene(spec)) {
     const StepProgress progress("generating " + spec);
     return loadBuiltinScene(spec);
   }
-  return loadGltf(spec);
+  return loadGltf(spec, threads);
 }
 
 }  // namespace ptbench

@@ -39,8 +39,9 @@ SceneData loadBuiltinScene(const std::string& spec);
 // UserError, listing the materials, when none matches.
 void applyCarPaintOverride(SceneData& scene, const std::string& match, uint32_t cost);
 
-// A scene by its spec: a builtin: name or a .gltf/.glb path.
-SceneData loadScene(const std::string& spec);
+// A scene by its spec: a builtin: name or a .gltf/.glb path, a file's meshes read on `threads`
+// threads (0: every hardware thread).
+SceneData loadScene(const std::string& spec, unsigned threads = 0);
 
 // A double-sided Lambertian of this albedo, without glTF's default specular layer.
 gpu::Material lambertian(gpu::vec3 albedo);

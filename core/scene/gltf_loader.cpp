@@ -1,19 +1,30 @@
 #include "core/scene/gltf_loader.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <stb_image.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <tiny_gltf.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
+#include <thread>
 
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/scene/bvh/thread_budget.h"
 
 namespace ptbench {
 namespace {
@@ -84,8 +95,8 @@ std::string explainUriErrors(const std::string& errors, const std::filesystem::p
 
 class GltfReader {
  public:
-  GltfReader(const std::filesystem::path& path, tinygltf::Model& model)
-      : path_(path), model_(model), builder_(path.string()) {}
+  GltfReader(const std::filesystem::path& path, tinygltf::Model& model, unsigned threads)
+      : path_(path), model_(model), builder_(path.string()), threads_(threads) {}
 
   SceneData read();
 
@@ -107,9 +118,19 @@ class GltfReader {
                              const std::string& what);
   gpu::TextureRef textureRef(const tinygltf::Value& info, bool srgb, const std::string& what);
   uint32_t texture(int textureIndex, bool srgb);
-  uint32_t mesh(int gltfMesh);
-  bool primitive(const tinygltf::Primitive& source, Primitive& out);
+  std::vector<int> meshesInVisitOrder(const std::vector<int>& roots) const;
+  void addMeshes(const std::vector<int>& roots);
+  Primitive primitive(const tinygltf::Primitive& source, uint32_t material) const;
   void visit(int nodeIndex, const Mat4& parent, int depth);
+  // body(begin, end) over the chunks of [0, count): on the threads the budget spares, when
+  // there is one and the count is large.
+  template <typename Body>
+  void inChunks(size_t count, Body&& body) const {
+    constexpr uint32_t elementsPerChunk = 1 << 16;
+    if (budget_ == nullptr || count <= elementsPerChunk || count > UINT32_MAX) return body(0, count);
+    const Chunks chunks{.begin = 0, .end = uint32_t(count), .size = elementsPerChunk};
+    parallelFor(*budget_, chunks.count(), [&](size_t chunk) { body(chunks.first(chunk), chunks.last(chunk)); });
+  }
   std::vector<CameraAnimation> cameraAnimations() const;
   std::vector<std::string> unshadedMaterialExtensions() const;
 
@@ -120,6 +141,10 @@ class GltfReader {
   std::map<std::pair<int, bool>, uint32_t> textures_;
   std::map<int, uint32_t> meshes_;
   std::optional<uint32_t> defaultMaterial_;
+  unsigned threads_;
+  // The threads addMeshes() has to spare, lent to the element loops of a primitive large enough
+  // to be worth them, so that a scene of one huge mesh is not read on one thread.
+  mutable ThreadBudget* budget_ = nullptr;
   uint32_t skippedPrimitives_ = 0;
   bool haveCamera_ = false;
   // The scene camera's node and its parent's world transform: what its animations move.
@@ -239,43 +264,53 @@ std::vector<float> GltfReader::readAccessor(int accessorIndex, int components, c
   if (componentBytes <= 0) fail(name + " has an unknown component type");
   // Located, so bounds-checked against the buffer, before anything is allocated.
   const auto [first, stride] = locate(accessor, size_t(componentBytes) * components, name);
-  std::vector<float> values(accessor.count * components, 0.0f);
-  for (size_t i = 0; i < accessor.count; ++i) {
-    const uint8_t* element = first + i * stride;
-    for (int c = 0; c < components; ++c) {
-      const uint8_t* p = element + c * componentBytes;
-      float v = 0;
-      // Integer attributes are normalised when the accessor says so (KHR_mesh_quantization).
-      switch (accessor.componentType) {
-        case TINYGLTF_COMPONENT_TYPE_FLOAT:
-          std::memcpy(&v, p, 4);
-          break;
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
-          v = accessor.normalized ? *p / 255.0f : *p;
-          break;
-        case TINYGLTF_COMPONENT_TYPE_BYTE: {
-          const auto s = static_cast<int8_t>(*p);
-          v = accessor.normalized ? std::fmax(s / 127.0f, -1.0f) : s;
-          break;
-        }
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-          uint16_t s;
-          std::memcpy(&s, p, 2);
-          v = accessor.normalized ? s / 65535.0f : s;
-          break;
-        }
-        case TINYGLTF_COMPONENT_TYPE_SHORT: {
-          int16_t s;
-          std::memcpy(&s, p, 2);
-          v = accessor.normalized ? std::fmax(s / 32767.0f, -1.0f) : s;
-          break;
-        }
-        default:
-          fail(name + " has a component type ptbench cannot read as vertex data");
-      }
-      values[i * components + c] = v;
-    }
+  switch (accessor.componentType) {
+    case TINYGLTF_COMPONENT_TYPE_FLOAT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+    case TINYGLTF_COMPONENT_TYPE_SHORT:
+      break;
+    default:
+      fail(name + " has a component type ptbench cannot read as vertex data");
   }
+  std::vector<float> values(accessor.count * components, 0.0f);
+  inChunks(accessor.count, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const uint8_t* element = first + i * stride;
+      for (int c = 0; c < components; ++c) {
+        const uint8_t* p = element + c * componentBytes;
+        float v = 0;
+        // Integer attributes are normalised when the accessor says so (KHR_mesh_quantization).
+        switch (accessor.componentType) {
+          case TINYGLTF_COMPONENT_TYPE_FLOAT:
+            std::memcpy(&v, p, 4);
+            break;
+          case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+            v = accessor.normalized ? *p / 255.0f : *p;
+            break;
+          case TINYGLTF_COMPONENT_TYPE_BYTE: {
+            const auto s = static_cast<int8_t>(*p);
+            v = accessor.normalized ? std::fmax(s / 127.0f, -1.0f) : s;
+            break;
+          }
+          case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+            uint16_t s;
+            std::memcpy(&s, p, 2);
+            v = accessor.normalized ? s / 65535.0f : s;
+            break;
+          }
+          case TINYGLTF_COMPONENT_TYPE_SHORT: {
+            int16_t s;
+            std::memcpy(&s, p, 2);
+            v = accessor.normalized ? std::fmax(s / 32767.0f, -1.0f) : s;
+            break;
+          }
+        }
+        values[i * components + c] = v;
+      }
+    }
+  });
   return values;
 }
 
@@ -289,18 +324,20 @@ std::vector<uint32_t> GltfReader::readIndices(int accessorIndex) const {
   if (bytes != 1 && bytes != 2 && bytes != 4) fail(name + " has a component type that is not an unsigned integer");
   const auto [first, stride] = locate(accessor, size_t(bytes), name);
   std::vector<uint32_t> indices(accessor.count);
-  for (size_t i = 0; i < accessor.count; ++i) {
-    const uint8_t* p = first + i * stride;
-    uint32_t v = 0;
-    if (bytes == 1) v = *p;
-    if (bytes == 2) {
-      uint16_t s;
-      std::memcpy(&s, p, 2);
-      v = s;
+  inChunks(accessor.count, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const uint8_t* p = first + i * stride;
+      uint32_t v = 0;
+      if (bytes == 1) v = *p;
+      if (bytes == 2) {
+        uint16_t s;
+        std::memcpy(&s, p, 2);
+        v = s;
+      }
+      if (bytes == 4) std::memcpy(&v, p, 4);
+      indices[i] = v;
     }
-    if (bytes == 4) std::memcpy(&v, p, 4);
-    indices[i] = v;
-  }
+  });
   return indices;
 }
 
@@ -551,8 +588,8 @@ void generateTangents(Primitive& p, const gpu::TextureRef& normalTexture) {
   }
 }
 
-bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
-  if (source.mode != -1 && source.mode != modeTriangles) return false;
+Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t material) const {
+  Primitive out;
   const auto position = source.attributes.find("POSITION");
   if (position == source.attributes.end()) fail("a triangle primitive has no POSITION attribute");
   const auto positions = readAccessor(position->second, 3, "POSITION");
@@ -589,21 +626,23 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
   const int colorSize = colorComponents(source);
   const auto colors = optional("COLOR_0", colorSize);
 
-  out.material = material(source.material);
+  out.material = material;
   out.vertices.resize(vertexCount);
-  for (size_t v = 0; v < vertexCount; ++v) {
-    auto& vertex = out.vertices[v];
-    vertex.position = {positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]};
-    if (!normals.empty()) vertex.normal = {normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]};
-    if (!uv0.empty()) vertex.uv0 = {uv0[2 * v], uv0[2 * v + 1]};
-    if (!uv1.empty()) vertex.uv1 = {uv1[2 * v], uv1[2 * v + 1]};
-    if (!tangents.empty())
-      vertex.tangent = {tangents[4 * v], tangents[4 * v + 1], tangents[4 * v + 2], tangents[4 * v + 3]};
-    if (!colors.empty()) {
-      const float* color = &colors[colorSize * v];
-      vertex.color = packVertexColor(color[0], color[1], color[2], colorSize == 4 ? color[3] : 1.0f);
+  inChunks(vertexCount, [&](size_t begin, size_t end) {
+    for (size_t v = begin; v < end; ++v) {
+      auto& vertex = out.vertices[v];
+      vertex.position = {positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]};
+      if (!normals.empty()) vertex.normal = {normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]};
+      if (!uv0.empty()) vertex.uv0 = {uv0[2 * v], uv0[2 * v + 1]};
+      if (!uv1.empty()) vertex.uv1 = {uv1[2 * v], uv1[2 * v + 1]};
+      if (!tangents.empty())
+        vertex.tangent = {tangents[4 * v], tangents[4 * v + 1], tangents[4 * v + 2], tangents[4 * v + 3]};
+      if (!colors.empty()) {
+        const float* color = &colors[colorSize * v];
+        vertex.color = packVertexColor(color[0], color[1], color[2], colorSize == 4 ? color[3] : 1.0f);
+      }
     }
-  }
+  });
   out.indices = std::move(indices);
 
   if (normals.empty()) {
@@ -632,24 +671,76 @@ bool GltfReader::primitive(const tinygltf::Primitive& source, Primitive& out) {
                                   ? textures[gpu::SLOT_NORMAL]
                                   : textures[gpu::SLOT_CLEARCOAT_NORMAL];
   if (tangents.empty() && normalTexture.texture != gpu::NO_TEXTURE) generateTangents(out, normalTexture);
-  return true;
+  return out;
 }
 
-uint32_t GltfReader::mesh(int gltfMesh) {
-  if (const auto found = meshes_.find(gltfMesh); found != meshes_.end()) return found->second;
-  if (gltfMesh >= int(model_.meshes.size()))
-    fail("a node names mesh " + std::to_string(gltfMesh) + ", which does not exist");
-  std::vector<Primitive> primitives;
-  for (const auto& source : model_.meshes[gltfMesh].primitives) {
-    Primitive p;
-    if (primitive(source, p))
-      primitives.push_back(std::move(p));
-    else
-      ++skippedPrimitives_;
+// The meshes the scene's nodes reach, each once, in the order visit() meets them, so that they
+// are numbered as a serial load numbers them. Broken references are left for visit() to report.
+std::vector<int> GltfReader::meshesInVisitOrder(const std::vector<int>& roots) const {
+  std::vector<int> order;
+  std::set<int> seen;
+  const std::function<void(int, int)> walk = [&](int nodeIndex, int depth) {
+    if (nodeIndex < 0 || nodeIndex >= int(model_.nodes.size()) || depth > 256) return;
+    const auto& node = model_.nodes[nodeIndex];
+    if (node.mesh >= 0 && node.mesh < int(model_.meshes.size()) && seen.insert(node.mesh).second)
+      order.push_back(node.mesh);
+    for (int child : node.children) walk(child, depth + 1);
+  };
+  for (int root : roots) walk(root, 0);
+  return order;
+}
+
+// Every mesh the scene uses, its primitives read on several threads: reading accessors and
+// making vertices, normals and tangents is most of a large scene's load. Materials (which add
+// textures to the builder) are made first, here, in the serial load's order; the builder gets the
+// meshes afterwards, in visit order, so the scene is the same for any thread count.
+void GltfReader::addMeshes(const std::vector<int>& roots) {
+  struct Job {
+    int mesh;
+    const tinygltf::Primitive* source;
+    uint32_t material;
+  };
+  const std::vector<int> order = meshesInVisitOrder(roots);
+  std::vector<Job> jobs;
+  for (int gltfMesh : order)
+    for (const auto& source : model_.meshes[gltfMesh].primitives) {
+      if (source.mode != -1 && source.mode != modeTriangles) {
+        ++skippedPrimitives_;
+        continue;
+      }
+      jobs.push_back({gltfMesh, &source, material(source.material)});
+    }
+  std::vector<Primitive> primitives(jobs.size());
+  std::vector<std::exception_ptr> errors(jobs.size());
+  const unsigned threads = threads_ > 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+  ThreadBudget budget(threads);
+  // On one thread the loops run whole, as a serial load's: the reference the tests hold the
+  // chunked ones to.
+  budget_ = threads > 1 ? &budget : nullptr;
+  parallelFor(budget, jobs.size(), [&](size_t i) {
+    try {
+      primitives[i] = primitive(*jobs[i].source, jobs[i].material);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
+  budget_ = nullptr;
+  // The first broken primitive in load order is the one reported, whichever thread met it first.
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
+  size_t vertices = 0, indices = 0;
+  for (const Primitive& p : primitives) {
+    vertices += p.vertices.size();
+    indices += p.indices.size();
   }
-  const uint32_t index = builder_.addMesh(primitives);
-  meshes_[gltfMesh] = index;
-  return index;
+  builder_.reserve(vertices, indices);
+  size_t next = 0;
+  for (int gltfMesh : order) {
+    const size_t first = next;
+    while (next < jobs.size() && jobs[next].mesh == gltfMesh) ++next;
+    meshes_[gltfMesh] = builder_.addMesh(std::span(primitives).subspan(first, next - first));
+    for (size_t i = first; i < next; ++i) primitives[i] = {};  // the builder has copied them
+  }
 }
 
 void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
@@ -658,7 +749,11 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
   if (depth > 256) fail("the node hierarchy is deeper than 256 levels (a cycle?)");
   const auto& node = model_.nodes[nodeIndex];
   const Mat4 world = parent * nodeTransform(node);
-  if (node.mesh >= 0) builder_.addInstance(mesh(node.mesh), world);
+  if (node.mesh >= 0) {
+    const auto found = meshes_.find(node.mesh);
+    if (found == meshes_.end()) fail("a node names mesh " + std::to_string(node.mesh) + ", which does not exist");
+    builder_.addInstance(found->second, world);
+  }
   if (node.camera >= 0 && node.camera < int(model_.cameras.size()) && !haveCamera_ &&
       model_.cameras[node.camera].type == "perspective") {
     Camera camera;
@@ -820,6 +915,7 @@ SceneData GltfReader::read() {
     for (int i = 0; i < int(model_.nodes.size()); ++i)
       if (!isChild[i]) roots.push_back(i);
   }
+  addMeshes(roots);
   for (int root : roots) visit(root, Mat4{}, 0);
   if (skippedPrimitives_ > 0)
     spdlog::warn("{}: skipped {} primitive(s) that are not triangle lists (points, lines, strips or fans)",
@@ -889,9 +985,42 @@ bool loadImage(tinygltf::Image* image, int index, std::string* error, std::strin
   return tinygltf::LoadImageData(image, index, error, warning, width, height, bytes, size, nullptr);
 }
 
+// A file mapped into memory, read-only: a .glb's bytes reach tinygltf without being read into
+// a buffer of their own first (a copy of the whole file, and its pages zeroed beforehand).
+class MappedFile {
+ public:
+  explicit MappedFile(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw UserError(path.string() + ": cannot open: " + std::strerror(errno));
+    struct stat status {};
+    if (::fstat(fd, &status) != 0 || status.st_size <= 0) {
+      const int error = errno;
+      ::close(fd);
+      throw UserError(path.string() + (status.st_size <= 0 ? ": is empty, not a glTF binary"
+                                                           : ": cannot read: " + std::string(std::strerror(error))));
+    }
+    size_ = size_t(status.st_size);
+    void* data = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    const int error = errno;
+    ::close(fd);
+    if (data == MAP_FAILED) throw UserError(path.string() + ": cannot map into memory: " + std::strerror(error));
+    data_ = static_cast<const unsigned char*>(data);
+    ::madvise(data, size_, MADV_SEQUENTIAL);
+  }
+  ~MappedFile() { ::munmap(const_cast<unsigned char*>(data_), size_); }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const unsigned char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  const unsigned char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 }  // namespace
 
-SceneData loadGltf(const std::filesystem::path& path) {
+SceneData loadGltf(const std::filesystem::path& path, unsigned threads) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error))
     throw UserError(path.string() +
@@ -905,8 +1034,18 @@ SceneData loadGltf(const std::filesystem::path& path) {
   bool ok = false;
   {
     const StepProgress progress("reading " + path.string());
-    ok = binary ? loader.LoadBinaryFromFile(&model, &errors, &warnings, path.string())
-                : loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
+    if (binary) {
+      const MappedFile file(path);
+      // A glTF binary's header gives its length in 32 bits, as tinygltf takes it.
+      if (file.size() > std::numeric_limits<uint32_t>::max())
+        throw UserError(path.string() + ": " + std::to_string(file.size()) +
+                        " bytes, beyond the 4 GiB a glTF binary can hold; split it or use .gltf with external buffers");
+      // tinygltf resolves a .glb's external URIs from the folder part of the path as given.
+      const std::string folder = path.has_parent_path() ? path.parent_path().string() : "";
+      ok = loader.LoadBinaryFromMemory(&model, &errors, &warnings, file.data(), unsigned(file.size()), folder);
+    } else {
+      ok = loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
+    }
   }
   if (!ok || !errors.empty()) {
     while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
@@ -915,7 +1054,7 @@ SceneData loadGltf(const std::filesystem::path& path) {
   }
   if (!warnings.empty()) spdlog::debug("{}: {}", path.string(), warnings);
   const StepProgress progress("processing the meshes and materials of " + path.string());
-  return GltfReader(path, model).read();
+  return GltfReader(path, model, threads).read();
 }
 
 }  // namespace ptbench

@@ -10,7 +10,8 @@ namespace ptbench {
 // declares more is refused before it is decoded.
 inline constexpr uint32_t maxTextureSide = 16384;
 
-// Loads a .gltf (with its .bin and images) or .glb. Throws UserError naming the file and
+// Loads a .gltf (with its .bin and images) or .glb, its meshes on `threads` threads (0: every
+// hardware thread; the scene is the same for any count). Throws UserError naming the file and
 // what is wrong for anything it cannot take.
-SceneData loadGltf(const std::filesystem::path& path);
+SceneData loadGltf(const std::filesystem::path& path, unsigned threads = 0);
 }  // namespace ptbench

@@ -143,6 +143,12 @@ class SceneBuilder {
   uint32_t addMaterial(const gpu::Material& material, std::string name = {});
   uint32_t addTexture(TextureImage texture);
   uint32_t addMesh(std::span<Primitive> primitives);
+  // Room for this many more vertices and indices, so that a large scene's meshes are added
+  // without the arrays growing (and copying) again and again.
+  void reserve(size_t vertices, size_t indices) {
+    scene_.vertices.reserve(scene_.vertices.size() + vertices);
+    scene_.indices.reserve(scene_.indices.size() + indices);
+  }
   void addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride = gpu::NO_MATERIAL_OVERRIDE);
   void addPunctualLight(const gpu::PunctualLight& light) { scene_.punctualLights.push_back(light); }
   void setCamera(const Camera& camera, uint32_t cameraCount);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +59,49 @@ TEST_P(ShippedScene, LoadsWithEveryInstancedTriangle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene, ::testing::ValuesIn(shippedScenes));
+
+template <typename T>
+void expectSameBytes(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0) << what;
+}
+
+void expectSameScene(const SceneData& a, const SceneData& b) {
+  expectSameBytes(a.vertices, b.vertices, "vertices");
+  expectSameBytes(a.indices, b.indices, "indices");
+  expectSameBytes(a.geometries, b.geometries, "geometries");
+  expectSameBytes(a.instances, b.instances, "instances");
+  expectSameBytes(a.instanceMeshes, b.instanceMeshes, "instance meshes");
+  expectSameBytes(a.materials, b.materials, "materials");
+  expectSameBytes(a.emissiveTriangles, b.emissiveTriangles, "emissive triangles");
+}
+
+// Issue 24: a scene's meshes are read on --threads threads; the scene must not depend on how many.
+TEST_P(ShippedScene, LoadsTheSameOnAnyThreadCount) {
+  const fs::path path = fs::path(PTBENCH_SOURCE_DIR) / "scenes" / GetParam();
+  const SceneData one = loadGltf(path, 1);
+  expectSameScene(one, loadGltf(path, 5));
+}
+
+// scripts/generate-mesh-glb.py writes the large scenes issue 24 measures loading and building
+// with: a .glb of about the triangles asked for, each its own, in the meshes asked for, which
+// loads (mapped, on several threads) the same as on one thread.
+TEST(GeneratedMesh, TheGeneratorsGlbLoadsWithEveryTriangleOnAnyThreadCount) {
+  const fs::path path = fs::temp_directory_path() / ("ptbench-generated-" + std::to_string(::getpid()) + ".glb");
+  const std::string command = "python3 " +
+                              (fs::path(PTBENCH_SOURCE_DIR) / "scripts" / "generate-mesh-glb.py").string() +
+                              " --triangles 400000 --meshes 3 " + path.string() + " 2>/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const SceneData one = loadGltf(path, 1);
+  // Meshes of over 65,536 vertices: each one's accessors are read in chunks on several threads too.
+  EXPECT_EQ(one.meshes.size(), 3u);
+  EXPECT_GT(one.vertices.size() / 3, size_t{1} << 16);
+  EXPECT_EQ(one.triangleCount(), trianglesFromAccessors(path));
+  EXPECT_EQ(one.uniqueTriangleCount(), one.triangleCount());
+  EXPECT_NEAR(double(one.triangleCount()), 400000, 0.1 * 400000);
+  expectSameScene(one, loadGltf(path, 3));
+  fs::remove(path);
+}
 
 TEST(ShippedScenes, MaterialsAndLightsAreRead) {
   const fs::path scenes = fs::path(PTBENCH_SOURCE_DIR) / "scenes";
@@ -274,6 +318,30 @@ TEST_F(GltfFiles, IndexOutOfRangeIsRefused) {
   bin.close();
   const std::string message = loadError(write("index.gltf", triangleGltf().dump()));
   EXPECT_NE(message.find("beyond the primitive's 3 vertices"), std::string::npos) << message;
+}
+
+// Meshes are read on several threads; of two broken ones the first in load order is named,
+// whichever thread finds its fault first, so the message does not change from run to run.
+TEST_F(GltfFiles, OfTwoBrokenMeshesTheFirstIsNamedOnAnyThreadCount) {
+  auto gltf = triangleGltf();
+  gltf["nodes"] = {{{"mesh", 0}}, {{"mesh", 1}}};
+  gltf["scenes"][0]["nodes"] = {0, 1};
+  // Mesh 0 claims more positions than its buffer holds; mesh 1 names an accessor that does not exist.
+  gltf["accessors"].push_back(gltf["accessors"][0]);
+  gltf["accessors"][2]["count"] = 10;
+  gltf["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", 2}}}, {"indices", 1}}}}},
+                    {{"primitives", {{{"attributes", {{"POSITION", 9}}}, {"indices", 1}}}}}};
+  const fs::path path = write("two.gltf", gltf.dump());
+  for (unsigned threads : {1u, 2u, 8u})
+    for (int repeat = 0; repeat < 5; ++repeat) {
+      std::string message;
+      try {
+        loadGltf(path, threads);
+      } catch (const UserError& error) {
+        message = error.what();
+      }
+      EXPECT_NE(message.find("accessor 2"), std::string::npos) << threads << " threads: " << message;
+    }
 }
 
 TEST_F(GltfFiles, UnsupportedRequiredExtensionIsNamed) {
