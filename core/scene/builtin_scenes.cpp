@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/scene/bvh/thread_budget.h"
 #include "core/scene/gltf_loader.h"
 
 namespace ptbench {
@@ -166,7 +167,7 @@ gpu::Material divergenceMaterial(uint32_t i, uint32_t cost) {
 
 // A grid of n spheres lit by a quad light above: each with a material of its own, or with
 // `materials` materials assigned in turn (divergenceMaterial).
-SceneData spheres(const BuiltinSceneRequest& request) {
+SceneData spheres(const BuiltinSceneRequest& request, unsigned threads) {
   SceneBuilder builder(request.spec);
   std::vector<uint32_t> materials;
   const uint32_t count = request.count, subdivisions = request.subdivisions;
@@ -207,7 +208,7 @@ SceneData spheres(const BuiltinSceneRequest& request) {
   builder.setCamera(
       {.position = {0, 0.6f * extent + 2, 0.9f * extent + 2}, .target = {0, 0, 0}, .up = {0, 1, 0}, .yfovDegrees = 45},
       1);
-  return builder.finish();
+  return builder.finish(threads);
 }
 
 std::map<std::string, std::string> parseQuery(const std::string& spec, std::string& name) {
@@ -332,7 +333,7 @@ BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
   return request;
 }
 
-SceneData loadBuiltinScene(const std::string& spec) {
+SceneData loadBuiltinScene(const std::string& spec, unsigned threads) {
   const BuiltinSceneRequest request = parseBuiltinScene(spec);
   switch (request.kind) {
     case BuiltinSceneRequest::Cornell:
@@ -340,7 +341,7 @@ SceneData loadBuiltinScene(const std::string& spec) {
     case BuiltinSceneRequest::Furnace:
       return furnace(request);
     case BuiltinSceneRequest::Spheres:
-      return spheres(request);
+      return spheres(request, threadsToUse(threads));
   }
   throw std::logic_error("unknown built-in scene kind");
 }
@@ -393,7 +394,7 @@ bool isBuiltinScene(const std::string& spec) {
 SceneData loadScene(const std::string& spec, unsigned threads) {
   if (isBuiltinScene(spec)) {
     const StepProgress progress("generating " + spec);
-    return loadBuiltinScene(spec);
+    return loadBuiltinScene(spec, threads);
   }
   return loadGltf(spec, threads);
 }

@@ -32,7 +32,9 @@ gpu::Material carPaint(gpu::vec3 faceColor, uint32_t octaves);
 bool isBuiltinScene(const std::string& spec);
 // Checks a builtin: spec without building the scene; UserError when it is not one.
 BuiltinSceneRequest parseBuiltinScene(const std::string& spec);
-SceneData loadBuiltinScene(const std::string& spec);
+// `threads` (0: every hardware thread) share the pass over every instanced triangle (bounds,
+// emitters) that finishing a scene of thousands of instances takes.
+SceneData loadBuiltinScene(const std::string& spec, unsigned threads = 1);
 
 // Makes car paint of `cost` octaves of every material that `match` selects: an index, or a
 // glob (fnmatch) on the material names; its base colour becomes the paint's face colour. A

@@ -712,7 +712,7 @@ void GltfReader::addMeshes(const std::vector<int>& roots) {
     }
   std::vector<Primitive> primitives(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
-  const unsigned threads = threads_ > 0 ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = threadsToUse(threads_);
   ThreadBudget budget(threads);
   // On one thread the loops run whole, as a serial load's: the reference the tests hold the
   // chunked ones to.
@@ -920,7 +920,7 @@ SceneData GltfReader::read() {
   if (skippedPrimitives_ > 0)
     spdlog::warn("{}: skipped {} primitive(s) that are not triangle lists (points, lines, strips or fans)",
                  path_.string(), skippedPrimitives_);
-  SceneData scene = builder_.finish();
+  SceneData scene = builder_.finish(threadsToUse(threads_));
   if (scene.triangleCount() == 0) fail("has no triangles to render in its default scene");
   if (!haveCamera_) scene.cameraCount = uint32_t(model_.cameras.size());
   scene.cameraAnimations = cameraAnimations();

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/scene/bvh/thread_budget.h"
 
 namespace ptbench {
 namespace {
@@ -250,56 +251,93 @@ void SceneBuilder::setCamera(const Camera& camera, uint32_t cameraCount) {
   scene_.cameraCount = cameraCount;
 }
 
-SceneData SceneBuilder::finish() {
-  std::vector<float> powers;
+SceneData SceneBuilder::finish(unsigned threads) {
+  // Every instanced triangle is visited, for the bounds and the emitters' power: the triangles in
+  // chunks, each chunk's results kept apart and joined in order, so that the scene is the same
+  // for any thread count (box unions are exact).
+  struct Chunk {
+    uint32_t instance, geometry, firstTriangle, endTriangle;
+    Bounds bounds;
+    bool emissive = false;
+    std::vector<gpu::EmissiveTriangle> emitters;
+  };
+  constexpr uint32_t trianglesPerChunk = 1 << 16;
+  std::vector<Chunk> chunks;
   for (uint32_t i = 0; i < scene_.instances.size(); ++i) {
-    auto& instance = scene_.instances[i];
-    instance.emissiveBasesOffset = uint32_t(scene_.emissiveBases.size());
-    const Mat4& transform = transforms_[i];
+    const auto& instance = scene_.instances[i];
     for (uint32_t g = instance.firstGeometry; g < instance.firstGeometry + instance.geometryCount; ++g) {
-      const auto& geometry = scene_.geometries[g];
-      const uint32_t materialIndex =
-          instance.materialOverride != gpu::NO_MATERIAL_OVERRIDE ? instance.materialOverride : geometry.material;
-      const auto& material = scene_.materials[materialIndex];
-      const Vec3 factor = toVec3(material.emissiveFactor);
-      const gpu::TextureRef& emissiveTexture = material.textures[gpu::SLOT_EMISSIVE];
-      const TextureImage* texture =
-          emissiveTexture.texture != gpu::NO_TEXTURE ? &scene_.textures[emissiveTexture.texture] : nullptr;
-      Vec3 emission = factor;
-      if (texture)
-        emission = {factor.x * texture->averageLinearColor.x, factor.y * texture->averageLinearColor.y,
-                    factor.z * texture->averageLinearColor.z};
-      const float emittedLuminance = luminance(emission);
+      const uint32_t triangles = scene_.geometries[g].triangleCount;
+      // A geometry has a chunk even without triangles: it has its entry in emissiveBases.
+      uint32_t first = 0;
+      do {
+        chunks.push_back({.instance = i,
+                          .geometry = g,
+                          .firstTriangle = first,
+                          .endTriangle = std::min(triangles, first + trianglesPerChunk)});
+        first += trianglesPerChunk;
+      } while (first < triangles);
+    }
+  }
+  ThreadBudget budget(std::max(1u, threads));
+  parallelFor(budget, chunks.size(), [&](size_t c) {
+    Chunk& chunk = chunks[c];
+    const auto& instance = scene_.instances[chunk.instance];
+    const auto& geometry = scene_.geometries[chunk.geometry];
+    const Mat4& transform = transforms_[chunk.instance];
+    const uint32_t materialIndex =
+        instance.materialOverride != gpu::NO_MATERIAL_OVERRIDE ? instance.materialOverride : geometry.material;
+    const gpu::Material& material = scene_.materials[materialIndex];
+    const Vec3 factor = toVec3(material.emissiveFactor);
+    const gpu::TextureRef& emissiveTexture = material.textures[gpu::SLOT_EMISSIVE];
+    const TextureImage* texture =
+        emissiveTexture.texture != gpu::NO_TEXTURE ? &scene_.textures[emissiveTexture.texture] : nullptr;
+    Vec3 emitted = factor;
+    if (texture)
+      emitted = {factor.x * texture->averageLinearColor.x, factor.y * texture->averageLinearColor.y,
+                 factor.z * texture->averageLinearColor.z};
+    const float emittedLuminance = luminance(emitted);
+    chunk.emissive = emittedLuminance > 0;
+    for (uint32_t tri = chunk.firstTriangle; tri < chunk.endTriangle; ++tri) {
+      Vec3 p[3];
+      for (int k = 0; k < 3; ++k) {
+        const uint32_t index = scene_.indices[geometry.firstIndex + 3 * tri + k];
+        const Vec3 local = toVec3(scene_.vertices[geometry.firstVertex + index].position);
+        p[k] = transform.transformPoint(local);
+        chunk.bounds.extend(p[k]);
+      }
+      if (emittedLuminance <= 0) continue;
+      const float area = 0.5f * length(cross(p[1] - p[0], p[2] - p[0]));
+      const auto vertex = [&](int k) -> const gpu::Vertex& {
+        return scene_.vertices[geometry.firstVertex + scene_.indices[geometry.firstIndex + 3 * tri + k]];
+      };
+      float triangleLuminance = emittedLuminance;
+      if (texture) {
+        const Vec3 mean = meanOverTriangle([&](Vec3 w) {
+          return linearColor(*texture, texelAt(*texture, emissiveTexture, vertex(0), vertex(1), vertex(2), w));
+        });
+        triangleLuminance = luminance({factor.x * mean.x, factor.y * mean.y, factor.z * mean.z});
+      }
+      triangleLuminance *= alphaCoverage(scene_, material, vertex(0), vertex(1), vertex(2));
       // An emissive geometry lists every triangle, degenerate ones with power 0, so that a
       // hit finds its light-list entry by adding its primitive index to the base.
-      scene_.emissiveBases.push_back(emittedLuminance > 0 ? uint32_t(scene_.emissiveTriangles.size())
-                                                          : gpu::NOT_EMISSIVE);
-      for (uint32_t tri = 0; tri < geometry.triangleCount; ++tri) {
-        Vec3 p[3];
-        for (int k = 0; k < 3; ++k) {
-          const uint32_t index = scene_.indices[geometry.firstIndex + 3 * tri + k];
-          const Vec3 local = toVec3(scene_.vertices[geometry.firstVertex + index].position);
-          p[k] = transform.transformPoint(local);
-          scene_.bounds.extend(p[k]);
-        }
-        if (emittedLuminance <= 0) continue;
-        const float area = 0.5f * length(cross(p[1] - p[0], p[2] - p[0]));
-        const auto vertex = [&](int k) -> const gpu::Vertex& {
-          return scene_.vertices[geometry.firstVertex + scene_.indices[geometry.firstIndex + 3 * tri + k]];
-        };
-        float triangleLuminance = emittedLuminance;
-        if (texture) {
-          const Vec3 mean = meanOverTriangle([&](Vec3 w) {
-            return linearColor(*texture, texelAt(*texture, emissiveTexture, vertex(0), vertex(1), vertex(2), w));
-          });
-          triangleLuminance = luminance({factor.x * mean.x, factor.y * mean.y, factor.z * mean.z});
-        }
-        triangleLuminance *= alphaCoverage(scene_, material, vertex(0), vertex(1), vertex(2));
-        scene_.emissiveTriangles.push_back(
-            {.instance = i, .geometry = g, .triangle = tri, .power = triangleLuminance * area});
-        powers.push_back(triangleLuminance * area);
-      }
+      chunk.emitters.push_back(
+          {.instance = chunk.instance, .geometry = chunk.geometry, .triangle = tri, .power = triangleLuminance * area});
     }
+  });
+  std::vector<float> powers;
+  for (Chunk& chunk : chunks) {
+    auto& instance = scene_.instances[chunk.instance];
+    if (chunk.firstTriangle == 0) {
+      if (chunk.geometry == instance.firstGeometry)
+        instance.emissiveBasesOffset = uint32_t(scene_.emissiveBases.size());
+      scene_.emissiveBases.push_back(chunk.emissive ? uint32_t(scene_.emissiveTriangles.size()) : gpu::NOT_EMISSIVE);
+    }
+    scene_.bounds.extend(chunk.bounds);
+    for (const auto& emitter : chunk.emitters) {
+      scene_.emissiveTriangles.push_back(emitter);
+      powers.push_back(emitter.power);
+    }
+    chunk.emitters = {};
   }
   scene_.totalEmissivePower = std::accumulate(powers.begin(), powers.end(), 0.0);
   scene_.lightAliasTable = buildAliasTable(powers);

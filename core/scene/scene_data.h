@@ -153,7 +153,8 @@ class SceneBuilder {
   void addPunctualLight(const gpu::PunctualLight& light) { scene_.punctualLights.push_back(light); }
   void setCamera(const Camera& camera, uint32_t cameraCount);
   const gpu::Material& material(uint32_t index) const { return scene_.materials.at(index); }
-  SceneData finish();
+  // The scene, its bounds and emitter table made on `threads` threads; the same for any count.
+  SceneData finish(unsigned threads = 1);
 
  private:
   SceneData scene_;

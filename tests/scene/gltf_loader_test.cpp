@@ -74,6 +74,10 @@ void expectSameScene(const SceneData& a, const SceneData& b) {
   expectSameBytes(a.instanceMeshes, b.instanceMeshes, "instance meshes");
   expectSameBytes(a.materials, b.materials, "materials");
   expectSameBytes(a.emissiveTriangles, b.emissiveTriangles, "emissive triangles");
+  expectSameBytes(a.emissiveBases, b.emissiveBases, "emissive bases");
+  expectSameBytes(a.lightAliasTable, b.lightAliasTable, "light alias table");
+  EXPECT_EQ(a.totalEmissivePower, b.totalEmissivePower);
+  EXPECT_EQ(std::memcmp(&a.bounds, &b.bounds, sizeof a.bounds), 0) << "bounds";
 }
 
 // Issue 24: a scene's meshes are read on --threads threads; the scene must not depend on how many.
@@ -169,6 +173,46 @@ TEST(ShippedScenes, EveryMaterialExtensionTheyUseIsShaded) {
 
 // An emissive triangle's power, which steers light sampling, counts only the share of it that
 // rays see, with the alpha the shaders cut and blend with: factor, texture and COLOR_0's alpha.
+// Issue 24: finishing a scene visits every instanced triangle (bounds, emitter powers) in chunks
+// on several threads. A strip of 200,000 emissive triangles (four chunks) instanced twice, the
+// second moved, beside a dark mesh: every triangle listed in order with its power, each
+// geometry's base where its triangles start, the bounds of both instances; the same on 1 thread.
+TEST(EmitterPower, ChunksOfALargeEmitterOnAnyThreadCountGiveTheSameTable) {
+  const auto build = [](unsigned threads) {
+    SceneBuilder builder("a large emissive strip");
+    gpu::Material light = defaultMaterial();
+    light.emissiveFactor = {1, 1, 1};
+    const uint32_t dark = builder.addMaterial(defaultMaterial()), bright = builder.addMaterial(light);
+    constexpr uint32_t quads = 100'000;
+    Primitive strip{.material = bright};
+    for (uint32_t q = 0; q <= quads; ++q)
+      for (float z : {0.0f, 1.0f}) strip.vertices.push_back({.position = {float(q), 0, z}, .normal = {0, 1, 0}});
+    for (uint32_t q = 0; q < quads; ++q)
+      strip.indices.insert(strip.indices.end(), {2 * q, 2 * q + 1, 2 * q + 2, 2 * q + 1, 2 * q + 3, 2 * q + 2});
+    Primitive darkTriangle{.vertices = {{.position = {0, 0, 0}}, {.position = {0, 1, 0}}, {.position = {1, 0, 0}}},
+                           .indices = {0, 1, 2},
+                           .material = dark};
+    std::vector<Primitive> mesh = {darkTriangle, strip};
+    const uint32_t index = builder.addMesh(mesh);
+    builder.addInstance(index, Mat4{});
+    builder.addInstance(index, Mat4::translation({0, 0, 5}));
+    return builder.finish(threads);
+  };
+  const SceneData one = build(1);
+  ASSERT_EQ(one.emissiveTriangles.size(), 400'000u);
+  EXPECT_EQ(one.emissiveBases, (std::vector<uint32_t>{gpu::NOT_EMISSIVE, 0, gpu::NOT_EMISSIVE, 200'000}));
+  EXPECT_EQ(one.instances[1].emissiveBasesOffset, 2u);
+  for (uint32_t k : {0u, 65'535u, 65'536u, 199'999u, 200'000u, 399'999u}) {
+    EXPECT_EQ(one.emissiveTriangles[k].instance, k / 200'000) << k;
+    EXPECT_EQ(one.emissiveTriangles[k].triangle, k % 200'000) << k;
+    EXPECT_NEAR(one.emissiveTriangles[k].power, 0.5f, 1e-6) << k;
+  }
+  EXPECT_NEAR(one.totalEmissivePower, 200'000.0, 1e-3);
+  EXPECT_EQ(one.bounds.max.x, 100'000.0f);
+  EXPECT_EQ(one.bounds.max.z, 6.0f);
+  expectSameScene(one, build(3));
+}
+
 TEST(EmitterPower, CountsTheCoverageOfVertexColourAlpha) {
   const auto emitterPower = [](uint32_t alphaMode, float vertexAlphaA, float vertexAlphaBC) {
     SceneBuilder builder("an emissive triangle with COLOR_0 alpha");

@@ -300,7 +300,7 @@ std::array<gpu::vec4, 3> worldToObjectRows(const gpu::Instance& instance) {
 
 SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& options) {
   const auto start = Clock::now();
-  const unsigned threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = threadsToUse(options.threads);
   ThreadBudget budget(threads);
 
   // Largest first, so that the mesh the build ends on is a small one.

@@ -6,9 +6,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <future>
+#include <thread>
 #include <vector>
 
 namespace ptbench {
+
+// The threads --threads asks for: 0 is every hardware thread of this machine.
+inline unsigned threadsToUse(unsigned requested) {
+  return requested > 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
 
 // The threads a build may still start, shared by every level of the nesting: a mesh worker
 // holds one while it runs, and a large subtree takes one only when another worker has
