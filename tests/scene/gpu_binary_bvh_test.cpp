@@ -144,6 +144,16 @@ TEST_F(GpuBvhBuilderTest, SahCostWithinAFactorOfTheCpuBuilds) {
   }
 }
 
+// Issue 24's memory rule: a level too large for the device fails with a sentence before any
+// allocation. The issue's 50M-triangle mesh needs about 9 GiB.
+TEST(GpuBvhBuildMemory, ALevelTooLargeForTheDeviceIsRefusedWithASentence) {
+  EXPECT_EQ(gpuBvhBuildMemoryError(50'000'000, uint64_t{80} << 30, "H100"), "");
+  const std::string error = gpuBvhBuildMemoryError(50'000'000, uint64_t{4} << 30, "a small GPU");
+  EXPECT_NE(error.find("50000000 primitives"), std::string::npos) << error;
+  EXPECT_NE(error.find("a small GPU has 4096 MiB"), std::string::npos) << error;
+  EXPECT_NE(error.find("software_builder: cpu"), std::string::npos) << error;
+}
+
 class GpuBuiltScene : public GpuBvhBuilderTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(GpuBuiltScene, BothLayoutsFindWhatBruteForceFinds) {

@@ -65,6 +65,21 @@ void copyBuffer(VkCommandBuffer commands, const vk::Buffer& from, const vk::Buff
 
 }  // namespace
 
+std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalBytes, const std::string& device) {
+  // Device-local arrays, per primitive: keys and values twice (16 bytes), its box (24), its share
+  // of the blocks' histograms, and per node (2 per primitive) a parent (4), a box (24) and the
+  // emitted node (36); per inner node its Karras node (16) and arrival count (4). The boxes'
+  // staging and the readback buffers are host memory.
+  const uint64_t blocks = (primitives + gpu::RADIX_SORT_BLOCK - 1) / gpu::RADIX_SORT_BLOCK;
+  const uint64_t bytes = primitives * (16 + 24 + 2 * (4 + sizeof(gpu::BuildBounds) + sizeof(gpu::BuildNode)) +
+                                       sizeof(gpu::KarrasNode) + 4) +
+                         blocks * gpu::RADIX_SORT_DIGITS * 4;
+  if (bytes <= deviceLocalBytes) return "";
+  const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+  return "the GPU builder needs " + mib(bytes) + " for a level of " + std::to_string(primitives) + " primitives, but " +
+         device + " has " + mib(deviceLocalBytes) + " of device memory; use software_builder: cpu";
+}
+
 // Keys and values, each twice: every pass sorts from one copy into the other.
 struct GpuBvhBuilder::SortBuffers {
   vk::Buffer keys[2], values[2], blockHistograms;
@@ -149,6 +164,9 @@ BinaryBvh GpuBvhBuilder::build(std::span<const Bounds> primitives) {
     bvh.primitiveOrder = {0};
     return bvh;
   }
+  const auto& device = context_.capabilities();
+  if (const std::string error = gpuBvhBuildMemoryError(count, device.deviceLocalBytes, device.name); !error.empty())
+    throw std::runtime_error(error);
   const std::lock_guard lock(mutex_);
   const auto start = Clock::now();
   // The Morton grid spans the centroids' box; a flat axis gets no bits of it.

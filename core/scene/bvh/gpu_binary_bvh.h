@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/scene/bvh/binary_bvh.h"
@@ -19,6 +20,11 @@ struct GpuBvhBuildTimes {
   double transferMs = 0;  // wall clock: the primitives' boxes up, the tree read back and converted
   uint32_t trees = 0;
 };
+
+// Why a build over `primitives` cannot run on a device with `deviceLocalBytes` of device-local
+// memory (its arrays alone would not fit), or empty. Checked before any allocation, so that a
+// level too large fails with this sentence rather than the driver's out-of-memory error.
+std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalBytes, const std::string& device);
 
 class GpuBvhBuilder {
  public:
