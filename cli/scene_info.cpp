@@ -23,13 +23,12 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
   const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
 
   // Acceleration structures are built when the device has a hardware backend to use them; the
-  // software BVH always, both layouts uploaded.
+  // software BVH always, both layouts by both builders, uploaded.
   vk::Context context(vk::ContextOptions{.validation = global.validate,
                                          .deviceSelector = global.device,
                                          .backends = vk::selectDevice(global.device).supportedBackends(),
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
-  const GpuScene gpuScene(context, scene, allBvhLayouts, global.threads);
-  const SoftwareBvhStats& bvh = *gpuScene.softwareBvhStats();
+  const GpuScene gpuScene(context, scene, allBvhLayouts, global.threads, allBvhBuilders);
   const auto& as = gpuScene.accelerationStats();
   const Camera camera = scene.defaultCamera();
 
@@ -71,7 +70,10 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
     info["blas_compaction_gpu_ms"] = as.compactionGpuMs;
     info["tlas_build_gpu_ms"] = as.tlasBuildGpuMs;
   }
-  info["software_bvh"] = softwareBvhJson(bvh);
+  // The CPU builder's under the name it always had.
+  for (BvhBuilder builder : allBvhBuilders)
+    if (const auto& bvh = gpuScene.softwareBvhStats(builder))
+      info[builder == BvhBuilder::Cpu ? "software_bvh" : "software_bvh_gpu"] = softwareBvhJson(*bvh);
   if (asJson) {
     std::cout << info.dump(2) << "\n";
     return;
@@ -96,13 +98,25 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
         "{:.3f} ms compaction + {:.3f} ms TLAS\n",
         double(as.blasBytes) / (1 << 20), double(as.blasBytesBuilt) / (1 << 20), double(as.tlasBytes) / (1 << 20),
         as.blasBuildGpuMs, as.compactionGpuMs, as.tlasBuildGpuMs);
-  std::cout << fmt::format("  software BVH built in {:.1f} ms on {} threads ({:.2f} Mtriangles/s)\n", bvh.buildMs,
-                           bvh.threads, double(scene.uniqueTriangleCount()) / (bvh.buildMs * 1e3));
-  for (const auto& [name, layout] : {std::pair{"cwbvh", &bvh.cwbvh}, std::pair{"bvh2", &bvh.bvh2}})
-    std::cout << fmt::format(
-        "    {:<5} {:.2f} MiB; {} + {} nodes (top + bottom levels), depth {} + {}, SAH cost {:.2f} (bottom levels)\n",
-        name, double(layout->bytes) / (1 << 20), layout->topLevel.nodes, layout->bottomLevels.nodes,
-        layout->topLevel.depth, layout->bottomLevels.depth, layout->bottomLevels.sahCost);
+  for (BvhBuilder builder : allBvhBuilders) {
+    const auto& built = gpuScene.softwareBvhStats(builder);
+    if (!built) continue;
+    const SoftwareBvhStats& bvh = *built;
+    if (builder == BvhBuilder::Cpu)
+      std::cout << fmt::format("  software BVH built in {:.1f} ms on {} threads ({:.2f} Mtriangles/s)\n", bvh.buildMs,
+                               bvh.threads, double(scene.uniqueTriangleCount()) / (bvh.buildMs * 1e3));
+    else
+      std::cout << fmt::format(
+          "  software BVH built in {:.1f} ms by the GPU builder: binary trees {:.3f} ms on the GPU + {:.1f} ms upload "
+          "and readback; collapsed on {} threads\n",
+          bvh.buildMs, bvh.gpuBuildMs, bvh.gpuTransferMs, bvh.threads);
+    for (const auto& [name, layout] : {std::pair{"cwbvh", &bvh.cwbvh}, std::pair{"bvh2", &bvh.bvh2}})
+      std::cout << fmt::format(
+          "    {:<5} {:.2f} MiB; {} + {} nodes (top + bottom levels), depth {} + {}, SAH cost {:.2f} (bottom "
+          "levels)\n",
+          name, double(layout->bytes) / (1 << 20), layout->topLevel.nodes, layout->bottomLevels.nodes,
+          layout->topLevel.depth, layout->bottomLevels.depth, layout->bottomLevels.sahCost);
+  }
 }
 
 }  // namespace

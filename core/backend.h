@@ -38,12 +38,32 @@ constexpr std::optional<BvhLayout> parseBvhLayout(std::string_view name) {
   return std::nullopt;
 }
 
+// Where the software backend's binary tree is built (option software_builder): binned SAH on the
+// CPU's threads, or a linear BVH by compute shaders (core/scene/bvh/gpu_binary_bvh.h). Both are
+// collapsed into the same layouts.
+enum class BvhBuilder { Cpu, Gpu };
+
+inline constexpr std::array<BvhBuilder, 2> allBvhBuilders = {BvhBuilder::Cpu, BvhBuilder::Gpu};
+
+constexpr std::string_view bvhBuilderName(BvhBuilder builder) {
+  return builder == BvhBuilder::Gpu ? "gpu" : "cpu";
+}
+
+constexpr std::optional<BvhBuilder> parseBvhBuilder(std::string_view name) {
+  for (BvhBuilder builder : allBvhBuilders)
+    if (bvhBuilderName(builder) == name) return builder;
+  return std::nullopt;
+}
+
 // What a tracing kernel is compiled and specialised for: the backend and, on the software
-// backend, the BVH layout it reads.
+// backend, the BVH layout it reads and the builder of the tree it reads (the scene's, not the
+// kernel's: kernels are the same for both builders).
 struct TraceTarget {
-  TraceTarget(Backend traced, BvhLayout layout = BvhLayout::Cwbvh) : backend(traced), softwareBvh(layout) {}
+  TraceTarget(Backend traced, BvhLayout layout = BvhLayout::Cwbvh, BvhBuilder builder = BvhBuilder::Cpu)
+      : backend(traced), softwareBvh(layout), softwareBuilder(builder) {}
   Backend backend;
   BvhLayout softwareBvh;
+  BvhBuilder softwareBuilder;
 };
 
 }  // namespace ptbench

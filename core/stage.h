@@ -22,6 +22,12 @@ enum class Stage {
   BuildBlas,  // scene setup, reported apart from frames
   CompactBlas,
   BuildTlas,
+  // The software backend's GPU builder (core/scene/bvh/gpu_binary_bvh.h), scene setup too.
+  BvhMortonCodes,
+  BvhSort,
+  BvhHierarchy,
+  BvhFit,
+  BvhEmit,
 };
 
 constexpr std::string_view stageName(Stage stage) {
@@ -54,6 +60,16 @@ constexpr std::string_view stageName(Stage stage) {
       return "compact_blas";
     case Stage::BuildTlas:
       return "build_tlas";
+    case Stage::BvhMortonCodes:
+      return "bvh_morton_codes";
+    case Stage::BvhSort:
+      return "bvh_sort";
+    case Stage::BvhHierarchy:
+      return "bvh_hierarchy";
+    case Stage::BvhFit:
+      return "bvh_fit";
+    case Stage::BvhEmit:
+      return "bvh_emit";
   }
   return "?";
 }

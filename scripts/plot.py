@@ -158,8 +158,10 @@ def draw_stages(axis, runs):
 def peer_key(run):
     """What a run shares with the megakernel run it is compared with."""
     p = run["parameters"]
-    return (run["_source"], p["scene"], p["backend"], p.get("options", {}).get("software_bvh"), p["width"],
-            p["height"], p["spp"], p["max_depth"], p["rr_depth"], p["seed"], p["sampler"], p.get("counters", "off"))
+    options = p.get("options", {})
+    return (run["_source"], p["scene"], p["backend"], options.get("software_bvh"), options.get("software_builder"),
+            p["width"], p["height"], p["spp"], p["max_depth"], p["rr_depth"], p["seed"], p["sampler"],
+            p.get("counters", "off"))
 
 
 def draw_speedup(axis, runs):
@@ -168,7 +170,7 @@ def draw_speedup(axis, runs):
     megakernels = {(peer_key(r), r["_occurrence"]): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
     others = [r for r in runs if r["parameters"]["integrator"] not in ("megakernel", "raycast")
               and (peer_key(r), r["_occurrence"]) in megakernels]
-    label = labeller(others or runs, leave_out=("backend", "software_bvh"))
+    label = labeller(others or runs, leave_out=("backend", "software_bvh", "software_builder"))
     backends = len({backend_label(r) for r in others}) > 1
     speedups, low, high = [], [], []
     for run in others:
@@ -369,8 +371,9 @@ def draw_clocks(axis, runs):
 
 def backend_label(run):
     p = run["parameters"]
-    layout = p.get("options", {}).get("software_bvh")
-    return p["backend"] + (f" {layout}" if layout else "")
+    options = p.get("options", {})
+    layout, builder = options.get("software_bvh"), options.get("software_builder")
+    return p["backend"] + (f" {layout}" if layout else "") + (f" {builder}" if builder else "")
 
 
 def draw_roofline(axis, runs):

@@ -855,8 +855,20 @@ std::string runId(size_t position) {
 }
 
 json softwareBvhJson(const SoftwareBvhStats& stats) {
-  return {{"build_ms", stats.buildMs}, {"binary_build_ms", stats.binaryBuildMs}, {"threads", stats.threads},
-          {"bins", stats.binCount},    {"cwbvh", layoutJson(stats.cwbvh)},       {"bvh2", layoutJson(stats.bvh2)}};
+  json out = {{"builder", bvhBuilderName(stats.builder)},
+              {"build_ms", stats.buildMs},
+              {"binary_build_ms", stats.binaryBuildMs},
+              {"threads", stats.threads},
+              {"bins", stats.binCount},
+              {"cwbvh", layoutJson(stats.cwbvh)},
+              {"bvh2", layoutJson(stats.bvh2)}};
+  // The GPU builder's binary_build_ms split: the kernels, and the boxes' upload with the trees'
+  // readback (the collapses run on the CPU, in build_ms).
+  if (stats.builder == BvhBuilder::Gpu) {
+    out["gpu_build_ms"] = stats.gpuBuildMs;
+    out["gpu_transfer_ms"] = stats.gpuTransferMs;
+  }
+  return out;
 }
 
 std::string runKey(const json& run) {

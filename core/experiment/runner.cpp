@@ -143,12 +143,18 @@ std::unique_ptr<SceneData> loadSceneData(const SceneEntry& entry, unsigned threa
 
 PreparedScene uploadScene(const vk::Context& context, std::unique_ptr<SceneData> data,
                           const std::vector<const RunRecord*>& runs, unsigned bvhThreads) {
+  // Each builder asked for builds every layout asked for: runs rarely mix both.
   std::set<BvhLayout> softwareLayouts;
+  std::set<BvhBuilder> softwareBuilders;
   for (const RunRecord* run : runs)
-    if (trace::tracesSoftwareBvh(*run->traceBackend)) softwareLayouts.insert(run->spec.settings.softwareBvh);
+    if (trace::tracesSoftwareBvh(*run->traceBackend)) {
+      softwareLayouts.insert(run->spec.settings.softwareBvh);
+      softwareBuilders.insert(run->spec.settings.softwareBuilder);
+    }
   PreparedScene prepared{.data = std::move(data)};
   prepared.gpu = std::make_unique<GpuScene>(
-      context, *prepared.data, std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()), bvhThreads);
+      context, *prepared.data, std::vector<BvhLayout>(softwareLayouts.begin(), softwareLayouts.end()), bvhThreads,
+      std::vector<BvhBuilder>(softwareBuilders.begin(), softwareBuilders.end()));
   return prepared;
 }
 
@@ -162,7 +168,8 @@ PreparedRun prepareRun(const vk::Context& context, const RunRecord& run, const S
   if (entry.environment) prepared.settings.environment = *entry.environment;
   prepared.integrator =
       createIntegrator(run.spec.integrator, context, *scene.gpu,
-                       TraceTarget(*run.traceBackend, prepared.settings.softwareBvh), prepared.settings);
+                       TraceTarget(*run.traceBackend, prepared.settings.softwareBvh, prepared.settings.softwareBuilder),
+                       prepared.settings);
   return prepared;
 }
 
@@ -253,10 +260,12 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
       record->sceneTextureBytes = gpuScene.textureBytes();
       record->accelerationStructureBytes =
           gpuScene.accelerationStats().blasBytes + gpuScene.accelerationStats().tlasBytes;
-      record->softwareBvh = gpuScene.softwareBvhStats();
+      const RenderSettings& settings = record->spec.settings;
+      record->softwareBvh = gpuScene.softwareBvhStats(settings.softwareBuilder);
       if (trace::tracesSoftwareBvh(*record->traceBackend)) {
-        record->accelerationStructureBytes = gpuScene.softwareBvhBytes(record->spec.settings.softwareBvh);
-        if (const std::string& error = gpuScene.softwareBvhError(record->spec.settings.softwareBvh); !error.empty()) {
+        record->accelerationStructureBytes = gpuScene.softwareBvhBytes(settings.softwareBvh, settings.softwareBuilder);
+        if (const std::string& error = gpuScene.softwareBvhError(settings.softwareBvh, settings.softwareBuilder);
+            !error.empty()) {
           record->error = error;
           if (options.progress) options.progress(index, total, *record, true);
           continue;

@@ -20,11 +20,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The backend and its options: "software bvh2".
+// The backend and its options: "software bvh2", "software cwbvh gpu" (the GPU builder's tree).
 std::string backendLabel(const json& parameters) {
   std::string label = parameters["backend"];
   const json& options = parameters.value("options", json::object());
   if (options.contains("software_bvh")) label += " " + options["software_bvh"].get<std::string>();
+  if (options.contains("software_builder")) label += " " + options["software_builder"].get<std::string>();
   return label;
 }
 

@@ -132,10 +132,11 @@ struct RenderSettings {
   // On a camera path's frames after the first, the previous frame's camera: what reprojection
   // (ReSTIR's temporal reuse, issue 26) will need; no integrator reads it yet.
   std::optional<Camera> previousCamera;
-  WavefrontOptions wavefront;                // read by the wavefront only
-  RaycastOptions raycast;                    // read by the raycast only
-  SerOptions ser;                            // read by megakernel-ser only
-  BvhLayout softwareBvh = BvhLayout::Cwbvh;  // read by the software backend only (option software_bvh)
+  WavefrontOptions wavefront;                    // read by the wavefront only
+  RaycastOptions raycast;                        // read by the raycast only
+  SerOptions ser;                                // read by megakernel-ser only
+  BvhLayout softwareBvh = BvhLayout::Cwbvh;      // read by the software backend only (option software_bvh)
+  BvhBuilder softwareBuilder = BvhBuilder::Cpu;  // read by the software backend only (option software_builder)
   Counters counters = Counters::Off;
   // timing: stages (each stage between timestamps) or frame (the frame's two only): what timing
   // each stage costs is the difference between the two.

@@ -63,9 +63,10 @@ std::string applyBackendOption(Backend backend, const std::string& key, const nl
     return known.empty() ? std::string(backendName(backend)) + " has no options"
                          : "unknown option of the " + std::string(backendName(backend)) + " backend; it has " +
                                std::string(known.front().name);
-  TraceTarget target(backend, settings.softwareBvh);
+  TraceTarget target(backend, settings.softwareBvh, settings.softwareBuilder);
   if (!option->parse(value, target)) return "expected " + std::string(option->accepted);
   settings.softwareBvh = target.softwareBvh;
+  settings.softwareBuilder = target.softwareBuilder;
   return "";
 }
 
@@ -73,7 +74,9 @@ nlohmann::json runOptionsJson(IntegratorKind kind, std::string_view backend, con
   nlohmann::json options = optionsJson(kind, settings);
   if (const auto traced = parseBackend(backend))
     for (const trace::BackendOption& option : trace::descriptor(*traced).options)
-      options[std::string(option.name)] = option.print(TraceTarget(*traced, settings.softwareBvh));
+      if (nlohmann::json value = option.print(TraceTarget(*traced, settings.softwareBvh, settings.softwareBuilder));
+          !value.is_null())
+        options[std::string(option.name)] = std::move(value);
   return options;
 }
 

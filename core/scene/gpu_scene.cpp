@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/scene/bvh/gpu_binary_bvh.h"
 #include "core/scene/sheen.h"
 #include "core/trace/registry.h"
 #include "core/vk/barrier.h"
@@ -64,7 +65,7 @@ AccelerationStructure::AccelerationStructure(const vk::Context& context, VkAccel
 }
 
 GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> softwareBvhLayouts,
-                   unsigned bvhThreads) {
+                   unsigned bvhThreads, std::span<const BvhBuilder> softwareBuilders) {
   const VkBufferUsageFlags geometryUsage = context.accelerationStructuresEnabled() ? buildInputUsage : 0;
   vertices_ = upload(context, scene.vertices, geometryUsage);
   indices_ = upload(context, scene.indices, geometryUsage);
@@ -119,7 +120,9 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
     const StepProgress progress("building the acceleration structures of " + scene.source);
     buildAccelerationStructures(context, scene);
   }
-  if (!softwareBvhLayouts.empty()) uploadSoftwareBvh(context, scene, softwareBvhLayouts, bvhThreads);
+  if (!softwareBvhLayouts.empty())
+    for (BvhBuilder builder : softwareBuilders)
+      uploadSoftwareBvh(context, scene, softwareBvhLayouts, bvhThreads, builder);
   createDescriptors(context);
 }
 
@@ -147,22 +150,35 @@ std::string softwareBvhLayoutError(const std::string& scene, BvhLayout layout, c
 }
 
 void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> layouts,
-                                 unsigned threads) {
+                                 unsigned threads, BvhBuilder builder) {
   SoftwareBvh bvh;
   try {
-    const StepProgress progress("building the software BVH of " + scene.source);
-    bvh = buildSoftwareBvh(scene, {.threads = threads, .layouts = {layouts.begin(), layouts.end()}});
+    const StepProgress progress("building the software BVH of " + scene.source +
+                                (builder == BvhBuilder::Gpu ? " on the GPU" : ""));
+    BvhBuildOptions options{.threads = threads, .layouts = {layouts.begin(), layouts.end()}};
+    std::optional<GpuBvhBuilder> gpuBuilder;
+    if (builder == BvhBuilder::Gpu) {
+      gpuBuilder.emplace(context);
+      options.binaryBuilder = [&](std::span<const Bounds> primitives) { return gpuBuilder->build(primitives); };
+    }
+    bvh = buildSoftwareBvh(scene, options);
+    bvh.stats.builder = builder;
+    if (gpuBuilder) {
+      bvh.stats.gpuBuildMs = gpuBuilder->times().gpuMs;
+      bvh.stats.gpuTransferMs = gpuBuilder->times().transferMs;
+    }
   } catch (const std::exception& error) {
     for (BvhLayout layout : layouts)
-      softwareBvhErrors_[size_t(layout)] = scene.source + ": cannot build its software BVH: " + error.what();
+      softwareBvhErrors_[size_t(builder)][size_t(layout)] =
+          scene.source + ": cannot build its software BVH: " + error.what();
     return;
   }
-  softwareBvhStats_ = bvh.stats;
+  softwareBvhStats_[size_t(builder)] = bvh.stats;
   const auto& device = context.capabilities();
   for (BvhLayout layout : layouts) {
     const std::string name = scene.source + ": its software BVH (" + std::string(bvhLayoutName(layout)) + ")";
     const BvhLayoutStats& stats = layout == BvhLayout::Bvh2 ? bvh.stats.bvh2 : bvh.stats.cwbvh;
-    std::string& error = softwareBvhErrors_[size_t(layout)];
+    std::string& error = softwareBvhErrors_[size_t(builder)][size_t(layout)];
     error = softwareBvhLayoutError(scene.source, layout, stats, device.deviceLocalBytes, device.name);
     if (!error.empty()) continue;
     SoftwareBvhBuffers buffers;
@@ -182,7 +198,7 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
               " has left; use a hardware backend, the other layout (software_bvh), or a smaller scene";
       continue;
     }
-    softwareBvh_[size_t(layout)] = std::move(buffers);
+    softwareBvh_[size_t(builder)][size_t(layout)] = std::move(buffers);
   }
   spdlog::debug("{}: software BVH built in {:.1f} ms: bvh2 {} bytes, cwbvh {} bytes", scene.source, bvh.stats.buildMs,
                 bvh.stats.bvh2.bytes, bvh.stats.cwbvh.bytes);
@@ -191,11 +207,13 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
 gpu::SceneAddresses GpuScene::addresses(TraceTarget target) const {
   gpu::SceneAddresses addresses = addresses_;
   if (trace::tracesSoftwareBvh(target.backend)) {
-    const auto& bvh = softwareBvh_[size_t(target.softwareBvh)];
-    if (const std::string& error = softwareBvhError(target.softwareBvh); !bvh && !error.empty()) throw UserError(error);
+    const auto& bvh = softwareBvh_[size_t(target.softwareBuilder)][size_t(target.softwareBvh)];
+    if (const std::string& error = softwareBvhError(target.softwareBvh, target.softwareBuilder); !bvh && !error.empty())
+      throw UserError(error);
     if (!bvh)
-      throw std::logic_error("the " + std::string(bvhLayoutName(target.softwareBvh)) +
-                             " software BVH was not uploaded with this scene");
+      throw std::logic_error("the " + std::string(bvhLayoutName(target.softwareBvh)) + " " +
+                             std::string(bvhBuilderName(target.softwareBuilder)) +
+                             "-built software BVH was not uploaded with this scene");
     addresses.bvhNodes = bvh->nodes.address();
     addresses.bvhTriangles = bvh->triangles.address();
     addresses.bvhInstances = bvh->instances.address();
@@ -513,8 +531,8 @@ uint64_t GpuScene::bufferBytes() const {
   return bytes;
 }
 
-uint64_t GpuScene::softwareBvhBytes(BvhLayout layout) const {
-  const auto& bvh = softwareBvh_[size_t(layout)];
+uint64_t GpuScene::softwareBvhBytes(BvhLayout layout, BvhBuilder builder) const {
+  const auto& bvh = softwareBvh_[size_t(builder)][size_t(layout)];
   return bvh ? bvh->nodes.bytes() + bvh->triangles.bytes() + bvh->instances.bytes() : 0;
 }
 

@@ -17,6 +17,9 @@
 
 namespace ptbench {
 
+// The software BVH's builder unless runs ask for another.
+inline constexpr std::array<BvhBuilder, 1> cpuBvhBuilder = {BvhBuilder::Cpu};
+
 struct AccelerationStructureStats {
   uint64_t blasBytes = 0;       // after compaction
   uint64_t blasBytesBuilt = 0;  // before compaction
@@ -48,18 +51,23 @@ struct SoftwareBvhBuffers {
 class GpuScene {
  public:
   // Builds acceleration structures only when the context enabled them (a hardware backend),
-  // and the software BVH, only the layouts asked for and on `bvhThreads` threads (0: every
-  // hardware thread), only when some are.
+  // and the software BVH, only the layouts asked for, by each builder asked for, and on
+  // `bvhThreads` threads (0: every hardware thread), only when some are.
   GpuScene(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> softwareBvhLayouts = {},
-           unsigned bvhThreads = 0);
+           unsigned bvhThreads = 0, std::span<const BvhBuilder> softwareBuilders = cpuBvhBuilder);
 
-  // The scene's arrays as the kernels of `target` read them (the software BVH of its layout).
+  // The scene's arrays as the kernels of `target` read them (the software BVH of its layout and
+  // builder).
   gpu::SceneAddresses addresses(TraceTarget target) const;
-  // The software BVH's build figures, when it was built (its layouts' `built` say which).
-  const std::optional<SoftwareBvhStats>& softwareBvhStats() const { return softwareBvhStats_; }
+  // The software BVH's build figures, when that builder built it (its layouts' `built` say which).
+  const std::optional<SoftwareBvhStats>& softwareBvhStats(BvhBuilder builder = BvhBuilder::Cpu) const {
+    return softwareBvhStats_[size_t(builder)];
+  }
   // Why a layout asked for could not be built or uploaded (a scene too deep, too large), or
   // empty: only that layout's runs fail, the scene's other runs go on.
-  const std::string& softwareBvhError(BvhLayout layout) const { return softwareBvhErrors_[size_t(layout)]; }
+  const std::string& softwareBvhError(BvhLayout layout, BvhBuilder builder = BvhBuilder::Cpu) const {
+    return softwareBvhErrors_[size_t(builder)][size_t(layout)];
+  }
   VkDescriptorSetLayout descriptorSetLayout() const { return setLayout_.get(); }
   VkDescriptorSet descriptorSet() const { return set_; }
   bool hasAccelerationStructures() const { return tlas_.get() != VK_NULL_HANDLE; }
@@ -68,7 +76,8 @@ class GpuScene {
   uint32_t highestMaterialClass() const { return highestMaterialClass_; }
   const AccelerationStructureStats& accelerationStats() const { return stats_; }
   uint64_t bufferBytes() const;
-  uint64_t softwareBvhBytes(BvhLayout layout) const;  // 0 when that layout was not uploaded
+  // 0 when that layout was not uploaded
+  uint64_t softwareBvhBytes(BvhLayout layout, BvhBuilder builder = BvhBuilder::Cpu) const;
   uint64_t textureBytes() const;
 
  private:
@@ -76,7 +85,7 @@ class GpuScene {
   void buildAccelerationStructures(const vk::Context& context, const SceneData& scene);
   void createDescriptors(const vk::Context& context);
   void uploadSoftwareBvh(const vk::Context& context, const SceneData& scene, std::span<const BvhLayout> layouts,
-                         unsigned threads);
+                         unsigned threads, BvhBuilder builder);
 
   uint32_t highestMaterialClass_ = gpu::MATERIAL_CLASS_COUNT;
   vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_,
@@ -92,9 +101,10 @@ class GpuScene {
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   gpu::SceneAddresses addresses_{};
   AccelerationStructureStats stats_;
-  std::optional<SoftwareBvhBuffers> softwareBvh_[2];  // by BvhLayout
-  std::string softwareBvhErrors_[2];
-  std::optional<SoftwareBvhStats> softwareBvhStats_;
+  // By BvhBuilder, then BvhLayout.
+  std::optional<SoftwareBvhBuffers> softwareBvh_[2][2];
+  std::string softwareBvhErrors_[2][2];
+  std::optional<SoftwareBvhStats> softwareBvhStats_[2];  // by BvhBuilder
 };
 
 // Why a software BVH layout cannot be traversed on a device with `deviceLocalBytes` of

@@ -29,7 +29,9 @@ struct BackendOption {
   std::string_view accepted;  // what a value may be, for error messages and --help
   std::string_view description;
   bool (*parse)(const nlohmann::json& value, TraceTarget& target);  // false: not one `accepted` names
-  nlohmann::json (*print)(const TraceTarget& target);               // the canonical form reports hold
+  // The canonical form reports hold; null leaves an option at its default out of reports, so that
+  // runs keep the keys (report.cpp, runKey) reports from before the option had.
+  nlohmann::json (*print)(const TraceTarget& target);
 };
 
 // A backend's line in backends.def, which the shader build reads too: its descriptor takes these

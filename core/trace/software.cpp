@@ -1,4 +1,4 @@
-// software: ptbench's own BVH (core/scene/bvh/), built on the CPU and traversed in compute shaders
+// software: ptbench's own BVH (core/scene/bvh/), built on the CPU or the GPU and traversed in compute shaders
 // (shaders/trace/trace_software.glsl); runs on any device that meets the baseline.
 #include "core/trace/backend.h"
 #include "core/vk/capabilities.h"
@@ -21,6 +21,22 @@ constexpr BackendOption softwareOptions[] = {
            return layout.has_value();
          },
      .print = [](const TraceTarget& target) { return nlohmann::json(bvhLayoutName(target.softwareBvh)); }},
+    {.name = "software_builder",
+     .accepted = "cpu or gpu",
+     .description = "where the BVH's binary tree is built: cpu, binned SAH on --threads threads (Wald 2007); gpu, a "
+                    "linear BVH in compute shaders (Karras 2012); both collapsed on the CPU into the layout traversed",
+     .parse =
+         [](const nlohmann::json& value, TraceTarget& target) {
+           const auto builder = value.is_string() ? parseBvhBuilder(value.get<std::string>()) : std::nullopt;
+           if (builder) target.softwareBuilder = *builder;
+           return builder.has_value();
+         },
+     // The CPU build is what software runs had before the option: their reports stay as they were.
+     .print =
+         [](const TraceTarget& target) {
+           return target.softwareBuilder == BvhBuilder::Cpu ? nlohmann::json()
+                                                            : nlohmann::json(bvhBuilderName(target.softwareBuilder));
+         }},
 };
 
 }  // namespace

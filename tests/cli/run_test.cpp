@@ -265,6 +265,36 @@ TEST(RunCommand, SoftwareBvhIsBuiltOnlyForTheLayoutsRunsTraverse) {
   fs::remove_all(out);
 }
 
+// Issue 24: runs on the GPU builder's tree and on the CPU's, side by side in one sweep; each
+// run's report gives its builder's figures, and only the GPU one names the option.
+TEST(RunCommand, SoftwareBuilderOptionPicksTheTreeAndReportsIt) {
+  const fs::path out = freshFolder("software-builder");
+  const auto result = runPtbench(
+      "run " + std::string(PTBENCH_SOURCE_DIR) +
+      "/configs/ci.json --quiet --set 'backends=[\"software\"]' --set spp=1 --set 'integrators=[\"megakernel\"]' "
+      "--set 'scenes=[\"builtin:cornell\"]' --set repeats=1 "
+      "--set 'options={\"software\": {\"software_builder\": [\"cpu\", \"gpu\"]}}' --out " +
+      out.string());
+  ASSERT_EQ(result.exitCode, 0) << result.all();
+  const json runs = readJson(resultsFolder(out, "ci") / "report.json")["runs"];
+  ASSERT_EQ(runs.size(), 2u) << runs.dump();
+  std::set<std::string> builders;
+  for (const json& run : runs) {
+    EXPECT_EQ(run["status"], "ok") << run.dump();
+    const json& bvh = run["software_bvh"];
+    const std::string builder = bvh["builder"];
+    builders.insert(builder);
+    EXPECT_EQ(run["parameters"]["options"].contains("software_builder"), builder == "gpu") << run.dump();
+    EXPECT_GT(bvh["cwbvh"]["bottom_levels"]["sah_cost"].get<double>(), 0.0);
+    EXPECT_EQ(bvh.contains("gpu_build_ms"), builder == "gpu");
+    if (builder == "gpu") {
+      EXPECT_GT(bvh["gpu_build_ms"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_EQ(builders, (std::set<std::string>{"cpu", "gpu"}));
+  fs::remove_all(out);
+}
+
 // A backend named beside `all` runs once: `all` stands for the backends the list does not name.
 TEST(RunCommand, AllBesideANamedBackendRunsItOnce) {
   const fs::path out = freshFolder("all-and-software");

@@ -1,12 +1,14 @@
 // The software backend's GPU traversal (shaders/trace/trace_software.glsl) held to the C++
 // reference traversal of the same arrays (core/scene/bvh/traversal.cpp), which bvh_test.cpp
-// holds to brute force: the same closest hits and the same any-hit answers, both layouts.
+// holds to brute force: the same closest hits and the same any-hit answers, both layouts, each
+// builder's tree.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <span>
 
 #include "core/integrators/megakernel.h"
+#include "core/scene/bvh/gpu_binary_bvh.h"
 #include "core/scene/gpu_scene.h"
 #include "core/vk/barrier.h"
 #include "core/vk/buffer.h"
@@ -34,12 +36,12 @@ struct TestPush {
   uint32_t count, anyHit;
 };
 
-class SoftwareTraceTest : public GpuTest, public ::testing::WithParamInterface<std::string> {
+class SoftwareTraceTest : public GpuTest, public ::testing::WithParamInterface<std::tuple<std::string, BvhBuilder>> {
  protected:
   // Traces `rays` on the GPU through the software backend specialised for `layout`.
   std::vector<TestHit> trace(const GpuScene& scene, BvhLayout layout, const std::vector<TestRay>& rays, bool anyHit) {
     gpu::FrameParams params{};
-    params.scene = scene.addresses(TraceTarget(Backend::Software, layout));
+    params.scene = scene.addresses(TraceTarget(Backend::Software, layout, std::get<BvhBuilder>(GetParam())));
     const vk::Buffer paramsBuffer =
         vk::uploadBuffer(*context, std::span<const gpu::FrameParams>(&params, 1), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
     const vk::Buffer rayBuffer =
@@ -84,13 +86,20 @@ std::optional<SurfaceHit> asHit(const TestHit& hit) {
 
 TEST_P(SoftwareTraceTest, GpuTraversalFindsWhatTheReferenceFinds) {
   context = makeValidatedContext({Backend::Software});
-  const SceneData scene = loadTestScene(GetParam());
+  const auto& [sceneSpec, builder] = GetParam();
+  const SceneData scene = loadTestScene(sceneSpec);
   // Alpha-tested geometry asks the material's textures, which the C++ reference cannot; the
   // image tests (software_backend_test.cpp) cover it against the hardware backends.
   for (const gpu::Material& material : scene.materials)
     if (material.alphaMode != gpu::ALPHA_OPAQUE) GTEST_SKIP() << "alpha-tested materials";
-  const GpuScene gpuScene(*context, scene, allBvhLayouts);
-  const SoftwareBvh bvh = buildSoftwareBvh(scene);  // deterministic: the arrays GpuScene uploaded
+  const std::array builders = {builder};
+  const GpuScene gpuScene(*context, scene, allBvhLayouts, 0, builders);
+  // Deterministic, for either builder: the arrays GpuScene uploaded.
+  GpuBvhBuilder gpuBuilder(*context);
+  BvhBuildOptions options;
+  if (builder == BvhBuilder::Gpu)
+    options.binaryBuilder = [&](std::span<const Bounds> primitives) { return gpuBuilder.build(primitives); };
+  const SoftwareBvh bvh = buildSoftwareBvh(scene, options);
 
   const std::vector<Ray> rays = randomRays(scene.bounds, raysPerScene, 7);
   const float diagonal = length(scene.bounds.max - scene.bounds.min);
@@ -111,7 +120,8 @@ TEST_P(SoftwareTraceTest, GpuTraversalFindsWhatTheReferenceFinds) {
   }
 
   for (BvhLayout layout : allBvhLayouts) {
-    const std::string what = GetParam() + ", " + std::string(bvhLayoutName(layout));
+    const std::string what = sceneSpec + ", " + std::string(bvhLayoutName(layout)) + ", " +
+                             std::string(bvhBuilderName(builder)) + " builder";
     const std::vector<TestHit> closest = trace(gpuScene, layout, closestRays, false);
     const std::vector<TestHit> any = trace(gpuScene, layout, shadowRays, true);
     ClosestAgreement agreement;
@@ -133,7 +143,12 @@ TEST_P(SoftwareTraceTest, GpuTraversalFindsWhatTheReferenceFinds) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, SoftwareTraceTest, ::testing::ValuesIn(bvhTestScenes()), sceneTestName);
+INSTANTIATE_TEST_SUITE_P(Scenes, SoftwareTraceTest,
+                         ::testing::Combine(::testing::ValuesIn(bvhTestScenes()), ::testing::ValuesIn(allBvhBuilders)),
+                         [](const ::testing::TestParamInfo<std::tuple<std::string, BvhBuilder>>& testParam) {
+                           return sceneTestName({std::get<std::string>(testParam.param), testParam.index}) + "_" +
+                                  std::string(bvhBuilderName(std::get<BvhBuilder>(testParam.param)));
+                         });
 
 }  // namespace
 }  // namespace ptbench::test

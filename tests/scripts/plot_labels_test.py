@@ -59,6 +59,17 @@ class Labels(unittest.TestCase):
         self.assertEqual([plot.labeller(runs)(r) for r in runs],
                          ["megakernel timing=stages", "wavefront timing=stages", "wavefront timing=frame"])
 
+    def test_the_gpu_builders_runs_are_their_own_backend_and_peers(self):
+        # Issue 24: software runs on the GPU builder's tree are neither labelled nor compared as
+        # the CPU tree's.
+        plot = load_plot()
+        cpu = run("wavefront", {"software_bvh": "cwbvh"}, backend="software", scene="builtin:cornell")
+        gpu = run("wavefront", {"software_bvh": "cwbvh", "software_builder": "gpu"}, backend="software",
+                  scene="builtin:cornell")
+        self.assertEqual(plot.backend_label(cpu), "software cwbvh")
+        self.assertEqual(plot.backend_label(gpu), "software cwbvh gpu")
+        self.assertNotEqual(plot.peer_key(cpu), plot.peer_key(gpu))
+
     def test_clock_bars_are_a_runs_phases_then_a_wavefronts_stages(self):
         plot = load_plot()
         phases = {"traversal": 0.5, "material": 0.25, "light": None, "rest": 0.25}

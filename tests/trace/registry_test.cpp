@@ -62,22 +62,34 @@ TEST(BackendRegistry, EveryBackendHasItsKernels) {
 TEST(BackendRegistry, OptionsRoundTripThroughParseAndPrint) {
   for (const trace::BackendDescriptor* backend : trace::backends()) {
     for (const trace::BackendOption& option : backend->options) {
-      TraceTarget target(backend->id);
-      const nlohmann::json printed = option.print(target);
+      // Defaults, and every value off its default; an option may print null at its default.
+      for (const TraceTarget& target :
+           {TraceTarget(backend->id), TraceTarget(backend->id, BvhLayout::Bvh2, BvhBuilder::Gpu)}) {
+        const nlohmann::json printed = option.print(target);
+        if (printed.is_null()) continue;
+        TraceTarget parsed(backend->id);
+        EXPECT_TRUE(option.parse(printed, parsed)) << option.name << " " << printed;
+        EXPECT_EQ(option.print(parsed), printed) << option.name;
+      }
       TraceTarget parsed(backend->id, BvhLayout::Bvh2);
-      EXPECT_TRUE(option.parse(printed, parsed)) << option.name << " " << printed;
-      EXPECT_EQ(option.print(parsed), printed) << option.name;
       EXPECT_FALSE(option.parse(nlohmann::json(12345), parsed)) << option.name << " took 12345";
       EXPECT_FALSE(option.accepted.empty() || option.description.empty()) << option.name;
     }
   }
   const auto& software = trace::descriptor(Backend::Software).options;
-  ASSERT_EQ(software.size(), 1u);
+  ASSERT_EQ(software.size(), 2u);
   TraceTarget target(Backend::Software);
   EXPECT_TRUE(software[0].parse("bvh2", target));
   EXPECT_EQ(target.softwareBvh, BvhLayout::Bvh2);
   EXPECT_FALSE(software[0].parse("bvh4", target));
   EXPECT_EQ(target.softwareBvh, BvhLayout::Bvh2) << "a refused value leaves the target as it was";
+  // software_builder: reports name only the GPU builder, so that CPU runs keep their old keys.
+  EXPECT_TRUE(software[1].print(target).is_null());
+  EXPECT_TRUE(software[1].parse("gpu", target));
+  EXPECT_EQ(target.softwareBuilder, BvhBuilder::Gpu);
+  EXPECT_EQ(software[1].print(target), "gpu");
+  EXPECT_FALSE(software[1].parse("cuda", target));
+  EXPECT_EQ(target.softwareBuilder, BvhBuilder::Gpu);
 }
 
 // The help and messages name the backends as they did when the names were written out.

@@ -60,7 +60,8 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
 LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget) {
   LevelBuild level{.primitiveCount = static_cast<uint32_t>(primitives.size())};
   auto start = Clock::now();
-  const BinaryBvh binary = buildBinaryBvh(primitives, options.binary, budget);
+  const BinaryBvh binary =
+      options.binaryBuilder ? options.binaryBuilder(primitives) : buildBinaryBvh(primitives, options.binary, budget);
   level.binaryMs = msSince(start);
   if (!binary.nodes.empty()) level.bounds = binary.nodes[0].bounds;
   // The collapses only read the binary tree: the second takes a thread when one is spare.

@@ -4,6 +4,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "core/backend.h"
@@ -19,6 +21,9 @@ struct BvhBuildOptions {
   std::vector<BvhLayout> layouts{allBvhLayouts.begin(), allBvhLayouts.end()};
   BinaryBvhOptions binary;
   SahCosts costs;
+  // Builds each level's binary tree in place of buildBinaryBvh (the GPU builder, gpu_binary_bvh.h);
+  // empty: the CPU's binned SAH build. Called from several threads at once.
+  std::function<BinaryBvh(std::span<const Bounds>)> binaryBuilder;
 };
 
 struct BvhStats {
@@ -41,8 +46,13 @@ struct BvhLayoutStats {
 };
 
 struct SoftwareBvhStats {
+  BvhBuilder builder = BvhBuilder::Cpu;
   double buildMs = 0;        // wall clock: every level, the layouts built
   double binaryBuildMs = 0;  // the binary trees alone, each level's wall-clock time summed
+  // The GPU builder's part of binaryBuildMs: its kernels' GPU time, and the wall clock of the
+  // boxes' upload and the trees' readback and conversion; 0 for the CPU builder.
+  double gpuBuildMs = 0;
+  double gpuTransferMs = 0;
   unsigned threads = 0;
   uint32_t binCount = 0;
   SahCosts costs;

@@ -1,0 +1,86 @@
+// The GPU BVH builder's kernels (shaders/bvh/, core/scene/bvh/gpu_binary_bvh.cpp): a linear BVH
+// after Karras 2012, "Maximizing Parallelism in the Construction of BVHs, Octrees, and k-d
+// Trees", over Morton codes sorted by an LSD radix sort.
+#ifndef PTBENCH_BVH_BUILD_H
+#define PTBENCH_BVH_BUILD_H
+#include "shared.h"
+
+#ifdef __cplusplus
+namespace ptbench::gpu {
+#endif
+
+// The radix sort's digit: 8 bits, so four passes over a 32-bit key.
+PTBENCH_CONST uint RADIX_SORT_BITS = 8;
+PTBENCH_CONST uint RADIX_SORT_DIGITS = 256;
+// A workgroup ranks one key per invocation at a time (a chunk); it histograms and scatters a
+// block of RADIX_SORT_CHUNKS chunks, so the scan over every block's histogram stays short.
+PTBENCH_CONST uint RADIX_SORT_WORKGROUP_SIZE = 256;
+PTBENCH_CONST uint RADIX_SORT_CHUNKS = 16;
+PTBENCH_CONST uint RADIX_SORT_BLOCK = RADIX_SORT_WORKGROUP_SIZE * RADIX_SORT_CHUNKS;
+// The scan's single workgroup: each invocation sums this many consecutive entries first.
+PTBENCH_CONST uint RADIX_SCAN_ITEMS = 16;
+// The per-element kernels loop over their elements with this many workgroups at most, under
+// every device's maxComputeWorkGroupCount (at least 65535).
+PTBENCH_CONST uint BVH_BUILD_MAX_WORKGROUPS = 65535;
+// A Karras node without a parent: the root.
+PTBENCH_CONST uint LBVH_NO_PARENT = 0xffffffffu;
+
+// One pass of the sort: keys and values from *In to *Out by the digit at `shift`.
+// blockHistograms holds RADIX_SORT_DIGITS entries per block, digit-major (digit * blocks +
+// block), so that its exclusive scan is every block's first place for each digit.
+struct RadixSortPush {
+  uint64_t keysIn;
+  uint64_t valuesIn;
+  uint64_t keysOut;
+  uint64_t valuesOut;
+  uint64_t blockHistograms;
+  uint count;
+  uint shift;
+};
+
+// An exclusive prefix sum of `count` uints, in place.
+struct RadixScanPush {
+  uint64_t values;
+  uint count;
+};
+
+// A primitive's box as the builder reads it and a node's as it writes it: Bounds' layout.
+struct BuildBounds {
+  vec3 min;
+  vec3 max;
+};
+
+// A node of the binary tree in depth-first order, as core/scene/bvh/binary_bvh.h's
+// BinaryBvhNode: the left child follows its parent.
+struct BuildNode {
+  BuildBounds bounds;
+  uint firstPrimitive;
+  uint primitiveCount;
+  uint rightChild;
+};
+
+// The Karras tree's scratch: n - 1 inner nodes (0 is the root), then n leaves, each leaf the
+// sorted primitive of its index.
+struct KarrasNode {
+  uint left;  // children, in the same numbering
+  uint right;
+  uint first;  // the sorted primitives the node covers
+  uint last;
+};
+
+struct LbvhPush {
+  uint64_t primitives;   // BuildBounds[count], in the caller's order
+  uint64_t keys;         // Morton codes: by primitive, then sorted
+  uint64_t order;        // primitive indices: 0..count-1, then in sorted order
+  uint64_t karrasNodes;  // KarrasNode[count - 1]
+  uint64_t parents;      // uint[2 count - 1]
+  uint64_t nodeBounds;   // BuildBounds[2 count - 1], Karras numbering
+  uint64_t visits;       // uint[count - 1], zeroed: the bottom-up fit's arrivals
+  uint64_t nodes;        // BuildNode[2 count - 1], depth-first
+  vec3 centroidMin;      // the Morton grid: the centroids' box
+  uint count;
+  vec3 centroidScale;  // 1024 / the centroid box's extent (0 on a flat axis)
+};
+
+PTBENCH_END_NAMESPACE
+#endif
