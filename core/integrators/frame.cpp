@@ -9,10 +9,10 @@
 namespace ptbench {
 namespace {
 
-static_assert(sizeof(gpu::SceneAddresses) == 152);
+static_assert(sizeof(gpu::SceneAddresses) == 160);
 static_assert(sizeof(gpu::CameraParams) == 64);
-static_assert(offsetof(gpu::FrameParams, film) == 216, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 296);
+static_assert(offsetof(gpu::FrameParams, film) == 224, "uint64 members must stay 8-byte aligned");
+static_assert(sizeof(gpu::FrameParams) == 304);
 static_assert(sizeof(gpu::FramePush) == 16);
 
 }  // namespace

@@ -137,6 +137,9 @@ struct RenderSettings {
   SerOptions ser;                                // read by megakernel-ser only
   BvhLayout softwareBvh = BvhLayout::Cwbvh;      // read by the software backend only (option software_bvh)
   BvhBuilder softwareBuilder = BvhBuilder::Cpu;  // read by the software backend only (option software_builder)
+  // The path tracers' option ms_compensation: the rough GGX lobes give back the light they lose to
+  // multiple scattering between microfacets (shaders/common/bsdf.glsl); false, single scattering.
+  bool msCompensation = true;
   Counters counters = Counters::Off;
   // timing: stages (each stage between timestamps) or frame (the frame's two only): what timing
   // each stage costs is the difference between the two.

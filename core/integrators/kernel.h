@@ -24,6 +24,8 @@ struct KernelDesc {
   std::vector<uint32_t> specialization;  // values of constant_id 0, 1, ...
   // SPEC_SHADED_CLASS_LIMIT: the highest material class of the scene (GpuScene).
   uint32_t shadedClassLimit = gpu::MATERIAL_CLASS_COUNT;
+  // SPEC_MS_COMPENSATION: the rough lobes' multiple-scattering compensation (ms_compensation).
+  bool msCompensation = true;
   bool singleInvocation = false;  // a workgroup of one (prepare kernels): for its occupancy
 };
 

@@ -41,7 +41,8 @@ KernelDesc megakernelDesc(IntegratorKind kind, const RenderSettings& settings, c
           .tiled = true,
           .pushBytes = sizeof(gpu::FramePush),
           .specialization = std::move(specialization),
-          .shadedClassLimit = scene.highestMaterialClass()};
+          .shadedClassLimit = scene.highestMaterialClass(),
+          .msCompensation = settings.msCompensation};
 }
 
 }  // namespace

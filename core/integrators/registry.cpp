@@ -31,6 +31,23 @@ IntegratorOption wavefrontSwitch(OptionInfo info, bool WavefrontOptions::*field,
           .label = [onLabel, offLabel](const json& value) { return value == true ? onLabel : offLabel; }};
 }
 
+// Every path tracer's: whether the BSDF's rough lobes compensate multiple scattering. It is a
+// specialisation constant of their kernels (SPEC_MS_COMPENSATION), so fixed at creation.
+IntegratorOption msCompensationOption() {
+  return {.info = {"ms_compensation", "true or false",
+                   "rough metal and glass give back the light that single-scattering microfacets lose (Kulla and "
+                   "Conty's energy compensation); false, single scattering"},
+          .fixedAtCreation = true,
+          .parse =
+              [](const json& value, RenderSettings& settings) {
+                if (!value.is_boolean()) return false;
+                settings.msCompensation = value.get<bool>();
+                return true;
+              },
+          .print = [](const RenderSettings& settings) { return json(settings.msCompensation); },
+          .label = [](const json& value) { return value == true ? "" : "-ms"; }};
+}
+
 std::vector<IntegratorOption> wavefrontOptions() {
   IntegratorOption schedule{
       .info = {"schedule", "depth or pool",
@@ -72,7 +89,7 @@ std::vector<IntegratorOption> wavefrontOptions() {
                    : pool >= 1e3 ? fmt::format("{:.3g}k", pool * 1e-3)
                                  : fmt::format("{:g}", pool);
           }};
-  return {schedule, poolSize, compaction, materialQueues};
+  return {schedule, poolSize, compaction, materialQueues, msCompensationOption()};
 }
 
 std::vector<IntegratorOption> serOptions() {
@@ -104,7 +121,7 @@ std::vector<IntegratorOption> serOptions() {
           },
       .print = [](const RenderSettings& settings) { return json(settings.ser.reorderFrom); },
       .label = [](const json& value) { return "from=" + value.dump(); }};
-  return {hint, reorderFrom};
+  return {hint, reorderFrom, msCompensationOption()};
 }
 
 std::vector<IntegratorOption> raycastOptions() {
@@ -134,8 +151,8 @@ IntegratorFactory megakernel(IntegratorKind kind) {
 
 const std::vector<IntegratorEntry>& registry() {
   static const std::vector<IntegratorEntry> entries = {
-      {IntegratorKind::Megakernel, {}, megakernel(IntegratorKind::Megakernel)},
-      {IntegratorKind::MegakernelRegen, {}, megakernel(IntegratorKind::MegakernelRegen)},
+      {IntegratorKind::Megakernel, {msCompensationOption()}, megakernel(IntegratorKind::Megakernel)},
+      {IntegratorKind::MegakernelRegen, {msCompensationOption()}, megakernel(IntegratorKind::MegakernelRegen)},
       {IntegratorKind::MegakernelSer, serOptions(), megakernel(IntegratorKind::MegakernelSer)},
       {IntegratorKind::Wavefront, wavefrontOptions(),
        [](const vk::Context& context, const GpuScene& scene, TraceTarget target, const RenderSettings& settings) {

@@ -42,17 +42,18 @@ std::string countedKernel(const std::string& shader, const RenderSettings& setti
   return counted ? shader + "_" + std::string(countersName(settings.counters)) : shader;
 }
 
-KernelDesc stageKernel(const std::string& shader, bool traces, const WavefrontOptions& options, const GpuScene& scene,
+KernelDesc stageKernel(const std::string& shader, bool traces, const RenderSettings& settings, const GpuScene& scene,
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
   std::vector<uint32_t> specialization(gpu::SPEC_COUNT);
-  specialization[gpu::SPEC_COMPACTION] = options.compaction;
-  specialization[gpu::SPEC_MATERIAL_QUEUES] = options.materialQueues;
+  specialization[gpu::SPEC_COMPACTION] = settings.wavefront.compaction;
+  specialization[gpu::SPEC_MATERIAL_QUEUES] = settings.wavefront.materialQueues;
   specialization[gpu::SPEC_MATERIAL_CLASS] = materialClass;
   return {.shader = shader,
           .traces = traces,
           .pushBytes = sizeof(gpu::WavefrontPush),
           .specialization = std::move(specialization),
-          .shadedClassLimit = scene.highestMaterialClass()};
+          .shadedClassLimit = scene.highestMaterialClass(),
+          .msCompensation = settings.msCompensation};
 }
 
 // What the wavefront needs of the device beyond the backend, checked before any of its
@@ -80,26 +81,26 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
     : context_(context),
       scene_(scene),
       options_(checkDevice(context, target.backend, settings.wavefront)),
-      generate_(context, stageKernel("wavefront_generate", false, options_, scene), target,
+      generate_(context, stageKernel("wavefront_generate", false, settings, scene), target,
                 scene.descriptorSetLayout()),
-      extend_(context, stageKernel(countedKernel("wavefront_extend", settings), true, options_, scene), target,
+      extend_(context, stageKernel(countedKernel("wavefront_extend", settings), true, settings, scene), target,
               scene.descriptorSetLayout()),
-      shadow_(context, stageKernel(countedKernel("wavefront_shadow", settings), true, options_, scene), target,
+      shadow_(context, stageKernel(countedKernel("wavefront_shadow", settings), true, settings, scene), target,
               scene.descriptorSetLayout()),
-      accumulate_(context, stageKernel("wavefront_accumulate", false, options_, scene), target,
+      accumulate_(context, stageKernel("wavefront_accumulate", false, settings, scene), target,
                   scene.descriptorSetLayout()),
-      prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, options_, scene)), target,
+      prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, settings, scene)), target,
                scene.descriptorSetLayout()),
       frame_(context, scene, target, settings.counters) {
   const std::string shade = countedKernel("wavefront_shade", settings);
   if (options_.materialQueues) {
-    classify_.emplace(context, stageKernel("wavefront_classify", false, options_, scene), target,
+    classify_.emplace(context, stageKernel("wavefront_classify", false, settings, scene), target,
                       scene.descriptorSetLayout());
     for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
-      shade_.emplace_back(context, stageKernel(shade, false, options_, scene, materialClass), target,
+      shade_.emplace_back(context, stageKernel(shade, false, settings, scene, materialClass), target,
                           scene.descriptorSetLayout());
   } else {
-    shade_.emplace_back(context, stageKernel(shade, false, options_, scene), target, scene.descriptorSetLayout());
+    shade_.emplace_back(context, stageKernel(shade, false, settings, scene), target, scene.descriptorSetLayout());
   }
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
 }

@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/progress.h"
 #include "core/scene/bvh/gpu_binary_bvh.h"
+#include "core/scene/multiple_scattering.h"
 #include "core/scene/sheen.h"
 #include "core/trace/registry.h"
 #include "core/vk/barrier.h"
@@ -114,6 +115,16 @@ GpuScene::GpuScene(const vk::Context& context, const SceneData& scene, std::span
   if (anySheen) {
     sheenAlbedo_ = upload(context, sheenAlbedoTable());
     addresses_.sheenAlbedo = sheenAlbedo_.address();
+  }
+  // The compensation reads the conductor's part for metals, the glass's for transmission only.
+  const auto anyGltf = [&](const auto& has) {
+    return std::any_of(scene.materials.begin(), scene.materials.end(),
+                       [&](const gpu::Material& m) { return m.model == gpu::MATERIAL_MODEL_GLTF && has(m); });
+  };
+  const bool anyTransmission = anyGltf([](const gpu::Material& m) { return m.transmissionFactor > 0; });
+  if (anyTransmission || anyGltf([](const gpu::Material& m) { return m.metallicFactor > 0; })) {
+    multipleScattering_ = upload(context, anyTransmission ? multipleScatteringTable() : conductorAlbedoTable());
+    addresses_.multipleScattering = multipleScattering_.address();
   }
   uploadTextures(context, scene);
   if (context.accelerationStructuresEnabled()) {
@@ -524,9 +535,9 @@ void GpuScene::createDescriptors(const vk::Context& context) {
 
 uint64_t GpuScene::bufferBytes() const {
   uint64_t bytes = 0;
-  for (const auto* b :
-       {&vertices_, &indices_, &geometries_, &instances_, &materials_, &emissiveTriangles_, &aliasTable_,
-        &punctualLights_, &emissiveBases_, &environmentTexels_, &environmentAliasTable_, &sheenAlbedo_})
+  for (const auto* b : {&vertices_, &indices_, &geometries_, &instances_, &materials_, &emissiveTriangles_,
+                        &aliasTable_, &punctualLights_, &emissiveBases_, &environmentTexels_, &environmentAliasTable_,
+                        &sheenAlbedo_, &multipleScattering_})
     bytes += b->bytes();
   return bytes;
 }

@@ -89,7 +89,7 @@ class GpuScene {
 
   uint32_t highestMaterialClass_ = gpu::MATERIAL_CLASS_COUNT;
   vk::Buffer vertices_, indices_, geometries_, instances_, materials_, emissiveTriangles_, aliasTable_, punctualLights_,
-      emissiveBases_, environmentTexels_, environmentAliasTable_, sheenAlbedo_;
+      emissiveBases_, environmentTexels_, environmentAliasTable_, sheenAlbedo_, multipleScattering_;
   std::vector<vk::Image> images_;
   std::vector<vk::DeviceHandle<VkSampler, vkDestroySampler>> samplers_;
   std::vector<uint32_t> imageSampler_;  // which sampler each image uses

@@ -60,4 +60,12 @@ double integrate(const std::function<double(double)>& f, double a, double b, dou
   return integrateAdaptively(f, a, b, tolerance, 0);
 }
 
+double integrateFixed(const std::function<double(double)>& f, double a, double b, int intervals) {
+  static const GaussLegendre<16> rule;
+  double sum = 0;
+  for (int i = 0; i < intervals; ++i)
+    sum += rule.apply(f, a + (b - a) * i / intervals, a + (b - a) * (i + 1) / intervals);
+  return sum;
+}
+
 }  // namespace ptbench

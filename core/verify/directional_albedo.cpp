@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/scene/multiple_scattering.h"
 #include "core/scene/sheen.h"
 
 namespace ptbench::verify {
@@ -95,7 +96,7 @@ double ggxD(double cosHalf, double alpha) {
   return a2 / (pi * d * d);
 }
 
-double directionalAlbedo(const gpu::Material& material, double cosView) {
+double directionalAlbedo(const gpu::Material& material, double cosView, bool msCompensation) {
   for (const gpu::TextureRef& texture : material.textures)
     if (texture.texture != gpu::NO_TEXTURE) throw std::logic_error("directionalAlbedo needs an untextured material");
   if (material.transmissionFactor > 0 || material.model != gpu::MATERIAL_MODEL_GLTF)
@@ -116,7 +117,11 @@ double directionalAlbedo(const gpu::Material& material, double cosView) {
                                 ? 0.0
                                 : baseColor * diffuseAlbedo(dielectricF0, specular, cosView) +
                                       (specular > 0 ? specular * specularAlbedo(dielectricF0, cosView, alpha) : 0.0);
-  const double metal = metallic == 0 ? 0.0 : specularAlbedo(baseColor, cosView, alpha);
+  double metal = metallic == 0 ? 0.0 : specularAlbedo(baseColor, cosView, alpha);
+  // The compensation adds F_ms (1 - E) / E to the rough metal's Fresnel term, E from the table
+  // (multiple_scattering.cpp), so its albedo is that times the white lobe's.
+  if (metallic > 0 && msCompensation && alpha >= deltaLobeAlpha)
+    metal += conductorMultipleScattering(baseColor, cosView, roughness) * ggxSpecularAlbedo(1, cosView, alpha);
   double albedo = (1 - metallic) * dielectric + metallic * metal;
 
   const double sheen =
@@ -147,10 +152,11 @@ double directionalAlbedo(const gpu::Material& material, double cosView) {
   return albedo;
 }
 
-AlbedoTable::AlbedoTable(const gpu::Material& material, uint32_t intervals) : values_(intervals + 1) {
+AlbedoTable::AlbedoTable(const gpu::Material& material, bool msCompensation, uint32_t intervals)
+    : values_(intervals + 1) {
   // At exactly grazing view the integrals degenerate; a hair above it the albedo is continuous.
   for (uint32_t i = 0; i <= intervals; ++i)
-    values_[i] = directionalAlbedo(material, std::max(double(i) / intervals, 1e-6));
+    values_[i] = directionalAlbedo(material, std::max(double(i) / intervals, 1e-6), msCompensation);
 }
 
 double AlbedoTable::operator()(double cosView) const {

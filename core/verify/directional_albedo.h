@@ -23,12 +23,14 @@ double ggxD(double cosHalf, double alpha);
 // The integral of f(v, l) (n . l) over the hemisphere of l, for a view direction at `cosView` to
 // the normal: what a convex surface of this material returns under a uniform environment of
 // radiance 1. The material must be grey (one value in every colour channel) and untextured.
-double directionalAlbedo(const gpu::Material& material, double cosView);
+// With msCompensation, the rough metal's multiple-scattering compensation (ms_compensation) is
+// added as the shaders compute it, from core/scene/multiple_scattering.h's tables.
+double directionalAlbedo(const gpu::Material& material, double cosView, bool msCompensation = false);
 
 // directionalAlbedo at evenly spaced cosines, linearly interpolated between them.
 class AlbedoTable {
  public:
-  explicit AlbedoTable(const gpu::Material& material, uint32_t intervals = 128);
+  AlbedoTable(const gpu::Material& material, bool msCompensation, uint32_t intervals = 128);
   double operator()(double cosView) const;
 
  private:

@@ -11,7 +11,8 @@
 //   specular layer (Schlick Fresnel, KHR_materials_specular's factor and colour) or, by
 //   KHR_materials_transmission, a rough glass: GGX reflection and refraction sharing one exact
 //   Fresnel term (Walter et al. 2007), thin-walled (no refraction) without KHR_materials_volume's
-//   thickness.
+//   thickness; the metal and the glass compensated for the light their single-scattering lobes
+//   lose between microfacets (Kulla and Conty 2017; ms_compensation).
 // Transmitted directions are sampled, never evaluated: next-event estimation looks for lights
 // on the side the ray came from only, so a transmitted sample carries pdf 0 (no MIS). A smooth
 // thin wall is the exception that shadow rays cross (crossesStraight, below).
@@ -119,17 +120,56 @@ GgxReflection ggxReflection(vec3 v, vec3 l, float alpha) {
   return r;
 }
 
+// Bilinear in (x, y), each clamped to [0, 1] over `size` points, in the size x size block of
+// floats at `offset` of the table at `address`: the tables computed on the CPU (core/scene/).
+float tableBilinear(uint64_t address, uint size, uint offset, float x, float y) {
+  float last = float(size - 1u);
+  vec2 p = clamp(vec2(x, y), 0.0, 1.0) * last;
+  uvec2 i = min(uvec2(p), uvec2(size - 2u));
+  vec2 f = p - vec2(i);
+  FloatTable table = FloatTable(address);
+  uint row = offset + i.x * size + i.y;
+  float below = mix(table.f[row], table.f[row + 1u], f.y);
+  float above = mix(table.f[row + size], table.f[row + size + 1u], f.y);
+  return mix(below, above, f.x);
+}
+
 // KHR_materials_sheen's directional albedo E from its table (core/scene/sheen.h), bilinearly.
 float sheenAlbedo(float cosTheta, float roughness) {
-  const float last = float(SHEEN_ALBEDO_SIZE - 1u);
-  vec2 x = clamp(vec2(cosTheta, roughness), 0.0, 1.0) * last;
-  uvec2 i = min(uvec2(x), uvec2(SHEEN_ALBEDO_SIZE - 2u));
-  vec2 f = x - vec2(i);
-  FloatTable table = FloatTable(SCENE.sheenAlbedo);
-  uint row = i.x * SHEEN_ALBEDO_SIZE + i.y;
-  float below = mix(table.f[row], table.f[row + 1u], f.y);
-  float above = mix(table.f[row + SHEEN_ALBEDO_SIZE], table.f[row + SHEEN_ALBEDO_SIZE + 1u], f.y);
-  return mix(below, above, f.x);
+  return tableBilinear(SCENE.sheenAlbedo, SHEEN_ALBEDO_SIZE, 0u, cosTheta, roughness);
+}
+
+// Multiple-scattering compensation (Kulla and Conty 2017; core/scene/multiple_scattering.cpp
+// derives it): the light a rough GGX lobe loses to a second microfacet, given back from tables of
+// directional albedo E at the view's cosine, so that white rough metal and glass return all they
+// receive. Compiled out by ms_compensation: false (MS_COMPENSATION, a specialisation constant).
+//
+// The metal's, added to its Fresnel term: F_ms (1 - E) / E, F_ms the multiple bounces' tint by
+// the average Fresnel F_avg of its Schlick term, F_avg^2 E_avg / (1 - F_avg (1 - E_avg)).
+vec3 conductorMultipleScattering(ShadingPoint sp, float cosView) {
+  float albedo = tableBilinear(SCENE.multipleScattering, MS_ALBEDO_SIZE, 0u, cosView, sp.roughness);
+  float x = clamp(sp.roughness, 0.0, 1.0) * float(MS_ALBEDO_SIZE - 1u);
+  uint i = min(uint(x), MS_ALBEDO_SIZE - 2u);
+  FloatTable table = FloatTable(SCENE.multipleScattering);
+  float average = mix(table.f[MS_AVERAGE_OFFSET + i], table.f[MS_AVERAGE_OFFSET + i + 1u], x - float(i));
+  vec3 fresnelAverage = sp.baseColor * (20.0 / 21.0) + 1.0 / 21.0;
+  vec3 tint = fresnelAverage * fresnelAverage * average / (1.0 - fresnelAverage * (1.0 - average));
+  return tint * ((1.0 - albedo) / albedo);
+}
+
+// The glass's, a scale of its whole lobe: 1 / E, E what white glass of its IOR reflects and
+// transmits on the side the light arrives from (a thin wall's: the metal's E, as it transmits the
+// mirror image of its reflection).
+float glassMultipleScattering(ShadingPoint sp, float cosView) {
+  uint64_t address = SCENE.multipleScattering;
+  if (sp.thinWalled) return 1.0 / tableBilinear(address, MS_ALBEDO_SIZE, 0u, cosView, sp.roughness);
+  float x = clamp((sp.ior - 1.0) / (sp.ior + 1.0) / MS_GLASS_IOR_PARAMETER_MAX, 0.0, 1.0) * float(MS_GLASS_IORS - 1u);
+  uint k = min(uint(x), MS_GLASS_IORS - 2u);
+  const uint block = MS_ALBEDO_SIZE * MS_ALBEDO_SIZE;
+  uint offset = MS_GLASS_OFFSET + ((sp.frontFace ? 0u : MS_GLASS_IORS) + k) * block;
+  float albedo = mix(tableBilinear(address, MS_ALBEDO_SIZE, offset, cosView, sp.roughness),
+                     tableBilinear(address, MS_ALBEDO_SIZE, offset + block, cosView, sp.roughness), x - float(k));
+  return 1.0 / albedo;
 }
 
 // The Charlie distribution times the visibility term the extension suggests (Neubelt and
@@ -263,14 +303,15 @@ struct BsdfValue {
   float pdf;
 };
 
-// The base's specular Fresnel: the dielectric layer, the metal and the glass's reflection.
-vec3 specularFresnel(ShadingPoint sp, float VdotH, out float glassReflected) {
+// The base's specular Fresnel: the dielectric layer, the metal and the glass's reflection, this
+// scaled by glassScale (its multiple-scattering compensation).
+vec3 specularFresnel(ShadingPoint sp, float VdotH, float glassScale, out float glassReflected) {
   // Opaque materials, nearly every vertex, skip the glass's exact Fresnel term.
   glassReflected = 0.0;
   vec3 glass = transmissionOf(sp) > 0.0 ? glassReflectance(sp, VdotH, glassReflected) : vec3(0.0);
   float plastic = (1.0 - sp.metallic) * (1.0 - transmissionOf(sp));
   return plastic * sp.specularWeight * schlickFresnel(dielectricF0(sp), VdotH) +
-         sp.metallic * schlickFresnel(sp.baseColor, VdotH) + (1.0 - sp.metallic) * transmissionOf(sp) * glass;
+         sp.metallic * schlickFresnel(sp.baseColor, VdotH) + (1.0 - sp.metallic) * transmissionOf(sp) * glass * glassScale;
 }
 
 // Below the coat: the glTF base under its sheen, or the car paint's flakes and base.
@@ -296,7 +337,10 @@ BsdfValue innerValue(ShadingPoint sp, BsdfContext ctx, vec3 l, vec3 lWorld) {
   if (!specularIsDelta(sp)) {
     GgxReflection specular = ggxReflection(ctx.v, l, ggxAlpha(sp));
     float glassReflected;
-    base += specularFresnel(sp, specular.VdotH, glassReflected) * specular.fCos;
+    float glassScale = MS_COMPENSATION && transmissionOf(sp) > 0.0 ? glassMultipleScattering(sp, ctx.v.z) : 1.0;
+    vec3 fresnel = specularFresnel(sp, specular.VdotH, glassScale, glassReflected);
+    if (MS_COMPENSATION && sp.metallic > 0.0) fresnel += sp.metallic * conductorMultipleScattering(sp, ctx.v.z);
+    base += fresnel * specular.fCos;
     value.pdf += (ctx.pSpecular + ctx.pGlass * glassReflected) * specular.pdf;
   }
   float sheen = sheenMaximum(sp);
@@ -345,7 +389,7 @@ bool mixtureWeight(ShadingPoint sp, BsdfContext ctx, vec3 lWorld, out BsdfSample
 // all send light the one way, so its weight is their sum over the chance of either lobe.
 bool deltaReflection(ShadingPoint sp, BsdfContext ctx, out BsdfSample result) {
   float glassReflected;
-  vec3 fresnel = specularFresnel(sp, ctx.v.z, glassReflected);
+  vec3 fresnel = specularFresnel(sp, ctx.v.z, 1.0, glassReflected);
   float probability = ctx.pSpecular + ctx.pGlass * glassReflected;
   if (!(probability > 0.0)) return false;
   result = BsdfSample(toWorld(ctx.frame, vec3(-ctx.v.xy, ctx.v.z)),
@@ -391,6 +435,7 @@ bool sampleGlass(ShadingPoint sp, BsdfContext ctx, float uChoice, vec2 u, out Bs
   float geometry = delta ? 1.0 : smithG2(-l.z, ctx.v.z, alpha) / smithG1(ctx.v.z, alpha);
   float radianceScale = sp.thinWalled ? 1.0 : 1.0 / (eta * eta);
   vec3 weight = glassTransmission(sp, ctx, -l.z) * (geometry * radianceScale / ctx.pGlass);
+  if (MS_COMPENSATION && !delta) weight *= glassMultipleScattering(sp, ctx.v.z);
   result = BsdfSample(toWorld(ctx.frame, l), weight, 0.0, true);
   return true;
 }

@@ -25,6 +25,7 @@ layout(buffer_reference, scalar) readonly buffer FrameParamsRef { FrameParams p;
 
 layout(set = SCENE_SET, binding = BINDING_TEXTURES) uniform sampler2D textures[];
 layout(constant_id = SPEC_SHADED_CLASS_LIMIT) const uint SCENE_CLASS_LIMIT = MATERIAL_CLASS_COUNT;
+layout(constant_id = SPEC_MS_COMPENSATION) const bool MS_COMPENSATION = true;
 
 #define FRAME (FrameParamsRef(push.params).p)
 #define SCENE (FRAME.scene)

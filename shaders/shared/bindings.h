@@ -35,6 +35,9 @@ struct SceneAddresses {
   // KHR_materials_sheen's directional albedo E(cos theta, roughness), SHEEN_ALBEDO_SIZE squared
   // floats (core/scene/sheen.h); 0 when no material has sheen.
   uint64_t sheenAlbedo;
+  // The multiple-scattering compensation's table, MS_TABLE_SIZE floats (shared/render.h); 0 when
+  // no material is metallic or transmissive.
+  uint64_t multipleScattering;
   uint emissiveTriangleCount;
   uint punctualLightCount;
   float totalEmissivePower;

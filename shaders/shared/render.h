@@ -33,6 +33,21 @@ PTBENCH_CONST float SPECULAR_DELTA_ALPHA = 1e-3f;
 // and the least roughness shaded (the Charlie distribution degenerates at 0).
 PTBENCH_CONST uint SHEEN_ALBEDO_SIZE = 32;
 
+// Multiple-scattering compensation of the rough GGX lobes (core/scene/multiple_scattering.h),
+// one table of floats: the white conductor's directional albedo E at MS_ALBEDO_SIZE evenly
+// spaced cosines (rows) and roughnesses (columns) from 0 to 1; its average E_avg per roughness
+// (MS_AVERAGE_OFFSET); then the white rough glass's E (MS_GLASS_OFFSET) for light arriving from
+// outside (relative IOR eta = IOR) and from inside (1 / IOR), each at MS_GLASS_IORS IORs evenly
+// spaced in (IOR - 1) / (IOR + 1) from 0 to MS_GLASS_IOR_PARAMETER_MAX (IOR 1 to 3).
+// SPEC_MS_COMPENSATION (every kernel): 0 compiles the compensation out (ms_compensation: false).
+PTBENCH_CONST uint MS_ALBEDO_SIZE = 32;
+PTBENCH_CONST uint MS_GLASS_IORS = 11;
+PTBENCH_CONST float MS_GLASS_IOR_PARAMETER_MAX = 0.5f;
+PTBENCH_CONST uint MS_AVERAGE_OFFSET = MS_ALBEDO_SIZE * MS_ALBEDO_SIZE;
+PTBENCH_CONST uint MS_GLASS_OFFSET = MS_AVERAGE_OFFSET + MS_ALBEDO_SIZE;
+PTBENCH_CONST uint MS_TABLE_SIZE = MS_GLASS_OFFSET + 2 * MS_GLASS_IORS * MS_ALBEDO_SIZE * MS_ALBEDO_SIZE;
+PTBENCH_CONST uint SPEC_MS_COMPENSATION = 18;
+
 // Specialisation constant of every kernel: the highest material class (scene.h) its scene has.
 // Shading code of the classes above it compiles out, in every integrator alike, so that no
 // kernel carries the registers of materials its scene does not use.

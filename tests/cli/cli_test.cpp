@@ -363,7 +363,7 @@ TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
       << table;
   EXPECT_NE(table.find("furnace, rough dielectric          megakernel-regen pipeline    1.0"), std::string::npos)
       << table;
-  EXPECT_NE(table.find("verify: 23 passed, 0 failed, 0 skipped in"), std::string::npos) << table;
+  EXPECT_NE(table.find("verify: 27 passed, 0 failed, 0 skipped in"), std::string::npos) << table;
   EXPECT_EQ(table.find("FAIL"), std::string::npos) << table;
 
   const auto json = nlohmann::json::parse(result.out);
@@ -371,7 +371,7 @@ TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
   EXPECT_EQ(json["passed"], true);
   EXPECT_EQ(json["validation"], true);
   EXPECT_NE(json["device"]["name"].get<std::string>().find("llvmpipe"), std::string::npos);
-  ASSERT_EQ(json["results"].size(), 23u);
+  ASSERT_EQ(json["results"].size(), 27u);
   EXPECT_TRUE(json["skipped"].empty());
   for (const auto& r : json["results"]) {
     const std::string what = r["case"].get<std::string>();
@@ -429,7 +429,7 @@ TEST(VerifyCommand, PassesAtOneTwoAndFourSamplesPerPixel) {
     const auto result =
         runPtbench(std::string("verify --quick --integrator megakernel --backend rayquery --json - --spp ") + samples);
     EXPECT_EQ(result.exitCode, 0) << samples << " spp: " << result.all();
-    EXPECT_NE(result.err.find("verify: 23 passed, 0 failed"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("verify: 27 passed, 0 failed"), std::string::npos) << result.err;
     const auto json = nlohmann::json::parse(result.out);
     for (const auto& r : json["results"]) EXPECT_GE(r["standard_errors"].get<double>(), 5) << r["case"];
   }

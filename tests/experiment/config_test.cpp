@@ -231,7 +231,7 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
       {"options of a non-integrator", minimal(R"(, "options": {"pathtracer": {}})"), "/options/pathtracer",
        "not an integrator"},
       {"options an integrator lacks", minimal(R"(, "options": {"megakernel": {"tile": 16}})"),
-       "/options/megakernel/tile", "megakernel has no options"},
+       "/options/megakernel/tile", "unknown option of megakernel; it has ms_compensation"},
       {"unknown wavefront option", minimal(R"(, "options": {"wavefront": {"queues": 2}})"), "/options/wavefront/queues",
        "it has schedule, pool_size, compaction, material_queues"},
       {"bad schedule in a sweep", minimal(R"(, "options": {"wavefront": {"schedule": ["depth", "breadth"]}})"),

@@ -54,8 +54,11 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
   EXPECT_TRUE(settings.wavefront.materialQueues);
   EXPECT_EQ(settings.wavefront.poolSize, 1u << 20);
   const json options = optionsJson(IntegratorKind::Wavefront, settings);
-  EXPECT_EQ(options,
-            (json{{"schedule", "pool"}, {"compaction", false}, {"material_queues", true}, {"pool_size", 1u << 20}}));
+  EXPECT_EQ(options, (json{{"schedule", "pool"},
+                           {"compaction", false},
+                           {"material_queues", true},
+                           {"pool_size", 1u << 20},
+                           {"ms_compensation", true}}));
   EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, options), " pool 1.05M -compact +matq");
 
   ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "hint", "none", settings), "");
@@ -64,7 +67,24 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
             " hint=none from=2");
   ASSERT_EQ(applyOption(IntegratorKind::Raycast, "rays", "shadow", settings), "");
   EXPECT_EQ(settings.raycast.rays, RaycastRays::Shadow);
-  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "schedule", "pool", settings), "megakernel has no options");
+  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "schedule", "pool", settings),
+            "unknown option of megakernel; it has ms_compensation");
+}
+
+// Every path tracer takes ms_compensation, on by default; off, its label says so.
+TEST(IntegratorRegistry, EveryPathTracerTakesMsCompensation) {
+  for (IntegratorKind kind : {IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen,
+                              IntegratorKind::MegakernelSer, IntegratorKind::Wavefront}) {
+    RenderSettings settings;
+    EXPECT_EQ(optionsJson(kind, settings)["ms_compensation"], true) << integratorName(kind);
+    ASSERT_EQ(applyOption(kind, "ms_compensation", false, settings), "") << integratorName(kind);
+    EXPECT_FALSE(settings.msCompensation);
+    EXPECT_NE(optionsLabel(kind, optionsJson(kind, settings)).find("-ms"), std::string::npos) << integratorName(kind);
+    EXPECT_EQ(applyOption(kind, "ms_compensation", "off", settings), "expected true or false");
+  }
+  RenderSettings raycast;
+  EXPECT_NE(applyOption(IntegratorKind::Raycast, "ms_compensation", false, raycast), "")
+      << "the raycast shades nothing";
 }
 
 // The options that choose kernels are fixed when the integrator is created; the others a frame takes.
@@ -74,7 +94,9 @@ TEST(IntegratorRegistry, OptionsThatChooseKernelsAreFixedAtCreation) {
     for (const IntegratorOption& option : integratorEntry(kind).options)
       (option.fixedAtCreation ? fixed : perFrame).insert(std::string(integratorName(kind)) + "." + option.info.name);
   EXPECT_EQ(fixed, (std::set<std::string>{"wavefront.compaction", "wavefront.material_queues", "megakernel-ser.hint",
-                                          "megakernel-ser.reorder_from"}));
+                                          "megakernel-ser.reorder_from", "megakernel.ms_compensation",
+                                          "megakernel-regen.ms_compensation", "megakernel-ser.ms_compensation",
+                                          "wavefront.ms_compensation"}));
   EXPECT_EQ(perFrame, (std::set<std::string>{"wavefront.schedule", "wavefront.pool_size", "raycast.rays"}));
 }
 
