@@ -867,7 +867,11 @@ std::string runKey(const json& run) {
     key += (key.empty() ? "" : " ") + std::string(name) + "=" +
            (p.at(name).is_string() ? p.at(name).get<std::string>() : p.at(name).dump());
   // Options make runs of one integrator distinct (a sweep over schedules, say).
-  if (p.contains("options") && !p["options"].empty()) key += " " + optionsText(p["options"]);
+  json options = p.value("options", json::object());
+  // restir: off is the plain path tracer that reports before the option held with no key, so
+  // that they still match.
+  if (options.value("restir", "") == "off") options.erase("restir");
+  if (!options.empty()) key += " " + optionsText(options);
   // Runs with counters never match runs without: their atomics and clock reads perturb the timing.
   if (p.value("counters", "off") != "off") key += " counters=" + p["counters"].get<std::string>();
   // Runs timed per frame only are distinct runs of their own (what stage timing costs).

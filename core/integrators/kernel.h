@@ -11,6 +11,7 @@
 #include "core/vk/buffer.h"
 #include "core/vk/pipeline.h"
 #include "core/vk/pipeline_statistics.h"
+#include "shared/restir.h"
 #include "shared/scene.h"
 
 namespace ptbench {
@@ -24,6 +25,8 @@ struct KernelDesc {
   std::vector<uint32_t> specialization;  // values of constant_id 0, 1, ...
   // SPEC_SHADED_CLASS_LIMIT: the highest material class of the scene (GpuScene).
   uint32_t shadedClassLimit = gpu::MATERIAL_CLASS_COUNT;
+  // SPEC_RESTIR (shared/restir.h), for the path tracers' kernels; ignored by kernels without it.
+  uint32_t restir = gpu::RESTIR_OFF;
   bool singleInvocation = false;  // a workgroup of one (prepare kernels): for its occupancy
 };
 

@@ -31,6 +31,29 @@ IntegratorOption wavefrontSwitch(OptionInfo info, bool WavefrontOptions::*field,
           .label = [onLabel, offLabel](const json& value) { return value == true ? onLabel : offLabel; }};
 }
 
+// restir: ReSTIR DI at the primary vertex (DESIGN.md, "ReSTIR"), of the megakernel and the
+// wavefront (its depth schedule); megakernel-regen (whose paths of one pixel follow each other in one launch, with no
+// pass boundary for the reuse between them) and megakernel-ser do not declare it, so a config that gives it to them is
+// refused as an unknown option.
+IntegratorOption restirOption() {
+  return {
+      .info = {"restir", "off or di",
+               "off: next-event estimation at every vertex; di: ReSTIR DI at the primary vertex (initial "
+               "candidates, temporal and spatial reuse, unbiased)"},
+      .fixedAtCreation = true,
+      .parse =
+          [](const json& value, RenderSettings& settings) {
+            for (Restir choice : allRestir)
+              if (value == restirName(choice)) {
+                settings.restir = choice;
+                return true;
+              }
+            return false;
+          },
+      .print = [](const RenderSettings& settings) { return json(restirName(settings.restir)); },
+      .label = [](const json& value) { return value == "off" ? std::string() : "restir=" + value.get<std::string>(); }};
+}
+
 std::vector<IntegratorOption> wavefrontOptions() {
   IntegratorOption schedule{
       .info = {"schedule", "depth or pool",
@@ -72,7 +95,7 @@ std::vector<IntegratorOption> wavefrontOptions() {
                    : pool >= 1e3 ? fmt::format("{:.3g}k", pool * 1e-3)
                                  : fmt::format("{:g}", pool);
           }};
-  return {schedule, poolSize, compaction, materialQueues};
+  return {schedule, poolSize, compaction, materialQueues, restirOption()};
 }
 
 std::vector<IntegratorOption> serOptions() {
@@ -134,7 +157,7 @@ IntegratorFactory megakernel(IntegratorKind kind) {
 
 const std::vector<IntegratorEntry>& registry() {
   static const std::vector<IntegratorEntry> entries = {
-      {IntegratorKind::Megakernel, {}, megakernel(IntegratorKind::Megakernel)},
+      {IntegratorKind::Megakernel, {restirOption()}, megakernel(IntegratorKind::Megakernel)},
       {IntegratorKind::MegakernelRegen, {}, megakernel(IntegratorKind::MegakernelRegen)},
       {IntegratorKind::MegakernelSer, serOptions(), megakernel(IntegratorKind::MegakernelSer)},
       {IntegratorKind::Wavefront, wavefrontOptions(),

@@ -42,8 +42,9 @@ std::string countedKernel(const std::string& shader, const RenderSettings& setti
   return counted ? shader + "_" + std::string(countersName(settings.counters)) : shader;
 }
 
-KernelDesc stageKernel(const std::string& shader, bool traces, const WavefrontOptions& options, const GpuScene& scene,
+KernelDesc stageKernel(const std::string& shader, bool traces, const RenderSettings& settings, const GpuScene& scene,
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
+  const WavefrontOptions& options = settings.wavefront;
   std::vector<uint32_t> specialization(gpu::SPEC_COUNT);
   specialization[gpu::SPEC_COMPACTION] = options.compaction;
   specialization[gpu::SPEC_MATERIAL_QUEUES] = options.materialQueues;
@@ -52,7 +53,8 @@ KernelDesc stageKernel(const std::string& shader, bool traces, const WavefrontOp
           .traces = traces,
           .pushBytes = sizeof(gpu::WavefrontPush),
           .specialization = std::move(specialization),
-          .shadedClassLimit = scene.highestMaterialClass()};
+          .shadedClassLimit = scene.highestMaterialClass(),
+          .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
 }
 
 // What the wavefront needs of the device beyond the backend, checked before any of its
@@ -80,26 +82,27 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
     : context_(context),
       scene_(scene),
       options_(checkDevice(context, target.backend, settings.wavefront)),
-      generate_(context, stageKernel("wavefront_generate", false, options_, scene), target,
+      generate_(context, stageKernel("wavefront_generate", false, settings, scene), target,
                 scene.descriptorSetLayout()),
-      extend_(context, stageKernel(countedKernel("wavefront_extend", settings), true, options_, scene), target,
+      extend_(context, stageKernel(countedKernel("wavefront_extend", settings), true, settings, scene), target,
               scene.descriptorSetLayout()),
-      shadow_(context, stageKernel(countedKernel("wavefront_shadow", settings), true, options_, scene), target,
+      shadow_(context, stageKernel(countedKernel("wavefront_shadow", settings), true, settings, scene), target,
               scene.descriptorSetLayout()),
-      accumulate_(context, stageKernel("wavefront_accumulate", false, options_, scene), target,
+      accumulate_(context, stageKernel("wavefront_accumulate", false, settings, scene), target,
                   scene.descriptorSetLayout()),
-      prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, options_, scene)), target,
+      prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, settings, scene)), target,
                scene.descriptorSetLayout()),
       frame_(context, scene, target, settings.counters) {
+  if (settings.restir == Restir::Di) restir_.emplace(context, scene, target);
   const std::string shade = countedKernel("wavefront_shade", settings);
   if (options_.materialQueues) {
-    classify_.emplace(context, stageKernel("wavefront_classify", false, options_, scene), target,
+    classify_.emplace(context, stageKernel("wavefront_classify", false, settings, scene), target,
                       scene.descriptorSetLayout());
     for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
-      shade_.emplace_back(context, stageKernel(shade, false, options_, scene, materialClass), target,
+      shade_.emplace_back(context, stageKernel(shade, false, settings, scene, materialClass), target,
                           scene.descriptorSetLayout());
   } else {
-    shade_.emplace_back(context, stageKernel(shade, false, options_, scene), target, scene.descriptorSetLayout());
+    shade_.emplace_back(context, stageKernel(shade, false, settings, scene), target, scene.descriptorSetLayout());
   }
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
 }
@@ -111,6 +114,8 @@ std::vector<KernelStatistics> WavefrontIntegrator::kernels() const {
   result.push_back(shadow_.statistics(Stage::Shadow));
   result.push_back(accumulate_.statistics(Stage::Accumulate));
   result.push_back(prepare_.statistics(Stage::Prepare));
+  if (restir_)
+    for (KernelStatistics& pass : restir_->kernels()) result.push_back(std::move(pass));
   return result;
 }
 
@@ -242,6 +247,11 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   gpu::WavefrontCounters counters{};
   counters.jobsTotal = jobs;
   frame_.prepare(settings);
+  if (restir_) {
+    // unsupportedReason refused the combination for the integrator; a frame cannot bring it.
+    if (poolSchedule) throw std::logic_error("the wavefront with restir was given a frame of the pool schedule");
+    restir_->prepare(settings, frame_);
+  }
   auto initialize = [&](VkCommandBuffer commands) {
     // The wavefront's parameters and counters in device-local memory, written inside the frame.
     frame_.begin(commands, shaderStages_, settings.stageTimestamps, [&] {
@@ -252,6 +262,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
       if (!options_.compaction)
         vkCmdFillBuffer(commands, state_.paths.get(), state_.params.membership - state_.paths.address(),
                         VkDeviceSize{poolSize} * sizeof(uint32_t), 0);
+      if (restir_) restir_->upload(commands);
     });
   };
 
@@ -270,6 +281,8 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
           for (uint32_t bounce = 0; bounce < settings.maxDepth; ++bounce, ++recorded)
             recordIteration(commands, iteration++, bounce,
                             bounce == 0 ? std::optional(gpu::PREPARE_GENERATE_FRESH) : std::nullopt);
+          // The pass was sample `pass` of every pixel (wavefrontPool).
+          if (restir_) restir_->record(commands, frame_, shaderStages_, uint32_t(pass));
         } while (++pass < passes && recorded + settings.maxDepth <= maxIterationsPerSubmission);
         frame_.end(commands);  // the last submission's end is the frame's
       });
@@ -316,6 +329,9 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +
                                                                  readbackStepsOffset);
   const uint32_t usedSteps = poolSchedule ? std::min(iteration, stepCapacity) : settings.maxDepth;
+  // The film's per-pixel counters, which the wavefront's own stages leave alone, hold ReSTIR's
+  // shadow rays.
+  const uint64_t restirShadowRays = restir_ ? result.work.shadowRays : 0;
   result.work = {};
   for (uint32_t step = 0; step < usedSteps; ++step) {
     result.steps.push_back({.extensionRays = steps[step].extensionRays,
@@ -325,6 +341,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
     result.work.shadowRays += steps[step].shadowRays;
     result.work.paths += steps[step].pathsStarted;
   }
+  result.work.shadowRays += restirShadowRays;
   result.work.pathSegments = result.work.extensionRays;
   // A pool runs up to poolCheckInterval - 1 empty iterations past its end: not steps of the frame.
   while (poolSchedule && !result.steps.empty() && result.steps.back().extensionRays == 0 &&

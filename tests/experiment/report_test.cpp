@@ -270,7 +270,7 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_EQ(simt["per_bounce"][1]["bounce"], 2);
   EXPECT_DOUBLE_EQ(simt["per_bounce"][1]["utilisation"].get<double>(), 40.0 / 64);
   EXPECT_DOUBLE_EQ(simt["per_bounce"][1]["coherence"].get<double>(), 1.5);
-  EXPECT_EQ(ok["parameters"]["options"], json::object()) << "the megakernel has no options";
+  EXPECT_EQ(ok["parameters"]["options"], (json{{"restir", "off"}})) << "the megakernel's one option, at its default";
   EXPECT_FALSE(ok.contains("work_per_bounce"));
 
   std::ifstream csvFile(folder / "report.csv");

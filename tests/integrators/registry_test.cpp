@@ -54,8 +54,11 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
   EXPECT_TRUE(settings.wavefront.materialQueues);
   EXPECT_EQ(settings.wavefront.poolSize, 1u << 20);
   const json options = optionsJson(IntegratorKind::Wavefront, settings);
-  EXPECT_EQ(options,
-            (json{{"schedule", "pool"}, {"compaction", false}, {"material_queues", true}, {"pool_size", 1u << 20}}));
+  EXPECT_EQ(options, (json{{"schedule", "pool"},
+                           {"compaction", false},
+                           {"material_queues", true},
+                           {"pool_size", 1u << 20},
+                           {"restir", "off"}}));
   EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, options), " pool 1.05M -compact +matq");
 
   ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "hint", "none", settings), "");
@@ -64,7 +67,14 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
             " hint=none from=2");
   ASSERT_EQ(applyOption(IntegratorKind::Raycast, "rays", "shadow", settings), "");
   EXPECT_EQ(settings.raycast.rays, RaycastRays::Shadow);
-  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "schedule", "pool", settings), "megakernel has no options");
+  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "schedule", "pool", settings),
+            "unknown option of megakernel; it has restir");
+  EXPECT_EQ(applyOption(IntegratorKind::MegakernelRegen, "restir", "di", settings), "megakernel-regen has no options");
+  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "gi", settings), "expected off or di");
+  ASSERT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "di", settings), "");
+  EXPECT_EQ(settings.restir, Restir::Di);
+  EXPECT_EQ(optionsLabel(IntegratorKind::Megakernel, optionsJson(IntegratorKind::Megakernel, settings)), " restir=di");
+  EXPECT_EQ(optionsLabel(IntegratorKind::Megakernel, json{{"restir", "off"}}), "");
 }
 
 // The options that choose kernels are fixed when the integrator is created; the others a frame takes.
@@ -74,7 +84,7 @@ TEST(IntegratorRegistry, OptionsThatChooseKernelsAreFixedAtCreation) {
     for (const IntegratorOption& option : integratorEntry(kind).options)
       (option.fixedAtCreation ? fixed : perFrame).insert(std::string(integratorName(kind)) + "." + option.info.name);
   EXPECT_EQ(fixed, (std::set<std::string>{"wavefront.compaction", "wavefront.material_queues", "megakernel-ser.hint",
-                                          "megakernel-ser.reorder_from"}));
+                                          "megakernel-ser.reorder_from", "megakernel.restir", "wavefront.restir"}));
   EXPECT_EQ(perFrame, (std::set<std::string>{"wavefront.schedule", "wavefront.pool_size", "raycast.rays"}));
 }
 
