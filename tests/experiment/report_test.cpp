@@ -643,6 +643,19 @@ TEST(Compare, RunsWithCountersAreComparedOnlyWithRunsWithCounters) {
   EXPECT_EQ(runKey(off["runs"][0]), runKey(base["runs"][0]));
 }
 
+// restir: off is the plain path tracer that baselines written before the option hold with no
+// options; di is another run.
+TEST(Compare, RestirOffMatchesRunsWrittenBeforeTheOption) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.01}});
+  json off = base;
+  off["runs"][0]["parameters"]["options"] = {{"restir", "off"}};
+  EXPECT_EQ(runKey(off["runs"][0]), runKey(base["runs"][0]));
+  EXPECT_EQ(compareReports(base, off, {}).exitCode, compareExitOk);
+  json di = base;
+  di["runs"][0]["parameters"]["options"] = {{"restir", "di"}};
+  EXPECT_NE(runKey(di["runs"][0]), runKey(base["runs"][0]));
+}
+
 TEST(Compare, ThresholdParsesPercentAndFraction) {
   EXPECT_DOUBLE_EQ(parseThreshold("5%"), 0.05);
   EXPECT_DOUBLE_EQ(parseThreshold("0.1"), 0.1);
