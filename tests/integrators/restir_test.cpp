@@ -121,6 +121,42 @@ TEST_F(RestirTest, MovingCameraReusesHistoryWithoutBias) {
     EXPECT_NEAR(got.mean[c], expected.mean[c], restirMeanTolerance * expected.mean[c]) << "channel " << c;
 }
 
+// Temporal reuse rejects history that saw another surface. The history here was rendered from
+// inside Cornell's tall block, which hides from it every point the next frame sees: that frame
+// must be exactly the one an integrator without history renders (same samples, same
+// neighbours), while history from the frame's own camera changes it. (Without the surface test
+// the history's pixels are reused and the images differ.)
+TEST_F(RestirTest, DisoccludedHistoryIsRejected) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
+  RenderSettings settings = settingsFor(scene, 24, 1, 3);
+  settings.restir = Restir::Di;
+  const Renderer renderer = megakernels[0];
+  RenderSettings hidden = settings;
+  hidden.camera.position = {0.368f, 0.165f, 0.351f};  // the tall block's middle, facing the back wall
+  hidden.camera.target = {0.278f, 0.273f, 0.559f};
+  hidden.seed = settings.seed + 1;
+
+  // Frame 1 of a path whose frame 0 was `history`.
+  const auto secondFrame = [&](const RenderSettings& history) {
+    auto integrator = createIntegrator(renderer.integrator, *context, gpuScene, renderer.target(), settings);
+    integrator->render(history);
+    RenderSettings frame = settings;
+    frame.previousCamera = history.camera;
+    return integrator->render(frame);
+  };
+  const FrameResult fresh =
+      createIntegrator(renderer.integrator, *context, gpuScene, renderer.target(), settings)->render(settings);
+  const FrameResult disoccluded = secondFrame(hidden);
+  EXPECT_EQ(disoccluded.image.rgb, fresh.image.rgb) << "history from inside the block was reused";
+  EXPECT_EQ(disoccluded.work.shadowRays, fresh.work.shadowRays);
+  RenderSettings visible = settings;
+  visible.seed = settings.seed + 1;
+  const FrameResult reused = secondFrame(visible);
+  EXPECT_NE(reused.image.rgb, fresh.image.rgb) << "history from the same view was not reused";
+  EXPECT_GT(reused.work.shadowRays, fresh.work.shadowRays) << "the history's visibility rays";
+}
+
 // The same sample streams draw the same candidates, neighbours and history in both
 // architectures, and the passes are the same kernels: the images agree pixel by pixel (to
 // floating-point order, as the plain path tracers do), and so do the rays counted.
