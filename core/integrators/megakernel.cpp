@@ -54,7 +54,13 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
       regenerate_(kind == IntegratorKind::MegakernelRegen),
       kernel_(context, megakernelDesc(kind, settings, scene), target, scene.descriptorSetLayout()),
       frame_(context, scene, target, settings.counters) {
-  if (settings.restir == Restir::Di) restir_.emplace(context, scene, target);
+  if (settings.restir == Restir::Off) return;
+  // Only the plain megakernel's launches are sample passes ReSTIR's passes can follow (its
+  // registry entry alone declares the option).
+  if (kind != IntegratorKind::Megakernel)
+    throw std::logic_error(std::string(integratorName(kind)) +
+                           " was given restir: " + std::string(restirName(settings.restir)));
+  restir_.emplace(context, scene, target);
 }
 
 std::vector<KernelStatistics> MegakernelIntegrator::kernels() const {
