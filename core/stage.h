@@ -28,6 +28,10 @@ enum class Stage {
   BvhHierarchy,
   BvhFit,
   BvhEmit,
+  // ReSTIR's passes (core/integrators/restir.h), after the path tracer's own stages.
+  RestirTemporal,  // temporal reuse of the reservoirs
+  RestirSpatial,   // spatial reuse
+  RestirShade,     // the primary vertex's direct light from the final reservoir, into the film
 };
 
 constexpr std::string_view stageName(Stage stage) {
@@ -54,6 +58,12 @@ constexpr std::string_view stageName(Stage stage) {
       return "spawn";
     case Stage::Trace:
       return "trace";
+    case Stage::RestirTemporal:
+      return "restir_temporal";
+    case Stage::RestirSpatial:
+      return "restir_spatial";
+    case Stage::RestirShade:
+      return "restir_shade";
     case Stage::BuildBlas:
       return "build_blas";
     case Stage::CompactBlas:

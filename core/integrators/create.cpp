@@ -18,6 +18,12 @@ std::string unsupportedReason(IntegratorKind kind, Backend backend, const Render
       return device.name + " lacks " + std::string(invocationReorderExtension) + ", which " + name +
              " needs (see `ptbench devices`)";
   }
+  // ReSTIR's reservoirs are one a pixel: each pass must be one sample of every pixel.
+  if (kind == IntegratorKind::Wavefront && settings.restir != Restir::Off &&
+      settings.wavefront.schedule == WavefrontSchedule::Pool)
+    return "options.wavefront.restir = " + std::string(restirName(settings.restir)) +
+           " needs options.wavefront.schedule = depth: only its passes are one sample of every pixel, as ReSTIR's "
+           "reservoirs take them";
   if (settings.counters == Counters::Clocks && isPathTracer(kind)) {
     if (!device.subgroupClock)
       return "counters: clocks reads the subgroup clock (VK_KHR_shader_clock's shaderSubgroupClock), which " +

@@ -12,7 +12,7 @@ namespace {
 static_assert(sizeof(gpu::SceneAddresses) == 160);
 static_assert(sizeof(gpu::CameraParams) == 64);
 static_assert(offsetof(gpu::FrameParams, film) == 224, "uint64 members must stay 8-byte aligned");
-static_assert(sizeof(gpu::FrameParams) == 304);
+static_assert(sizeof(gpu::FrameParams) == 312 && offsetof(gpu::FrameParams, restir) == 304);
 static_assert(sizeof(gpu::FramePush) == 16);
 
 }  // namespace

@@ -86,6 +86,9 @@ class FrameRecorder {
   // each clock bin, where the clocks are per stage rather than per bounce).
   void readOutput(FrameResult& result, Stage simtStage, std::span<const Stage> clockStages = {}) const;
 
+  // After prepare: the RestirFrame the frame's kernels read (FrameParams::restir).
+  void setRestirFrame(VkDeviceAddress address) { frameParams_.restir = address; }
+
   const Film& film() const { return *film_; }
   VkDeviceAddress paramsAddress() const { return params_.address(); }
 

@@ -110,6 +110,14 @@ struct RaycastOptions {
   RaycastRays rays = RaycastRays::Diffuse;
 };
 
+// restir: ReSTIR DI at the primary vertex (DESIGN.md, "ReSTIR"), an option of megakernel and
+// wavefront. GI (issue 26) will join these values.
+enum class Restir { Off, Di };
+inline constexpr std::array<Restir, 2> allRestir{Restir::Off, Restir::Di};
+constexpr std::string_view restirName(Restir restir) {
+  return restir == Restir::Di ? "di" : "off";
+}
+
 // counters: what the path tracers' kernels measure beside the image, each in kernels compiled for
 // it (a variant), since each perturbs the timing: reports flag such runs. simt: divergence at the
 // shading point (FrameResult::simt); clocks: where a kernel's time goes (FrameResult::clocks).
@@ -129,9 +137,10 @@ struct RenderSettings {
   SamplerKind sampler = SamplerKind::Halton;
   Vec3 environment{0, 0, 0};
   Camera camera;
-  // On a camera path's frames after the first, the previous frame's camera: what reprojection
-  // (ReSTIR's temporal reuse, issue 26) will need; no integrator reads it yet.
+  // On a camera path's frames after the first, the previous frame's camera: what ReSTIR's
+  // temporal reuse reprojects through.
   std::optional<Camera> previousCamera;
+  Restir restir = Restir::Off;                   // read by megakernel and wavefront (option restir)
   WavefrontOptions wavefront;                    // read by the wavefront only
   RaycastOptions raycast;                        // read by the raycast only
   SerOptions ser;                                // read by megakernel-ser only

@@ -24,20 +24,22 @@ uint32_t divideRoundingUp(uint32_t value, uint32_t divisor) {
 constexpr uint32_t maxGroupsX = 65535;
 
 // The kernel's own constants (ids 0, 1, ...), the scene's material-class limit, whether the
-// BSDF compensates multiple scattering and, on the software backend, the BVH layout.
+// BSDF compensates multiple scattering, ReSTIR and, on the software backend, the BVH layout.
 struct Specialization {
   std::vector<uint32_t> values;
   std::vector<VkSpecializationMapEntry> entries;
   VkSpecializationInfo info{};
 
   Specialization(const std::vector<uint32_t>& kernelValues, uint32_t shadedClassLimit, bool msCompensation,
-                 std::optional<BvhLayout> softwareBvh)
+                 uint32_t restir, std::optional<BvhLayout> softwareBvh)
       : values(kernelValues) {
     for (uint32_t id = 0; id < values.size(); ++id) entries.push_back(entry(id, id));
     entries.push_back(entry(gpu::SPEC_SHADED_CLASS_LIMIT, uint32_t(values.size())));
     values.push_back(shadedClassLimit);
     entries.push_back(entry(gpu::SPEC_MS_COMPENSATION, uint32_t(values.size())));
     values.push_back(msCompensation ? 1u : 0u);
+    entries.push_back(entry(gpu::SPEC_RESTIR, uint32_t(values.size())));
+    values.push_back(restir);
     if (softwareBvh) {
       entries.push_back(entry(gpu::SPEC_SOFTWARE_BVH, uint32_t(values.size())));
       values.push_back(*softwareBvh == BvhLayout::Bvh2 ? gpu::SOFTWARE_BVH_BVH2 : gpu::SOFTWARE_BVH_CWBVH);
@@ -111,7 +113,8 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
     rayGeneration_ = traced.rayGeneration;
     if (traced.scene == trace::SceneNeeds::SoftwareBvh) softwareBvh = target.softwareBvh;
   }
-  const Specialization specialization(desc_.specialization, desc_.shadedClassLimit, desc_.msCompensation, softwareBvh);
+  const Specialization specialization(desc_.specialization, desc_.shadedClassLimit, desc_.msCompensation, desc_.restir,
+                                      softwareBvh);
   if (!rayGeneration_) {
     auto pipeline =
         vk::createComputePipeline(context, shader, desc_.pushBytes, std::span(&sceneLayout, 1), specialization.get());

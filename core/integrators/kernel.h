@@ -11,6 +11,7 @@
 #include "core/vk/buffer.h"
 #include "core/vk/pipeline.h"
 #include "core/vk/pipeline_statistics.h"
+#include "shared/restir.h"
 #include "shared/scene.h"
 
 namespace ptbench {
@@ -26,6 +27,8 @@ struct KernelDesc {
   uint32_t shadedClassLimit = gpu::MATERIAL_CLASS_COUNT;
   // SPEC_MS_COMPENSATION: the rough lobes' multiple-scattering compensation (ms_compensation).
   bool msCompensation = true;
+  // SPEC_RESTIR (shared/restir.h), for the path tracers' kernels; ignored by kernels without it.
+  uint32_t restir = gpu::RESTIR_OFF;
   bool singleInvocation = false;  // a workgroup of one (prepare kernels): for its occupancy
 };
 

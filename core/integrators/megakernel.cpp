@@ -42,7 +42,9 @@ KernelDesc megakernelDesc(IntegratorKind kind, const RenderSettings& settings, c
           .pushBytes = sizeof(gpu::FramePush),
           .specialization = std::move(specialization),
           .shadedClassLimit = scene.highestMaterialClass(),
-          .msCompensation = settings.msCompensation};
+          .msCompensation = settings.msCompensation,
+
+          .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
 }
 
 }  // namespace
@@ -53,18 +55,44 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
       scene_(scene),
       regenerate_(kind == IntegratorKind::MegakernelRegen),
       kernel_(context, megakernelDesc(kind, settings, scene), target, scene.descriptorSetLayout()),
-      frame_(context, scene, target, settings.counters) {}
+      frame_(context, scene, target, settings.counters) {
+  if (settings.restir == Restir::Off) return;
+  // Only the plain megakernel's launches are sample passes ReSTIR's passes can follow (its
+  // registry entry alone declares the option).
+  if (kind != IntegratorKind::Megakernel)
+    throw std::logic_error(std::string(integratorName(kind)) +
+                           " was given restir: " + std::string(restirName(settings.restir)));
+  restir_.emplace(context, scene, target, settings.msCompensation);
+}
+
+std::vector<KernelStatistics> MegakernelIntegrator::kernels() const {
+  std::vector<KernelStatistics> kernels{kernel_.statistics(Stage::TraceShade)};
+  if (restir_)
+    for (KernelStatistics& pass : restir_->kernels()) kernels.push_back(std::move(pass));
+  return kernels;
+}
 
 FrameResult MegakernelIntegrator::render(const RenderSettings& settings) {
   frame_.prepare(settings);
+  if (restir_) restir_->prepare(settings, frame_);
   const uint32_t launches = regenerate_ ? 1 : settings.samplesPerPixel;
   const VkPipelineStageFlags2 kernelStage = kernel_.pipelineStage();
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    frame_.begin(commands, kernelStage, settings.stageTimestamps);
+    frame_.begin(commands, kernelStage, settings.stageTimestamps, [&] {
+      if (restir_) restir_->upload(commands);
+    });
     for (uint32_t launch = 0; launch < launches; ++launch) {
       const gpu::FramePush push{.params = frame_.paramsAddress(), .sampleIndex = launch};
-      frame_.time(commands, Stage::TraceShade,
-                  [&] { kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height); });
+      const auto trace = [&] {
+        kernel_.launch(commands, scene_.descriptorSet(), &push, settings.width, settings.height);
+      };
+      if (restir_) {
+        // The passes read the kernel's vertices and reservoirs, and the next launch their history.
+        frame_.stage(commands, kernelStage, Stage::TraceShade, trace);
+        restir_->record(commands, frame_, kernelStage, launch);
+        continue;
+      }
+      frame_.time(commands, Stage::TraceShade, trace);
       // Each launch adds to the film and counters the one before wrote.
       if (launch + 1 < launches)
         vk::memoryBarrier(commands, kernelStage, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, kernelStage,

@@ -42,6 +42,8 @@ PoolChoice defaultWavefrontPool(const RenderSettings& settings, const vk::Device
 }
 
 PoolChoice wavefrontPool(const RenderSettings& settings, const vk::DeviceCapabilities& device) {
+  if (settings.restir != Restir::Off)
+    return {settings.width * settings.height, "restir: one sample of every pixel a pass, as the reservoirs take them"};
   if (settings.wavefront.poolSize == 0) return defaultWavefrontPool(settings, device);
   const uint64_t frame = framePaths(settings);
   if (settings.wavefront.poolSize > frame) return {uint32_t(frame), "configured, cut to the frame's paths"};

@@ -44,6 +44,7 @@ std::string countedKernel(const std::string& shader, const RenderSettings& setti
 
 KernelDesc stageKernel(const std::string& shader, bool traces, const RenderSettings& settings, const GpuScene& scene,
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
+  const WavefrontOptions& options = settings.wavefront;
   std::vector<uint32_t> specialization(gpu::SPEC_COUNT);
   specialization[gpu::SPEC_COMPACTION] = settings.wavefront.compaction;
   specialization[gpu::SPEC_MATERIAL_QUEUES] = settings.wavefront.materialQueues;
@@ -53,7 +54,9 @@ KernelDesc stageKernel(const std::string& shader, bool traces, const RenderSetti
           .pushBytes = sizeof(gpu::WavefrontPush),
           .specialization = std::move(specialization),
           .shadedClassLimit = scene.highestMaterialClass(),
-          .msCompensation = settings.msCompensation};
+          .msCompensation = settings.msCompensation,
+
+          .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
 }
 
 // What the wavefront needs of the device beyond the backend, checked before any of its
@@ -92,6 +95,7 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
       prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, settings, scene)), target,
                scene.descriptorSetLayout()),
       frame_(context, scene, target, settings.counters) {
+  if (settings.restir == Restir::Di) restir_.emplace(context, scene, target, settings.msCompensation);
   const std::string shade = countedKernel("wavefront_shade", settings);
   if (options_.materialQueues) {
     classify_.emplace(context, stageKernel("wavefront_classify", false, settings, scene), target,
@@ -112,6 +116,8 @@ std::vector<KernelStatistics> WavefrontIntegrator::kernels() const {
   result.push_back(shadow_.statistics(Stage::Shadow));
   result.push_back(accumulate_.statistics(Stage::Accumulate));
   result.push_back(prepare_.statistics(Stage::Prepare));
+  if (restir_)
+    for (KernelStatistics& pass : restir_->kernels()) result.push_back(std::move(pass));
   return result;
 }
 
@@ -243,6 +249,11 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   gpu::WavefrontCounters counters{};
   counters.jobsTotal = jobs;
   frame_.prepare(settings);
+  if (restir_) {
+    // unsupportedReason refused the combination for the integrator; a frame cannot bring it.
+    if (poolSchedule) throw std::logic_error("the wavefront with restir was given a frame of the pool schedule");
+    restir_->prepare(settings, frame_);
+  }
   auto initialize = [&](VkCommandBuffer commands) {
     // The wavefront's parameters and counters in device-local memory, written inside the frame.
     frame_.begin(commands, shaderStages_, settings.stageTimestamps, [&] {
@@ -253,6 +264,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
       if (!options_.compaction)
         vkCmdFillBuffer(commands, state_.paths.get(), state_.params.membership - state_.paths.address(),
                         VkDeviceSize{poolSize} * sizeof(uint32_t), 0);
+      if (restir_) restir_->upload(commands);
     });
   };
 
@@ -271,6 +283,8 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
           for (uint32_t bounce = 0; bounce < settings.maxDepth; ++bounce, ++recorded)
             recordIteration(commands, iteration++, bounce,
                             bounce == 0 ? std::optional(gpu::PREPARE_GENERATE_FRESH) : std::nullopt);
+          // The pass was sample `pass` of every pixel (wavefrontPool).
+          if (restir_) restir_->record(commands, frame_, shaderStages_, uint32_t(pass));
         } while (++pass < passes && recorded + settings.maxDepth <= maxIterationsPerSubmission);
         frame_.end(commands);  // the last submission's end is the frame's
       });
@@ -317,6 +331,9 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   const auto* steps = reinterpret_cast<const gpu::StepCounters*>(static_cast<const uint8_t*>(state_.readback.mapped()) +
                                                                  readbackStepsOffset);
   const uint32_t usedSteps = poolSchedule ? std::min(iteration, stepCapacity) : settings.maxDepth;
+  // The film's per-pixel counters, which the wavefront's own stages leave alone, hold ReSTIR's
+  // shadow rays.
+  const uint64_t restirShadowRays = restir_ ? result.work.shadowRays : 0;
   result.work = {};
   for (uint32_t step = 0; step < usedSteps; ++step) {
     result.steps.push_back({.extensionRays = steps[step].extensionRays,
@@ -326,6 +343,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
     result.work.shadowRays += steps[step].shadowRays;
     result.work.paths += steps[step].pathsStarted;
   }
+  result.work.shadowRays += restirShadowRays;
   result.work.pathSegments = result.work.extensionRays;
   // A pool runs up to poolCheckInterval - 1 empty iterations past its end: not steps of the frame.
   while (poolSchedule && !result.steps.empty() && result.steps.back().extensionRays == 0 &&

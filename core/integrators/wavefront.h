@@ -10,6 +10,7 @@
 #include "core/integrators/frame.h"
 #include "core/integrators/integrator.h"
 #include "core/integrators/kernel.h"
+#include "core/integrators/restir.h"
 #include "core/scene/gpu_scene.h"
 #include "shared/wavefront.h"
 
@@ -17,8 +18,10 @@ namespace ptbench {
 
 class WavefrontIntegrator final : public Integrator {
  public:
-  // Compaction, material queues and counters: simt pick the kernels; the schedule and pool
-  // size are read from each frame's settings.
+  // Compaction, material queues, restir and counters: simt pick the kernels; the schedule and
+  // pool size are read from each frame's settings. With restir: di each pass of the depth
+  // schedule is one sample of every pixel (wavefrontPool), after which ReSTIR's passes run; the
+  // pool schedule, whose passes have no such boundary, is refused.
   WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,
                       const RenderSettings& settings);
 
@@ -70,6 +73,7 @@ class WavefrontIntegrator final : public Integrator {
   VkPipelineStageFlags2 shaderStages_;
   FrameRecorder frame_;
   State state_;
+  std::optional<RestirPasses> restir_;
 };
 
 }  // namespace ptbench

@@ -5,6 +5,7 @@
 #ifndef PTBENCH_LIGHTS_GLSL
 #define PTBENCH_LIGHTS_GLSL
 #include "common/environment.glsl"
+#include "shared/restir.h"
 
 struct LightSample {
   vec3 direction;  // from the shading point to the light
@@ -57,12 +58,14 @@ EmitterPoint emitterPoint(uint lightIndex, vec3 barycentrics, vec3 from) {
   return e;
 }
 
-bool sampleEmissiveTriangle(vec3 from, uint indexBits, float coin, vec2 uPoint, out LightSample result) {
+bool sampleEmissiveTriangle(vec3 from, uint indexBits, float coin, vec2 uPoint, out LightSample result,
+                            out LightRef ref) {
   AliasTable table = AliasTable(SCENE.lightAliasTable);
   uint index = aliasTableSample(table, SCENE.emissiveTriangleCount, indexBits, coin);
   float su = sqrt(uPoint.x);
   vec3 barycentrics = vec3(1.0 - su, uPoint.y * su, 0.0);
   barycentrics.z = 1.0 - barycentrics.x - barycentrics.y;
+  ref = LightRef(RESTIR_LIGHT_TRIANGLE, index, barycentrics);
   EmitterPoint e = emitterPoint(index, barycentrics, from);
   vec3 d = e.position - from;
   float distanceSquared = dot(d, d);
@@ -108,8 +111,10 @@ bool samplePunctualLight(vec3 from, uint index, out LightSample result) {
 }
 
 // uChoice picks the kind of light and, rescaled, the punctual light or an alias table's coin;
-// indexBits the emissive triangle or the environment's texel.
-bool sampleLight(vec3 from, float uChoice, uint indexBits, vec2 uPoint, out LightSample result) {
+// indexBits the emissive triangle or the environment's texel. `ref` names the sample so that
+// another shading point can evaluate it (ReSTIR's reservoirs, evaluateLightRef).
+bool sampleLight(vec3 from, float uChoice, uint indexBits, vec2 uPoint, out LightSample result, out LightRef ref) {
+  ref = LightRef(RESTIR_LIGHT_NONE, 0u, vec3(0.0));
   uint kinds = lightKindCount();
   if (kinds == 0u) return false;
   float scaled = uChoice * float(kinds);
@@ -118,7 +123,7 @@ bool sampleLight(vec3 from, float uChoice, uint indexBits, vec2 uPoint, out Ligh
   float kindProbability = 1.0 / float(kinds);
   if (hasEmissiveTriangles()) {
     if (kind == 0u) {
-      if (!sampleEmissiveTriangle(from, indexBits, u, uPoint, result)) return false;
+      if (!sampleEmissiveTriangle(from, indexBits, u, uPoint, result, ref)) return false;
       result.pdf *= kindProbability;
       return true;
     }
@@ -130,6 +135,7 @@ bool sampleLight(vec3 from, float uChoice, uint indexBits, vec2 uPoint, out Ligh
       result.delta = false;
       if (!sampleEnvironment(indexBits, u, uPoint, result.direction, result.radiance, result.pdf)) return false;
       result.pdf *= kindProbability;
+      ref = LightRef(RESTIR_LIGHT_ENVIRONMENT, 0u, result.direction);
       return true;
     }
   }
@@ -137,7 +143,49 @@ bool sampleLight(vec3 from, float uChoice, uint indexBits, vec2 uPoint, out Ligh
   uint index = min(uint(u * float(count)), count - 1u);
   if (!samplePunctualLight(from, index, result)) return false;
   result.pdf = kindProbability / float(count);
+  ref = LightRef(RESTIR_LIGHT_PUNCTUAL, index, vec3(0.0));
   return true;
+}
+
+bool sampleLight(vec3 from, float uChoice, uint indexBits, vec2 uPoint, out LightSample result) {
+  LightRef unused;
+  return sampleLight(from, uChoice, indexBits, uPoint, result, unused);
+}
+
+// Where a shadow ray towards `light` stops: short of an emitter, so that it does not occlude
+// itself.
+float shadowRayEnd(LightSample light) {
+  return light.delta && light.distance >= RAY_T_MAX ? RAY_T_MAX : light.distance * (1.0 - 1e-4);
+}
+
+// A named light sample seen from `from`: its direction and distance, its radiance (a punctual
+// light's irradiance head-on), and the factor that turns a solid-angle density at `from` into
+// one in the sample's own measure (cos / distance^2 on a triangle's area; 1 for a direction of
+// the environment and for a punctual light, counted). False where it sends nothing to `from`.
+bool evaluateLightRef(LightRef ref, vec3 from, out LightSample result, out float toMeasure) {
+  result.pdf = 0.0;
+  toMeasure = 1.0;
+  if (ref.kind == RESTIR_LIGHT_TRIANGLE) {
+    EmitterPoint e = emitterPoint(ref.index, ref.point, from);
+    vec3 d = e.position - from;
+    float distanceSquared = dot(d, d);
+    if (distanceSquared <= 0.0 || e.area <= 0.0) return false;
+    result.distance = sqrt(distanceSquared);
+    result.direction = d / result.distance;
+    result.radiance = e.radiance;
+    result.delta = false;
+    toMeasure = abs(dot(e.normal, result.direction)) / distanceSquared;
+    return toMeasure > 0.0 && maxComponent(e.radiance) > 0.0;
+  }
+  if (ref.kind == RESTIR_LIGHT_ENVIRONMENT) {
+    result.direction = ref.point;
+    result.distance = RAY_T_MAX;
+    result.radiance = environmentMapRadiance(ref.point);
+    result.delta = false;
+    return maxComponent(result.radiance) > 0.0;
+  }
+  if (ref.kind == RESTIR_LIGHT_PUNCTUAL) return samplePunctualLight(from, ref.index, result);
+  return false;
 }
 
 // The solid-angle pdf with which sampleEmissiveTriangle would have chosen a point that a

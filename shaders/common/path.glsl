@@ -10,6 +10,7 @@ struct PathState {
   PTBENCH_PATH_FIELDS(PTBENCH_PATH_STATE_MEMBER)
 };
 #undef PTBENCH_PATH_STATE_MEMBER
+#include "common/restir.glsl"
 
 // A shadow ray for next-event estimation: contribution is added, times what the smooth thin
 // walls on its way let through (traceShadow), if nothing else blocks it.
@@ -29,6 +30,17 @@ vec3 volumeTransmittance(uint material, float distance) {
 }
 
 uvec2 pixelCoordinates(uint pixel) { return uvec2(pixel % FRAME.width, pixel / FRAME.width); }
+
+// The MIS weight of emission that a BSDF-sampled ray found, against the light sample at the
+// vertex it left (lightPdf: that sample's density for the emitter's point). A bsdfPdf of 0 marks
+// a direction no light sample could have chosen (the camera ray, a delta lobe): all the
+// emission is this estimator's. A negative one marks a reflection from ReSTIR's primary vertex,
+// whose reservoir takes all the light a light sample could reach: none of it is this one's.
+float bsdfSampleWeight(float bsdfPdf, float lightPdf) {
+  if (bsdfPdf == 0.0) return 1.0;
+  if (bsdfPdf < 0.0) return lightPdf > 0.0 ? 0.0 : 1.0;
+  return powerHeuristic(bsdfPdf, lightPdf);
+}
 
 // Where the path's direction was sampled, the vertex whose light sample MIS weighs an emitter's
 // hit against: the ray's origin, or as far behind it as the smooth thin walls crossed since
@@ -57,7 +69,8 @@ void pathEscaped(inout PathState path) {
   vec3 mapped = environmentMapRadiance(path.direction);
   if (maxComponent(mapped) > 0.0) {
     float weight = 1.0;
-    if (path.bsdfPdf > 0.0) weight = powerHeuristic(path.bsdfPdf, lightKindProbability() * environmentPdf(path.direction));
+    if (path.bsdfPdf != 0.0)
+      weight = bsdfSampleWeight(path.bsdfPdf, lightKindProbability() * environmentPdf(path.direction));
     radiance += mapped * weight;
   }
   path.radiance += path.throughput * radiance;
@@ -82,11 +95,9 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
 
   CLOCK_PHASE(CLOCK_PHASE_LIGHT);
   if (maxComponent(sp.emission) > 0.0) {
-    // A pdf of 0 marks a direction no light sample could have chosen (the camera ray, a delta
-    // lobe): all the emission is this estimator's.
     float weight = 1.0;
-    if (path.bsdfPdf > 0.0)
-      weight = powerHeuristic(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
+    if (path.bsdfPdf != 0.0)
+      weight = bsdfSampleWeight(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
     path.radiance += path.throughput * sp.emission * weight;
   }
   if (path.depth >= FRAME.maxDepth) return false;
@@ -96,8 +107,12 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   CLOCK_PHASE(CLOCK_PHASE_MATERIAL);
   BsdfContext bsdfCtx = bsdfContext(sp, wo);
   CLOCK_PHASE(CLOCK_PHASE_LIGHT);
+  // With ReSTIR the primary vertex's direct light is its reservoirs' (shaders/restir/).
+  bool atRestirVertex = RESTIR != RESTIR_OFF && vertex == 0u;
   LightSample light;
-  if (sampleLight(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
+  if (atRestirVertex) {
+    restirInitialCandidates(path, hit, sp, bsdfCtx);
+  } else if (sampleLight(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
                   sampleBits(stream, bounceDimension(vertex, DIMENSION_LIGHT_INDEX)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
       dot(light.direction, sp.geometricNormal) > 0.0) {
@@ -108,8 +123,7 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
       float weight = light.delta ? 1.0 : powerHeuristic(light.pdf, atLight.pdf);
       shadow.origin = offsetRayOrigin(sp.position, sp.geometricNormal);
       shadow.direction = light.direction;
-      // Stop short of the emitter so that it does not occlude itself.
-      shadow.tMax = light.delta && light.distance >= RAY_T_MAX ? RAY_T_MAX : light.distance * (1.0 - 1e-4);
+      shadow.tMax = shadowRayEnd(light);
       shadow.contribution = path.throughput * atLight.fCos * light.radiance * weight / light.pdf;
       shadow.requested = true;
     }
@@ -134,7 +148,8 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   if (bsdf.transmitted && crossesStraight(sp)) {
     path.misDistance += hit.t;
   } else {
-    path.bsdfPdf = bsdf.pdf;
+    // ReSTIR's reservoir covers the directions above the geometric surface, the reflections.
+    path.bsdfPdf = atRestirVertex && !bsdf.transmitted ? -bsdf.pdf : bsdf.pdf;
     path.misDistance = 0.0;
   }
   path.origin = offsetRayOrigin(sp.position, side * sp.geometricNormal);

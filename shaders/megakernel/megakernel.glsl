@@ -86,6 +86,7 @@ void megakernel(uvec2 pixel) {
   counters.paths += started;
 #else
   PathState path = startPath(pixelIndex, push.sampleIndex);
+  if (RESTIR != RESTIR_OFF) restirNoSurface(pixelIndex, push.sampleIndex);
   uint segment = 0u;
   while (true) {
     segment = path.depth;
@@ -94,11 +95,15 @@ void megakernel(uvec2 pixel) {
     if (!alive) break;
   }
   CLOCKS_START();
-  filmAdd(film, path.radiance);
   counters.paths += 1u;
+  // With ReSTIR the sample is whole once the final shading adds the primary vertex's direct light.
+  if (RESTIR != RESTIR_OFF)
+    RestirRadiance(RESTIR_FRAME.pathRadiance).v[pixelIndex] = path.radiance;
+  else
+    filmAdd(film, path.radiance);
 #endif
   // This invocation is the launch's only one at its pixel.
-  filmCommitOwned(film, pixelIndex);
+  if (RESTIR == RESTIR_OFF) filmCommitOwned(film, pixelIndex);
   CounterArray(FRAME.counters).c[pixelIndex] = counters;
   CLOCKS_COMMIT(segment);
 }

@@ -17,7 +17,7 @@
   PTBENCH_PATH_FIELD(uint, pixel)                                                                      \
   PTBENCH_PATH_FIELD(uint, sampleIndex)                                                                \
   PTBENCH_PATH_FIELD(uint, depth)        /* segments traced so far */                                  \
-  PTBENCH_PATH_FIELD(float, bsdfPdf)     /* the sampled direction's, for MIS at an emitter; 0: none */ \
+  PTBENCH_PATH_FIELD(float, bsdfPdf)     /* the sampled direction's, for MIS (bsdfSampleWeight) */     \
   PTBENCH_PATH_FIELD(float, misDistance) /* from where bsdfPdf was sampled to origin: thin walls */    \
   PTBENCH_PATH_FIELD(float, etaScale)    /* eta^2 over the refractions so far: what roulette undoes */
 

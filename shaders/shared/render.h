@@ -171,6 +171,7 @@ struct FrameParams {
   uint samplerKind;  // SAMPLER_HALTON or SAMPLER_PCG
   uint traceRowWidth;  // DeviceCapabilities::traceRowWidth: 1-D ray-generation launches fold into rows this wide
   uint pad;
+  uint64_t restir;  // RestirFrame (shared/restir.h); 0 with restir: off
 };
 
 // A launch sized on the device (common/launch_record.glsl, for the wavefront's and raycast's

@@ -34,5 +34,7 @@ void main() {
   }
   uint64_t job = COUNTERS.generateFirstJob + uint64_t(taken);
   uint64_t pixels = uint64_t(FRAME.width) * uint64_t(FRAME.height);
-  storePath(currentPathArrays(), at, startPath(tiledPixel(uint(job % pixels)), uint(job / pixels)));
+  PathState path = startPath(tiledPixel(uint(job % pixels)), uint(job / pixels));
+  storePath(currentPathArrays(), at, path);
+  if (RESTIR != RESTIR_OFF) restirNoSurface(path.pixel, path.sampleIndex);
 }

@@ -75,6 +75,12 @@ void storePath(uint set, uint index, PathState path) {
 // path's last light sample), as the megakernel's thread does (common/film.glsl): with atomics,
 // unless no other path of the pixel can be in flight (WavefrontParams::pixelsOwned).
 void commitPathSample(vec3 radiance, uint pixel) {
+  // With ReSTIR the sample is whole once the final shading adds the primary vertex's direct
+  // light; a pass then owns its pixels.
+  if (RESTIR != RESTIR_OFF) {
+    RestirRadiance(RESTIR_FRAME.pathRadiance).v[pixel] = radiance;
+    return;
+  }
   FilmSample film = filmSample();
   filmAdd(film, radiance);
   if (WAVEFRONT_PARAMS.pixelsOwned != 0u)

@@ -270,7 +270,8 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_EQ(simt["per_bounce"][1]["bounce"], 2);
   EXPECT_DOUBLE_EQ(simt["per_bounce"][1]["utilisation"].get<double>(), 40.0 / 64);
   EXPECT_DOUBLE_EQ(simt["per_bounce"][1]["coherence"].get<double>(), 1.5);
-  EXPECT_EQ(ok["parameters"]["options"], (json{{"ms_compensation", true}})) << "the megakernel's one option";
+  EXPECT_EQ(ok["parameters"]["options"], (json{{"ms_compensation", true}, {"restir", "off"}}))
+      << "the megakernel's options, at their defaults";
   EXPECT_FALSE(ok.contains("work_per_bounce"));
 
   std::ifstream csvFile(folder / "report.csv");
@@ -641,6 +642,31 @@ TEST(Compare, RunsWithCountersAreComparedOnlyWithRunsWithCounters) {
   json off = base;
   off["runs"][0]["parameters"]["counters"] = "off";
   EXPECT_EQ(runKey(off["runs"][0]), runKey(base["runs"][0]));
+}
+
+// restir: off is the plain path tracer that baselines written before the option hold with no
+// options; di is another run.
+TEST(Compare, RestirOffMatchesRunsWrittenBeforeTheOption) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.01}});
+  json off = base;
+  off["runs"][0]["parameters"]["options"] = {{"restir", "off"}};
+  EXPECT_EQ(runKey(off["runs"][0]), runKey(base["runs"][0]));
+  EXPECT_EQ(compareReports(base, off, {}).exitCode, compareExitOk);
+  json di = base;
+  di["runs"][0]["parameters"]["options"] = {{"restir", "di"}};
+  EXPECT_NE(runKey(di["runs"][0]), runKey(base["runs"][0]));
+}
+
+// Likewise ms_compensation at its default (true): today's default renderer is compared with the
+// baseline's, so the gate sees what compensation costs; single scattering is a run of its own.
+TEST(Compare, DefaultMsCompensationMatchesRunsWrittenBeforeTheOption) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.01}});
+  json compensated = base;
+  compensated["runs"][0]["parameters"]["options"] = {{"ms_compensation", true}, {"restir", "off"}};
+  EXPECT_EQ(runKey(compensated["runs"][0]), runKey(base["runs"][0]));
+  json single = base;
+  single["runs"][0]["parameters"]["options"] = {{"ms_compensation", false}};
+  EXPECT_NE(runKey(single["runs"][0]), runKey(base["runs"][0]));
 }
 
 TEST(Compare, ThresholdParsesPercentAndFraction) {

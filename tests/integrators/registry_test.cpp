@@ -58,7 +58,8 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
                            {"compaction", false},
                            {"material_queues", true},
                            {"pool_size", 1u << 20},
-                           {"ms_compensation", true}}));
+                           {"ms_compensation", true},
+                           {"restir", "off"}}));
   EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, options), " pool 1.05M -compact +matq");
 
   ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "hint", "none", settings), "");
@@ -68,7 +69,14 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
   ASSERT_EQ(applyOption(IntegratorKind::Raycast, "rays", "shadow", settings), "");
   EXPECT_EQ(settings.raycast.rays, RaycastRays::Shadow);
   EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "schedule", "pool", settings),
-            "unknown option of megakernel; it has ms_compensation");
+            "unknown option of megakernel; it has ms_compensation, restir");
+  EXPECT_EQ(applyOption(IntegratorKind::MegakernelRegen, "restir", "di", settings),
+            "unknown option of megakernel-regen; it has ms_compensation");
+  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "gi", settings), "expected off or di");
+  ASSERT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "di", settings), "");
+  EXPECT_EQ(settings.restir, Restir::Di);
+  EXPECT_EQ(optionsLabel(IntegratorKind::Megakernel, optionsJson(IntegratorKind::Megakernel, settings)), " restir=di");
+  EXPECT_EQ(optionsLabel(IntegratorKind::Megakernel, json{{"restir", "off"}}), "");
 }
 
 // Every path tracer takes ms_compensation, on by default; off, its label says so.
@@ -96,7 +104,7 @@ TEST(IntegratorRegistry, OptionsThatChooseKernelsAreFixedAtCreation) {
   EXPECT_EQ(fixed, (std::set<std::string>{"wavefront.compaction", "wavefront.material_queues", "megakernel-ser.hint",
                                           "megakernel-ser.reorder_from", "megakernel.ms_compensation",
                                           "megakernel-regen.ms_compensation", "megakernel-ser.ms_compensation",
-                                          "wavefront.ms_compensation"}));
+                                          "wavefront.ms_compensation", "megakernel.restir", "wavefront.restir"}));
   EXPECT_EQ(perFrame, (std::set<std::string>{"wavefront.schedule", "wavefront.pool_size", "raycast.rays"}));
 }
 

@@ -1,0 +1,95 @@
+#include "core/integrators/restir.h"
+
+#include <cstring>
+#include <string>
+
+namespace ptbench {
+namespace {
+
+static_assert(sizeof(gpu::LightRef) == 20 && sizeof(gpu::Reservoir) == 28);
+static_assert(sizeof(gpu::RestirSurface) == 72);
+static_assert(offsetof(gpu::RestirFrame, previousCamera) == 48 && sizeof(gpu::RestirFrame) == 120);
+
+// The passes evaluate the BSDF at the primary vertex as the path tracer's kernels do: the same
+// material-class limit and the same multiple-scattering compensation.
+KernelDesc passDesc(const char* shader, const GpuScene& scene, bool msCompensation) {
+  return {.shader = shader,
+          .traces = true,
+          .tiled = true,
+          .pushBytes = sizeof(gpu::FramePush),
+          .shadedClassLimit = scene.highestMaterialClass(),
+          .msCompensation = msCompensation,
+          .restir = gpu::RESTIR_DI};
+}
+
+bool sameCamera(const gpu::CameraParams& a, const gpu::CameraParams& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+}  // namespace
+
+RestirPasses::RestirPasses(const vk::Context& context, const GpuScene& scene, TraceTarget target, bool msCompensation)
+    : context_(context),
+      scene_(scene),
+      temporal_(context, passDesc("restir_temporal", scene, msCompensation), target, scene.descriptorSetLayout()),
+      spatial_(context, passDesc("restir_spatial", scene, msCompensation), target, scene.descriptorSetLayout()),
+      shade_(context, passDesc("restir_shade", scene, msCompensation), target, scene.descriptorSetLayout()),
+      frameBuffer_(context, sizeof(gpu::RestirFrame),
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
+
+void RestirPasses::prepare(const RenderSettings& settings, FrameRecorder& frame) {
+  const uint64_t pixels = uint64_t{settings.width} * settings.height;
+  if (pixels != pixels_) {
+    DeviceArena arena(pixels);
+    const uint64_t surfaces[2] = {arena.place(sizeof(gpu::RestirSurface)), arena.place(sizeof(gpu::RestirSurface))};
+    const uint64_t initial = arena.place(sizeof(gpu::Reservoir));
+    const uint64_t temporal = arena.place(sizeof(gpu::Reservoir));
+    const uint64_t spatial = arena.place(sizeof(gpu::Reservoir));
+    const uint64_t radiance = arena.place(sizeof(gpu::vec3));
+    state_ = {};
+    state_ = arena.allocate(context_, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                            "ReSTIR's reservoirs and surfaces for " + std::to_string(pixels) + " pixels",
+                            "render fewer pixels");
+    const VkDeviceAddress base = state_.address();
+    frame_ = {.surfaces = {base + surfaces[0], base + surfaces[1]},
+              .initial = base + initial,
+              .temporal = base + temporal,
+              .spatial = base + spatial,
+              .pathRadiance = base + radiance};
+    pixels_ = pixels;
+    historyCamera_.reset();
+  }
+  RenderSettings before = settings;
+  before.camera = settings.previousCamera.value_or(settings.camera);
+  const gpu::CameraParams previous = cameraParams(before);
+  frame_.historyValid = historyCamera_ && sameCamera(*historyCamera_, previous) ? 1 : 0;
+  frame_.previousCamera = previous;
+  frame_.firstPass = passes_;
+  passes_ += settings.samplesPerPixel;
+  historyCamera_ = cameraParams(settings);
+  frame.setRestirFrame(frameBuffer_.address());
+}
+
+void RestirPasses::upload(VkCommandBuffer commands) const {
+  vkCmdUpdateBuffer(commands, frameBuffer_.get(), 0, sizeof frame_, &frame_);
+}
+
+void RestirPasses::record(VkCommandBuffer commands, FrameRecorder& frame, VkPipelineStageFlags2 stages,
+                          uint32_t sampleIndex) const {
+  const gpu::FramePush push{.params = frame.paramsAddress(), .sampleIndex = sampleIndex};
+  const uint32_t width = frame.film().width();
+  const uint32_t height = frame.film().height();
+  // Each pass reads what the one before wrote, at other pixels too (neighbours, history).
+  for (const auto& [stage, kernel] :
+       {std::pair{Stage::RestirTemporal, &temporal_}, std::pair{Stage::RestirSpatial, &spatial_},
+        std::pair{Stage::RestirShade, &shade_}})
+    frame.stage(commands, stages, stage,
+                [&] { kernel->launch(commands, scene_.descriptorSet(), &push, width, height); });
+}
+
+std::vector<KernelStatistics> RestirPasses::kernels() const {
+  return {temporal_.statistics(Stage::RestirTemporal), spatial_.statistics(Stage::RestirSpatial),
+          shade_.statistics(Stage::RestirShade)};
+}
+
+}  // namespace ptbench
