@@ -43,7 +43,6 @@ KernelDesc megakernelDesc(IntegratorKind kind, const RenderSettings& settings, c
           .specialization = std::move(specialization),
           .shadedClassLimit = scene.highestMaterialClass(),
           .msCompensation = settings.msCompensation,
-
           .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
 }
 

@@ -46,155 +46,148 @@ IntegratorOption msCompensationOption() {
               },
           .print = [](const RenderSettings& settings) { return json(settings.msCompensation); },
           .label = [](const json& value) { return value == true ? "" : "-ms"; }};
+}
 
-  // restir: ReSTIR DI at the primary vertex (DESIGN.md, "ReSTIR"), of the megakernel and the
-  // wavefront (its depth schedule); megakernel-regen (whose paths of one pixel follow each other in one launch, with no
-  // pass boundary for the reuse between them) and megakernel-ser do not declare it, so a config that gives it to them
-  // is refused as an unknown option.
-  IntegratorOption restirOption() {
-    return {
-        .info = {"restir", "off or di",
-                 "off: next-event estimation at every vertex; di: ReSTIR DI at the primary vertex (initial "
-                 "candidates, temporal and spatial reuse, unbiased)"},
-        .fixedAtCreation = true,
-        .parse =
-            [](const json& value, RenderSettings& settings) {
-              for (Restir choice : allRestir)
-                if (value == restirName(choice)) {
-                  settings.restir = choice;
-                  return true;
-                }
-              return false;
-            },
-        .print = [](const RenderSettings& settings) { return json(restirName(settings.restir)); },
-        .label =
-            [](const json& value) { return value == "off" ? std::string() : "restir=" + value.get<std::string>(); }};
-  }
+// restir: ReSTIR DI at the primary vertex (DESIGN.md, "ReSTIR"), of the megakernel and the
+// wavefront (its depth schedule); megakernel-regen (whose paths of one pixel follow each other in one launch, with no
+// pass boundary for the reuse between them) and megakernel-ser do not declare it, so a config that gives it to them
+// is refused as an unknown option.
+IntegratorOption restirOption() {
+  return {
+      .info = {"restir", "off or di",
+               "off: next-event estimation at every vertex; di: ReSTIR DI at the primary vertex (initial "
+               "candidates, temporal and spatial reuse, unbiased)"},
+      .fixedAtCreation = true,
+      .parse =
+          [](const json& value, RenderSettings& settings) {
+            for (Restir choice : allRestir)
+              if (value == restirName(choice)) {
+                settings.restir = choice;
+                return true;
+              }
+            return false;
+          },
+      .print = [](const RenderSettings& settings) { return json(restirName(settings.restir)); },
+      .label = [](const json& value) { return value == "off" ? std::string() : "restir=" + value.get<std::string>(); }};
+}
 
-  std::vector<IntegratorOption> wavefrontOptions() {
-    IntegratorOption schedule{
-        .info =
-            {"schedule", "depth or pool",
-             "depth: the paths of a pass advance one bounce per iteration; pool: a persistent pool refilled as paths "
-             "end"},
-        .parse =
-            [](const json& value, RenderSettings& settings) {
-              if (value != "depth" && value != "pool") return false;
-              settings.wavefront.schedule = value == "pool" ? WavefrontSchedule::Pool : WavefrontSchedule::Depth;
-              return true;
-            },
-        .print =
-            [](const RenderSettings& settings) {
-              return json(settings.wavefront.schedule == WavefrontSchedule::Pool ? "pool" : "depth");
-            },
-        .label = [](const json& value) { return value.get<std::string>(); }};
-    IntegratorOption compaction = wavefrontSwitch(
-        {"compaction", "true or false", "launch each stage over its queue (true) or over the whole pool (false)"},
-        &WavefrontOptions::compaction, "", "-compact");
-    IntegratorOption materialQueues =
-        wavefrontSwitch({"material_queues", "true or false", "one shade kernel and queue per material class"},
-                        &WavefrontOptions::materialQueues, "+matq", "");
-    IntegratorOption poolSize{
-        .info =
-            {"pool_size", fmt::format("an integer from 1 to {}, or 0 for the default", maxPoolSize),
-             "paths in flight (0, the default: chosen from the device, the memory budget and the frame; reports say "
-             "why)"},
-        .parse =
-            [](const json& value, RenderSettings& settings) {
-              if (!value.is_number_unsigned() || value.get<uint64_t>() > maxPoolSize) return false;
-              settings.wavefront.poolSize = value.get<uint32_t>();
-              return true;
-            },
-        .print = [](const RenderSettings& settings) { return json(settings.wavefront.poolSize); },
-        // Runs that differ in pool size only must not share a label (summaries group by it).
-        .label =
-            [](const json& value) {
-              const double pool = value.get<double>();
-              return pool >= 1e6   ? fmt::format("{:.3g}M", pool * 1e-6)
-                     : pool >= 1e3 ? fmt::format("{:.3g}k", pool * 1e-3)
-                                   : fmt::format("{:g}", pool);
-            }};
-    return {schedule, poolSize, compaction, materialQueues, msCompensationOption(), restirOption()};
-  }
+std::vector<IntegratorOption> wavefrontOptions() {
+  IntegratorOption schedule{
+      .info = {"schedule", "depth or pool",
+               "depth: the paths of a pass advance one bounce per iteration; pool: a persistent pool refilled as paths "
+               "end"},
+      .parse =
+          [](const json& value, RenderSettings& settings) {
+            if (value != "depth" && value != "pool") return false;
+            settings.wavefront.schedule = value == "pool" ? WavefrontSchedule::Pool : WavefrontSchedule::Depth;
+            return true;
+          },
+      .print =
+          [](const RenderSettings& settings) {
+            return json(settings.wavefront.schedule == WavefrontSchedule::Pool ? "pool" : "depth");
+          },
+      .label = [](const json& value) { return value.get<std::string>(); }};
+  IntegratorOption compaction = wavefrontSwitch(
+      {"compaction", "true or false", "launch each stage over its queue (true) or over the whole pool (false)"},
+      &WavefrontOptions::compaction, "", "-compact");
+  IntegratorOption materialQueues =
+      wavefrontSwitch({"material_queues", "true or false", "one shade kernel and queue per material class"},
+                      &WavefrontOptions::materialQueues, "+matq", "");
+  IntegratorOption poolSize{
+      .info = {"pool_size", fmt::format("an integer from 1 to {}, or 0 for the default", maxPoolSize),
+               "paths in flight (0, the default: chosen from the device, the memory budget and the frame; reports say "
+               "why)"},
+      .parse =
+          [](const json& value, RenderSettings& settings) {
+            if (!value.is_number_unsigned() || value.get<uint64_t>() > maxPoolSize) return false;
+            settings.wavefront.poolSize = value.get<uint32_t>();
+            return true;
+          },
+      .print = [](const RenderSettings& settings) { return json(settings.wavefront.poolSize); },
+      // Runs that differ in pool size only must not share a label (summaries group by it).
+      .label =
+          [](const json& value) {
+            const double pool = value.get<double>();
+            return pool >= 1e6   ? fmt::format("{:.3g}M", pool * 1e-6)
+                   : pool >= 1e3 ? fmt::format("{:.3g}k", pool * 1e-3)
+                                 : fmt::format("{:g}", pool);
+          }};
+  return {schedule, poolSize, compaction, materialQueues, msCompensationOption(), restirOption()};
+}
 
-  std::vector<IntegratorOption> serOptions() {
-    IntegratorOption hint{
-        .info =
-            {"hint", "none or material",
-             "the coherence hint of each reorder: none, the hit object alone (hit or miss); material, also the hit's "
-             "material class (3 bits)"},
-        .fixedAtCreation = true,
-        .parse =
-            [](const json& value, RenderSettings& settings) {
-              if (value != "none" && value != "material") return false;
-              settings.ser.hint = value == "material" ? SerHint::Material : SerHint::None;
-              return true;
-            },
-        .print =
-            [](const RenderSettings& settings) {
-              return json(settings.ser.hint == SerHint::Material ? "material" : "none");
-            },
-        .label = [](const json& value) { return "hint=" + value.get<std::string>(); }};
-    IntegratorOption reorderFrom{
-        .info =
-            {"reorder_from", "an integer from 1 to 1024",
-             "the first bounce whose hits are reordered: 1, the camera rays' too; 2, from the first indirect ray on"},
-        .fixedAtCreation = true,
-        .parse =
-            [](const json& value, RenderSettings& settings) {
-              if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > 1024)
-                return false;
-              settings.ser.reorderFrom = value.get<uint32_t>();
-              return true;
-            },
-        .print = [](const RenderSettings& settings) { return json(settings.ser.reorderFrom); },
-        .label = [](const json& value) { return "from=" + value.dump(); }};
-    return {hint, reorderFrom, msCompensationOption()};
-  }
+std::vector<IntegratorOption> serOptions() {
+  IntegratorOption hint{
+      .info = {"hint", "none or material",
+               "the coherence hint of each reorder: none, the hit object alone (hit or miss); material, also the hit's "
+               "material class (3 bits)"},
+      .fixedAtCreation = true,
+      .parse =
+          [](const json& value, RenderSettings& settings) {
+            if (value != "none" && value != "material") return false;
+            settings.ser.hint = value == "material" ? SerHint::Material : SerHint::None;
+            return true;
+          },
+      .print =
+          [](const RenderSettings& settings) {
+            return json(settings.ser.hint == SerHint::Material ? "material" : "none");
+          },
+      .label = [](const json& value) { return "hint=" + value.get<std::string>(); }};
+  IntegratorOption reorderFrom{
+      .info = {"reorder_from", "an integer from 1 to 1024",
+               "the first bounce whose hits are reordered: 1, the camera rays' too; 2, from the first indirect ray on"},
+      .fixedAtCreation = true,
+      .parse =
+          [](const json& value, RenderSettings& settings) {
+            if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > 1024) return false;
+            settings.ser.reorderFrom = value.get<uint32_t>();
+            return true;
+          },
+      .print = [](const RenderSettings& settings) { return json(settings.ser.reorderFrom); },
+      .label = [](const json& value) { return "from=" + value.dump(); }};
+  return {hint, reorderFrom, msCompensationOption()};
+}
 
-  std::vector<IntegratorOption> raycastOptions() {
-    IntegratorOption rays{
-        .info =
-            {"rays", "primary, diffuse or shadow",
-             "the rays the trace stage measures: camera rays (closest hit), cosine-distributed rays from their hits "
-             "(closest hit) or rays from their hits to light samples (any hit)"},
-        .parse =
-            [](const json& value, RenderSettings& settings) {
-              for (RaycastRays choice : {RaycastRays::Primary, RaycastRays::Diffuse, RaycastRays::Shadow})
-                if (value == raycastRaysName(choice)) {
-                  settings.raycast.rays = choice;
-                  return true;
-                }
-              return false;
-            },
-        .print = [](const RenderSettings& settings) { return json(raycastRaysName(settings.raycast.rays)); },
-        .label = [](const json& value) { return value.get<std::string>(); }};
-    return {rays};
-  }
+std::vector<IntegratorOption> raycastOptions() {
+  IntegratorOption rays{
+      .info = {"rays", "primary, diffuse or shadow",
+               "the rays the trace stage measures: camera rays (closest hit), cosine-distributed rays from their hits "
+               "(closest hit) or rays from their hits to light samples (any hit)"},
+      .parse =
+          [](const json& value, RenderSettings& settings) {
+            for (RaycastRays choice : {RaycastRays::Primary, RaycastRays::Diffuse, RaycastRays::Shadow})
+              if (value == raycastRaysName(choice)) {
+                settings.raycast.rays = choice;
+                return true;
+              }
+            return false;
+          },
+      .print = [](const RenderSettings& settings) { return json(raycastRaysName(settings.raycast.rays)); },
+      .label = [](const json& value) { return value.get<std::string>(); }};
+  return {rays};
+}
 
-  IntegratorFactory megakernel(IntegratorKind kind) {
-    return
-        [kind](const vk::Context& context, const GpuScene& scene, TraceTarget target, const RenderSettings& settings) {
-          return std::make_unique<MegakernelIntegrator>(context, scene, target, kind, settings);
-        };
-  }
+IntegratorFactory megakernel(IntegratorKind kind) {
+  return [kind](const vk::Context& context, const GpuScene& scene, TraceTarget target, const RenderSettings& settings) {
+    return std::make_unique<MegakernelIntegrator>(context, scene, target, kind, settings);
+  };
+}
 
-  const std::vector<IntegratorEntry>& registry() {
-    static const std::vector<IntegratorEntry> entries = {
-        {IntegratorKind::Megakernel, {msCompensationOption(), restirOption()}, megakernel(IntegratorKind::Megakernel)},
-        {IntegratorKind::MegakernelRegen, {msCompensationOption()}, megakernel(IntegratorKind::MegakernelRegen)},
-        {IntegratorKind::MegakernelSer, serOptions(), megakernel(IntegratorKind::MegakernelSer)},
-        {IntegratorKind::Wavefront, wavefrontOptions(),
-         [](const vk::Context& context, const GpuScene& scene, TraceTarget target, const RenderSettings& settings) {
-           return std::make_unique<WavefrontIntegrator>(context, scene, target, settings);
-         }},
-        {IntegratorKind::Raycast, raycastOptions(),
-         [](const vk::Context& context, const GpuScene& scene, TraceTarget target, const RenderSettings&) {
-           return std::make_unique<RaycastIntegrator>(context, scene, target);
-         }},
-    };
-    return entries;
-  }
+const std::vector<IntegratorEntry>& registry() {
+  static const std::vector<IntegratorEntry> entries = {
+      {IntegratorKind::Megakernel, {msCompensationOption(), restirOption()}, megakernel(IntegratorKind::Megakernel)},
+      {IntegratorKind::MegakernelRegen, {msCompensationOption()}, megakernel(IntegratorKind::MegakernelRegen)},
+      {IntegratorKind::MegakernelSer, serOptions(), megakernel(IntegratorKind::MegakernelSer)},
+      {IntegratorKind::Wavefront, wavefrontOptions(),
+       [](const vk::Context& context, const GpuScene& scene, TraceTarget target, const RenderSettings& settings) {
+         return std::make_unique<WavefrontIntegrator>(context, scene, target, settings);
+       }},
+      {IntegratorKind::Raycast, raycastOptions(),
+       [](const vk::Context& context, const GpuScene& scene, TraceTarget target, const RenderSettings&) {
+         return std::make_unique<RaycastIntegrator>(context, scene, target);
+       }},
+  };
+  return entries;
+}
 
 }  // namespace
 

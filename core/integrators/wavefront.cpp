@@ -46,8 +46,8 @@ KernelDesc stageKernel(const std::string& shader, bool traces, const RenderSetti
                        uint32_t materialClass = gpu::MATERIAL_CLASS_ALL) {
   const WavefrontOptions& options = settings.wavefront;
   std::vector<uint32_t> specialization(gpu::SPEC_COUNT);
-  specialization[gpu::SPEC_COMPACTION] = settings.wavefront.compaction;
-  specialization[gpu::SPEC_MATERIAL_QUEUES] = settings.wavefront.materialQueues;
+  specialization[gpu::SPEC_COMPACTION] = options.compaction;
+  specialization[gpu::SPEC_MATERIAL_QUEUES] = options.materialQueues;
   specialization[gpu::SPEC_MATERIAL_CLASS] = materialClass;
   return {.shader = shader,
           .traces = traces,
@@ -55,7 +55,6 @@ KernelDesc stageKernel(const std::string& shader, bool traces, const RenderSetti
           .specialization = std::move(specialization),
           .shadedClassLimit = scene.highestMaterialClass(),
           .msCompensation = settings.msCompensation,
-
           .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
 }
 

@@ -12,7 +12,7 @@ namespace ptbench::gpu {
 
 // Specialisation constant of the path tracers' kernels: RESTIR_OFF or RESTIR_DI. Off, the
 // primary vertex's code is the plain path tracer's, compiled out.
-PTBENCH_CONST uint SPEC_RESTIR = 18;
+PTBENCH_CONST uint SPEC_RESTIR = 19;
 PTBENCH_CONST uint RESTIR_OFF = 0;
 PTBENCH_CONST uint RESTIR_DI = 1;
 
