@@ -42,7 +42,7 @@ KernelDesc megakernelDesc(IntegratorKind kind, const RenderSettings& settings, c
           .pushBytes = sizeof(gpu::FramePush),
           .specialization = std::move(specialization),
           .shadedClassLimit = scene.highestMaterialClass(),
-          .msCompensation = settings.msCompensation,
+          .msCompensation = settings.msCompensation && scene.hasMultipleScatteringLobes(),
           .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
 }
 

@@ -18,7 +18,7 @@ KernelDesc passDesc(const char* shader, const GpuScene& scene, bool msCompensati
           .tiled = true,
           .pushBytes = sizeof(gpu::FramePush),
           .shadedClassLimit = scene.highestMaterialClass(),
-          .msCompensation = msCompensation,
+          .msCompensation = msCompensation && scene.hasMultipleScatteringLobes(),
           .restir = gpu::RESTIR_DI};
 }
 
@@ -80,11 +80,10 @@ void RestirPasses::record(VkCommandBuffer commands, FrameRecorder& frame, VkPipe
   const uint32_t width = frame.film().width();
   const uint32_t height = frame.film().height();
   // Each pass reads what the one before wrote, at other pixels too (neighbours, history).
-  for (const auto& [stage, kernel] :
-       {std::pair{Stage::RestirTemporal, &temporal_}, std::pair{Stage::RestirSpatial, &spatial_},
-        std::pair{Stage::RestirShade, &shade_}})
-    frame.stage(commands, stages, stage,
-                [&] { kernel->launch(commands, scene_.descriptorSet(), &push, width, height); });
+  for (const auto& pass : {std::pair{Stage::RestirTemporal, &temporal_}, std::pair{Stage::RestirSpatial, &spatial_},
+                           std::pair{Stage::RestirShade, &shade_}})
+    frame.stage(commands, stages, pass.first,
+                [&] { pass.second->launch(commands, scene_.descriptorSet(), &push, width, height); });
 }
 
 std::vector<KernelStatistics> RestirPasses::kernels() const {

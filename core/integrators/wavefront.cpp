@@ -54,7 +54,7 @@ KernelDesc stageKernel(const std::string& shader, bool traces, const RenderSetti
           .pushBytes = sizeof(gpu::WavefrontPush),
           .specialization = std::move(specialization),
           .shadedClassLimit = scene.highestMaterialClass(),
-          .msCompensation = settings.msCompensation,
+          .msCompensation = settings.msCompensation && scene.hasMultipleScatteringLobes(),
           .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
 }
 

@@ -263,7 +263,10 @@ std::vector<float> GltfReader::readAccessor(int accessorIndex, int components, c
   const int componentBytes = tinygltf::GetComponentSizeInBytes(accessor.componentType);
   if (componentBytes <= 0) fail(name + " has an unknown component type");
   // Located, so bounds-checked against the buffer, before anything is allocated.
-  const auto [first, stride] = locate(accessor, size_t(componentBytes) * components, name);
+  // Named, not bound: the chunks' lambda below captures them (clang refuses structured bindings).
+  const ElementBytes located = locate(accessor, size_t(componentBytes) * components, name);
+  const uint8_t* const first = located.first;
+  const size_t stride = located.stride;
   switch (accessor.componentType) {
     case TINYGLTF_COMPONENT_TYPE_FLOAT:
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
@@ -322,7 +325,9 @@ std::vector<uint32_t> GltfReader::readIndices(int accessorIndex) const {
   if (accessor.bufferView < 0) fail(name + " has no buffer view");
   const int bytes = tinygltf::GetComponentSizeInBytes(accessor.componentType);
   if (bytes != 1 && bytes != 2 && bytes != 4) fail(name + " has a component type that is not an unsigned integer");
-  const auto [first, stride] = locate(accessor, size_t(bytes), name);
+  const ElementBytes located = locate(accessor, size_t(bytes), name);
+  const uint8_t* const first = located.first;
+  const size_t stride = located.stride;
   std::vector<uint32_t> indices(accessor.count);
   inChunks(accessor.count, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {

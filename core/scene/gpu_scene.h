@@ -74,6 +74,11 @@ class GpuScene {
   // The highest material class (gpu::MATERIAL_CLASS_*) a triangle of the scene has: what the
   // kernels are specialised for (gpu::SPEC_SHADED_CLASS_LIMIT).
   uint32_t highestMaterialClass() const { return highestMaterialClass_; }
+  // Whether a material of the scene is a metal or glass, whose rough lobes ms_compensation
+  // compensates: the kernels of a scene without one are specialised without the compensation
+  // (SPEC_MS_COMPENSATION), which its materials never reach but which made the software
+  // megakernel 6% slower on the Cornell boxes (H100, 2026-11-26: code the compiler keeps).
+  bool hasMultipleScatteringLobes() const { return addresses_.multipleScattering != 0; }
   const AccelerationStructureStats& accelerationStats() const { return stats_; }
   uint64_t bufferBytes() const;
   // 0 when that layout was not uploaded
