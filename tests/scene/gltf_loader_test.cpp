@@ -64,7 +64,9 @@ template <typename T>
 void expectSameBytes(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   // An empty vector's data() may be null, which memcmp must not be given (UBSan).
-  if (!a.empty()) EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0) << what;
+  if (!a.empty()) {
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0) << what;
+  }
 }
 
 void expectSameScene(const SceneData& a, const SceneData& b) {
