@@ -323,8 +323,10 @@ TEST(RunCommand, DryRunPrintsThePlanWithoutRunningAnything) {
                  "--set 'scenes=[\"builtin:cornell\"]' --set options={} --set spp=1 --out " +
                  out.string());
   EXPECT_EQ(planned.exitCode, 0) << planned.all();
-  for (const char* expected : {"6 run(s)", "r000 builtin:cornell | megakernel | rayquery", "| megakernel | pipeline",
-                               "| software", "wavefront [", "pool: ", "nothing run"})
+  for (const char* expected :
+       {"6 run(s)", "r000 builtin:cornell | megakernel [ms_compensation=true restir=off] | rayquery",
+        "| megakernel [ms_compensation=true restir=off] | pipeline", "| software", "wavefront [",
+        "pool: ", "nothing run"})
     EXPECT_NE(planned.out.find(expected), std::string::npos) << expected << "\n" << planned.out;
   EXPECT_TRUE(fs::is_empty(out)) << "a dry run made a results folder";
 
@@ -364,10 +366,13 @@ TEST(RunCommand, ClockedRunsCarryTheirPhasesBesideUnclockedTwins) {
   EXPECT_NE(result.out.find("x the frame time without clocks"), std::string::npos) << result.out;
   const auto planned =
       runPtbench("run " + (dir / "config.json").string() + " --dry-run --out " + (dir / "plan").string());
-  EXPECT_NE(planned.out.find("r001 builtin:cornell | megakernel | rayquery | 8x8 | 1 spp | counters=clocks\n"),
+  EXPECT_NE(planned.out.find("r001 builtin:cornell | megakernel [ms_compensation=true restir=off] | rayquery | 8x8 | 1 "
+                             "spp | counters=clocks\n"),
             std::string::npos)
       << planned.out;
-  EXPECT_NE(planned.out.find("r000 builtin:cornell | megakernel | rayquery | 8x8 | 1 spp\n"), std::string::npos)
+  EXPECT_NE(planned.out.find(
+                "r000 builtin:cornell | megakernel [ms_compensation=true restir=off] | rayquery | 8x8 | 1 spp\n"),
+            std::string::npos)
       << planned.out;
   std::ofstream(dir / "both.json") << R"({"schema_version": 1, "name": "both", "scenes": ["builtin:cornell"],
       "counters": "simt+clocks"})";
