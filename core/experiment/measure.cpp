@@ -86,15 +86,31 @@ std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, co
     if (stop()) return std::nullopt;
     last = integrator.render(settings);
   } else {
-    // Each frame of a path is its own image (and, later, the next frame's history): read back,
-    // outside its timestamps, rather than rendered twice.
-    for (uint32_t k = 0; k < path.cameras.size(); ++k) {
-      if (stop()) return std::nullopt;
+    // Frame k of the path: its camera, the one before it (the history's), its own seed.
+    const auto pathFrame = [&](uint32_t k, bool readImage) {
       RenderSettings frameSettings = settings;
+      frameSettings.readImage = readImage;
       frameSettings.camera = path.cameras[k];
       if (k > 0) frameSettings.previousCamera = path.cameras[k - 1];
       frameSettings.seed = settings.seed + k;
-      last = timed(frameSettings);
+      return frameSettings;
+    };
+    // Timed, the path's frames follow one another as a real-time renderer's would: reading each
+    // one back (and writing its files) between them would let the GPU idle and lower its clocks.
+    for (uint32_t k = 0; k < path.cameras.size(); ++k) {
+      if (stop()) return std::nullopt;
+      timed(pathFrame(k, false));
+    }
+    // Then the path again from the same start, each frame read back for its image and error:
+    // the warm-up's frames again (a path tracer with history, ReSTIR, starts from the same
+    // state), so the images are those of the timed frames (the sample streams are fixed).
+    for (uint32_t warmup = 0; warmup < record.warmupFrames; ++warmup) {
+      if (stop()) return std::nullopt;
+      integrator.render(timedSettings);
+    }
+    for (uint32_t k = 0; k < path.cameras.size(); ++k) {
+      if (stop()) return std::nullopt;
+      last = integrator.render(pathFrame(k, true));
       if (path.frameDone) path.frameDone(k, last);
     }
   }

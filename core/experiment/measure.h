@@ -1,7 +1,8 @@
 // How a run is measured: warm-up frames by count and by time, then timed frames back to back
 // until the repetition policy (a count, or a noise target within a timeout) is met, then one
 // untimed frame read back for the image and the work counts. A run along a camera path instead
-// renders the path once, in order, every frame timed and read back (docs/config.md).
+// renders the path twice, in order: once timed, frame after frame, and once more after the same
+// warm-up, every frame read back (docs/config.md).
 #pragma once
 #include <chrono>
 #include <functional>
@@ -23,8 +24,8 @@ struct PathFrames {
 // Fills `record`'s frames, stages, kernels and work; returns the read-back frame (a path's
 // last), or nothing when `stop` asked to stop first. With a camera path, warm-up frames render
 // its first frame and are dropped; then frame k renders with the camera at path time k and the
-// seed plus k, its previous frame's camera beside it, each frame once whatever the repetition
-// policy says.
+// seed plus k, its previous frame's camera beside it, each frame timed once whatever the
+// repetition policy says; the second pass hands each frame, read back, to `frameDone`.
 std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings,
                                    const ExperimentConfig& config, const GpuMonitor& monitor,
                                    const std::function<bool()>& stop, const PathFrames& path = {});

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -400,7 +401,16 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
       frames.push_back(entry);
     }
     out["camera_path"] = {{"frames", frames}};
-    if (compared > 0 && compared == frames.size()) out["camera_path"]["relmse_mean"] = relmseSum / double(compared);
+    const size_t timed = std::min(run.pathFrames.size(), run.frameGpuMs.size());
+    const double gpuMsMean =
+        timed == 0 ? 0 : std::accumulate(run.frameGpuMs.begin(), run.frameGpuMs.begin() + timed, 0.0) / double(timed);
+    out["camera_path"]["gpu_ms_mean"] = gpuMsMean;
+    if (compared > 0 && compared == frames.size()) {
+      const double relmseMean = relmseSum / double(compared);
+      out["camera_path"]["relmse_mean"] = relmseMean;
+      // Error per millisecond: ReSTIR against plain path tracing at equal time (docs/config.md).
+      out["camera_path"]["efficiency"] = efficiency(relmseMean, gpuMsMean * 1e-3);
+    }
   }
   return out;
 }

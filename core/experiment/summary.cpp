@@ -236,6 +236,32 @@ std::string reportSummary(const json& report, SummaryFormat format) {
                             : fmt::format("; NOT TRUSTED: clocks counted more lane-cycles than the SMs hold ({})",
                                           fmt::join(implausible, ", "))));
   }
+  // Camera paths: each run's error per millisecond, and over its twin without ReSTIR (the same
+  // run key with restir: off) as ReSTIR against plain path tracing at equal time.
+  std::map<std::string, std::pair<std::string, double>> plainEfficiency;  // run key -> id, efficiency
+  for (const auto& run : runs)
+    if (run["status"] == "ok" && run.contains("camera_path") && run["camera_path"].contains("efficiency"))
+      plainEfficiency.emplace(runKey(run),
+                              std::pair{run["id"].get<std::string>(), run["camera_path"]["efficiency"].get<double>()});
+  for (const auto& run : runs) {
+    if (run["status"] != "ok" || !run.contains("camera_path") || !run["camera_path"].contains("efficiency")) continue;
+    const json& path = run["camera_path"];
+    json plain = run;
+    std::string versus;
+    if (plain["parameters"].contains("options") && plain["parameters"]["options"].value("restir", "off") != "off") {
+      plain["parameters"]["options"]["restir"] = "off";
+      if (const auto twin = plainEfficiency.find(runKey(plain));
+          twin != plainEfficiency.end() && twin->second.second > 0)
+        versus = fmt::format("; {:.2f}x plain path tracing's (run {})",
+                             path["efficiency"].get<double>() / twin->second.second, twin->second.first);
+    }
+    notes.push_back(
+        fmt::format("camera path of run {} ({}, {}): {} frames, mean {:.3f} ms a frame, mean relMSE {:.4g}, efficiency "
+                    "1/(relMSE x s) {:.4g}{}",
+                    run["id"].get<std::string>(), integratorLabel(run["parameters"]), backendLabel(run["parameters"]),
+                    path["frames"].size(), path["gpu_ms_mean"].get<double>(), path["relmse_mean"].get<double>(),
+                    path["efficiency"].get<double>(), versus));
+  }
   // The driver's register counts and the warps per SM they allow, per kernel (where the device
   // gives them: VK_KHR_pipeline_executable_properties on NVIDIA).
   for (const auto& run : runs) {

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -461,18 +462,18 @@ TEST(RunCommand, ACameraPathRendersItsFramesAgainstTheirReferences) {
 
   std::ofstream(dir / "config.json") << R"({"schema_version": 1, "name": "path",
       "scenes": [{"path": "builtin:cornell", "camera": {"path": "path.json"}, "reference": "cornell.exr"}],
-      "integrators": ["megakernel", "wavefront"], "backends": "rayquery", "width": 16, "height": 16,
-      "spp": 64, "warmup": 1, "repeats": 5})";
+      "integrators": ["megakernel", "wavefront"], "options": {"megakernel": {"restir": ["off", "di"]}},
+      "backends": "rayquery", "width": 16, "height": 16, "spp": 64, "warmup": 1, "repeats": 5})";
   const auto result =
       runPtbench("--validate run " + (dir / "config.json").string() + " --quiet --out " + (dir / "out").string());
   ASSERT_EQ(result.exitCode, 0) << result.all();
   EXPECT_EQ(result.err.find("validation:"), std::string::npos) << result.err;
   const fs::path folder = resultsFolder(dir / "out", "path");
   const json report = readJson(folder / "report.json");
-  ASSERT_EQ(report["runs"].size(), 2u);
+  ASSERT_EQ(report["runs"].size(), 3u);
   for (const auto& run : report["runs"]) {
     ASSERT_EQ(run["status"], "ok") << run.dump();
-    EXPECT_EQ(run["frames"], 3) << "a path renders each frame once, whatever repeats says";
+    EXPECT_EQ(run["frames"], 3) << "a path times each frame once, whatever repeats says";
     EXPECT_EQ(run["warmup_frames"], 1);
     const json& frames = run["camera_path"]["frames"];
     ASSERT_EQ(frames.size(), 3u);
@@ -492,12 +493,27 @@ TEST(RunCommand, ACameraPathRendersItsFramesAgainstTheirReferences) {
       const auto other = convergenceMetrics(images[k], references[(k + 1) % 3]);
       EXPECT_GT(other->relmse, 2 * relmse) << "frame " << k << " against the next frame's reference";
     }
-    EXPECT_GT(run["camera_path"]["relmse_mean"].get<double>(), 0.0);
+    const json& path = run["camera_path"];
+    EXPECT_GT(path["relmse_mean"].get<double>(), 0.0);
+    const auto& times = run["frame_gpu_ms_samples"];
+    EXPECT_NEAR(path["gpu_ms_mean"].get<double>(),
+                (times[0].get<double>() + times[1].get<double>() + times[2].get<double>()) / 3, 1e-9);
+    EXPECT_NEAR(path["efficiency"].get<double>(),
+                1 / (path["relmse_mean"].get<double>() * path["gpu_ms_mean"].get<double>() * 1e-3),
+                1e-9 * path["efficiency"].get<double>());
     EXPECT_EQ(run["images"]["exr"], frames[2]["images"]["exr"]) << "the run's image is its last frame's";
     // The camera moved: no two frames' images are alike.
     for (uint32_t k = 0; k < 3; ++k)
       EXPECT_GT(convergenceMetrics(images[k], images[(k + 1) % 3])->relmse, 5 * frames[k]["relmse"].get<double>()) << k;
   }
+  // The summary sets ReSTIR's error per millisecond against its twin's without it, at equal time.
+  const auto summary = runPtbench("summary " + (folder / "report.json").string());
+  ASSERT_EQ(summary.exitCode, 0) << summary.all();
+  EXPECT_NE(summary.out.find("camera path of run r000 (megakernel"), std::string::npos) << summary.out;
+  const double ratio = report["runs"][1]["camera_path"]["efficiency"].get<double>() /
+                       report["runs"][0]["camera_path"]["efficiency"].get<double>();
+  EXPECT_NE(summary.out.find(fmt::format("{:.2f}x plain path tracing's (run r000)", ratio)), std::string::npos)
+      << summary.out;
   fs::remove_all(dir);
 }
 

@@ -24,10 +24,11 @@ std::vector<Camera> threeCameras() {
   return cameras;
 }
 
-// A path renders once in order whatever the repetition policy: warm-up frames at its first
+// A path is timed once in order whatever the repetition policy: warm-up frames at its first
 // camera, then frame k at camera k with the seed plus k, the previous frame's camera beside it,
-// each read back and handed over.
-TEST(Measure, ACameraPathRendersEachFrameOnceInOrder) {
+// none read back (the GPU never waits for the host between timed frames); then the same warm-up
+// again and the same frames, each read back and handed over.
+TEST(Measure, ACameraPathIsTimedBackToBackThenRenderedAgainForItsImages) {
   ExperimentConfig config;
   config.warmup = 2;
   config.repetition.repeats = 10;
@@ -36,9 +37,10 @@ TEST(Measure, ACameraPathRendersEachFrameOnceInOrder) {
   settings.camera = {.position = {9, 9, 9}, .target = {0, 0, 0}};
   const std::vector<Camera> cameras = threeCameras();
   std::vector<uint32_t> handed;
+  // Renders before the replay's frame k: two warm-ups, three timed frames, two warm-ups, k.
   const PathFrames path{.cameras = cameras, .frameDone = [&](uint32_t frame, const FrameResult& result) {
                           handed.push_back(frame);
-                          EXPECT_EQ(result.gpuMs, 1.0 + 3 + frame);  // two warm-up frames before
+                          EXPECT_EQ(result.gpuMs, 1.0 + 2 + 3 + 2 + 1 + frame);
                         }};
   RecordingIntegrator integrator;
   RunRecord record;
@@ -46,26 +48,30 @@ TEST(Measure, ACameraPathRendersEachFrameOnceInOrder) {
   const auto last = measure(
       record, integrator, settings, config, monitor, [] { return false; }, path);
   ASSERT_TRUE(last.has_value());
-  ASSERT_EQ(integrator.frames.size(), 5u);
-  for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(integrator.frames[i].camera.position, cameras[0].position) << "warm-up " << i;
-    EXPECT_EQ(integrator.frames[i].seed, 7u);
-    EXPECT_FALSE(integrator.frames[i].readImage);
-  }
-  for (uint32_t k = 0; k < 3; ++k) {
-    const RenderSettings& frame = integrator.frames[2 + k];
-    EXPECT_EQ(frame.camera.position, cameras[k].position) << k;
-    EXPECT_EQ(frame.seed, 7u + k) << k;
-    EXPECT_TRUE(frame.readImage) << k;
-    EXPECT_EQ(frame.previousCamera.has_value(), k > 0) << k;
-    if (k > 0) {
-      EXPECT_EQ(frame.previousCamera->position, cameras[k - 1].position) << k;
+  ASSERT_EQ(integrator.frames.size(), 10u);
+  for (size_t pass = 0; pass < 2; ++pass) {
+    const size_t first = pass * 5;
+    for (size_t i = first; i < first + 2; ++i) {
+      EXPECT_EQ(integrator.frames[i].camera.position, cameras[0].position) << "warm-up " << i;
+      EXPECT_EQ(integrator.frames[i].seed, 7u);
+      EXPECT_FALSE(integrator.frames[i].readImage);
+      EXPECT_FALSE(integrator.frames[i].previousCamera.has_value());
+    }
+    for (uint32_t k = 0; k < 3; ++k) {
+      const RenderSettings& frame = integrator.frames[first + 2 + k];
+      EXPECT_EQ(frame.camera.position, cameras[k].position) << k;
+      EXPECT_EQ(frame.seed, 7u + k) << k;
+      EXPECT_EQ(frame.readImage, pass == 1) << "pass " << pass << ", frame " << k;
+      EXPECT_EQ(frame.previousCamera.has_value(), k > 0) << k;
+      if (k > 0) {
+        EXPECT_EQ(frame.previousCamera->position, cameras[k - 1].position) << k;
+      }
     }
   }
   EXPECT_EQ(handed, (std::vector<uint32_t>{0, 1, 2}));
   EXPECT_EQ(record.warmupFrames, 2u);
-  EXPECT_EQ(record.frameGpuMs, (std::vector<double>{4, 5, 6}));
-  EXPECT_EQ(last->gpuMs, 6);
+  EXPECT_EQ(record.frameGpuMs, (std::vector<double>{4, 5, 6})) << "the first pass's frames are the timed ones";
+  EXPECT_EQ(last->gpuMs, 11);
 }
 
 // A fixed camera is measured as before: the repetition policy's frames, then one read back.
