@@ -25,6 +25,10 @@ their runs labelled by device.
   clocks              when runs have counters: clocks: stacked bars of each phase's share
                       (traversal, material, light, rest) of the clocked time, per run and, for
                       the wavefront, per clocked stage (extend, shade, shadow);
+  camera_path         when runs follow a camera path: per scene, each run's relMSE against its
+                      frame's reference per frame (left), and its GPU time per frame (right),
+                      the legend giving its mean frame time and efficiency 1/(relMSE x seconds)
+                      over the path: ReSTIR against plain path tracing at equal time;
   roofline            when there are raycast runs: rays/s per backend (and BVH layout) of the
                       raycast's primary, diffuse and shadow rays beside each path tracer's, with
                       the path tracers' roofline_fraction written on their bars.
@@ -155,13 +159,18 @@ def draw_stages(axis, runs):
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
+# The megakernel's own options and their defaults: a run is compared with the megakernel run of
+# the same values (a wavefront with ReSTIR with the megakernel with ReSTIR).
+MEGAKERNEL_OPTIONS = {"ms_compensation": True, "restir": "off"}
+
+
 def peer_key(run):
     """What a run shares with the megakernel run it is compared with."""
     p = run["parameters"]
     options = p.get("options", {})
     return (run["_source"], p["scene"], p["backend"], options.get("software_bvh"), options.get("software_builder"),
             p["width"], p["height"], p["spp"], p["max_depth"], p["rr_depth"], p["seed"], p["sampler"],
-            p.get("counters", "off"))
+            p.get("counters", "off"), *(options.get(name, default) for name, default in MEGAKERNEL_OPTIONS.items()))
 
 
 def draw_speedup(axis, runs):
@@ -310,6 +319,35 @@ def draw_convergence(axis, runs):
     axis.set_yscale("log")
     axis.set_xlabel(f"frame GPU time (s, median; {LOWER_IS_BETTER})")
     axis.set_ylabel(f"relMSE against the reference ({LOWER_IS_BETTER})")
+
+
+def draw_camera_paths(runs, title):
+    """Per scene, error and time along the path: relMSE per frame (where the frames have
+    references) and GPU ms per frame, one line per run."""
+    scenes = sorted({scene_name(r) for r in runs})
+    fig, axes = plt.subplots(len(scenes), 2, squeeze=False, figsize=(13, 3.6 * len(scenes) + 0.8))
+    for (error_axis, time_axis), scene in zip(axes, scenes):
+        scene_runs = [r for r in runs if scene_name(r) == scene]
+        label = labeller(scene_runs)
+        for run in scene_runs:
+            path = run["camera_path"]
+            frames = [f["frame"] for f in path["frames"]]
+            text = f'{label(run)}: {path["gpu_ms_mean"]:.3g} ms'
+            if "efficiency" in path:
+                text += f', 1/(relMSE·s) = {path["efficiency"]:.3g}'
+                error_axis.plot(frames, [f["relmse"] for f in path["frames"]], marker=".", label=text)
+            time_axis.plot(frames, [f["gpu_ms"] for f in path["frames"]], marker=".", label=text)
+        error_axis.set_yscale("log")
+        error_axis.set_xlabel("frame of the camera path")
+        error_axis.set_ylabel(f"relMSE against the frame's reference ({LOWER_IS_BETTER})")
+        error_axis.set_title(scene, fontsize=10)
+        time_axis.set_xlabel("frame of the camera path")
+        time_axis.set_ylabel(f"frame GPU time (ms; {LOWER_IS_BETTER})")
+        time_axis.set_title(scene, fontsize=10)
+        (error_axis if error_axis.has_data() else time_axis).legend(fontsize=6)
+    fig.suptitle(title + ": along the camera path", fontsize=11)
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.5 / (3.6 * len(scenes) + 0.8)))
+    return fig
 
 
 def draw_simt(runs, title):
@@ -467,6 +505,9 @@ def main() -> int:
     if converged:
         save(per_scene_figure(converged, title + ": error against time (lower left is better)", draw_convergence,
                               horizontal=False), folder, "convergence", reports)
+    pathed = [r for r in runs if "camera_path" in r]
+    if pathed:
+        save(draw_camera_paths(pathed, title), folder, "camera_path", reports)
     counted = [r for r in runs if "simt" in r]
     if counted:
         save(draw_simt(counted, title), folder, "simt", reports)

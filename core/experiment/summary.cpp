@@ -53,12 +53,21 @@ double geometricMean(const std::vector<double>& values) {
 }
 
 // The parameters a run shares with the megakernel run it is timed against: all but the
-// integrator and its options. The backend comes with its BVH layout: the software backend's
-// CWBVH and BVH2 are as different as two backends.
+// integrator and its options, except the options the megakernel takes too (`restir`,
+// `ms_compensation`), at their defaults where a run has none: a wavefront with ReSTIR is timed
+// against the megakernel with ReSTIR, not the plain one. The backend comes with its BVH layout:
+// the software backend's CWBVH and BVH2 are as different as two backends.
 std::string peerKey(const json& p) {
-  return p["scene"].get<std::string>() + "|" + backendLabel(p) + "|" + p["width"].dump() + "x" + p["height"].dump() +
-         "|" + p["spp"].dump() + "|" + p["max_depth"].dump() + "|" + p["rr_depth"].dump() + "|" + p["seed"].dump() +
-         "|" + p["sampler"].get<std::string>() + "|" + p.value("counters", "off");
+  std::string key = p["scene"].get<std::string>() + "|" + backendLabel(p) + "|" + p["width"].dump() + "x" +
+                    p["height"].dump() + "|" + p["spp"].dump() + "|" + p["max_depth"].dump() + "|" +
+                    p["rr_depth"].dump() + "|" + p["seed"].dump() + "|" + p["sampler"].get<std::string>() + "|" +
+                    p.value("counters", "off");
+  const json& options = p.value("options", json::object());
+  for (const IntegratorOption& option : integratorEntry(IntegratorKind::Megakernel).options) {
+    const std::string& name = option.info.name;
+    key += "|" + name + "=" + (options.contains(name) ? options[name] : option.print(RenderSettings{})).dump();
+  }
+  return key;
 }
 
 // The megakernel's times for each peer key in the report's order, none where it failed. A sweep

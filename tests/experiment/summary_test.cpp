@@ -107,6 +107,21 @@ TEST(Summary, RelativeTimesKeepBackendsAndLayoutsApart) {
   EXPECT_NE(rows[6].find(",0.500,"), std::string::npos) << rows[6];
 }
 
+// A sweep of ReSTIR over both architectures: the wavefront with ReSTIR is timed against the
+// megakernel with ReSTIR, the plain one against the plain one (a megakernel run of an older
+// report, without options, counts as the plain one: the options' defaults).
+TEST(Summary, RelativeTimesPairRunsOfTheMegakernelsOwnOptions) {
+  const json report = reportOf({okRun("r000", "megakernel", "pipeline", 10),
+                                okRun("r001", "megakernel", "pipeline", 40, {{"restir", "di"}}),
+                                okRun("r002", "wavefront", "pipeline", 12, {{"restir", "off"}}),
+                                okRun("r003", "wavefront", "pipeline", 30, {{"restir", "di"}})});
+  const auto lines = relativeLines(reportSummary(report, SummaryFormat::Table));
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  EXPECT_EQ(lastCell(lines[0]), "1.200x") << lines[0];
+  EXPECT_NE(lines[1].find("restir=di"), std::string::npos) << lines[1];
+  EXPECT_EQ(lastCell(lines[1]), "0.750x") << lines[1];
+}
+
 // A resolution sweep: the wavefront's default pool follows the pixel count, so its label changes
 // with the size. One line per size, in the sweep's order, the size beside it; a sweep point given
 // twice (identical parameters: a scene listed twice) is the one case whose ratios are averaged,

@@ -70,6 +70,16 @@ class Labels(unittest.TestCase):
         self.assertEqual(plot.backend_label(gpu), "software cwbvh gpu")
         self.assertNotEqual(plot.peer_key(cpu), plot.peer_key(gpu))
 
+    def test_a_restir_run_is_the_peer_of_the_megakernel_with_restir(self):
+        plot = load_plot()
+        plain, restir = run("megakernel", scene="builtin:cornell"), run("megakernel", {"restir": "di"},
+                                                                        scene="builtin:cornell")
+        wavefront = run("wavefront", {"restir": "di", "schedule": "depth"}, scene="builtin:cornell")
+        self.assertEqual(plot.peer_key(wavefront), plot.peer_key(restir))
+        self.assertNotEqual(plot.peer_key(wavefront), plot.peer_key(plain))
+        self.assertEqual(plot.peer_key(run("wavefront", {"restir": "off"}, scene="builtin:cornell")),
+                         plot.peer_key(plain))
+
     def test_clock_bars_are_a_runs_phases_then_a_wavefronts_stages(self):
         plot = load_plot()
         phases = {"traversal": 0.5, "material": 0.25, "light": None, "rest": 0.25}
