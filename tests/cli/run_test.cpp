@@ -514,6 +514,11 @@ TEST(RunCommand, ACameraPathRendersItsFramesAgainstTheirReferences) {
                        report["runs"][0]["camera_path"]["efficiency"].get<double>();
   EXPECT_NE(summary.out.find(fmt::format("{:.2f}x plain path tracing's (run r000)", ratio)), std::string::npos)
       << summary.out;
+  // scripts/plot.py draws error and time along the path.
+  const std::string plot = "/usr/bin/python3 " + std::string(PTBENCH_SOURCE_DIR) + "/scripts/plot.py " +
+                           (folder / "report.json").string() + " -o " + (dir / "plots").string() + " > /dev/null";
+  EXPECT_EQ(std::system(plot.c_str()), 0);
+  EXPECT_GT(fs::file_size(dir / "plots" / "camera_path.png"), 1000u);
   fs::remove_all(dir);
 }
 
