@@ -36,11 +36,19 @@ std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, co
   RenderSettings timedSettings = settings;
   timedSettings.readImage = false;
   if (!path.cameras.empty()) timedSettings.camera = path.cameras.front();
+  // Warm-up frame i. On a path, each its own seed, past the path frames' (a renderer with
+  // history, ReSTIR, would otherwise reuse the same samples frame after frame, which are no
+  // history at all).
+  const auto warmupSettings = [&](uint32_t i) {
+    RenderSettings warmup = timedSettings;
+    if (!path.cameras.empty()) warmup.seed = settings.seed + uint32_t(path.cameras.size()) + i;
+    return warmup;
+  };
   const auto warmupStart = Clock::now();
   record.warmupFrames = 0;
   while (record.warmupFrames < config.warmup || millisecondsSince(warmupStart) < config.warmupSeconds * 1000.0) {
     if (stop()) return std::nullopt;
-    integrator.render(timedSettings);
+    integrator.render(warmupSettings(record.warmupFrames));
     ++record.warmupFrames;
   }
   size_t frame = 0;
@@ -106,7 +114,7 @@ std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, co
     // state), so the images are those of the timed frames (the sample streams are fixed).
     for (uint32_t warmup = 0; warmup < record.warmupFrames; ++warmup) {
       if (stop()) return std::nullopt;
-      integrator.render(timedSettings);
+      integrator.render(warmupSettings(warmup));
     }
     for (uint32_t k = 0; k < path.cameras.size(); ++k) {
       if (stop()) return std::nullopt;

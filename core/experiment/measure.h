@@ -23,7 +23,7 @@ struct PathFrames {
 
 // Fills `record`'s frames, stages, kernels and work; returns the read-back frame (a path's
 // last), or nothing when `stop` asked to stop first. With a camera path, warm-up frames render
-// its first frame and are dropped; then frame k renders with the camera at path time k and the
+// its first frame, each with its own seed past the path frames', and are dropped; then frame k renders with the camera at path time k and the
 // seed plus k, its previous frame's camera beside it, each frame timed once whatever the
 // repetition policy says; the second pass hands each frame, read back, to `frameDone`.
 std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, const RenderSettings& settings,

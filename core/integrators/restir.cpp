@@ -6,7 +6,7 @@
 namespace ptbench {
 namespace {
 
-static_assert(sizeof(gpu::LightRef) == 20 && sizeof(gpu::Reservoir) == 28);
+static_assert(sizeof(gpu::LightRef) == 20 && sizeof(gpu::Reservoir) == 32);
 static_assert(sizeof(gpu::RestirSurface) == 72);
 static_assert(offsetof(gpu::RestirFrame, previousCamera) == 48 && sizeof(gpu::RestirFrame) == 120);
 

@@ -159,9 +159,11 @@ float shadowRayEnd(LightSample light) {
 }
 
 // A named light sample seen from `from`: its direction and distance, its radiance (a punctual
-// light's irradiance head-on), and the factor that turns a solid-angle density at `from` into
-// one in the sample's own measure (cos / distance^2 on a triangle's area; 1 for a direction of
-// the environment and for a punctual light, counted). False where it sends nothing to `from`.
+// light's irradiance head-on), the solid-angle density with which sampleLight draws it from
+// there (for MIS against the BSDF; a punctual light's is its choice's probability), and the
+// factor that turns a solid-angle density at `from` into one in the sample's own measure
+// (cos / distance^2 on a triangle's area; 1 for a direction of the environment and for a
+// punctual light, counted). False where it sends nothing to `from`.
 bool evaluateLightRef(LightRef ref, vec3 from, out LightSample result, out float toMeasure) {
   result.pdf = 0.0;
   toMeasure = 1.0;
@@ -175,16 +177,22 @@ bool evaluateLightRef(LightRef ref, vec3 from, out LightSample result, out float
     result.radiance = e.radiance;
     result.delta = false;
     toMeasure = abs(dot(e.normal, result.direction)) / distanceSquared;
-    return toMeasure > 0.0 && maxComponent(e.radiance) > 0.0;
+    if (!(toMeasure > 0.0)) return false;
+    result.pdf = lightKindProbability() * AliasTable(SCENE.lightAliasTable).e[ref.index].pdf / e.area / toMeasure;
+    return maxComponent(e.radiance) > 0.0;
   }
   if (ref.kind == RESTIR_LIGHT_ENVIRONMENT) {
     result.direction = ref.point;
     result.distance = RAY_T_MAX;
     result.radiance = environmentMapRadiance(ref.point);
     result.delta = false;
+    result.pdf = lightKindProbability() * environmentPdf(ref.point);
     return maxComponent(result.radiance) > 0.0;
   }
-  if (ref.kind == RESTIR_LIGHT_PUNCTUAL) return samplePunctualLight(from, ref.index, result);
+  if (ref.kind == RESTIR_LIGHT_PUNCTUAL) {
+    result.pdf = lightKindProbability() / float(SCENE.punctualLightCount);
+    return samplePunctualLight(from, ref.index, result);
+  }
   return false;
 }
 

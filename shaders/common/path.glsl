@@ -34,11 +34,10 @@ uvec2 pixelCoordinates(uint pixel) { return uvec2(pixel % FRAME.width, pixel / F
 // The MIS weight of emission that a BSDF-sampled ray found, against the light sample at the
 // vertex it left (lightPdf: that sample's density for the emitter's point). A bsdfPdf of 0 marks
 // a direction no light sample could have chosen (the camera ray, a delta lobe): all the
-// emission is this estimator's. A negative one marks a reflection from ReSTIR's primary vertex,
-// whose reservoir takes all the light a light sample could reach: none of it is this one's.
+// emission is this estimator's. (ReSTIR's reservoir weighs its samples the same way, so its
+// primary vertex's BSDF samples are weighted as anywhere else.)
 float bsdfSampleWeight(float bsdfPdf, float lightPdf) {
   if (bsdfPdf == 0.0) return 1.0;
-  if (bsdfPdf < 0.0) return lightPdf > 0.0 ? 0.0 : 1.0;
   return powerHeuristic(bsdfPdf, lightPdf);
 }
 
@@ -148,8 +147,7 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   if (bsdf.transmitted && crossesStraight(sp)) {
     path.misDistance += hit.t;
   } else {
-    // ReSTIR's reservoir covers the directions above the geometric surface, the reflections.
-    path.bsdfPdf = atRestirVertex && !bsdf.transmitted ? -bsdf.pdf : bsdf.pdf;
+    path.bsdfPdf = bsdf.pdf;
     path.misDistance = 0.0;
   }
   path.origin = offsetRayOrigin(sp.position, side * sp.geometricNormal);

@@ -23,43 +23,41 @@ void spatialReuse(uvec2 pixel) {
   Reservoirs temporal = Reservoirs(RESTIR_FRAME.temporal);
   SampleStream stream = sampleStream(index, push.sampleIndex);
   uint shadowRays = 0u;
-  ReservoirStream combined = reservoirStream();
   Reservoir center = temporal.r[index];
   float target = shadowedTarget(vertex, center.light, shadowRays);
-  streamAdd(combined, center.light, target * center.weight * center.count, target, center.count,
-            sample1D(stream, RESTIR_DIMENSION_SPATIAL));
-  float normalisation = center.count;  // 1/Z, as in temporal.glsl
 
+  // The neighbours that see the pixel's surface, chosen by geometry alone.
   uint neighbours[RESTIR_SPATIAL_NEIGHBOURS];
-  float counts[RESTIR_SPATIAL_NEIGHBOURS];
-  int chosen = -1;
+  uint taken = 0u;
   for (uint k = 0u; k < RESTIR_SPATIAL_NEIGHBOURS; ++k) {
-    counts[k] = 0.0;
-    uint dimension = RESTIR_DIMENSION_SPATIAL + 1u + 3u * k;
-    vec2 offset = concentricDisk(sample2D(stream, dimension)) * RESTIR_SPATIAL_RADIUS;
+    vec2 offset = concentricDisk(sample2D(stream, RESTIR_DIMENSION_SPATIAL + 1u + 3u * k)) * RESTIR_SPATIAL_RADIUS;
     ivec2 other = ivec2(pixel) + ivec2(round(offset));
     if (any(lessThan(other, ivec2(0))) || other.x >= int(FRAME.width) || other.y >= int(FRAME.height) ||
         all(equal(other, ivec2(pixel))))
       continue;
-    neighbours[k] = uint(other.y) * FRAME.width + uint(other.x);
-    if (!sameSurface(surface, surfaces.s[neighbours[k]], FRAME.camera.position)) continue;
+    uint neighbour = uint(other.y) * FRAME.width + uint(other.x);
+    if (sameSurface(surface, surfaces.s[neighbour], FRAME.camera.position)) neighbours[taken++] = neighbour;
+  }
+  // Pairwise MIS (common/restir.glsl): the pixel's reservoir is canonical, paired with each
+  // neighbour's, where it counts for 1/K of its confidence.
+  ReservoirStream combined = reservoirStream();
+  float centerMis = taken == 0u ? 1.0 : 0.0;
+  float shareCount = center.count / float(max(taken, 1u));
+  for (uint k = 0u; k < taken; ++k) {
     Reservoir neighbour = temporal.r[neighbours[k]];
-    counts[k] = neighbour.count;
-    float neighbourTarget = shadowedTarget(vertex, neighbour.light, shadowRays);
-    if (streamAdd(combined, neighbour.light, neighbourTarget * neighbour.weight * neighbour.count, neighbourTarget,
-                  neighbour.count, sample1D(stream, dimension + 2u)))
-      chosen = int(k);
-  }
-  // Each neighbour's candidates count where its own target reaches the chosen sample.
-  for (uint k = 0u; k < RESTIR_SPATIAL_NEIGHBOURS; ++k) {
-    if (counts[k] == 0.0) continue;
     RestirVertex neighbourVertex;
-    if (int(k) == chosen ||
-        (combined.weightSum > 0.0 && restirVertex(surfaces.s[neighbours[k]], neighbourVertex) &&
-         shadowedTarget(neighbourVertex, combined.light, shadowRays) > 0.0))
-      normalisation += counts[k];
+    restirVertex(surfaces.s[neighbours[k]], neighbourVertex);
+    float neighbourTarget = shadowedTarget(vertex, neighbour.light, shadowRays);
+    float centerAtNeighbour = shadowedTarget(neighbourVertex, center.light, shadowRays);
+    centerMis += pairwiseShare(shareCount * target, neighbour.count * centerAtNeighbour) / float(taken);
+    float neighbourMis =
+        pairwiseShare(neighbour.count * neighbour.target, shareCount * neighbourTarget) / float(taken);
+    streamAdd(combined, neighbour.light, neighbourMis * neighbourTarget * neighbour.weight, neighbourTarget,
+              neighbour.count, sample1D(stream, RESTIR_DIMENSION_SPATIAL + 3u + 3u * k));
   }
-  reused.r[index] = streamReservoir(combined, normalisation);
+  streamAdd(combined, center.light, centerMis * target * center.weight, target, center.count,
+            sample1D(stream, RESTIR_DIMENSION_SPATIAL));
+  reused.r[index] = streamReservoir(combined);
   countShadowRays(index, shadowRays);
 }
 

@@ -21,13 +21,13 @@ void temporalReuse(uvec2 pixel) {
   }
   SampleStream stream = sampleStream(index, push.sampleIndex);
   uint shadowRays = 0u;
-  ReservoirStream combined = reservoirStream();
   Reservoir current = Reservoirs(RESTIR_FRAME.initial).r[index];
   float target = shadowedTarget(vertex, current.light, shadowRays);
-  streamAdd(combined, current.light, target * current.weight * current.count, target, current.count,
-            sample1D(stream, RESTIR_DIMENSION_TEMPORAL));
-  // 1/Z: the chosen sample has a non-zero target here, so the pixel's own candidates count.
-  float normalisation = current.count;
+  // Pairwise MIS between the pixel's own reservoir (canonical) and the history's (common/restir.glsl).
+  float currentMis = 1.0;
+  Reservoir history = emptyReservoir();
+  float historyTarget = 0.0;  // the history's sample's target here
+  float historyMis = 0.0;
 
   bool hasHistory = push.sampleIndex > 0u || RESTIR_FRAME.historyValid != 0u;
   // (Not a ?: of the two: glslang 12 stores the two blocks' struct types into one variable
@@ -43,18 +43,20 @@ void temporalReuse(uvec2 pixel) {
     RestirSurface previous = restirPreviousSurfaces(push.sampleIndex).s[previousIndex];
     RestirVertex previousVertex;
     if (sameSurface(surface, previous, previousCamera.position) && restirVertex(previous, previousVertex)) {
-      Reservoir history = Reservoirs(RESTIR_FRAME.spatial).r[previousIndex];
+      history = Reservoirs(RESTIR_FRAME.spatial).r[previousIndex];
       history.count = min(history.count, float(RESTIR_HISTORY_CAP) * current.count);
-      float historyTarget = shadowedTarget(vertex, history.light, shadowRays);
-      bool tookHistory = streamAdd(combined, history.light, historyTarget * history.weight * history.count,
-                                   historyTarget, history.count, sample1D(stream, RESTIR_DIMENSION_TEMPORAL + 1u));
-      // The history's candidates count where its own target (visibility included) reaches the
-      // chosen sample: its own sample did, or it would not have been kept.
-      if (tookHistory || (combined.weightSum > 0.0 && shadowedTarget(previousVertex, combined.light, shadowRays) > 0.0))
-        normalisation += history.count;
+      historyTarget = shadowedTarget(vertex, history.light, shadowRays);
+      float currentAtPrevious = shadowedTarget(previousVertex, current.light, shadowRays);
+      currentMis = pairwiseShare(current.count * target, history.count * currentAtPrevious);
+      historyMis = pairwiseShare(history.count * history.target, current.count * historyTarget);
     }
   }
-  reused.r[index] = streamReservoir(combined, normalisation);
+  ReservoirStream combined = reservoirStream();
+  streamAdd(combined, current.light, currentMis * target * current.weight, target, current.count,
+            sample1D(stream, RESTIR_DIMENSION_TEMPORAL));
+  streamAdd(combined, history.light, historyMis * historyTarget * history.weight, historyTarget, history.count,
+            sample1D(stream, RESTIR_DIMENSION_TEMPORAL + 1u));
+  reused.r[index] = streamReservoir(combined);
   countShadowRays(index, shadowRays);
 }
 

@@ -28,8 +28,8 @@ PTBENCH_CONST uint RESTIR_SPATIAL_NEIGHBOURS = 3;
 PTBENCH_CONST float RESTIR_SPATIAL_RADIUS = 30.0f;
 // A neighbour, or the history's pixel, is the same surface when its normal is within about
 // 25 degrees of the pixel's and its depth within 10%; history that fails is disoccluded and
-// dropped. Neighbours are chosen by geometry alone, so the test biases nothing (the
-// normalisation counts only the reservoirs taken).
+// dropped. Neighbours are chosen by geometry alone, so the test biases nothing (the MIS
+// weights are over the reservoirs taken).
 PTBENCH_CONST float RESTIR_NORMAL_COSINE = 0.906f;
 PTBENCH_CONST float RESTIR_DEPTH_TOLERANCE = 0.1f;
 // Random numbers of the resampling passes: dimensions of the pixel's sample stream far beyond
@@ -53,11 +53,14 @@ struct LightRef {
 
 // A pixel's reservoir: the sample kept, its unbiased contribution weight W (the reciprocal of
 // its effective pdf, in the light's measure: area on a triangle, solid angle for the
-// environment, counting for a punctual light) and the candidates it stands for.
+// environment, counting for a punctual light), the candidates it stands for (its confidence in
+// the MIS weights of reuse), and the target the pixel that resampled it had at it (unshadowed
+// in an initial reservoir, shadowed after reuse), which a reuse pass needs for its MIS weights.
 struct Reservoir {
   LightRef light;
   float weight;  // W
   float count;   // M
+  float target;  // p-hat of the kept sample at the reservoir's own pixel
 };
 
 // A pixel's primary vertex, as the resampling passes rebuild its shading point: the camera

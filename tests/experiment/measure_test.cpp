@@ -25,9 +25,9 @@ std::vector<Camera> threeCameras() {
 }
 
 // A path is timed once in order whatever the repetition policy: warm-up frames at its first
-// camera, then frame k at camera k with the seed plus k, the previous frame's camera beside it,
-// none read back (the GPU never waits for the host between timed frames); then the same warm-up
-// again and the same frames, each read back and handed over.
+// camera (each its own seed, after the path frames'), then frame k at camera k with the seed
+// plus k, the previous frame's camera beside it, none read back (the GPU never waits for the host between timed
+// frames); then the same warm-up again and the same frames, each read back and handed over.
 TEST(Measure, ACameraPathIsTimedBackToBackThenRenderedAgainForItsImages) {
   ExperimentConfig config;
   config.warmup = 2;
@@ -53,7 +53,7 @@ TEST(Measure, ACameraPathIsTimedBackToBackThenRenderedAgainForItsImages) {
     const size_t first = pass * 5;
     for (size_t i = first; i < first + 2; ++i) {
       EXPECT_EQ(integrator.frames[i].camera.position, cameras[0].position) << "warm-up " << i;
-      EXPECT_EQ(integrator.frames[i].seed, 7u);
+      EXPECT_EQ(integrator.frames[i].seed, 7u + 3 + (i - first)) << "past the path frames' seeds";
       EXPECT_FALSE(integrator.frames[i].readImage);
       EXPECT_FALSE(integrator.frames[i].previousCamera.has_value());
     }
