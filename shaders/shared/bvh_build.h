@@ -80,6 +80,38 @@ struct LbvhPush {
   vec3 centroidMin;      // the Morton grid: the centroids' box
   uint count;
   vec3 centroidScale;  // 1024 / the centroid box's extent (0 on a flat axis)
+  // The SAH cost model (binary_bvh.h's SahCosts), which the fit applies bottom up as it goes.
+  float nodeCost;
+  float primitiveCost;
+  uint pad0;
+  uint64_t costs;   // float[2 count - 1], Karras numbering: the subtree's least BVH2 cost, area-weighted
+  uint64_t places;  // uint[2 count - 1], Karras numbering: the node's depth-first place (nodes' index)
+};
+
+// The BVH2 collapse on the GPU (bvh2_*.comp): the Karras tree's arrays as the fit and the emit
+// left them, and its own.
+struct Bvh2CollapsePush {
+  uint64_t karrasNodes;  // KarrasNode[count - 1]
+  uint64_t parents;      // uint[2 count - 1]
+  uint64_t nodeBounds;   // BuildBounds[2 count - 1]
+  uint64_t costs;        // float[2 count - 1]
+  uint64_t places;       // uint[2 count - 1]
+  // uint[2 count - 1], depth-first: 1 where the binary node becomes a Bvh2Node, then scanned in
+  // place into each such node's index.
+  uint64_t nodeIndices;
+  uint64_t bvh2Nodes;  // Bvh2Node[count - 1] at most
+  uint64_t summary;    // Bvh2CollapseSummary
+  uint count;
+  float nodeCost;
+  float primitiveCost;
+};
+
+// What the host reads back besides the nodes: how many there are, and the SAH cost's terms,
+// divided on the host as the CPU's collapse divides them.
+struct Bvh2CollapseSummary {
+  uint nodeCount;
+  float rootCost;  // area-weighted
+  float rootArea;  // half the root box's surface
 };
 
 PTBENCH_END_NAMESPACE

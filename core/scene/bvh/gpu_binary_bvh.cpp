@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "core/scene/bvh/bvh2.h"
 #include "core/vk/barrier.h"
 #include "core/vk/buffer.h"
 #include "core/vk/timestamps.h"
@@ -21,8 +23,15 @@ static_assert(offsetof(gpu::BuildNode, primitiveCount) == offsetof(BinaryBvhNode
 static_assert(offsetof(gpu::BuildNode, rightChild) == offsetof(BinaryBvhNode, rightChild));
 static_assert(sizeof(gpu::RadixSortPush) == 48 && sizeof(gpu::RadixScanPush) == 16);
 static_assert(offsetof(gpu::LbvhPush, centroidMin) == 64 && offsetof(gpu::LbvhPush, centroidScale) == 80);
+static_assert(offsetof(gpu::LbvhPush, costs) == 104 && sizeof(gpu::LbvhPush) == 120);
+static_assert(offsetof(gpu::Bvh2CollapsePush, count) == 64 && sizeof(gpu::Bvh2CollapsePush) == 80);
+static_assert(sizeof(gpu::Bvh2CollapseSummary) == 12);
 
 using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 constexpr VkBufferUsageFlags scratchUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -67,12 +76,13 @@ void copyBuffer(VkCommandBuffer commands, const vk::Buffer& from, const vk::Buff
 
 std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalBytes, const std::string& device) {
   // Device-local arrays, per primitive: keys and values twice (16 bytes), its box (24), its share
-  // of the blocks' histograms, and per node (2 per primitive) a parent (4), a box (24) and the
-  // emitted node (36); per inner node its Karras node (16) and arrival count (4). The boxes'
+  // of the blocks' histograms, and per node (2 per primitive) a parent, a BVH2 cost, a
+  // depth-first place and a BVH2 node index (4 each), a box (24) and the emitted node (36); per
+  // inner node its Karras node (16), arrival count (4) and at most one Bvh2Node (64). The boxes'
   // staging and the readback buffers are host memory.
   const uint64_t blocks = (primitives + gpu::RADIX_SORT_BLOCK - 1) / gpu::RADIX_SORT_BLOCK;
-  const uint64_t bytes = primitives * (16 + 24 + 2 * (4 + sizeof(gpu::BuildBounds) + sizeof(gpu::BuildNode)) +
-                                       sizeof(gpu::KarrasNode) + 4) +
+  const uint64_t bytes = primitives * (16 + 24 + 2 * (4 * 4 + sizeof(gpu::BuildBounds) + sizeof(gpu::BuildNode)) +
+                                       sizeof(gpu::KarrasNode) + 4 + sizeof(gpu::Bvh2Node)) +
                          blocks * gpu::RADIX_SORT_DIGITS * 4;
   if (bytes <= deviceLocalBytes) return "";
   const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
@@ -89,15 +99,18 @@ struct GpuBvhBuilder::SortBuffers {
         blockHistograms(deviceArray(context, uint64_t{sortBlocks(count)} * gpu::RADIX_SORT_DIGITS, 4)) {}
 };
 
-GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context)
+GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs)
     : context_(context),
+      costs_(costs),
       histogram_(vk::createComputePipeline(context, "bvh_radix_histogram", sizeof(gpu::RadixSortPush))),
       scan_(vk::createComputePipeline(context, "bvh_radix_scan", sizeof(gpu::RadixScanPush))),
       scatter_(vk::createComputePipeline(context, "bvh_radix_scatter", sizeof(gpu::RadixSortPush))),
       morton_(vk::createComputePipeline(context, "bvh_lbvh_morton", sizeof(gpu::LbvhPush))),
       hierarchy_(vk::createComputePipeline(context, "bvh_lbvh_hierarchy", sizeof(gpu::LbvhPush))),
       fit_(vk::createComputePipeline(context, "bvh_lbvh_fit", sizeof(gpu::LbvhPush))),
-      emit_(vk::createComputePipeline(context, "bvh_lbvh_emit", sizeof(gpu::LbvhPush))) {}
+      emit_(vk::createComputePipeline(context, "bvh_lbvh_emit", sizeof(gpu::LbvhPush))),
+      bvh2Flag_(vk::createComputePipeline(context, "bvh_bvh2_flag", sizeof(gpu::Bvh2CollapsePush))),
+      bvh2Emit_(vk::createComputePipeline(context, "bvh_bvh2_emit", sizeof(gpu::Bvh2CollapsePush))) {}
 
 // Four passes of 8 bits, each a histogram per block, one scan over them all and a stable
 // scatter; an even number of passes leaves the result where the input was (keys[0], values[0]).
@@ -156,86 +169,206 @@ void GpuBvhBuilder::sort(std::vector<uint32_t>& keys, std::vector<uint32_t>& val
 }
 
 BinaryBvh GpuBvhBuilder::build(std::span<const Bounds> primitives) {
-  BinaryBvh bvh;
+  const BvhLayout binaryOnly[] = {BvhLayout::Cwbvh};
+  return buildLevel(primitives, binaryOnly).binary;
+}
+
+PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts) {
+  const bool wantsBinary = std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end();
+  const bool wantsBvh2 = std::find(layouts.begin(), layouts.end(), BvhLayout::Bvh2) != layouts.end();
+  PrebuiltLevel level;
   const auto count = static_cast<uint32_t>(primitives.size());
-  if (count == 0) return bvh;
+  if (count == 0) return level;
   if (count == 1) {
-    bvh.nodes.push_back({.bounds = primitives[0], .firstPrimitive = 0, .primitiveCount = 1});
-    bvh.primitiveOrder = {0};
-    return bvh;
+    // One leaf and an empty child: the CPU's collapse has nothing to gain from the GPU.
+    level.binary.nodes.push_back({.bounds = primitives[0], .firstPrimitive = 0, .primitiveCount = 1});
+    level.binary.primitiveOrder = {0};
+    level.bounds = primitives[0];
+    ThreadBudget oneThread(1);
+    if (wantsBvh2) level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
+    return level;
   }
   const auto& device = context_.capabilities();
   if (const std::string error = gpuBvhBuildMemoryError(count, device.deviceLocalBytes, device.name); !error.empty())
     throw std::runtime_error(error);
-  const std::lock_guard lock(mutex_);
-  const auto start = Clock::now();
+  // The host's part before and after the submissions runs outside the lock, so that while one
+  // level's kernels run on the queue the next level's boxes are staged and the previous level's
+  // trees converted (meshes build on several threads); only the device arrays and the
+  // submissions take turns.
+  const auto prepareStart = Clock::now();
   // The Morton grid spans the centroids' box; a flat axis gets no bits of it.
   Bounds centroids;
   for (const Bounds& box : primitives) centroids.extend(box.center());
   const auto scale = [](float lo, float hi) { return hi > lo ? 1024.0f / (hi - lo) : 0.0f; };
-
   const uint64_t nodeCount = 2 * uint64_t{count} - 1;
-  SortBuffers sorting(context_, count);
-  const vk::Buffer boxes = vk::uploadBuffer(context_, primitives, scratchUsage);
-  const vk::Buffer karrasNodes = deviceArray(context_, count - 1, sizeof(gpu::KarrasNode));
-  const vk::Buffer parents = deviceArray(context_, nodeCount, 4);
-  const vk::Buffer nodeBounds = deviceArray(context_, nodeCount, sizeof(gpu::BuildBounds));
-  const vk::Buffer visits = deviceArray(context_, count - 1, 4);
-  const vk::Buffer nodes = deviceArray(context_, nodeCount, sizeof(gpu::BuildNode));
-  vk::Buffer nodesBack(context_, nodes.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  const VkDeviceSize boxBytes = primitives.size_bytes();
+  vk::Buffer staging(context_, boxBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload);
+  std::memcpy(staging.mapped(), primitives.data(), boxBytes);
+  std::optional<vk::Buffer> nodesBack, bvh2Back;
+  if (wantsBinary)
+    nodesBack.emplace(context_, nodeCount * sizeof(gpu::BuildNode), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                      vk::MemoryUse::Readback);
   vk::Buffer orderBack(context_, uint64_t{count} * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
-  const double uploadMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  vk::Buffer summaryBack(context_, sizeof(gpu::Bvh2CollapseSummary), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                         vk::MemoryUse::Readback);
+  const double prepareMs = msSince(prepareStart);
 
-  gpu::LbvhPush push{.primitives = boxes.address(),
-                     .keys = sorting.keys[0].address(),
-                     .order = sorting.values[0].address(),
-                     .karrasNodes = karrasNodes.address(),
-                     .parents = parents.address(),
-                     .nodeBounds = nodeBounds.address(),
-                     .visits = visits.address(),
-                     .nodes = nodes.address(),
-                     .centroidMin = toGpu(centroids.min),
-                     .count = count,
-                     .centroidScale = {scale(centroids.min.x, centroids.max.x), scale(centroids.min.y, centroids.max.y),
-                                       scale(centroids.min.z, centroids.max.z)}};
-  vk::StageTimer timer(context_);
-  const auto gpuStart = Clock::now();
-  context_.submitAndWait([&](VkCommandBuffer commands) {
-    timer.begin(commands);
-    vkCmdFillBuffer(commands, visits.get(), 0, VK_WHOLE_SIZE, 0);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    timer.time(commands, Stage::BvhMortonCodes, [&] { dispatch(commands, morton_, push, elementWorkgroups(count)); });
-    computeToCompute(commands);
-    timer.time(
-        commands, Stage::BvhSort, [&] { recordSort(commands, sorting, count); }, 0, 3 * sortPasses);
-    timer.time(commands, Stage::BvhHierarchy,
-               [&] { dispatch(commands, hierarchy_, push, elementWorkgroups(count - 1)); });
-    computeToCompute(commands);
-    timer.time(commands, Stage::BvhFit, [&] { dispatch(commands, fit_, push, elementWorkgroups(count)); });
-    computeToCompute(commands);
-    timer.time(commands, Stage::BvhEmit, [&] { dispatch(commands, emit_, push, elementWorkgroups(nodeCount)); });
-    timer.end(commands);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    copyBuffer(commands, nodes, nodesBack, nodes.bytes());
-    copyBuffer(commands, sorting.values[0], orderBack, orderBack.bytes());
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-  });
-  const double submitMs = std::chrono::duration<double, std::milli>(Clock::now() - gpuStart).count();
-  const auto readStart = Clock::now();
-  bvh.nodes.resize(nodeCount);
-  std::memcpy(bvh.nodes.data(), nodesBack.mapped(), nodeCount * sizeof(BinaryBvhNode));
-  bvh.primitiveOrder.resize(count);
-  std::memcpy(bvh.primitiveOrder.data(), orderBack.mapped(), uint64_t{count} * 4);
-  const double gpuMs = timer.read().frameNs * 1e-6;
+  double lockWaitMs = 0, allocateMs = 0, copyMs = 0, gpuMs = 0;
+  gpu::Bvh2CollapseSummary summary{};
+  const auto lockStart = Clock::now();
+  {
+    const std::lock_guard lock(mutex_);
+    lockWaitMs = msSince(lockStart);
+    const auto allocateStart = Clock::now();
+    SortBuffers sorting(context_, count);
+    const vk::Buffer boxes = deviceArray(context_, count, sizeof(gpu::BuildBounds));
+    const vk::Buffer karrasNodes = deviceArray(context_, count - 1, sizeof(gpu::KarrasNode));
+    const vk::Buffer parents = deviceArray(context_, nodeCount, 4);
+    const vk::Buffer nodeBounds = deviceArray(context_, nodeCount, sizeof(gpu::BuildBounds));
+    const vk::Buffer visits = deviceArray(context_, count - 1, 4);
+    const vk::Buffer nodes = deviceArray(context_, nodeCount, sizeof(gpu::BuildNode));
+    const vk::Buffer costs = deviceArray(context_, nodeCount, 4);
+    const vk::Buffer places = deviceArray(context_, nodeCount, 4);
+    std::optional<vk::Buffer> nodeIndices, bvh2Nodes, summaryBuffer;
+    if (wantsBvh2) {
+      nodeIndices.emplace(deviceArray(context_, nodeCount, 4));
+      bvh2Nodes.emplace(deviceArray(context_, count - 1, sizeof(gpu::Bvh2Node)));
+      summaryBuffer.emplace(deviceArray(context_, 1, sizeof(gpu::Bvh2CollapseSummary)));
+    }
+    allocateMs = msSince(allocateStart);
+
+    const gpu::LbvhPush push{
+        .primitives = boxes.address(),
+        .keys = sorting.keys[0].address(),
+        .order = sorting.values[0].address(),
+        .karrasNodes = karrasNodes.address(),
+        .parents = parents.address(),
+        .nodeBounds = nodeBounds.address(),
+        .visits = visits.address(),
+        .nodes = nodes.address(),
+        .centroidMin = toGpu(centroids.min),
+        .count = count,
+        .centroidScale = {scale(centroids.min.x, centroids.max.x), scale(centroids.min.y, centroids.max.y),
+                          scale(centroids.min.z, centroids.max.z)},
+        .nodeCost = costs_.node,
+        .primitiveCost = costs_.primitive,
+        .costs = costs.address(),
+        .places = places.address()};
+    vk::StageTimer timer(context_);
+    const auto submitStart = Clock::now();
+    // One submission: the boxes up, the kernels, the trees back (BVH2's nodes but for their
+    // number, which only the collapse knows).
+    context_.submitAndWait([&](VkCommandBuffer commands) {
+      copyBuffer(commands, staging, boxes, boxBytes);
+      vkCmdFillBuffer(commands, visits.get(), 0, VK_WHOLE_SIZE, 0);
+      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+      timer.begin(commands);
+      timer.time(commands, Stage::BvhMortonCodes, [&] { dispatch(commands, morton_, push, elementWorkgroups(count)); });
+      computeToCompute(commands);
+      timer.time(
+          commands, Stage::BvhSort, [&] { recordSort(commands, sorting, count); }, 0, 3 * sortPasses);
+      timer.time(commands, Stage::BvhHierarchy,
+                 [&] { dispatch(commands, hierarchy_, push, elementWorkgroups(count - 1)); });
+      computeToCompute(commands);
+      timer.time(commands, Stage::BvhFit, [&] { dispatch(commands, fit_, push, elementWorkgroups(count)); });
+      computeToCompute(commands);
+      timer.time(commands, Stage::BvhEmit, [&] { dispatch(commands, emit_, push, elementWorkgroups(nodeCount)); });
+      computeToCompute(commands);
+      if (wantsBvh2) {
+        const gpu::Bvh2CollapsePush collapse{.karrasNodes = karrasNodes.address(),
+                                             .parents = parents.address(),
+                                             .nodeBounds = nodeBounds.address(),
+                                             .costs = costs.address(),
+                                             .places = places.address(),
+                                             .nodeIndices = nodeIndices->address(),
+                                             .bvh2Nodes = bvh2Nodes->address(),
+                                             .summary = summaryBuffer->address(),
+                                             .count = count,
+                                             .nodeCost = costs_.node,
+                                             .primitiveCost = costs_.primitive};
+        timer.time(
+            commands, Stage::BvhCollapse,
+            [&] {
+              dispatch(commands, bvh2Flag_, collapse, elementWorkgroups(nodeCount));
+              computeToCompute(commands);
+              // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
+              dispatch(commands, scan_,
+                       gpu::RadixScanPush{.values = nodeIndices->address(), .count = static_cast<uint32_t>(nodeCount)},
+                       1);
+              computeToCompute(commands);
+              dispatch(commands, bvh2Emit_, collapse, elementWorkgroups(count - 1));
+            },
+            0, 3);
+      }
+      timer.end(commands);
+      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+      if (nodesBack) copyBuffer(commands, nodes, *nodesBack, nodesBack->bytes());
+      copyBuffer(commands, sorting.values[0], orderBack, orderBack.bytes());
+      if (summaryBuffer) copyBuffer(commands, *summaryBuffer, summaryBack, sizeof(gpu::Bvh2CollapseSummary));
+      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    });
+    gpuMs = timer.read().frameNs * 1e-6;
+    // The submission's wall clock beyond the kernels' is the copies' (and the queue's).
+    copyMs = std::max(0.0, msSince(submitStart) - gpuMs);
+    if (wantsBvh2) {
+      std::memcpy(&summary, summaryBack.mapped(), sizeof(summary));
+      if (summary.nodeCount == 0 || summary.nodeCount >= count)
+        throw std::logic_error("the GPU's BVH2 collapse of " + std::to_string(count) + " primitives gave " +
+                               std::to_string(summary.nodeCount) + " nodes");
+      const auto allocateBackStart = Clock::now();
+      const VkDeviceSize bvh2Bytes = uint64_t{summary.nodeCount} * sizeof(gpu::Bvh2Node);
+      bvh2Back.emplace(context_, bvh2Bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+      allocateMs += msSince(allocateBackStart);
+      const auto copyStart = Clock::now();
+      context_.submitAndWait([&](VkCommandBuffer commands) {
+        copyBuffer(commands, *bvh2Nodes, *bvh2Back, bvh2Bytes);
+        vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+      });
+      copyMs += msSince(copyStart);
+    }
+    // The device arrays go at the end of this scope, before the lock does, so that levels never
+    // hold two sets at once.
+  }
+
+  const auto convertStart = Clock::now();
+  std::vector<uint32_t> order(count);
+  std::memcpy(order.data(), orderBack.mapped(), uint64_t{count} * 4);
+  if (nodesBack) {
+    level.binary.nodes.resize(nodeCount);
+    std::memcpy(level.binary.nodes.data(), nodesBack->mapped(), nodeCount * sizeof(BinaryBvhNode));
+    level.bounds = level.binary.nodes[0].bounds;
+  }
+  if (bvh2Back) {
+    BvhTree<gpu::Bvh2Node> bvh2;
+    bvh2.nodes.resize(summary.nodeCount);
+    std::memcpy(bvh2.nodes.data(), bvh2Back->mapped(), bvh2Back->bytes());
+    // Two children a node, one node fewer inner children than nodes.
+    bvh2.leafCount = uint64_t{summary.nodeCount} + 1;
+    bvh2.sahCost = summary.rootArea > 0 ? summary.rootCost / summary.rootArea : 0;
+    // The leaves reference the primitives in the binary tree's leaf order, the sorted one.
+    bvh2.primitiveOrder = wantsBinary ? order : std::move(order);
+    if (!nodesBack)
+      for (const gpu::Bvh2Child& child : bvh2.nodes[0].children)
+        level.bounds.extend(Bounds{.min = toVec3(child.boundsMin), .max = toVec3(child.boundsMax)});
+    level.bvh2 = std::move(bvh2);
+  }
+  if (wantsBinary) level.binary.primitiveOrder = std::move(order);
+  const double convertMs = msSince(convertStart);
+
+  const std::lock_guard lock(mutex_);
   times_.gpuMs += gpuMs;
-  // The submission's wall clock beyond the kernels' is the readback copy's (and the queue's).
-  times_.transferMs += uploadMs + std::max(0.0, submitMs - gpuMs) +
-                       std::chrono::duration<double, std::milli>(Clock::now() - readStart).count();
+  times_.prepareMs += prepareMs;
+  times_.lockWaitMs += lockWaitMs;
+  times_.allocateMs += allocateMs;
+  times_.copyMs += copyMs;
+  times_.convertMs += convertMs;
+  times_.transferMs += prepareMs + allocateMs + copyMs + convertMs;
   ++times_.trees;
-  return bvh;
+  return level;
 }
 
 GpuBvhBuildTimes GpuBvhBuilder::times() const {
