@@ -42,3 +42,11 @@ Bvh2Choice chooseBvh2Leaf(BuildBounds box, uint primitives, bool inner, float le
   return Bvh2Choice(min(leafCost, innerCost), leafCost <= innerCost);
 }
 
+layout(buffer_reference, scalar) buffer CwbvhChoiceArray { CwbvhChoice choices[]; };
+layout(buffer_reference, scalar) buffer CwbvhNodeArray { CwbvhNode nodes[]; };
+layout(buffer_reference, scalar) buffer CwbvhCollapseSummaryRef { CwbvhCollapseSummary summary; };
+
+// Nibble i of a CwbvhChoice's splits.
+uint cwbvhSplit(CwbvhChoice choice, uint i) {
+  return (choice.splits >> (4 * i)) & 0xfu;
+}

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "core/scene/bvh/bvh2.h"
+#include "core/scene/bvh/cwbvh.h"
 #include "core/scene/bvh/software_bvh.h"
 #include "gpu_test.h"
 #include "scene/bvh_checks.h"
@@ -125,61 +126,73 @@ TEST_F(GpuBvhBuilderTest, TreeIsTheCpuBuildsForm) {
   EXPECT_EQ(errors, 0u);
 }
 
+template <typename Node>
+void expectSameTree(const BvhTree<Node>& gpu, const BvhTree<Node>& cpu, const std::string& what) {
+  ASSERT_EQ(gpu.nodes.size(), cpu.nodes.size()) << what;
+  EXPECT_EQ(std::memcmp(gpu.nodes.data(), cpu.nodes.data(), cpu.nodes.size() * sizeof(Node)), 0) << what;
+  EXPECT_EQ(gpu.primitiveOrder, cpu.primitiveOrder) << what;
+  EXPECT_EQ(gpu.leafCount, cpu.leafCount) << what;
+  EXPECT_EQ(gpu.sahCost, cpu.sahCost) << what;
+}
+
 TEST_F(GpuBvhBuilderTest, SameTreeOnEveryBuild) {
   const std::vector<Bounds> boxes = randomBoxes(30000, 9);
-  const PrebuiltLevel first = builder->buildLevel(boxes, allBvhLayouts),
-                      second = builder->buildLevel(boxes, allBvhLayouts);
+  const PrebuiltLevel first = builder->buildLevel(boxes, allBvhLayouts, true),
+                      second = builder->buildLevel(boxes, allBvhLayouts, true);
   ASSERT_EQ(first.binary.nodes.size(), second.binary.nodes.size());
   EXPECT_EQ(std::memcmp(first.binary.nodes.data(), second.binary.nodes.data(),
                         first.binary.nodes.size() * sizeof(BinaryBvhNode)),
             0);
   EXPECT_EQ(first.binary.primitiveOrder, second.binary.primitiveOrder);
-  ASSERT_TRUE(first.bvh2 && second.bvh2);
-  ASSERT_EQ(first.bvh2->nodes.size(), second.bvh2->nodes.size());
-  EXPECT_EQ(std::memcmp(first.bvh2->nodes.data(), second.bvh2->nodes.data(),
-                        first.bvh2->nodes.size() * sizeof(gpu::Bvh2Node)),
-            0);
+  ASSERT_TRUE(first.bvh2 && second.bvh2 && first.cwbvh && second.cwbvh);
+  expectSameTree(*second.bvh2, *first.bvh2, "bvh2");
+  expectSameTree(*second.cwbvh, *first.cwbvh, "cwbvh");
 }
 
-// The GPU's BVH2 collapse makes the CPU's choices with the CPU's float operations, so it gives
-// collapseToBvh2's tree of the same binary tree byte for byte: leaves up to four primitives where
-// the SAH cost says so, nodes numbered depth first, the same SAH cost.
-TEST_F(GpuBvhBuilderTest, Bvh2CollapseIsTheCpusCollapse) {
+// The GPU's collapses make the CPU's choices with the CPU's float operations, so they give
+// collapseToBvh2's and collapseToCwbvh's trees of the same binary tree byte for byte: BVH2's
+// leaves of up to four primitives where the SAH cost says so, nodes numbered depth first;
+// CWBVH's dynamic programme, octant slots, outward quantisation and breadth-first numbering;
+// the same SAH costs.
+TEST_F(GpuBvhBuilderTest, CollapsesAreTheCpus) {
   ThreadBudget oneThread(1);
   for (const size_t count : {1, 2, 3, 4, 5, 9, 100, 5000, 70001}) {
     for (const size_t duplicateEvery : {7, 2}) {
+      const std::string what = std::to_string(count) + " primitives, every " + std::to_string(duplicateEvery);
       const std::vector<Bounds> boxes = randomBoxes(count, uint32_t(count), duplicateEvery);
-      const PrebuiltLevel level = builder->buildLevel(boxes, allBvhLayouts);
-      ASSERT_TRUE(level.bvh2);
-      const BvhTree<gpu::Bvh2Node> cpu = collapseToBvh2(level.binary, SahCosts{}, oneThread);
-      const BvhTree<gpu::Bvh2Node>& gpu = *level.bvh2;
-      ASSERT_EQ(gpu.nodes.size(), cpu.nodes.size()) << count << " primitives";
-      EXPECT_EQ(std::memcmp(gpu.nodes.data(), cpu.nodes.data(), cpu.nodes.size() * sizeof(gpu::Bvh2Node)), 0)
-          << count << " primitives";
-      EXPECT_EQ(gpu.primitiveOrder, cpu.primitiveOrder);
-      EXPECT_EQ(gpu.leafCount, cpu.leafCount);
-      EXPECT_EQ(gpu.sahCost, cpu.sahCost) << count << " primitives";
+      const PrebuiltLevel level = builder->buildLevel(boxes, allBvhLayouts, true);
+      ASSERT_TRUE(level.bvh2 && level.cwbvh);
+      const BvhTree<gpu::Bvh2Node> bvh2 = collapseToBvh2(level.binary, SahCosts{}, oneThread);
+      const BvhTree<gpu::CwbvhNode> cwbvh = collapseToCwbvh(level.binary, SahCosts{}, oneThread);
+      expectSameTree(*level.bvh2, bvh2, "bvh2, " + what);
+      expectSameTree(*level.cwbvh, cwbvh, "cwbvh, " + what);
       EXPECT_EQ(std::memcmp(&level.bounds, &level.binary.nodes[0].bounds, sizeof(Bounds)), 0);
-      // Asked for BVH2 alone, the builder reads no binary tree back and gives the same level.
-      const BvhLayout bvh2Only[] = {BvhLayout::Bvh2};
-      const PrebuiltLevel alone = builder->buildLevel(boxes, bvh2Only);
-      EXPECT_TRUE(alone.binary.nodes.empty() || count == 1);
-      ASSERT_TRUE(alone.bvh2);
-      ASSERT_EQ(alone.bvh2->nodes.size(), cpu.nodes.size());
-      EXPECT_EQ(std::memcmp(alone.bvh2->nodes.data(), cpu.nodes.data(), cpu.nodes.size() * sizeof(gpu::Bvh2Node)), 0);
-      EXPECT_EQ(alone.bvh2->primitiveOrder, cpu.primitiveOrder);
-      EXPECT_EQ(std::memcmp(&alone.bounds, &level.bounds, sizeof(Bounds)), 0);
+      // Asked for one layout, the builder gives the same tree, and no binary tree.
+      for (const BvhLayout layout : allBvhLayouts) {
+        const BvhLayout alone[] = {layout};
+        const PrebuiltLevel one = builder->buildLevel(boxes, alone);
+        EXPECT_TRUE(one.binary.nodes.empty() || count == 1);
+        EXPECT_EQ(one.bvh2.has_value(), layout == BvhLayout::Bvh2);
+        EXPECT_EQ(one.cwbvh.has_value(), layout == BvhLayout::Cwbvh);
+        if (one.bvh2) expectSameTree(*one.bvh2, bvh2, "bvh2 alone, " + what);
+        if (one.cwbvh) expectSameTree(*one.cwbvh, cwbvh, "cwbvh alone, " + what);
+        EXPECT_EQ(std::memcmp(&one.bounds, &level.bounds, sizeof(Bounds)), 0);
+      }
     }
   }
 }
 
-// A scene's BVH2 arrays are the same whether or not CWBVH (the binary trees' readback) is built.
-TEST_F(GpuBvhBuilderTest, Bvh2AloneIsTheSameLayout) {
+// A scene's arrays of either layout are the same whether or not the other layout is built.
+TEST_F(GpuBvhBuilderTest, EachLayoutAloneIsTheSameLayout) {
   const SceneData scene = loadTestScene("DamagedHelmet/glTF-Binary/DamagedHelmet.glb");
-  const SoftwareBvh both = buildOnGpu(scene), alone = buildOnGpu(scene, {BvhLayout::Bvh2});
-  EXPECT_TRUE(alone.cwbvh.nodes.empty());
-  expectSameArrays(alone.bvh2, both.bvh2);
-  EXPECT_EQ(alone.stats.bvh2.bottomLevels.sahCost, both.stats.bvh2.bottomLevels.sahCost);
+  const SoftwareBvh both = buildOnGpu(scene), bvh2 = buildOnGpu(scene, {BvhLayout::Bvh2}),
+                    cwbvh = buildOnGpu(scene, {BvhLayout::Cwbvh});
+  EXPECT_TRUE(bvh2.cwbvh.nodes.empty());
+  EXPECT_TRUE(cwbvh.bvh2.nodes.empty());
+  expectSameArrays(bvh2.bvh2, both.bvh2);
+  expectSameArrays(cwbvh.cwbvh, both.cwbvh);
+  EXPECT_EQ(bvh2.stats.bvh2.bottomLevels.sahCost, both.stats.bvh2.bottomLevels.sahCost);
+  EXPECT_EQ(cwbvh.stats.cwbvh.bottomLevels.sahCost, both.stats.cwbvh.bottomLevels.sahCost);
 }
 
 // A linear BVH splits at the Morton grid's planes, not where the surface area heuristic would:
@@ -230,7 +243,7 @@ TEST_F(GpuBvhBuilderTest, RaysAtSharedEdgesAndVerticesNeverEscape) {
 TEST_F(GpuBvhBuilderTest, DISABLED_BuildSpeedHostSide) {
   const char* path = std::getenv("PTBENCH_GPU_BUILD_SCENE");
   const SceneData scene = loadScene(path ? path : "builtin:spheres?n=1&subdiv=700");
-  // Both layouts (the binary trees come back for the CPU's CWBVH collapse), and BVH2 alone.
+  // Both layouts, and BVH2 alone.
   for (const std::vector<BvhLayout>& layouts :
        {std::vector<BvhLayout>{allBvhLayouts.begin(), allBvhLayouts.end()}, std::vector{BvhLayout::Bvh2}})
     for (int repeat = 0; repeat < 2; ++repeat) {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "core/scene/bvh/bvh2.h"
+#include "core/scene/bvh/cwbvh.h"
 #include "core/vk/barrier.h"
 #include "core/vk/buffer.h"
 #include "core/vk/timestamps.h"
@@ -23,7 +25,9 @@ static_assert(offsetof(gpu::BuildNode, primitiveCount) == offsetof(BinaryBvhNode
 static_assert(offsetof(gpu::BuildNode, rightChild) == offsetof(BinaryBvhNode, rightChild));
 static_assert(sizeof(gpu::RadixSortPush) == 48 && sizeof(gpu::RadixScanPush) == 16);
 static_assert(offsetof(gpu::LbvhPush, centroidMin) == 64 && offsetof(gpu::LbvhPush, centroidScale) == 80);
-static_assert(offsetof(gpu::LbvhPush, costs) == 104 && sizeof(gpu::LbvhPush) == 120);
+static_assert(offsetof(gpu::LbvhPush, costs) == 104 && sizeof(gpu::LbvhPush) == 128);  // the guaranteed limit
+static_assert(sizeof(gpu::CwbvhChoice) == 32 && sizeof(gpu::CwbvhCollapsePush) == 104);
+static_assert(sizeof(gpu::CwbvhCollapseSummary) == 12);
 static_assert(offsetof(gpu::Bvh2CollapsePush, count) == 64 && sizeof(gpu::Bvh2CollapsePush) == 80);
 static_assert(sizeof(gpu::Bvh2CollapseSummary) == 12);
 
@@ -110,7 +114,10 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs)
       fit_(vk::createComputePipeline(context, "bvh_lbvh_fit", sizeof(gpu::LbvhPush))),
       emit_(vk::createComputePipeline(context, "bvh_lbvh_emit", sizeof(gpu::LbvhPush))),
       bvh2Flag_(vk::createComputePipeline(context, "bvh_bvh2_flag", sizeof(gpu::Bvh2CollapsePush))),
-      bvh2Emit_(vk::createComputePipeline(context, "bvh_bvh2_emit", sizeof(gpu::Bvh2CollapsePush))) {}
+      bvh2Emit_(vk::createComputePipeline(context, "bvh_bvh2_emit", sizeof(gpu::Bvh2CollapsePush))),
+      cwbvhChildren_(vk::createComputePipeline(context, "bvh_cwbvh_children", sizeof(gpu::CwbvhCollapsePush))),
+      cwbvhExpand_(vk::createComputePipeline(context, "bvh_cwbvh_expand", sizeof(gpu::CwbvhCollapsePush))),
+      cwbvhEmit_(vk::createComputePipeline(context, "bvh_cwbvh_emit", sizeof(gpu::CwbvhCollapsePush))) {}
 
 // Four passes of 8 bits, each a histogram per block, one scan over them all and a stable
 // scatter; an even number of passes leaves the result where the input was (keys[0], values[0]).
@@ -169,23 +176,24 @@ void GpuBvhBuilder::sort(std::vector<uint32_t>& keys, std::vector<uint32_t>& val
 }
 
 BinaryBvh GpuBvhBuilder::build(std::span<const Bounds> primitives) {
-  const BvhLayout binaryOnly[] = {BvhLayout::Cwbvh};
-  return buildLevel(primitives, binaryOnly).binary;
+  return buildLevel(primitives, {}, true).binary;
 }
 
-PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts) {
-  const bool wantsBinary = std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end();
+PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts,
+                                        bool withBinary) {
   const bool wantsBvh2 = std::find(layouts.begin(), layouts.end(), BvhLayout::Bvh2) != layouts.end();
+  const bool wantsCwbvh = std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end();
   PrebuiltLevel level;
   const auto count = static_cast<uint32_t>(primitives.size());
   if (count == 0) return level;
   if (count == 1) {
-    // One leaf and an empty child: the CPU's collapse has nothing to gain from the GPU.
+    // One leaf: the CPU's collapses have nothing to gain from the GPU.
     level.binary.nodes.push_back({.bounds = primitives[0], .firstPrimitive = 0, .primitiveCount = 1});
     level.binary.primitiveOrder = {0};
     level.bounds = primitives[0];
     ThreadBudget oneThread(1);
     if (wantsBvh2) level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
+    if (wantsCwbvh) level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
     return level;
   }
   const auto& device = context_.capabilities();
@@ -204,17 +212,24 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
   const VkDeviceSize boxBytes = primitives.size_bytes();
   vk::Buffer staging(context_, boxBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload);
   std::memcpy(staging.mapped(), primitives.data(), boxBytes);
-  std::optional<vk::Buffer> nodesBack, bvh2Back;
-  if (wantsBinary)
-    nodesBack.emplace(context_, nodeCount * sizeof(gpu::BuildNode), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                      vk::MemoryUse::Readback);
-  vk::Buffer orderBack(context_, uint64_t{count} * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
-  vk::Buffer summaryBack(context_, sizeof(gpu::Bvh2CollapseSummary), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                         vk::MemoryUse::Readback);
+  const auto readback = [&](VkDeviceSize bytes) {
+    return vk::Buffer(context_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  };
+  std::optional<vk::Buffer> nodesBack, bvh2Back, cwbvhBack;
+  if (withBinary) nodesBack.emplace(readback(nodeCount * sizeof(gpu::BuildNode)));
+  // The sorted order is the binary tree's and BVH2's leaf order; CWBVH's has its own.
+  vk::Buffer orderBack = readback(uint64_t{count} * 4);
+  std::optional<vk::Buffer> cwbvhOrderBack;
+  if (wantsCwbvh) cwbvhOrderBack.emplace(readback(uint64_t{count} * 4));
+  vk::Buffer rootBack = readback(sizeof(gpu::BuildBounds));
+  vk::Buffer bvh2SummaryBack = readback(sizeof(gpu::Bvh2CollapseSummary));
+  vk::Buffer cwbvhSummaryBack = readback(sizeof(gpu::CwbvhCollapseSummary));
   const double prepareMs = msSince(prepareStart);
 
   double lockWaitMs = 0, allocateMs = 0, copyMs = 0, gpuMs = 0;
-  gpu::Bvh2CollapseSummary summary{};
+  gpu::Bvh2CollapseSummary bvh2Summary{};
+  gpu::CwbvhCollapseSummary cwbvhSummary{};
+  uint32_t wideNodeCount = 0;
   const auto lockStart = Clock::now();
   {
     const std::lock_guard lock(mutex_);
@@ -229,13 +244,54 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
     const vk::Buffer nodes = deviceArray(context_, nodeCount, sizeof(gpu::BuildNode));
     const vk::Buffer costs = deviceArray(context_, nodeCount, 4);
     const vk::Buffer places = deviceArray(context_, nodeCount, 4);
-    std::optional<vk::Buffer> nodeIndices, bvh2Nodes, summaryBuffer;
+    std::optional<vk::Buffer> nodeIndices, bvh2Nodes, bvh2SummaryBuffer;
     if (wantsBvh2) {
       nodeIndices.emplace(deviceArray(context_, nodeCount, 4));
       bvh2Nodes.emplace(deviceArray(context_, count - 1, sizeof(gpu::Bvh2Node)));
-      summaryBuffer.emplace(deviceArray(context_, 1, sizeof(gpu::Bvh2CollapseSummary)));
+      bvh2SummaryBuffer.emplace(deviceArray(context_, 1, sizeof(gpu::Bvh2CollapseSummary)));
+    }
+    // A wide node has two children at least, so there are fewer than `count` of them.
+    std::optional<vk::Buffer> choices, wideRoots, wideSlots, innerCounts, leafCounts, wideNodes, cwbvhOrder,
+        cwbvhSummaryBuffer;
+    if (wantsCwbvh) {
+      choices.emplace(deviceArray(context_, nodeCount, sizeof(gpu::CwbvhChoice)));
+      wideRoots.emplace(deviceArray(context_, count, 4));
+      wideSlots.emplace(deviceArray(context_, uint64_t{count} * gpu::CWBVH_WIDTH, 4));
+      innerCounts.emplace(deviceArray(context_, count, 4));
+      leafCounts.emplace(deviceArray(context_, count, 4));
+      wideNodes.emplace(deviceArray(context_, count, sizeof(gpu::CwbvhNode)));
+      cwbvhOrder.emplace(deviceArray(context_, count, 4));
+      cwbvhSummaryBuffer.emplace(deviceArray(context_, 1, sizeof(gpu::CwbvhCollapseSummary)));
     }
     allocateMs = msSince(allocateStart);
+
+    // Each submission's kernels timed on their own, after what `untimed` records (the upload);
+    // its wall clock beyond them is the copies' (and the queue's). A barrier first makes the
+    // earlier submissions' writes visible to this one's kernels and copies.
+    using Record = std::function<void(VkCommandBuffer, vk::StageTimer&)>;
+    const auto submit = [&](const Record& record, const std::function<void(VkCommandBuffer)>& untimed = {}) {
+      vk::StageTimer timer(context_);
+      const auto submitStart = Clock::now();
+      context_.submitAndWait([&](VkCommandBuffer commands) {
+        vk::memoryBarrier(
+            commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+        if (untimed) untimed(commands);
+        timer.begin(commands);
+        record(commands, timer);
+        timer.end(commands);
+        vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+      });
+      const double kernelsMs = timer.read().frameNs * 1e-6;
+      gpuMs += kernelsMs;
+      copyMs += std::max(0.0, msSince(submitStart) - kernelsMs);
+    };
+    const auto computeToTransfer = [](VkCommandBuffer commands) {
+      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    };
 
     const gpu::LbvhPush push{
         .primitives = boxes.address(),
@@ -253,110 +309,196 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
         .nodeCost = costs_.node,
         .primitiveCost = costs_.primitive,
         .costs = costs.address(),
-        .places = places.address()};
-    vk::StageTimer timer(context_);
-    const auto submitStart = Clock::now();
-    // One submission: the boxes up, the kernels, the trees back (BVH2's nodes but for their
-    // number, which only the collapse knows).
-    context_.submitAndWait([&](VkCommandBuffer commands) {
+        .places = places.address(),
+        .cwbvhChoices = choices ? choices->address() : 0};
+    // The boxes up, the binary tree, the BVH2 collapse (its nodes come back once their number
+    // is known), and the CWBVH collapse's first level: the root.
+    const auto upload = [&](VkCommandBuffer commands) {
       copyBuffer(commands, staging, boxes, boxBytes);
       vkCmdFillBuffer(commands, visits.get(), 0, VK_WHOLE_SIZE, 0);
+      if (wideRoots) vkCmdFillBuffer(commands, wideRoots->get(), 0, 4, 0);
       vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-      timer.begin(commands);
-      timer.time(commands, Stage::BvhMortonCodes, [&] { dispatch(commands, morton_, push, elementWorkgroups(count)); });
-      computeToCompute(commands);
-      timer.time(
-          commands, Stage::BvhSort, [&] { recordSort(commands, sorting, count); }, 0, 3 * sortPasses);
-      timer.time(commands, Stage::BvhHierarchy,
-                 [&] { dispatch(commands, hierarchy_, push, elementWorkgroups(count - 1)); });
-      computeToCompute(commands);
-      timer.time(commands, Stage::BvhFit, [&] { dispatch(commands, fit_, push, elementWorkgroups(count)); });
-      computeToCompute(commands);
-      timer.time(commands, Stage::BvhEmit, [&] { dispatch(commands, emit_, push, elementWorkgroups(nodeCount)); });
-      computeToCompute(commands);
-      if (wantsBvh2) {
-        const gpu::Bvh2CollapsePush collapse{.karrasNodes = karrasNodes.address(),
-                                             .parents = parents.address(),
-                                             .nodeBounds = nodeBounds.address(),
-                                             .costs = costs.address(),
-                                             .places = places.address(),
-                                             .nodeIndices = nodeIndices->address(),
-                                             .bvh2Nodes = bvh2Nodes->address(),
-                                             .summary = summaryBuffer->address(),
-                                             .count = count,
-                                             .nodeCost = costs_.node,
-                                             .primitiveCost = costs_.primitive};
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    };
+    submit(
+        [&](VkCommandBuffer commands, vk::StageTimer& timer) {
+          timer.time(commands, Stage::BvhMortonCodes,
+                     [&] { dispatch(commands, morton_, push, elementWorkgroups(count)); });
+          computeToCompute(commands);
+          timer.time(
+              commands, Stage::BvhSort, [&] { recordSort(commands, sorting, count); }, 0, 3 * sortPasses);
+          timer.time(commands, Stage::BvhHierarchy,
+                     [&] { dispatch(commands, hierarchy_, push, elementWorkgroups(count - 1)); });
+          computeToCompute(commands);
+          timer.time(commands, Stage::BvhFit, [&] { dispatch(commands, fit_, push, elementWorkgroups(count)); });
+          computeToCompute(commands);
+          timer.time(commands, Stage::BvhEmit, [&] { dispatch(commands, emit_, push, elementWorkgroups(nodeCount)); });
+          computeToCompute(commands);
+          if (wantsBvh2) {
+            const gpu::Bvh2CollapsePush collapse{.karrasNodes = karrasNodes.address(),
+                                                 .parents = parents.address(),
+                                                 .nodeBounds = nodeBounds.address(),
+                                                 .costs = costs.address(),
+                                                 .places = places.address(),
+                                                 .nodeIndices = nodeIndices->address(),
+                                                 .bvh2Nodes = bvh2Nodes->address(),
+                                                 .summary = bvh2SummaryBuffer->address(),
+                                                 .count = count,
+                                                 .nodeCost = costs_.node,
+                                                 .primitiveCost = costs_.primitive};
+            timer.time(
+                commands, Stage::BvhCollapse,
+                [&] {
+                  dispatch(commands, bvh2Flag_, collapse, elementWorkgroups(nodeCount));
+                  computeToCompute(commands);
+                  // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
+                  dispatch(
+                      commands, scan_,
+                      gpu::RadixScanPush{.values = nodeIndices->address(), .count = static_cast<uint32_t>(nodeCount)},
+                      1);
+                  computeToCompute(commands);
+                  dispatch(commands, bvh2Emit_, collapse, elementWorkgroups(count - 1));
+                },
+                0, 3);
+            computeToTransfer(commands);
+            copyBuffer(commands, *bvh2SummaryBuffer, bvh2SummaryBack, sizeof(gpu::Bvh2CollapseSummary));
+          }
+          computeToTransfer(commands);
+          if (nodesBack) copyBuffer(commands, nodes, *nodesBack, nodesBack->bytes());
+          copyBuffer(commands, sorting.values[0], orderBack, orderBack.bytes());
+          copyBuffer(commands, nodeBounds, rootBack, sizeof(gpu::BuildBounds));
+        },
+        upload);
+
+    if (wantsCwbvh) {
+      gpu::CwbvhCollapsePush collapse{.karrasNodes = karrasNodes.address(),
+                                      .nodeBounds = nodeBounds.address(),
+                                      .choices = choices->address(),
+                                      .sortedOrder = sorting.values[0].address(),
+                                      .wideRoots = wideRoots->address(),
+                                      .wideSlots = wideSlots->address(),
+                                      .innerCounts = innerCounts->address(),
+                                      .leafCounts = leafCounts->address(),
+                                      .wideNodes = wideNodes->address(),
+                                      .primitiveOrder = cwbvhOrder->address(),
+                                      .summary = cwbvhSummaryBuffer->address(),
+                                      .count = count,
+                                      .levelBegin = 0,
+                                      .levelEnd = 1,
+                                      .nodeCost = costs_.node};
+      // Level by level, breadth first: a level's wide nodes choose their children, a scan
+      // places each node's inner children in the next level, and the host learns where that
+      // level ends (a submission per level; the tree is as deep as a few times log8 n).
+      while (collapse.levelEnd > collapse.levelBegin) {
+        const uint32_t levelSize = collapse.levelEnd - collapse.levelBegin;
+        submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+          timer.time(
+              commands, Stage::BvhCollapse,
+              [&] {
+                dispatch(commands, cwbvhChildren_, collapse, elementWorkgroups(levelSize));
+                computeToCompute(commands);
+                dispatch(commands, scan_,
+                         gpu::RadixScanPush{.values = innerCounts->address() + 4 * uint64_t{collapse.levelBegin},
+                                            .count = levelSize},
+                         1);
+                computeToCompute(commands);
+                dispatch(commands, cwbvhExpand_, collapse, elementWorkgroups(levelSize));
+              },
+              0, 3);
+          computeToTransfer(commands);
+          copyBuffer(commands, *cwbvhSummaryBuffer, cwbvhSummaryBack, sizeof(gpu::CwbvhCollapseSummary));
+        });
+        std::memcpy(&cwbvhSummary, cwbvhSummaryBack.mapped(), sizeof(cwbvhSummary));
+        if (cwbvhSummary.nextLevelEnd < collapse.levelEnd || cwbvhSummary.nextLevelEnd > count)
+          throw std::logic_error("the GPU's CWBVH collapse of " + std::to_string(count) + " primitives placed " +
+                                 std::to_string(cwbvhSummary.nextLevelEnd) + " wide nodes");
+        collapse.levelBegin = collapse.levelEnd;
+        collapse.levelEnd = cwbvhSummary.nextLevelEnd;
+      }
+      wideNodeCount = collapse.levelEnd;
+    }
+
+    // The collapsed trees back, now that their sizes are known: BVH2's nodes, and CWBVH's nodes
+    // once its leaves' primitive counts are scanned into each node's first primitive.
+    if (wantsBvh2) {
+      std::memcpy(&bvh2Summary, bvh2SummaryBack.mapped(), sizeof(bvh2Summary));
+      if (bvh2Summary.nodeCount == 0 || bvh2Summary.nodeCount >= count)
+        throw std::logic_error("the GPU's BVH2 collapse of " + std::to_string(count) + " primitives gave " +
+                               std::to_string(bvh2Summary.nodeCount) + " nodes");
+    }
+    const auto allocateBackStart = Clock::now();
+    if (wantsBvh2) bvh2Back.emplace(readback(uint64_t{bvh2Summary.nodeCount} * sizeof(gpu::Bvh2Node)));
+    if (wantsCwbvh) cwbvhBack.emplace(readback(uint64_t{wideNodeCount} * sizeof(gpu::CwbvhNode)));
+    allocateMs += msSince(allocateBackStart);
+    submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+      if (wantsCwbvh) {
+        const gpu::CwbvhCollapsePush emit{.karrasNodes = karrasNodes.address(),
+                                          .nodeBounds = nodeBounds.address(),
+                                          .choices = choices->address(),
+                                          .sortedOrder = sorting.values[0].address(),
+                                          .wideRoots = wideRoots->address(),
+                                          .wideSlots = wideSlots->address(),
+                                          .innerCounts = innerCounts->address(),
+                                          .leafCounts = leafCounts->address(),
+                                          .wideNodes = wideNodes->address(),
+                                          .primitiveOrder = cwbvhOrder->address(),
+                                          .summary = cwbvhSummaryBuffer->address(),
+                                          .count = count,
+                                          .levelBegin = 0,
+                                          .levelEnd = wideNodeCount,
+                                          .nodeCost = costs_.node};
         timer.time(
             commands, Stage::BvhCollapse,
             [&] {
-              dispatch(commands, bvh2Flag_, collapse, elementWorkgroups(nodeCount));
+              dispatch(commands, scan_, gpu::RadixScanPush{.values = leafCounts->address(), .count = wideNodeCount}, 1);
               computeToCompute(commands);
-              // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
-              dispatch(commands, scan_,
-                       gpu::RadixScanPush{.values = nodeIndices->address(), .count = static_cast<uint32_t>(nodeCount)},
-                       1);
-              computeToCompute(commands);
-              dispatch(commands, bvh2Emit_, collapse, elementWorkgroups(count - 1));
+              dispatch(commands, cwbvhEmit_, emit, elementWorkgroups(wideNodeCount));
             },
-            0, 3);
+            0, 2);
+        computeToTransfer(commands);
+        copyBuffer(commands, *wideNodes, *cwbvhBack, cwbvhBack->bytes());
+        copyBuffer(commands, *cwbvhOrder, *cwbvhOrderBack, cwbvhOrderBack->bytes());
       }
-      timer.end(commands);
-      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-      if (nodesBack) copyBuffer(commands, nodes, *nodesBack, nodesBack->bytes());
-      copyBuffer(commands, sorting.values[0], orderBack, orderBack.bytes());
-      if (summaryBuffer) copyBuffer(commands, *summaryBuffer, summaryBack, sizeof(gpu::Bvh2CollapseSummary));
-      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+      if (bvh2Back) copyBuffer(commands, *bvh2Nodes, *bvh2Back, bvh2Back->bytes());
     });
-    gpuMs = timer.read().frameNs * 1e-6;
-    // The submission's wall clock beyond the kernels' is the copies' (and the queue's).
-    copyMs = std::max(0.0, msSince(submitStart) - gpuMs);
-    if (wantsBvh2) {
-      std::memcpy(&summary, summaryBack.mapped(), sizeof(summary));
-      if (summary.nodeCount == 0 || summary.nodeCount >= count)
-        throw std::logic_error("the GPU's BVH2 collapse of " + std::to_string(count) + " primitives gave " +
-                               std::to_string(summary.nodeCount) + " nodes");
-      const auto allocateBackStart = Clock::now();
-      const VkDeviceSize bvh2Bytes = uint64_t{summary.nodeCount} * sizeof(gpu::Bvh2Node);
-      bvh2Back.emplace(context_, bvh2Bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
-      allocateMs += msSince(allocateBackStart);
-      const auto copyStart = Clock::now();
-      context_.submitAndWait([&](VkCommandBuffer commands) {
-        copyBuffer(commands, *bvh2Nodes, *bvh2Back, bvh2Bytes);
-        vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                          VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-      });
-      copyMs += msSince(copyStart);
-    }
     // The device arrays go at the end of this scope, before the lock does, so that levels never
     // hold two sets at once.
   }
 
   const auto convertStart = Clock::now();
+  std::memcpy(&level.bounds, rootBack.mapped(), sizeof(Bounds));
   std::vector<uint32_t> order(count);
   std::memcpy(order.data(), orderBack.mapped(), uint64_t{count} * 4);
   if (nodesBack) {
     level.binary.nodes.resize(nodeCount);
     std::memcpy(level.binary.nodes.data(), nodesBack->mapped(), nodeCount * sizeof(BinaryBvhNode));
-    level.bounds = level.binary.nodes[0].bounds;
   }
   if (bvh2Back) {
     BvhTree<gpu::Bvh2Node> bvh2;
-    bvh2.nodes.resize(summary.nodeCount);
+    bvh2.nodes.resize(bvh2Summary.nodeCount);
     std::memcpy(bvh2.nodes.data(), bvh2Back->mapped(), bvh2Back->bytes());
     // Two children a node, one node fewer inner children than nodes.
-    bvh2.leafCount = uint64_t{summary.nodeCount} + 1;
-    bvh2.sahCost = summary.rootArea > 0 ? summary.rootCost / summary.rootArea : 0;
+    bvh2.leafCount = uint64_t{bvh2Summary.nodeCount} + 1;
+    bvh2.sahCost = bvh2Summary.rootArea > 0 ? bvh2Summary.rootCost / bvh2Summary.rootArea : 0;
     // The leaves reference the primitives in the binary tree's leaf order, the sorted one.
-    bvh2.primitiveOrder = wantsBinary ? order : std::move(order);
-    if (!nodesBack)
-      for (const gpu::Bvh2Child& child : bvh2.nodes[0].children)
-        level.bounds.extend(Bounds{.min = toVec3(child.boundsMin), .max = toVec3(child.boundsMax)});
+    bvh2.primitiveOrder = order;
     level.bvh2 = std::move(bvh2);
   }
-  if (wantsBinary) level.binary.primitiveOrder = std::move(order);
+  if (cwbvhBack) {
+    BvhTree<gpu::CwbvhNode> cwbvh;
+    cwbvh.nodes.resize(wideNodeCount);
+    std::memcpy(cwbvh.nodes.data(), cwbvhBack->mapped(), cwbvhBack->bytes());
+    cwbvh.primitiveOrder.resize(count);
+    std::memcpy(cwbvh.primitiveOrder.data(), cwbvhOrderBack->mapped(), uint64_t{count} * 4);
+    // Every slot that is neither empty nor inner is a leaf.
+    for (const gpu::CwbvhNode& node : cwbvh.nodes)
+      for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot)
+        if (const auto child = cwbvhChild(node, slot); child && !child->inner) ++cwbvh.leafCount;
+    cwbvh.sahCost = cwbvhSummary.rootArea > 0 ? cwbvhSummary.rootCost / cwbvhSummary.rootArea : 0;
+    level.cwbvh = std::move(cwbvh);
+  }
+  if (withBinary) level.binary.primitiveOrder = std::move(order);
   const double convertMs = msSince(convertStart);
 
   const std::lock_guard lock(mutex_);

@@ -1,7 +1,7 @@
 // The software backend's GPU builder (option software_builder: gpu): a linear BVH after Karras
-// 2012 built by compute shaders (shaders/bvh/) and collapsed there into the BVH2 layout; the
-// binary tree the CPU build makes (binary_bvh.h) comes back only for the CWBVH layout, which
-// the CPU still collapses (DESIGN.md: the GPU builder).
+// 2012 built by compute shaders (shaders/bvh/) and collapsed there into both software layouts,
+// as the CPU collapses its binary tree (bvh2.h, cwbvh.h); only the collapsed trees come back
+// (DESIGN.md: the GPU builder).
 #pragma once
 #include <cstdint>
 #include <mutex>
@@ -41,11 +41,13 @@ class GpuBvhBuilder {
  public:
   explicit GpuBvhBuilder(const vk::Context& context, const SahCosts& costs = {});
 
-  // A level for buildSoftwareBvh (BvhBuildOptions::levelBuilder): BVH2 collapsed on the GPU if
-  // asked for, as collapseToBvh2 collapses the binary tree; the binary tree read back if CWBVH
-  // is. The same trees for the same boxes on every run. Safe to call from several threads: the
-  // host's work overlaps, the device's takes turns on the queue.
-  PrebuiltLevel buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts);
+  // A level for buildSoftwareBvh (BvhBuildOptions::levelBuilder): the layouts asked for,
+  // collapsed on the GPU as collapseToBvh2 and collapseToCwbvh collapse the binary tree, which
+  // comes back only `withBinary` (the tests compare the collapses with the CPU's). The same
+  // trees for the same boxes on every run. Safe to call from several threads: the host's work
+  // overlaps, the device's takes turns on the queue.
+  PrebuiltLevel buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts,
+                           bool withBinary = false);
   // The binary tree alone: one primitive per leaf, as buildBinaryBvh.
   BinaryBvh build(std::span<const Bounds> primitives);
   // The builder's radix sort alone, stable: keys ascending, each value moved with its key.
@@ -59,7 +61,8 @@ class GpuBvhBuilder {
 
   const vk::Context& context_;
   SahCosts costs_;
-  vk::ComputePipeline histogram_, scan_, scatter_, morton_, hierarchy_, fit_, emit_, bvh2Flag_, bvh2Emit_;
+  vk::ComputePipeline histogram_, scan_, scatter_, morton_, hierarchy_, fit_, emit_, bvh2Flag_, bvh2Emit_,
+      cwbvhChildren_, cwbvhExpand_, cwbvhEmit_;
   mutable std::mutex mutex_;
   GpuBvhBuildTimes times_;
 };

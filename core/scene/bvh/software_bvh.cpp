@@ -71,9 +71,10 @@ LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions&
   level.binaryMs = msSince(start);
   level.bounds = built.bounds;
   if (built.bvh2) level.bvh2.tree = std::move(*built.bvh2);
+  if (built.cwbvh) level.cwbvh.tree = std::move(*built.cwbvh);
   // The collapses only read the binary tree: the second takes a thread when one is spare.
   const bool collapsesBvh2 = builds(options, BvhLayout::Bvh2) && !built.bvh2;
-  const bool collapsesCwbvh = builds(options, BvhLayout::Cwbvh);
+  const bool collapsesCwbvh = builds(options, BvhLayout::Cwbvh) && !built.cwbvh;
   forkJoin(
       budget, collapsesBvh2 && collapsesCwbvh && primitives.size() >= options.binary.parallelThreshold,
       [&] {

@@ -17,13 +17,13 @@
 
 namespace ptbench {
 
-// A level built by another builder than the CPU's (the GPU builder, gpu_binary_bvh.h): its
-// binary tree, which the CPU collapses into the layouts the builder did not, and the BVH2
-// layout where the builder collapsed it itself. The binary tree may be empty when no layout is
-// left for the CPU to collapse.
+// A level built by another builder than the CPU's (the GPU builder, gpu_binary_bvh.h): the
+// layouts it collapsed itself, and its binary tree, which the CPU collapses into any layout
+// asked for that the builder did not give (empty when none is left).
 struct PrebuiltLevel {
   BinaryBvh binary;
   std::optional<BvhTree<gpu::Bvh2Node>> bvh2;
+  std::optional<BvhTree<gpu::CwbvhNode>> cwbvh;
   Bounds bounds;  // the level's box: the root's
 };
 
