@@ -81,13 +81,17 @@ void copyBuffer(VkCommandBuffer commands, const vk::Buffer& from, const vk::Buff
 std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalBytes, const std::string& device) {
   // Device-local arrays, per primitive: keys and values twice (16 bytes), its box (24), its share
   // of the blocks' histograms, and per node (2 per primitive) a parent, a BVH2 cost, a
-  // depth-first place and a BVH2 node index (4 each), a box (24) and the emitted node (36); per
-  // inner node its Karras node (16), arrival count (4) and at most one Bvh2Node (64). The boxes'
-  // staging and the readback buffers are host memory.
+  // depth-first place and a BVH2 node index (4 each), a box (24), the emitted node (36) and a
+  // CWBVH cost table (32); per inner node its Karras node (16), arrival count (4) and at most one
+  // Bvh2Node (64); per possible wide node its binary root, eight slots, two counts (44) and a
+  // CwbvhNode (80); CWBVH's leaf order (4). The boxes' staging and the readback buffers are host
+  // memory.
   const uint64_t blocks = (primitives + gpu::RADIX_SORT_BLOCK - 1) / gpu::RADIX_SORT_BLOCK;
-  const uint64_t bytes = primitives * (16 + 24 + 2 * (4 * 4 + sizeof(gpu::BuildBounds) + sizeof(gpu::BuildNode)) +
-                                       sizeof(gpu::KarrasNode) + 4 + sizeof(gpu::Bvh2Node)) +
-                         blocks * gpu::RADIX_SORT_DIGITS * 4;
+  const uint64_t perNode = 4 * 4 + sizeof(gpu::BuildBounds) + sizeof(gpu::BuildNode) + sizeof(gpu::CwbvhChoice);
+  const uint64_t perInnerNode = sizeof(gpu::KarrasNode) + 4 + sizeof(gpu::Bvh2Node);
+  const uint64_t perWideNode = 4 * (1 + gpu::CWBVH_WIDTH + 2) + sizeof(gpu::CwbvhNode);
+  const uint64_t bytes =
+      primitives * (16 + 24 + 2 * perNode + perInnerNode + perWideNode + 4) + blocks * gpu::RADIX_SORT_DIGITS * 4;
   if (bytes <= deviceLocalBytes) return "";
   const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
   return "the GPU builder needs " + mib(bytes) + " for a level of " + std::to_string(primitives) + " primitives, but " +
@@ -491,10 +495,12 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
     std::memcpy(cwbvh.nodes.data(), cwbvhBack->mapped(), cwbvhBack->bytes());
     cwbvh.primitiveOrder.resize(count);
     std::memcpy(cwbvh.primitiveOrder.data(), cwbvhOrderBack->mapped(), uint64_t{count} * 4);
-    // Every slot that is neither empty nor inner is a leaf.
-    for (const gpu::CwbvhNode& node : cwbvh.nodes)
+    // Every slot that is neither empty (meta 0) nor inner (imask) is a leaf.
+    for (const gpu::CwbvhNode& node : cwbvh.nodes) {
+      const uint32_t imask = node.exponentsAndImask >> 24;
       for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot)
-        if (const auto child = cwbvhChild(node, slot); child && !child->inner) ++cwbvh.leafCount;
+        cwbvh.leafCount += ((node.meta[slot / 4] >> (8 * (slot % 4))) & 0xffu) != 0 && !((imask >> slot) & 1);
+    }
     cwbvh.sahCost = cwbvhSummary.rootArea > 0 ? cwbvhSummary.rootCost / cwbvhSummary.rootArea : 0;
     level.cwbvh = std::move(cwbvh);
   }
