@@ -44,6 +44,14 @@ struct RadixScanPush {
   uint count;
 };
 
+// The same over many workgroups: `blockSums` holds one uint per RADIX_SORT_WORKGROUP_SIZE *
+// RADIX_SCAN_ITEMS values.
+struct BlockScanPush {
+  uint64_t values;
+  uint64_t blockSums;
+  uint count;
+};
+
 // A primitive's box as the builder reads it and a node's as it writes it: Bounds' layout.
 struct BuildBounds {
   vec3 min;

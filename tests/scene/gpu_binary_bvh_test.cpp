@@ -80,6 +80,21 @@ TEST_F(GpuBvhBuilderTest, RadixSortSortsStably) {
   }
 }
 
+// The collapses' scan: one workgroup up to 65,536 values, spread over workgroups beyond (block
+// sums of 4096 values, their scan, each block from its prefix).
+TEST_F(GpuBvhBuilderTest, ScanIsAnExclusivePrefixSum) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<uint32_t> value(0, 3);
+  for (const size_t count : {1, 2, 4095, 4096, 4097, 65536, 65537, 69631, 200001}) {
+    std::vector<uint32_t> values(count);
+    for (uint32_t& v : values) v = value(rng);
+    std::vector<uint32_t> expected(count);
+    std::exclusive_scan(values.begin(), values.end(), expected.begin(), 0u);
+    builder->scan(values);
+    EXPECT_EQ(values, expected) << count << " values";
+  }
+}
+
 // Checks the subtree at `node` covers primitives [first, first + count) in depth-first order,
 // each box holding its children's; returns the index after the subtree.
 uint32_t checkSubtree(const BinaryBvh& bvh, uint32_t node, uint32_t first, uint32_t count, size_t& errors) {

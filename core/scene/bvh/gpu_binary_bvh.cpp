@@ -27,7 +27,7 @@ static_assert(sizeof(gpu::RadixSortPush) == 48 && sizeof(gpu::RadixScanPush) == 
 static_assert(offsetof(gpu::LbvhPush, centroidMin) == 64 && offsetof(gpu::LbvhPush, centroidScale) == 80);
 static_assert(offsetof(gpu::LbvhPush, costs) == 104 && sizeof(gpu::LbvhPush) == 128);  // the guaranteed limit
 static_assert(sizeof(gpu::CwbvhChoice) == 32 && sizeof(gpu::CwbvhCollapsePush) == 104);
-static_assert(sizeof(gpu::CwbvhCollapseSummary) == 12);
+static_assert(sizeof(gpu::CwbvhCollapseSummary) == 12 && sizeof(gpu::BlockScanPush) == 24);
 static_assert(offsetof(gpu::Bvh2CollapsePush, count) == 64 && sizeof(gpu::Bvh2CollapsePush) == 80);
 static_assert(sizeof(gpu::Bvh2CollapseSummary) == 12);
 
@@ -67,6 +67,13 @@ uint32_t elementWorkgroups(uint64_t count) {
                                                     gpu::BVH_BUILD_MAX_WORKGROUPS));
 }
 
+// The values one workgroup scans at a time (shaders/bvh/scan.glsl).
+constexpr uint32_t scanBlock = gpu::RADIX_SORT_WORKGROUP_SIZE * gpu::RADIX_SCAN_ITEMS;
+
+uint64_t scanBlocks(uint64_t count) {
+  return (count + scanBlock - 1) / scanBlock;
+}
+
 uint32_t sortBlocks(uint32_t count) {
   return (count + gpu::RADIX_SORT_BLOCK - 1) / gpu::RADIX_SORT_BLOCK;
 }
@@ -90,8 +97,8 @@ std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalByte
   const uint64_t perNode = 4 * 4 + sizeof(gpu::BuildBounds) + sizeof(gpu::BuildNode) + sizeof(gpu::CwbvhChoice);
   const uint64_t perInnerNode = sizeof(gpu::KarrasNode) + 4 + sizeof(gpu::Bvh2Node);
   const uint64_t perWideNode = 4 * (1 + gpu::CWBVH_WIDTH + 2) + sizeof(gpu::CwbvhNode);
-  const uint64_t bytes =
-      primitives * (16 + 24 + 2 * perNode + perInnerNode + perWideNode + 4) + blocks * gpu::RADIX_SORT_DIGITS * 4;
+  const uint64_t bytes = primitives * (16 + 24 + 2 * perNode + perInnerNode + perWideNode + 4) +
+                         blocks * gpu::RADIX_SORT_DIGITS * 4 + scanBlocks(2 * primitives) * 4;
   if (bytes <= deviceLocalBytes) return "";
   const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
   return "the GPU builder needs " + mib(bytes) + " for a level of " + std::to_string(primitives) + " primitives, but " +
@@ -112,6 +119,8 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs)
       costs_(costs),
       histogram_(vk::createComputePipeline(context, "bvh_radix_histogram", sizeof(gpu::RadixSortPush))),
       scan_(vk::createComputePipeline(context, "bvh_radix_scan", sizeof(gpu::RadixScanPush))),
+      scanBlockSums_(vk::createComputePipeline(context, "bvh_scan_block_sums", sizeof(gpu::BlockScanPush))),
+      scanBlocks_(vk::createComputePipeline(context, "bvh_scan_blocks", sizeof(gpu::BlockScanPush))),
       scatter_(vk::createComputePipeline(context, "bvh_radix_scatter", sizeof(gpu::RadixSortPush))),
       morton_(vk::createComputePipeline(context, "bvh_lbvh_morton", sizeof(gpu::LbvhPush))),
       hierarchy_(vk::createComputePipeline(context, "bvh_lbvh_hierarchy", sizeof(gpu::LbvhPush))),
@@ -122,6 +131,30 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs)
       cwbvhChildren_(vk::createComputePipeline(context, "bvh_cwbvh_children", sizeof(gpu::CwbvhCollapsePush))),
       cwbvhExpand_(vk::createComputePipeline(context, "bvh_cwbvh_expand", sizeof(gpu::CwbvhCollapsePush))),
       cwbvhEmit_(vk::createComputePipeline(context, "bvh_cwbvh_emit", sizeof(gpu::CwbvhCollapsePush))) {}
+
+// One workgroup scans up to this many values round by round; longer scans (a level's 2n - 1
+// BVH2 flags, for 50M triangles 100M) are spread over workgroups: block sums, their scan in one
+// workgroup, then every block from its prefix.
+constexpr uint32_t singleWorkgroupScanLimit = 16 * scanBlock;
+
+void GpuBvhBuilder::recordScan(VkCommandBuffer commands, VkDeviceAddress values, uint32_t count,
+                               const vk::Buffer& blockSums) const {
+  if (count <= singleWorkgroupScanLimit) {
+    dispatch(commands, scan_, gpu::RadixScanPush{.values = values, .count = count}, 1);
+    return;
+  }
+  const uint32_t blocks = static_cast<uint32_t>(scanBlocks(count));
+  if (blockSums.bytes() < uint64_t{blocks} * 4)
+    throw std::logic_error("a scan of " + std::to_string(count) + " values given " + std::to_string(blockSums.bytes()) +
+                           " bytes of block sums");
+  const gpu::BlockScanPush push{.values = values, .blockSums = blockSums.address(), .count = count};
+  const uint32_t workgroups = std::min(blocks, gpu::BVH_BUILD_MAX_WORKGROUPS);
+  dispatch(commands, scanBlockSums_, push, workgroups);
+  computeToCompute(commands);
+  dispatch(commands, scan_, gpu::RadixScanPush{.values = blockSums.address(), .count = blocks}, 1);
+  computeToCompute(commands);
+  dispatch(commands, scanBlocks_, push, workgroups);
+}
 
 // Four passes of 8 bits, each a histogram per block, one scan over them all and a stable
 // scatter; an even number of passes leaves the result where the input was (keys[0], values[0]).
@@ -177,6 +210,24 @@ void GpuBvhBuilder::sort(std::vector<uint32_t>& keys, std::vector<uint32_t>& val
   });
   std::memcpy(keys.data(), keysBack.mapped(), bytes);
   std::memcpy(values.data(), valuesBack.mapped(), bytes);
+}
+
+void GpuBvhBuilder::scan(std::vector<uint32_t>& values) {
+  const auto count = static_cast<uint32_t>(values.size());
+  if (count == 0) return;
+  const std::lock_guard lock(mutex_);
+  const vk::Buffer device = vk::uploadBuffer(context_, std::span<const uint32_t>(values), scratchUsage);
+  const vk::Buffer blockSums = deviceArray(context_, scanBlocks(count), 4);
+  vk::Buffer back(context_, device.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  context_.submitAndWait([&](VkCommandBuffer commands) {
+    recordScan(commands, device.address(), count, blockSums);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    copyBuffer(commands, device, back, device.bytes());
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+  });
+  std::memcpy(values.data(), back.mapped(), device.bytes());
 }
 
 BinaryBvh GpuBvhBuilder::build(std::span<const Bounds> primitives) {
@@ -248,6 +299,7 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
     const vk::Buffer nodes = deviceArray(context_, nodeCount, sizeof(gpu::BuildNode));
     const vk::Buffer costs = deviceArray(context_, nodeCount, 4);
     const vk::Buffer places = deviceArray(context_, nodeCount, 4);
+    const vk::Buffer scanBlockSums = deviceArray(context_, scanBlocks(nodeCount), 4);
     std::optional<vk::Buffer> nodeIndices, bvh2Nodes, bvh2SummaryBuffer;
     if (wantsBvh2) {
       nodeIndices.emplace(deviceArray(context_, nodeCount, 4));
@@ -357,10 +409,7 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
                   dispatch(commands, bvh2Flag_, collapse, elementWorkgroups(nodeCount));
                   computeToCompute(commands);
                   // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
-                  dispatch(
-                      commands, scan_,
-                      gpu::RadixScanPush{.values = nodeIndices->address(), .count = static_cast<uint32_t>(nodeCount)},
-                      1);
+                  recordScan(commands, nodeIndices->address(), static_cast<uint32_t>(nodeCount), scanBlockSums);
                   computeToCompute(commands);
                   dispatch(commands, bvh2Emit_, collapse, elementWorkgroups(count - 1));
                 },
@@ -402,10 +451,8 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
               [&] {
                 dispatch(commands, cwbvhChildren_, collapse, elementWorkgroups(levelSize));
                 computeToCompute(commands);
-                dispatch(commands, scan_,
-                         gpu::RadixScanPush{.values = innerCounts->address() + 4 * uint64_t{collapse.levelBegin},
-                                            .count = levelSize},
-                         1);
+                recordScan(commands, innerCounts->address() + 4 * uint64_t{collapse.levelBegin}, levelSize,
+                           scanBlockSums);
                 computeToCompute(commands);
                 dispatch(commands, cwbvhExpand_, collapse, elementWorkgroups(levelSize));
               },
@@ -455,7 +502,7 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
         timer.time(
             commands, Stage::BvhCollapse,
             [&] {
-              dispatch(commands, scan_, gpu::RadixScanPush{.values = leafCounts->address(), .count = wideNodeCount}, 1);
+              recordScan(commands, leafCounts->address(), wideNodeCount, scanBlockSums);
               computeToCompute(commands);
               dispatch(commands, cwbvhEmit_, emit, elementWorkgroups(wideNodeCount));
             },

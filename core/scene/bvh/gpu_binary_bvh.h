@@ -11,6 +11,7 @@
 
 #include "core/scene/bvh/binary_bvh.h"
 #include "core/scene/bvh/software_bvh.h"
+#include "core/vk/buffer.h"
 #include "core/vk/pipeline.h"
 
 namespace ptbench {
@@ -52,17 +53,22 @@ class GpuBvhBuilder {
   BinaryBvh build(std::span<const Bounds> primitives);
   // The builder's radix sort alone, stable: keys ascending, each value moved with its key.
   void sort(std::vector<uint32_t>& keys, std::vector<uint32_t>& values);
+  // The collapses' exclusive prefix sum alone, in place.
+  void scan(std::vector<uint32_t>& values);
 
   GpuBvhBuildTimes times() const;
 
  private:
   struct SortBuffers;
   void recordSort(VkCommandBuffer commands, const SortBuffers& buffers, uint32_t count) const;
+  // An exclusive prefix sum of `count` uints in place, without atomics; `blockSums` holds one
+  // uint per 4096 values (used when the scan spreads over workgroups).
+  void recordScan(VkCommandBuffer commands, VkDeviceAddress values, uint32_t count, const vk::Buffer& blockSums) const;
 
   const vk::Context& context_;
   SahCosts costs_;
-  vk::ComputePipeline histogram_, scan_, scatter_, morton_, hierarchy_, fit_, emit_, bvh2Flag_, bvh2Emit_,
-      cwbvhChildren_, cwbvhExpand_, cwbvhEmit_;
+  vk::ComputePipeline histogram_, scan_, scanBlockSums_, scanBlocks_, scatter_, morton_, hierarchy_, fit_, emit_,
+      bvh2Flag_, bvh2Emit_, cwbvhChildren_, cwbvhExpand_, cwbvhEmit_;
   mutable std::mutex mutex_;
   GpuBvhBuildTimes times_;
 };
