@@ -28,6 +28,7 @@ enum class Stage {
   BvhHierarchy,
   BvhFit,
   BvhEmit,
+  BvhCollapse,  // the binary tree into BVH2, on the GPU
   // ReSTIR's passes (core/integrators/restir.h), after the path tracer's own stages.
   RestirTemporal,  // temporal reuse of the reservoirs
   RestirSpatial,   // spatial reuse
@@ -80,6 +81,8 @@ constexpr std::string_view stageName(Stage stage) {
       return "bvh_fit";
     case Stage::BvhEmit:
       return "bvh_emit";
+    case Stage::BvhCollapse:
+      return "bvh_collapse";
   }
   return "?";
 }

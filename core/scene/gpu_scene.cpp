@@ -169,8 +169,10 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
     BvhBuildOptions options{.threads = threads, .layouts = {layouts.begin(), layouts.end()}};
     std::optional<GpuBvhBuilder> gpuBuilder;
     if (builder == BvhBuilder::Gpu) {
-      gpuBuilder.emplace(context);
-      options.binaryBuilder = [&](std::span<const Bounds> primitives) { return gpuBuilder->build(primitives); };
+      gpuBuilder.emplace(context, options.costs);
+      options.levelBuilder = [&](std::span<const Bounds> primitives, std::span<const BvhLayout> built) {
+        return gpuBuilder->buildLevel(primitives, built);
+      };
     }
     bvh = buildSoftwareBvh(scene, options);
     bvh.stats.builder = builder;

@@ -30,6 +30,8 @@ void main() {
     } else {
       out_.firstPrimitive = node - innerCount;
     }
-    BuildNodeArray(push.nodes).nodes[2 * out_.firstPrimitive + leftTurns] = out_;
+    const uint place = 2 * out_.firstPrimitive + leftTurns;
+    BuildNodeArray(push.nodes).nodes[place] = out_;
+    UintArray(push.places).values[node] = place;
   }
 }

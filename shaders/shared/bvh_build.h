@@ -44,6 +44,14 @@ struct RadixScanPush {
   uint count;
 };
 
+// The same over many workgroups: `blockSums` holds one uint per RADIX_SORT_WORKGROUP_SIZE *
+// RADIX_SCAN_ITEMS values.
+struct BlockScanPush {
+  uint64_t values;
+  uint64_t blockSums;
+  uint count;
+};
+
 // A primitive's box as the builder reads it and a node's as it writes it: Bounds' layout.
 struct BuildBounds {
   vec3 min;
@@ -80,6 +88,78 @@ struct LbvhPush {
   vec3 centroidMin;      // the Morton grid: the centroids' box
   uint count;
   vec3 centroidScale;  // 1024 / the centroid box's extent (0 on a flat axis)
+  // The SAH cost model (binary_bvh.h's SahCosts), which the fit applies bottom up as it goes.
+  float nodeCost;
+  float primitiveCost;
+  uint pad0;
+  uint64_t costs;         // float[2 count - 1], Karras numbering: the subtree's least BVH2 cost, area-weighted
+  uint64_t places;        // uint[2 count - 1], Karras numbering: the node's depth-first place (nodes' index)
+  uint64_t cwbvhChoices;  // CwbvhChoice[2 count - 1], Karras numbering; 0: CWBVH not asked for
+};
+
+// The CWBVH collapse's dynamic programme at one binary node (core/scene/bvh/cwbvh.cpp's solve):
+// the least cost of its subtree as at most i wide-tree roots (cost[i - 1], i = 1..7,
+// area-weighted), and 4 bits per entry of `splits`: nibble 0 how many of a wide node's 8 roots
+// go left, nibble 1 whether the node makes a leaf, nibble i (2..7) how many of i roots go left
+// (0: i - 1 roots do as well).
+struct CwbvhChoice {
+  float cost[7];
+  uint splits;
+};
+
+// The CWBVH collapse on the GPU (cwbvh_*.comp): wide nodes level by level, breadth first, as
+// cwbvh.cpp emits them.
+struct CwbvhCollapsePush {
+  uint64_t karrasNodes;  // KarrasNode[count - 1]
+  uint64_t nodeBounds;   // BuildBounds[2 count - 1]
+  uint64_t choices;      // CwbvhChoice[2 count - 1]
+  uint64_t sortedOrder;  // uint[count]: primitives in the binary tree's leaf order
+  uint64_t wideRoots;    // uint[]: each wide node's binary node (Karras numbering)
+  uint64_t wideSlots;  // uint[8 per wide node]: the slot's binary node, CWBVH_SLOT_LEAF if a leaf; or CWBVH_SLOT_EMPTY
+  uint64_t innerCounts;     // uint[]: inner children, scanned per level, then the node's childBase
+  uint64_t leafCounts;      // uint[]: leaf primitives, scanned into each node's primitiveBase
+  uint64_t wideNodes;       // CwbvhNode[]
+  uint64_t primitiveOrder;  // uint[count]: primitives in the wide leaves' order
+  uint64_t summary;         // CwbvhCollapseSummary
+  uint count;
+  uint levelBegin;  // the wide nodes of this level
+  uint levelEnd;
+  float nodeCost;
+};
+
+PTBENCH_CONST uint CWBVH_SLOT_LEAF = 0x80000000u;
+PTBENCH_CONST uint CWBVH_SLOT_EMPTY = 0xffffffffu;
+
+struct CwbvhCollapseSummary {
+  uint nextLevelEnd;  // where the next level's wide nodes end
+  float rootCost;     // area-weighted
+  float rootArea;
+};
+
+// The BVH2 collapse on the GPU (bvh2_*.comp): the Karras tree's arrays as the fit and the emit
+// left them, and its own.
+struct Bvh2CollapsePush {
+  uint64_t karrasNodes;  // KarrasNode[count - 1]
+  uint64_t parents;      // uint[2 count - 1]
+  uint64_t nodeBounds;   // BuildBounds[2 count - 1]
+  uint64_t costs;        // float[2 count - 1]
+  uint64_t places;       // uint[2 count - 1]
+  // uint[2 count - 1], depth-first: 1 where the binary node becomes a Bvh2Node, then scanned in
+  // place into each such node's index.
+  uint64_t nodeIndices;
+  uint64_t bvh2Nodes;  // Bvh2Node[count - 1] at most
+  uint64_t summary;    // Bvh2CollapseSummary
+  uint count;
+  float nodeCost;
+  float primitiveCost;
+};
+
+// What the host reads back besides the nodes: how many there are, and the SAH cost's terms,
+// divided on the host as the CPU's collapse divides them.
+struct Bvh2CollapseSummary {
+  uint nodeCount;
+  float rootCost;  // area-weighted
+  float rootArea;  // half the root box's surface
 };
 
 PTBENCH_END_NAMESPACE

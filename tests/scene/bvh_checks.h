@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <numbers>
@@ -38,6 +39,18 @@ inline std::string sceneTestName(const ::testing::TestParamInfo<std::string>& sc
   std::string name = scene.param.substr(0, scene.param.find('/'));
   std::erase_if(name, [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); });
   return name;
+}
+
+// The same layout byte for byte (builds that must be deterministic).
+template <typename Node>
+void expectSameArrays(const SoftwareBvhLayout<Node>& a, const SoftwareBvhLayout<Node>& b) {
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  ASSERT_EQ(a.triangles.size(), b.triangles.size());
+  ASSERT_EQ(a.instances.size(), b.instances.size());
+  EXPECT_EQ(std::memcmp(a.nodes.data(), b.nodes.data(), a.nodes.size() * sizeof(Node)), 0);
+  EXPECT_EQ(std::memcmp(a.triangles.data(), b.triangles.data(), a.triangles.size() * sizeof(gpu::BvhTriangle)), 0);
+  EXPECT_EQ(std::memcmp(a.instances.data(), b.instances.data(), a.instances.size() * sizeof(gpu::BvhInstance)), 0);
+  EXPECT_EQ(a.meshRoots, b.meshRoots);
 }
 
 // A builtin scene, or a glTF scene by its path under scenes/.

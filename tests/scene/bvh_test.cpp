@@ -343,17 +343,6 @@ TEST(SoftwareBvh, NodeCountsAndSahCostsAreSane) {
   EXPECT_GT(bvh.stats.buildMs, 0);
 }
 
-template <typename Node>
-void expectSameArrays(const SoftwareBvhLayout<Node>& a, const SoftwareBvhLayout<Node>& b) {
-  ASSERT_EQ(a.nodes.size(), b.nodes.size());
-  ASSERT_EQ(a.triangles.size(), b.triangles.size());
-  ASSERT_EQ(a.instances.size(), b.instances.size());
-  EXPECT_EQ(std::memcmp(a.nodes.data(), b.nodes.data(), a.nodes.size() * sizeof(Node)), 0);
-  EXPECT_EQ(std::memcmp(a.triangles.data(), b.triangles.data(), a.triangles.size() * sizeof(gpu::BvhTriangle)), 0);
-  EXPECT_EQ(std::memcmp(a.instances.data(), b.instances.data(), a.instances.size() * sizeof(gpu::BvhInstance)), 0);
-  EXPECT_EQ(a.meshRoots, b.meshRoots);
-}
-
 TEST(SoftwareBvh, SameArraysForEveryThreadCount) {
   const SceneData scene = loadScene("builtin:spheres?n=4&subdiv=128");
   BvhBuildOptions options{.threads = 1};

@@ -98,7 +98,9 @@ TEST_P(SoftwareTraceTest, GpuTraversalFindsWhatTheReferenceFinds) {
   GpuBvhBuilder gpuBuilder(*context);
   BvhBuildOptions options;
   if (builder == BvhBuilder::Gpu)
-    options.binaryBuilder = [&](std::span<const Bounds> primitives) { return gpuBuilder.build(primitives); };
+    options.levelBuilder = [&](std::span<const Bounds> primitives, std::span<const BvhLayout> layouts) {
+      return gpuBuilder.buildLevel(primitives, layouts);
+    };
   const SoftwareBvh bvh = buildSoftwareBvh(scene, options);
 
   const std::vector<Ray> rays = randomRays(scene.bounds, raysPerScene, 7);

@@ -60,22 +60,31 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
 LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget) {
   LevelBuild level{.primitiveCount = static_cast<uint32_t>(primitives.size())};
   auto start = Clock::now();
-  const BinaryBvh binary =
-      options.binaryBuilder ? options.binaryBuilder(primitives) : buildBinaryBvh(primitives, options.binary, budget);
+  PrebuiltLevel built;
+  if (options.levelBuilder) {
+    built = options.levelBuilder(primitives, options.layouts);
+  } else {
+    built.binary = buildBinaryBvh(primitives, options.binary, budget);
+    if (!built.binary.nodes.empty()) built.bounds = built.binary.nodes[0].bounds;
+  }
+  const BinaryBvh& binary = built.binary;
   level.binaryMs = msSince(start);
-  if (!binary.nodes.empty()) level.bounds = binary.nodes[0].bounds;
+  level.bounds = built.bounds;
+  if (built.bvh2) level.bvh2.tree = std::move(*built.bvh2);
+  if (built.cwbvh) level.cwbvh.tree = std::move(*built.cwbvh);
   // The collapses only read the binary tree: the second takes a thread when one is spare.
-  const bool both = builds(options, BvhLayout::Bvh2) && builds(options, BvhLayout::Cwbvh);
+  const bool collapsesBvh2 = builds(options, BvhLayout::Bvh2) && !built.bvh2;
+  const bool collapsesCwbvh = builds(options, BvhLayout::Cwbvh) && !built.cwbvh;
   forkJoin(
-      budget, both && primitives.size() >= options.binary.parallelThreshold,
+      budget, collapsesBvh2 && collapsesCwbvh && primitives.size() >= options.binary.parallelThreshold,
       [&] {
-        if (!builds(options, BvhLayout::Bvh2)) return;
+        if (!collapsesBvh2) return;
         const auto collapseStart = Clock::now();
         level.bvh2.tree = collapseToBvh2(binary, options.costs, budget);
         level.bvh2.ms = msSince(collapseStart);
       },
       [&] {
-        if (!builds(options, BvhLayout::Cwbvh)) return;
+        if (!collapsesCwbvh) return;
         const auto collapseStart = Clock::now();
         level.cwbvh.tree = collapseToCwbvh(binary, options.costs, budget);
         level.cwbvh.ms = msSince(collapseStart);
@@ -229,38 +238,49 @@ BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
 
 template <typename Node>
 void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
-              const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats) {
+              const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats,
+              ThreadBudget& budget) {
   stats.built = true;
   const BvhTree<Node>& topTree = top.collapsed<Node>().tree;
-  size_t nodeCount = topTree.nodes.size() + 1, triangleCount = 0;
-  for (const MeshBuild& mesh : meshes) {
-    nodeCount += mesh.level.collapsed<Node>().tree.nodes.size();
-    triangleCount += mesh.triangles.size();
-  }
-  layout.nodes.reserve(nodeCount);
-  layout.triangles.reserve(triangleCount);
   layout.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
   if (layout.nodes.empty()) layout.nodes.push_back(emptyRoot<Node>());
   stats.topLevel = levelStats<Node>(top, sizeof(gpu::BvhInstance));
   stats.topLevel.nodes = layout.nodes.size();
 
+  // Each mesh's place in the arrays first, then the meshes copied in on as many threads as the
+  // budget spares (a 50M-triangle scene's triangles are gigabytes, gathered in leaf order).
   stats.meshes.assign(meshes.size(), {});
   layout.meshRoots.assign(meshes.size(), NO_BVH_ROOT);
-  double weightedSah = 0;
+  std::vector<uint32_t> triangleOffsets(meshes.size(), 0);
+  size_t nodeCount = layout.nodes.size(), triangleCount = 0;
   for (size_t m = 0; m < meshes.size(); ++m) {
     const BvhTree<Node>& tree = meshes[m].level.collapsed<Node>().tree;
     if (tree.nodes.empty()) continue;
-    const auto nodeOffset = static_cast<uint32_t>(layout.nodes.size());
-    const auto triangleOffset = static_cast<uint32_t>(layout.triangles.size());
-    layout.meshRoots[m] = nodeOffset;
-    for (Node node : tree.nodes) {
+    layout.meshRoots[m] = static_cast<uint32_t>(nodeCount);
+    triangleOffsets[m] = static_cast<uint32_t>(triangleCount);
+    nodeCount += tree.nodes.size();
+    triangleCount += meshes[m].triangles.size();
+  }
+  layout.nodes.resize(nodeCount);
+  layout.triangles.resize(triangleCount);
+  parallelFor(budget, meshes.size(), [&](size_t m) {
+    const BvhTree<Node>& tree = meshes[m].level.collapsed<Node>().tree;
+    if (tree.nodes.empty()) return;
+    const uint32_t nodeOffset = layout.meshRoots[m], triangleOffset = triangleOffsets[m];
+    for (size_t n = 0; n < tree.nodes.size(); ++n) {
+      Node node = tree.nodes[n];
       offsetIndices(node, nodeOffset, triangleOffset);
-      layout.nodes.push_back(node);
+      layout.nodes[nodeOffset + n] = node;
     }
-    for (uint32_t t : tree.primitiveOrder) layout.triangles.push_back(meshes[m].triangles[t]);
+    gpu::BvhTriangle* triangles = layout.triangles.data() + triangleOffset;
+    for (size_t i = 0; i < tree.primitiveOrder.size(); ++i) triangles[i] = meshes[m].triangles[tree.primitiveOrder[i]];
+    stats.meshes[m] = levelStats<Node>(meshes[m].level, sizeof(gpu::BvhTriangle));
+  });
 
-    const BvhStats mesh = levelStats<Node>(meshes[m].level, sizeof(gpu::BvhTriangle));
-    stats.meshes[m] = mesh;
+  double weightedSah = 0;
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    if (layout.meshRoots[m] == NO_BVH_ROOT) continue;
+    const BvhStats& mesh = stats.meshes[m];
     stats.bottomLevels.buildMs += mesh.buildMs;
     stats.bottomLevels.nodes += mesh.nodes;
     stats.bottomLevels.leaves += mesh.leaves;
@@ -326,14 +346,18 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   const LevelBuild top = buildLevel(instanceBounds, options, budget);
 
   SoftwareBvh bvh;
+  const auto assembleStart = Clock::now();
   forkJoin(
       budget, true,
       [&] {
-        if (builds(options, BvhLayout::Bvh2)) assemble(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
+        if (builds(options, BvhLayout::Bvh2))
+          assemble(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2, budget);
       },
       [&] {
-        if (builds(options, BvhLayout::Cwbvh)) assemble(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
+        if (builds(options, BvhLayout::Cwbvh))
+          assemble(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh, budget);
       });
+  bvh.stats.assembleMs = msSince(assembleStart);
   bvh.stats.threads = threads;
   bvh.stats.binCount = options.binary.binCount;
   bvh.stats.costs = options.costs;

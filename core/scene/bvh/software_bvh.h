@@ -5,15 +5,27 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "core/backend.h"
 #include "core/scene/bvh/binary_bvh.h"
+#include "core/scene/bvh/bvh_tree.h"
 #include "core/scene/scene_data.h"
 #include "shared/bvh.h"
 
 namespace ptbench {
+
+// A level built by another builder than the CPU's (the GPU builder, gpu_binary_bvh.h): the
+// layouts it collapsed itself, and its binary tree, which the CPU collapses into any layout
+// asked for that the builder did not give (empty when none is left).
+struct PrebuiltLevel {
+  BinaryBvh binary;
+  std::optional<BvhTree<gpu::Bvh2Node>> bvh2;
+  std::optional<BvhTree<gpu::CwbvhNode>> cwbvh;
+  Bounds bounds;  // the level's box: the root's
+};
 
 struct BvhBuildOptions {
   unsigned threads = 0;  // 0: every hardware thread
@@ -21,9 +33,10 @@ struct BvhBuildOptions {
   std::vector<BvhLayout> layouts{allBvhLayouts.begin(), allBvhLayouts.end()};
   BinaryBvhOptions binary;
   SahCosts costs;
-  // Builds each level's binary tree in place of buildBinaryBvh (the GPU builder, gpu_binary_bvh.h);
-  // empty: the CPU's binned SAH build. Called from several threads at once.
-  std::function<BinaryBvh(std::span<const Bounds>)> binaryBuilder;
+  // Builds each level in place of buildBinaryBvh, and of the collapses it does itself (the GPU
+  // builder, gpu_binary_bvh.h), given the level's boxes and the layouts asked for; empty: the
+  // CPU's binned SAH build and collapses. Called from several threads at once.
+  std::function<PrebuiltLevel(std::span<const Bounds>, std::span<const BvhLayout>)> levelBuilder;
 };
 
 struct BvhStats {
@@ -53,6 +66,9 @@ struct SoftwareBvhStats {
   // boxes' upload and the trees' readback and conversion; 0 for the CPU builder.
   double gpuBuildMs = 0;
   double gpuTransferMs = 0;
+  // Wall clock of the layouts' assembly into the scene's arrays, the build's last part (not in
+  // reports; the build-speed tests print it).
+  double assembleMs = 0;
   unsigned threads = 0;
   uint32_t binCount = 0;
   SahCosts costs;
