@@ -424,22 +424,26 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
         },
         upload);
 
+    // The CWBVH collapse's arrays, for wide-node levels [begin, end).
+    const auto cwbvhPush = [&](uint32_t begin, uint32_t end) {
+      return gpu::CwbvhCollapsePush{.karrasNodes = karrasNodes.address(),
+                                    .nodeBounds = nodeBounds.address(),
+                                    .choices = choices->address(),
+                                    .sortedOrder = sorting.values[0].address(),
+                                    .wideRoots = wideRoots->address(),
+                                    .wideSlots = wideSlots->address(),
+                                    .innerCounts = innerCounts->address(),
+                                    .leafCounts = leafCounts->address(),
+                                    .wideNodes = wideNodes->address(),
+                                    .primitiveOrder = cwbvhOrder->address(),
+                                    .summary = cwbvhSummaryBuffer->address(),
+                                    .count = count,
+                                    .levelBegin = begin,
+                                    .levelEnd = end,
+                                    .nodeCost = costs_.node};
+    };
     if (wantsCwbvh) {
-      gpu::CwbvhCollapsePush collapse{.karrasNodes = karrasNodes.address(),
-                                      .nodeBounds = nodeBounds.address(),
-                                      .choices = choices->address(),
-                                      .sortedOrder = sorting.values[0].address(),
-                                      .wideRoots = wideRoots->address(),
-                                      .wideSlots = wideSlots->address(),
-                                      .innerCounts = innerCounts->address(),
-                                      .leafCounts = leafCounts->address(),
-                                      .wideNodes = wideNodes->address(),
-                                      .primitiveOrder = cwbvhOrder->address(),
-                                      .summary = cwbvhSummaryBuffer->address(),
-                                      .count = count,
-                                      .levelBegin = 0,
-                                      .levelEnd = 1,
-                                      .nodeCost = costs_.node};
+      gpu::CwbvhCollapsePush collapse = cwbvhPush(0, 1);
       // Level by level, breadth first: a level's wide nodes choose their children, a scan
       // places each node's inner children in the next level, and the host learns where that
       // level ends (a submission per level; the tree is as deep as a few times log8 n).
@@ -484,21 +488,7 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
     allocateMs += msSince(allocateBackStart);
     submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
       if (wantsCwbvh) {
-        const gpu::CwbvhCollapsePush emit{.karrasNodes = karrasNodes.address(),
-                                          .nodeBounds = nodeBounds.address(),
-                                          .choices = choices->address(),
-                                          .sortedOrder = sorting.values[0].address(),
-                                          .wideRoots = wideRoots->address(),
-                                          .wideSlots = wideSlots->address(),
-                                          .innerCounts = innerCounts->address(),
-                                          .leafCounts = leafCounts->address(),
-                                          .wideNodes = wideNodes->address(),
-                                          .primitiveOrder = cwbvhOrder->address(),
-                                          .summary = cwbvhSummaryBuffer->address(),
-                                          .count = count,
-                                          .levelBegin = 0,
-                                          .levelEnd = wideNodeCount,
-                                          .nodeCost = costs_.node};
+        const gpu::CwbvhCollapsePush emit = cwbvhPush(0, wideNodeCount);
         timer.time(
             commands, Stage::BvhCollapse,
             [&] {
