@@ -5,7 +5,8 @@
 #endif
 // ReSTIR's spatial reuse: the pixel's reservoirs after temporal reuse and those of
 // RESTIR_SPATIAL_NEIGHBOURS pixels drawn uniformly in a disk of RESTIR_SPATIAL_RADIUS pixels
-// about it that see the same surface (DI and GI each draw their own). Its output is the
+// about it that see the same surface (DI and GI each draw their own; DI normalises by 1/Z, GI by
+// the balance heuristic). Its output is the
 // reservoirs the pixel is shaded with and the next sample pass's history.
 #include "restir/reuse.glsl"
 
@@ -70,41 +71,58 @@ void spatialReuseDi(uvec2 pixel, RestirSurface surface, RestirVertex vertex, Sam
   Reservoirs(RESTIR_FRAME.spatial).r[index] = streamReservoir(combined, normalisation);
 }
 
-// GI: as DI's, with GI's samples and target (the reconnection's Jacobian in it, reuse.glsl).
+// GI: the pixel's reservoir and its neighbours' (DI's neighbourhood, drawn anew), each sample
+// weighed by the generalised balance heuristic over the inputs, m_i(y) = M_i p_i(y) / sum_j M_j
+// p_j(y), with each input's target at its own vertex (visibility included), rather than DI's
+// 1/Z: a neighbour's sample whose point is much nearer this pixel's vertex than its own has a
+// large reconnection Jacobian (the ratio of the targets' |cos phi| / d^2), which 1/Z lets into
+// the estimate as a firefly and the balance heuristic cancels. Unbiased all the same: the
+// weights sum to 1 wherever the pixel's own target is non-zero (the pixel's reservoir, an input,
+// covers it), and are 0 where an input's target, and so its samples, are. It costs a target, a
+// visibility ray, per input and sample: (1 + neighbours)^2.
 void spatialReuseGi(uvec2 pixel, RestirSurface surface, RestirVertex vertex, SampleStream stream,
                     inout uint shadowRays) {
+  const uint inputs = RESTIR_SPATIAL_NEIGHBOURS + 1u;
   uint index = pixel.y * FRAME.width + pixel.x;
   RestirSurfaces surfaces = restirSurfaces(push.sampleIndex);
   GiReservoirs temporal = GiReservoirs(RESTIR_FRAME.giTemporal);
-  GiStream combined = giStream();
-  GiReservoir center = temporal.r[index];
-  float target = giTarget(vertex, center.kept, shadowRays);
-  giStreamAdd(combined, center.kept, target * center.weight * center.count, target, center.count,
-              sample1D(stream, RESTIR_DIMENSION_GI_SPATIAL));
-  float normalisation = center.count;
-
   Neighbours neighbours = drawNeighbours(pixel, surface, surfaces, stream, RESTIR_DIMENSION_GI_SPATIAL + 1u);
-  float counts[RESTIR_SPATIAL_NEIGHBOURS];
-  int chosen = -1;
+  // Input 0 is the pixel's own reservoir, 1 + k neighbour k.
+  RestirVertex vertices[inputs];
+  GiReservoir reservoirs[inputs];
+  bool taken[inputs];
+  vertices[0] = vertex;
+  reservoirs[0] = temporal.r[index];
+  taken[0] = true;
   for (uint k = 0u; k < RESTIR_SPATIAL_NEIGHBOURS; ++k) {
-    counts[k] = 0.0;
-    if (!neighbours.same[k]) continue;
-    GiReservoir neighbour = temporal.r[neighbours.index[k]];
-    counts[k] = neighbour.count;
-    float neighbourTarget = giTarget(vertex, neighbour.kept, shadowRays);
-    if (giStreamAdd(combined, neighbour.kept, neighbourTarget * neighbour.weight * neighbour.count,
-                    neighbourTarget, neighbour.count, sample1D(stream, RESTIR_DIMENSION_GI_SPATIAL + 3u + 3u * k)))
-      chosen = int(k);
+    taken[k + 1u] = neighbours.same[k] && restirVertex(surfaces.s[neighbours.index[k]], vertices[k + 1u]);
+    if (taken[k + 1u]) reservoirs[k + 1u] = temporal.r[neighbours.index[k]];
   }
-  for (uint k = 0u; k < RESTIR_SPATIAL_NEIGHBOURS; ++k) {
-    if (counts[k] == 0.0) continue;
-    RestirVertex neighbourVertex;
-    if (int(k) == chosen ||
-        (combined.weightSum > 0.0 && restirVertex(surfaces.s[neighbours.index[k]], neighbourVertex) &&
-         giTarget(neighbourVertex, combined.kept, shadowRays) > 0.0))
-      normalisation += counts[k];
+  GiStream combined = giStream();
+  for (uint i = 0u; i < inputs; ++i) {
+    if (!taken[i]) continue;
+    float u = sample1D(stream, i == 0u ? RESTIR_DIMENSION_GI_SPATIAL : RESTIR_DIMENSION_GI_SPATIAL + 3u * i);
+    GiSample y = reservoirs[i].kept;
+    float target = 0.0;
+    float weight = 0.0;
+    if (reservoirs[i].weight > 0.0) {
+      target = giTarget(vertex, y, shadowRays);
+      if (target > 0.0) {
+        float own = 0.0;
+        float sum = 0.0;
+        for (uint j = 0u; j < inputs; ++j) {
+          if (!taken[j]) continue;
+          float there = j == 0u ? target : giTarget(vertices[j], y, shadowRays);
+          sum += reservoirs[j].count * there;
+          if (j == i) own = there;
+        }
+        weight = sum > 0.0 ? reservoirs[i].count * own / sum * target * reservoirs[i].weight : 0.0;
+      }
+    }
+    giStreamAdd(combined, y, weight, target, reservoirs[i].count, u);
   }
-  GiReservoirs(RESTIR_FRAME.giSpatial).r[index] = giStreamReservoir(combined, normalisation);
+  // The weights are normalised already: W = sum / target.
+  GiReservoirs(RESTIR_FRAME.giSpatial).r[index] = giStreamReservoir(combined, 1.0);
 }
 
 void spatialReuse(uvec2 pixel) {
