@@ -110,12 +110,22 @@ struct RaycastOptions {
   RaycastRays rays = RaycastRays::Diffuse;
 };
 
-// restir: ReSTIR DI at the primary vertex (DESIGN.md, "ReSTIR"), an option of megakernel and
-// wavefront. GI (issue 26) will join these values.
-enum class Restir { Off, Di };
-inline constexpr std::array<Restir, 2> allRestir{Restir::Off, Restir::Di};
+// restir: ReSTIR at the primary vertex (DESIGN.md, "ReSTIR"), an option of megakernel and
+// wavefront: its direct light (DI), its indirect light (GI), or both.
+enum class Restir { Off, Di, Gi, DiGi };
+inline constexpr std::array<Restir, 4> allRestir{Restir::Off, Restir::Di, Restir::Gi, Restir::DiGi};
 constexpr std::string_view restirName(Restir restir) {
-  return restir == Restir::Di ? "di" : "off";
+  switch (restir) {
+    case Restir::Di:
+      return "di";
+    case Restir::Gi:
+      return "gi";
+    case Restir::DiGi:
+      return "di+gi";
+    case Restir::Off:
+      break;
+  }
+  return "off";
 }
 
 // counters: what the path tracers' kernels measure beside the image, each in kernels compiled for

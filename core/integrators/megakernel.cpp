@@ -43,7 +43,7 @@ KernelDesc megakernelDesc(IntegratorKind kind, const RenderSettings& settings, c
           .specialization = std::move(specialization),
           .shadedClassLimit = scene.highestMaterialClass(),
           .msCompensation = settings.msCompensation && scene.hasMultipleScatteringLobes(),
-          .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
+          .restir = restirSpecialization(settings.restir)};
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
   if (kind != IntegratorKind::Megakernel)
     throw std::logic_error(std::string(integratorName(kind)) +
                            " was given restir: " + std::string(restirName(settings.restir)));
-  restir_.emplace(context, scene, target, settings.msCompensation);
+  restir_.emplace(context, scene, target, settings.restir, settings.msCompensation);
 }
 
 std::vector<KernelStatistics> MegakernelIntegrator::kernels() const {

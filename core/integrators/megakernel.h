@@ -2,7 +2,7 @@
 // to the end; or, as megakernel-regen, one launch in which each thread runs all its pixel's
 // samples back to back, starting the next path where the last one ended; or, as
 // megakernel-ser, the first with the threads reordered by their hits before each shading. The
-// first may take ReSTIR DI (option restir): its passes follow each launch.
+// first may take ReSTIR DI and GI (option restir): their passes follow each launch.
 #pragma once
 #include "core/integrators/frame.h"
 #include "core/integrators/integrator.h"

@@ -48,15 +48,17 @@ IntegratorOption msCompensationOption() {
           .label = [](const json& value) { return value == true ? "" : "-ms"; }};
 }
 
-// restir: ReSTIR DI at the primary vertex (DESIGN.md, "ReSTIR"), of the megakernel and the
+// restir: ReSTIR DI and GI at the primary vertex (DESIGN.md, "ReSTIR"), of the megakernel and the
 // wavefront (its depth schedule); megakernel-regen (whose paths of one pixel follow each other in one launch, with no
 // pass boundary for the reuse between them) and megakernel-ser do not declare it, so a config that gives it to them
 // is refused as an unknown option.
 IntegratorOption restirOption() {
   return {
-      .info = {"restir", "off or di",
+      .info = {"restir", "off, di, gi or di+gi",
                "off: next-event estimation at every vertex; di: ReSTIR DI at the primary vertex (initial "
-               "candidates, temporal and spatial reuse, unbiased)"},
+               "candidates, temporal and spatial reuse, unbiased); gi: ReSTIR GI at the primary vertex (the first "
+               "indirect bounce's point and radiance, temporal and spatial reuse by reconnection, unbiased on rough "
+               "surfaces); di+gi: both"},
       .fixedAtCreation = true,
       .parse =
           [](const json& value, RenderSettings& settings) {

@@ -8,18 +8,19 @@ namespace {
 
 static_assert(sizeof(gpu::LightRef) == 20 && sizeof(gpu::Reservoir) == 32);
 static_assert(sizeof(gpu::RestirSurface) == 72);
-static_assert(offsetof(gpu::RestirFrame, previousCamera) == 48 && sizeof(gpu::RestirFrame) == 120);
+static_assert(sizeof(gpu::GiSample) == 36 && sizeof(gpu::GiReservoir) == 44 && sizeof(gpu::GiStart) == 56);
+static_assert(offsetof(gpu::RestirFrame, previousCamera) == 72 && sizeof(gpu::RestirFrame) == 144);
 
 // The passes evaluate the BSDF at the primary vertex as the path tracer's kernels do: the same
 // material-class limit and the same multiple-scattering compensation.
-KernelDesc passDesc(const char* shader, const GpuScene& scene, bool msCompensation) {
+KernelDesc passDesc(const char* shader, const GpuScene& scene, Restir restir, bool msCompensation) {
   return {.shader = shader,
           .traces = true,
           .tiled = true,
           .pushBytes = sizeof(gpu::FramePush),
           .shadedClassLimit = scene.highestMaterialClass(),
           .msCompensation = msCompensation && scene.hasMultipleScatteringLobes(),
-          .restir = gpu::RESTIR_DI};
+          .restir = restirSpecialization(restir)};
 }
 
 bool sameCamera(const gpu::CameraParams& a, const gpu::CameraParams& b) {
@@ -28,34 +29,64 @@ bool sameCamera(const gpu::CameraParams& a, const gpu::CameraParams& b) {
 
 }  // namespace
 
-RestirPasses::RestirPasses(const vk::Context& context, const GpuScene& scene, TraceTarget target, bool msCompensation)
+uint32_t restirSpecialization(Restir restir) {
+  switch (restir) {
+    case Restir::Di:
+      return gpu::RESTIR_DI;
+    case Restir::Gi:
+      return gpu::RESTIR_GI;
+    case Restir::DiGi:
+      return gpu::RESTIR_DI | gpu::RESTIR_GI;
+    case Restir::Off:
+      break;
+  }
+  return gpu::RESTIR_OFF;
+}
+
+RestirPasses::RestirPasses(const vk::Context& context, const GpuScene& scene, TraceTarget target, Restir restir,
+                           bool msCompensation)
     : context_(context),
       scene_(scene),
-      temporal_(context, passDesc("restir_temporal", scene, msCompensation), target, scene.descriptorSetLayout()),
-      spatial_(context, passDesc("restir_spatial", scene, msCompensation), target, scene.descriptorSetLayout()),
-      shade_(context, passDesc("restir_shade", scene, msCompensation), target, scene.descriptorSetLayout()),
+      restir_(restir),
+      temporal_(context, passDesc("restir_temporal", scene, restir, msCompensation), target,
+                scene.descriptorSetLayout()),
+      spatial_(context, passDesc("restir_spatial", scene, restir, msCompensation), target, scene.descriptorSetLayout()),
+      shade_(context, passDesc("restir_shade", scene, restir, msCompensation), target, scene.descriptorSetLayout()),
       frameBuffer_(context, sizeof(gpu::RestirFrame),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
 
 void RestirPasses::prepare(const RenderSettings& settings, FrameRecorder& frame) {
   const uint64_t pixels = uint64_t{settings.width} * settings.height;
   if (pixels != pixels_) {
+    const bool di = (restirSpecialization(restir_) & gpu::RESTIR_DI) != 0;
+    const bool gi = (restirSpecialization(restir_) & gpu::RESTIR_GI) != 0;
     DeviceArena arena(pixels);
     const uint64_t surfaces[2] = {arena.place(sizeof(gpu::RestirSurface)), arena.place(sizeof(gpu::RestirSurface))};
-    const uint64_t initial = arena.place(sizeof(gpu::Reservoir));
-    const uint64_t temporal = arena.place(sizeof(gpu::Reservoir));
-    const uint64_t spatial = arena.place(sizeof(gpu::Reservoir));
+    // Each part's arrays where its bit is on (so that DI's state is what it was before GI).
+    const auto place = [&](bool part, uint64_t bytes) {
+      return part ? std::optional(arena.place(bytes)) : std::nullopt;
+    };
+    const std::optional<uint64_t> initial = place(di, sizeof(gpu::Reservoir));
+    const std::optional<uint64_t> temporal = place(di, sizeof(gpu::Reservoir));
+    const std::optional<uint64_t> spatial = place(di, sizeof(gpu::Reservoir));
     const uint64_t radiance = arena.place(sizeof(gpu::vec3));
+    const std::optional<uint64_t> giStart = place(gi, sizeof(gpu::GiStart));
+    const std::optional<uint64_t> giTemporal = place(gi, sizeof(gpu::GiReservoir));
+    const std::optional<uint64_t> giSpatial = place(gi, sizeof(gpu::GiReservoir));
     state_ = {};
     state_ = arena.allocate(context_, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                             "ReSTIR's reservoirs and surfaces for " + std::to_string(pixels) + " pixels",
                             "render fewer pixels");
     const VkDeviceAddress base = state_.address();
+    const auto address = [&](std::optional<uint64_t> offset) { return offset ? base + *offset : 0; };
     frame_ = {.surfaces = {base + surfaces[0], base + surfaces[1]},
-              .initial = base + initial,
-              .temporal = base + temporal,
-              .spatial = base + spatial,
-              .pathRadiance = base + radiance};
+              .initial = address(initial),
+              .temporal = address(temporal),
+              .spatial = address(spatial),
+              .pathRadiance = base + radiance,
+              .giStart = address(giStart),
+              .giTemporal = address(giTemporal),
+              .giSpatial = address(giSpatial)};
     pixels_ = pixels;
     historyCamera_.reset();
   }

@@ -1,8 +1,9 @@
-// ReSTIR DI's passes (DESIGN.md, "ReSTIR"; shaders/restir/): after each sample pass of a path
-// tracer whose kernels were specialised with RESTIR_DI (which write each pixel's primary vertex,
-// initial reservoir and the rest of its path's radiance), temporal reuse, spatial reuse and the
-// final shading, each a kernel and a timed stage, the same whatever the architecture. Owns the
-// pass state, which persists from pass to pass and frame to frame as the next one's history.
+// ReSTIR's passes (DESIGN.md, "ReSTIR"; shaders/restir/): after each sample pass of a path tracer
+// whose kernels were specialised with restirSpecialization (which write each pixel's primary
+// vertex, its initial DI reservoir, its GI sample's start and the rest of its path's radiance),
+// temporal reuse, spatial reuse and the final shading, each a kernel and a timed stage, the same
+// whatever the architecture, each doing DI's part, GI's or both. Owns the pass state, which
+// persists from pass to pass and frame to frame as the next one's history.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -17,9 +18,14 @@
 
 namespace ptbench {
 
+// SPEC_RESTIR's value for the option: RESTIR_OFF, or the bits RESTIR_DI and RESTIR_GI.
+uint32_t restirSpecialization(Restir restir);
+
 class RestirPasses {
  public:
-  RestirPasses(const vk::Context& context, const GpuScene& scene, TraceTarget target, bool msCompensation);
+  // restir: not Off.
+  RestirPasses(const vk::Context& context, const GpuScene& scene, TraceTarget target, Restir restir,
+               bool msCompensation);
 
   // After frame.prepare: the state sized to the frame (a new size drops the history), whether
   // the frame's first pass has history (the integrator rendered a pass before, with the camera
@@ -38,6 +44,7 @@ class RestirPasses {
  private:
   const vk::Context& context_;
   const GpuScene& scene_;
+  const Restir restir_;
   Kernel temporal_;
   Kernel spatial_;
   Kernel shade_;

@@ -55,7 +55,7 @@ KernelDesc stageKernel(const std::string& shader, bool traces, const RenderSetti
           .specialization = std::move(specialization),
           .shadedClassLimit = scene.highestMaterialClass(),
           .msCompensation = settings.msCompensation && scene.hasMultipleScatteringLobes(),
-          .restir = settings.restir == Restir::Di ? gpu::RESTIR_DI : gpu::RESTIR_OFF};
+          .restir = restirSpecialization(settings.restir)};
 }
 
 // What the wavefront needs of the device beyond the backend, checked before any of its
@@ -94,7 +94,7 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
       prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, settings, scene)), target,
                scene.descriptorSetLayout()),
       frame_(context, scene, target, settings.counters) {
-  if (settings.restir == Restir::Di) restir_.emplace(context, scene, target, settings.msCompensation);
+  if (settings.restir != Restir::Off) restir_.emplace(context, scene, target, settings.restir, settings.msCompensation);
   const std::string shade = countedKernel("wavefront_shade", settings);
   if (options_.materialQueues) {
     classify_.emplace(context, stageKernel("wavefront_classify", false, settings, scene), target,

@@ -19,7 +19,7 @@ namespace ptbench {
 class WavefrontIntegrator final : public Integrator {
  public:
   // Compaction, material queues, restir and counters: simt pick the kernels; the schedule and
-  // pool size are read from each frame's settings. With restir: di each pass of the depth
+  // pool size are read from each frame's settings. With restir (di, gi, di+gi) each pass of the depth
   // schedule is one sample of every pixel (wavefrontPool), after which ReSTIR's passes run; the
   // pool schedule, whose passes have no such boundary, is refused.
   WavefrontIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target,

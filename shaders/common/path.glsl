@@ -93,11 +93,19 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
     path.throughput *= volumeTransmittance(sp.material, hit.t);
 
   CLOCK_PHASE(CLOCK_PHASE_LIGHT);
+  // GI: the point the primary vertex's GI ray found.
+  bool giSamplePoint = RESTIR_WITH_GI && path.depth == 2u && restirGiRayLeft(path);
+  if (giSamplePoint) restirGiSamplePoint(path, sp);
   if (maxComponent(sp.emission) > 0.0) {
     float weight = 1.0;
     if (path.bsdfPdf != 0.0)
       weight = bsdfSampleWeight(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
-    path.radiance += path.throughput * sp.emission * weight;
+    // The emission the GI ray finds is the primary vertex's direct light (its BSDF sample's MIS
+    // share), the pixel's own: not part of the sample point's L_o, which other pixels reuse.
+    if (giSamplePoint)
+      restirGiAddDirectLight(path, sp.emission * weight);
+    else
+      path.radiance += path.throughput * sp.emission * weight;
   }
   if (path.depth >= FRAME.maxDepth) return false;
 
@@ -106,11 +114,13 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   CLOCK_PHASE(CLOCK_PHASE_MATERIAL);
   BsdfContext bsdfCtx = bsdfContext(sp, wo);
   CLOCK_PHASE(CLOCK_PHASE_LIGHT);
-  // With ReSTIR the primary vertex's direct light is its reservoirs' (shaders/restir/).
+  // With ReSTIR the primary vertex's direct light is the passes' (shaders/restir/): ReSTIR DI's
+  // reservoirs, or with GI alone next-event estimation in the final shading.
   bool atRestirVertex = RESTIR != RESTIR_OFF && vertex == 0u;
   LightSample light;
   if (atRestirVertex) {
-    restirInitialCandidates(path, hit, sp, bsdfCtx);
+    restirStoreSurface(path, hit, sp);
+    if (RESTIR_WITH_DI) restirInitialCandidates(path, sp, bsdfCtx);
   } else if (sampleLight(sp.position, sample1D(stream, bounceDimension(vertex, DIMENSION_LIGHT_CHOICE)),
                   sampleBits(stream, bounceDimension(vertex, DIMENSION_LIGHT_INDEX)),
                   sample2D(stream, bounceDimension(vertex, DIMENSION_LIGHT_POINT)), light) &&
@@ -152,6 +162,9 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   }
   path.origin = offsetRayOrigin(sp.position, side * sp.geometricNormal);
   path.direction = bsdf.direction;
+  // GI resamples the reflections off non-delta lobes (which reconnection can reach); the rest of
+  // the primary vertex's bounces stay the path's.
+  if (RESTIR_WITH_GI && atRestirVertex && !bsdf.transmitted && bsdf.pdf > 0.0) restirGiLeaveVertex(path, bsdf.pdf);
 
   // Roulette reads the throughput as it will be outside any glass (pbrt-v4's etaScale): inside
   // one, the 1/eta^2 of its radiance would otherwise kill paths that leave it whole.

@@ -1,7 +1,9 @@
-// ReSTIR DI at the primary vertex (Bitterli et al. 2020; DESIGN.md, "ReSTIR"): reservoirs, the
-// target function, and the initial candidates the path tracers draw at their primary vertex.
-// The reuse passes and the final shading (shaders/restir/) build on it.
+// ReSTIR at the primary vertex (DESIGN.md, "ReSTIR"): DI (Bitterli et al. 2020), its reservoirs,
+// target function and the initial candidates the path tracers draw at their primary vertex; and
+// what the path tracers record of their first indirect bounce for GI (Ouyang et al. 2021). The
+// reuse passes and the final shading (shaders/restir/) build on it.
 //
+// DI:
 // Target function: p(y) = luminance(f(x, y) cos * Le(y) * G(x, y) * T(x, y)), where T is what
 // the shadow ray lets through (traceShadow). The initial candidates are resampled without T
 // (no ray in the path tracer's kernel); every reuse pass resamples with it, which is
@@ -16,11 +18,15 @@
 #include "shared/restir.h"
 
 layout(constant_id = SPEC_RESTIR) const uint RESTIR = RESTIR_OFF;
+const bool RESTIR_WITH_DI = (RESTIR & RESTIR_DI) != 0u;
+const bool RESTIR_WITH_GI = (RESTIR & RESTIR_GI) != 0u;
 
 layout(buffer_reference, scalar) readonly buffer RestirFrameRef { RestirFrame f; };
 layout(buffer_reference, scalar) buffer Reservoirs { Reservoir r[]; };
 layout(buffer_reference, scalar) buffer RestirSurfaces { RestirSurface s[]; };
 layout(buffer_reference, scalar) buffer RestirRadiance { vec3 v[]; };
+layout(buffer_reference, scalar) buffer GiStarts { GiStart s[]; };
+layout(buffer_reference, scalar) buffer GiReservoirs { GiReservoir r[]; };
 
 #define RESTIR_FRAME (RestirFrameRef(FRAME.restir).f)
 
@@ -40,10 +46,55 @@ float luminance(vec3 c) { return dot(c, vec3(0.2126, 0.7152, 0.0722)); }
 // path starts, before the vertex (if any) overwrites it.
 void restirNoSurface(uint pixel, uint sampleIndex) {
   restirSurfaces(sampleIndex).s[pixel].t = -1.0;
-  Reservoirs(RESTIR_FRAME.initial).r[pixel] = emptyReservoir();
+  if (RESTIR_WITH_DI) Reservoirs(RESTIR_FRAME.initial).r[pixel] = emptyReservoir();
+  if (RESTIR_WITH_GI) GiStarts(RESTIR_FRAME.giStart).s[pixel].pdf = 0.0;
 }
 
-// A primary vertex as the passes see it, rebuilt from what restirInitialCandidates stored.
+// The primary vertex, for the passes to shade (written by the path tracer's kernel).
+void restirStoreSurface(PathState path, SurfaceHit hit, ShadingPoint sp) {
+  restirSurfaces(path.sampleIndex).s[path.pixel] = RestirSurface(
+      hit.t, hit.instance, hit.geometry, hit.primitive, hit.barycentrics, path.direction, path.throughput,
+      sp.position, sp.geometricNormal);
+}
+
+// GI, at the primary vertex once its BSDF sample is taken (a reflection off a non-delta lobe,
+// the directions reconnection can reach): the start of the pixel's GI sample. What the path
+// gathers from here on is L_o at the point the ray finds, so its radiance and throughput start
+// afresh (its roulette too: it reads the throughput from the sample point on).
+void restirGiLeaveVertex(inout PathState path, float pdf) {
+  GiStarts starts = GiStarts(RESTIR_FRAME.giStart);
+  starts.s[path.pixel].emission = path.radiance;
+  starts.s[path.pixel].throughput = path.throughput;
+  starts.s[path.pixel].pdf = pdf;
+  starts.s[path.pixel].reusable = 0u;
+  path.radiance = vec3(0.0);
+  path.throughput = vec3(1.0);
+}
+
+// GI: whether the path's ray from the primary vertex is its GI ray (restirGiLeaveVertex gave it
+// a density; restirNoSurface cleared it where the path began).
+bool restirGiRayLeft(PathState path) { return GiStarts(RESTIR_FRAME.giStart).s[path.pixel].pdf > 0.0; }
+
+// GI: light the GI ray found that is the primary vertex's direct light (`radiance` as it
+// arrives there), into the pixel's unresampled part.
+void restirGiAddDirectLight(PathState path, vec3 radiance) {
+  GiStarts starts = GiStarts(RESTIR_FRAME.giStart);
+  starts.s[path.pixel].emission += starts.s[path.pixel].throughput * radiance;
+}
+
+// GI, at the point the primary vertex's GI ray found: the sample point, reusable by other pixels
+// where its surface scatters alike towards every vertex (RESTIR_GI_MIN_ROUGHNESS).
+void restirGiSamplePoint(PathState path, ShadingPoint sp) {
+  bool reusable = sp.model == MATERIAL_MODEL_GLTF && !(sp.transmission > 0.0) &&
+                  sp.roughness >= RESTIR_GI_MIN_ROUGHNESS &&
+                  (!(sp.clearcoat > 0.0) || sp.clearcoatRoughness >= RESTIR_GI_MIN_ROUGHNESS);
+  GiStarts starts = GiStarts(RESTIR_FRAME.giStart);
+  starts.s[path.pixel].position = sp.position;
+  starts.s[path.pixel].normal = sp.geometricNormal;
+  starts.s[path.pixel].reusable = reusable ? 1u : 0u;
+}
+
+// A primary vertex as the passes see it, rebuilt from what restirStoreSurface stored.
 struct RestirVertex {
   ShadingPoint sp;
   BsdfContext bsdf;
@@ -86,11 +137,21 @@ ReservoirStream reservoirStream() {
   return ReservoirStream(LightRef(RESTIR_LIGHT_NONE, 0u, vec3(0.0)), 0.0, 0.0, 0.0);
 }
 
-bool streamAdd(inout ReservoirStream s, LightRef light, float weight, float target, float count, float u) {
-  s.count += count;
+// Whether the stream keeps an input of this weight (DI's and GI's streams alike).
+bool streamTakes(inout float weightSum, inout float total, float weight, float count, float u) {
+  total += count;
   if (!(weight > 0.0)) return false;
-  s.weightSum += weight;
-  if (u * s.weightSum >= weight) return false;
+  weightSum += weight;
+  return !(u * weightSum >= weight);
+}
+
+// The kept sample's unbiased contribution weight W = weightSum / (normalisation x target).
+float unbiasedWeight(float weightSum, float normalisation, float target) {
+  return target > 0.0 && normalisation > 0.0 ? weightSum / (normalisation * target) : 0.0;
+}
+
+bool streamAdd(inout ReservoirStream s, LightRef light, float weight, float target, float count, float u) {
+  if (!streamTakes(s.weightSum, s.count, weight, count, u)) return false;
   s.light = light;
   s.target = target;
   return true;
@@ -99,8 +160,7 @@ bool streamAdd(inout ReservoirStream s, LightRef light, float weight, float targ
 // The kept sample with its unbiased contribution weight W = weightSum / target (generalized
 // RIS: the inputs' weights carry their MIS weights).
 Reservoir streamReservoir(ReservoirStream s) {
-  float weight = s.target > 0.0 ? s.weightSum / s.target : 0.0;
-  return Reservoir(s.light, weight, s.count, s.target);
+  return Reservoir(s.light, unbiasedWeight(s.weightSum, 1.0, s.target), s.count, s.target);
 }
 
 // One pair's balance heuristic, `own` and `other` each a confidence times a target: the share
@@ -109,9 +169,8 @@ float pairwiseShare(float own, float other) { return own > 0.0 ? own / (own + ot
 
 // At the primary vertex, in place of the path tracer's light sample: RESTIR_INITIAL_CANDIDATES
 // light samples from the same sampler (sampleLight), resampled by their unshadowed target
-// (RIS, normalised by the candidate count), into the pixel's initial reservoir; and the vertex
-// itself, for the passes to shade.
-void restirInitialCandidates(PathState path, SurfaceHit hit, ShadingPoint sp, BsdfContext ctx) {
+// (RIS, each candidate's MIS weight 1/M), into the pixel's initial reservoir.
+void restirInitialCandidates(PathState path, ShadingPoint sp, BsdfContext ctx) {
   SampleStream stream = sampleStream(path.pixel, path.sampleIndex);
   ReservoirStream candidates = reservoirStream();
   for (uint i = 0u; i < RESTIR_INITIAL_CANDIDATES; ++i) {
@@ -133,9 +192,6 @@ void restirInitialCandidates(PathState path, SurfaceHit hit, ShadingPoint sp, Bs
     streamAdd(candidates, ref, weight, target, 1.0, sample1D(stream, dimension + 4u));
   }
   Reservoirs(RESTIR_FRAME.initial).r[path.pixel] = streamReservoir(candidates);
-  restirSurfaces(path.sampleIndex).s[path.pixel] = RestirSurface(
-      hit.t, hit.instance, hit.geometry, hit.primitive, hit.barycentrics, path.direction, path.throughput,
-      sp.position, sp.geometricNormal);
 }
 
 #endif

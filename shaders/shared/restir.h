@@ -1,7 +1,8 @@
-// ReSTIR DI (Bitterli et al. 2020) at the primary vertex: what its passes share (DESIGN.md,
-// "ReSTIR"). The path tracer writes each pixel's primary vertex (RestirSurface) and its initial
-// reservoir; temporal reuse, spatial reuse and the final shading follow as kernels of their own
-// (shaders/restir/), the same in every architecture.
+// ReSTIR at the primary vertex: DI (Bitterli et al. 2020) and GI (Ouyang et al. 2021), what
+// their passes share (DESIGN.md, "ReSTIR"). The path tracer writes each pixel's primary vertex
+// (RestirSurface), its initial DI reservoir and the start of its GI sample; temporal reuse,
+// spatial reuse and the final shading follow as kernels of their own (shaders/restir/), the same
+// in every architecture.
 #ifndef PTBENCH_RESTIR_H
 #define PTBENCH_RESTIR_H
 #include "render.h"
@@ -10,11 +11,13 @@
 namespace ptbench::gpu {
 #endif
 
-// Specialisation constant of the path tracers' kernels: RESTIR_OFF or RESTIR_DI. Off, the
-// primary vertex's code is the plain path tracer's, compiled out.
+// Specialisation constant of the path tracers' kernels and ReSTIR's passes: RESTIR_OFF, or a
+// set of the bits RESTIR_DI and RESTIR_GI. Off, the primary vertex's code is the plain path
+// tracer's, compiled out; each bit compiles in its own part.
 PTBENCH_CONST uint SPEC_RESTIR = 19;
 PTBENCH_CONST uint RESTIR_OFF = 0;
 PTBENCH_CONST uint RESTIR_DI = 1;
+PTBENCH_CONST uint RESTIR_GI = 2;
 
 // Light samples drawn at the primary vertex and resampled into its initial reservoir (RIS):
 // Bitterli et al.'s 32.
@@ -37,6 +40,13 @@ PTBENCH_CONST float RESTIR_DEPTH_TOLERANCE = 0.1f;
 PTBENCH_CONST uint RESTIR_DIMENSION_CANDIDATES = 1u << 20;  // five per candidate
 PTBENCH_CONST uint RESTIR_DIMENSION_TEMPORAL = (1u << 20) + 4096u;
 PTBENCH_CONST uint RESTIR_DIMENSION_SPATIAL = (1u << 20) + 8192u;  // three per neighbour
+PTBENCH_CONST uint RESTIR_DIMENSION_GI_TEMPORAL = (1u << 20) + 12288u;
+PTBENCH_CONST uint RESTIR_DIMENSION_GI_SPATIAL = (1u << 20) + 16384u;  // three per neighbour
+// ReSTIR GI reconnects other pixels' primary vertices to a sample point and reuses the radiance
+// the path found leaving it, as if it left the same way towards every vertex: exact on a
+// Lambertian surface, and close enough only on rough opaque ones. Sample points on smoother
+// surfaces (or transmissive ones, or car paint) stay their own path's (not resampled).
+PTBENCH_CONST float RESTIR_GI_MIN_ROUGHNESS = 0.5f;
 
 // A light sample as a reservoir keeps it, so that any shading point can evaluate it: the
 // light's kind and index, and where on it (barycentrics on a triangle, a direction of the
@@ -78,6 +88,37 @@ struct RestirSurface {
   vec3 normal;  // geometric, facing the camera
 };
 
+// ReSTIR GI's sample: a point the path's first indirect ray found (x_s), its geometric normal
+// facing the vertex that found it (the side whose outgoing radiance was measured), and that
+// radiance L_o, what the rest of the path brought back to it.
+struct GiSample {
+  vec3 position;
+  vec3 normal;
+  vec3 radiance;
+};
+
+// A pixel's GI reservoir: the sample kept, its unbiased contribution weight W (in area measure at
+// the sample point, so that it carries from vertex to vertex: the reconnection's Jacobian is in
+// the target) and the candidates it stands for.
+struct GiReservoir {
+  GiSample kept;
+  float weight;  // W
+  float count;   // M
+};
+
+// What the path tracer records of its first indirect bounce, from which temporal reuse builds the
+// pixel's initial GI reservoir: pdf 0 when the bounce is not a GI sample (no bounce, a delta lobe,
+// a transmission: its light stays in the path's radiance), else the path's radiance (RestirFrame's
+// pathRadiance) is L_o at the sample point, which this holds.
+struct GiStart {
+  vec3 emission;    // what the path gathered before leaving the primary vertex
+  vec3 throughput;  // the path's throughput leaving it: weighs L_o back when the point is not reusable
+  float pdf;        // the BSDF's sampling density of the direction, solid angle
+  vec3 position;    // x_s
+  vec3 normal;      // x_s's geometric normal, facing the primary vertex
+  uint reusable;    // the ray found x_s and its surface is rough enough (RESTIR_GI_MIN_ROUGHNESS)
+};
+
 // What the passes of one frame read, uploaded with the frame's parameters (FrameParams::restir).
 // Surfaces alternate between two arrays, one pass's and the one before's (for temporal reuse);
 // reservoirs go initial (the path tracer's) -> temporal -> spatial, the last being the next
@@ -88,6 +129,10 @@ struct RestirFrame {
   uint64_t temporal;        // Reservoir per pixel
   uint64_t spatial;         // Reservoir per pixel: the final reservoirs and the next pass's history
   uint64_t pathRadiance;    // vec3 per pixel: the path's radiance but the primary vertex's direct light
+                            // (with GI, from its GI sample's point on: L_o)
+  uint64_t giStart;         // GiStart per pixel (0 without GI)
+  uint64_t giTemporal;      // GiReservoir per pixel
+  uint64_t giSpatial;       // GiReservoir per pixel: the final ones and the next pass's history
   CameraParams previousCamera;  // the history's camera
   uint firstPass;           // the number of the frame's first sample pass since the integrator began
   uint historyValid;        // whether the frame's first pass has history (later passes always do)

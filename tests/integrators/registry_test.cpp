@@ -72,10 +72,15 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
             "unknown option of megakernel; it has ms_compensation, restir");
   EXPECT_EQ(applyOption(IntegratorKind::MegakernelRegen, "restir", "di", settings),
             "unknown option of megakernel-regen; it has ms_compensation");
-  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "gi", settings), "expected off or di");
+  EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "pt", settings), "expected off, di, gi or di+gi");
   ASSERT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "di", settings), "");
   EXPECT_EQ(settings.restir, Restir::Di);
   EXPECT_EQ(optionsLabel(IntegratorKind::Megakernel, optionsJson(IntegratorKind::Megakernel, settings)), " restir=di");
+  for (Restir restir : {Restir::Gi, Restir::DiGi}) {
+    ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "restir", std::string(restirName(restir)), settings), "");
+    EXPECT_EQ(settings.restir, restir);
+  }
+  EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, json{{"restir", "di+gi"}}), " restir=di+gi");
   EXPECT_EQ(optionsLabel(IntegratorKind::Megakernel, json{{"restir", "off"}}), "");
 }
 
