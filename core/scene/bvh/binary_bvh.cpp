@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "core/scene/huge_pages.h"
+
 namespace ptbench {
 namespace {
 
@@ -212,15 +214,17 @@ BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOpti
   if (primitives.empty()) return bvh;
   const auto count = static_cast<uint32_t>(primitives.size());
   const Chunks chunks{.begin = 0, .end = count, .size = std::max(1u, options.parallelNodeThreshold / 4)};
-  std::vector<PrimitiveRef> refs(count);
+  std::vector<PrimitiveRef> refs;
+  resizeInHugePages(refs, count);
   parallelFor(budget, chunks.count(), [&](size_t c) {
     for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
       refs[i] = {.bounds = primitives[i], .centroid = primitives[i].center(), .index = i};
   });
-  std::vector<PrimitiveRef> scratch(count >= options.parallelNodeThreshold ? count : 0);
-  bvh.nodes.resize(2 * size_t(count) - 1);
+  std::vector<PrimitiveRef> scratch;
+  resizeInHugePages(scratch, count >= options.parallelNodeThreshold ? count : 0);
+  resizeInHugePages(bvh.nodes, 2 * size_t(count) - 1);
   Builder(refs, scratch, bvh.nodes, options, budget).build(0, 0, count);
-  bvh.primitiveOrder.resize(count);
+  resizeInHugePages(bvh.primitiveOrder, count);
   parallelFor(budget, chunks.count(), [&](size_t c) {
     for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) bvh.primitiveOrder[i] = refs[i].index;
   });

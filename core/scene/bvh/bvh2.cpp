@@ -3,16 +3,22 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/scene/huge_pages.h"
+
 namespace ptbench {
 namespace {
 
 class Bvh2Collapse {
  public:
-  Bvh2Collapse(const BinaryBvh& binary, const SahCosts& costs)
-      : binary_(binary), costs_(costs), cost_(binary.nodes.size()), makesLeaf_(binary.nodes.size()) {}
+  Bvh2Collapse(const BinaryBvh& binary, const SahCosts& costs) : binary_(binary), costs_(costs) {
+    resizeInHugePages(cost_, binary.nodes.size());
+    resizeInHugePages(makesLeaf_, binary.nodes.size());
+  }
 
   BvhTree<gpu::Bvh2Node> run(ThreadBudget& budget) {
-    tree_.primitiveOrder.reserve(binary_.primitiveOrder.size());
+    // One node per inner node of the binary tree at most.
+    reserveInHugePages(tree_.nodes, binary_.primitiveOrder.size());
+    reserveInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size());
     visitBottomUp(binary_, budget, [&](uint32_t n) { chooseLeaves(n); });
     const BinaryBvhNode& root = binary_.nodes[0];
     if (BinaryBvh::isLeaf(root)) {

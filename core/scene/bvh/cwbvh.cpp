@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/scene/huge_pages.h"
+
 namespace ptbench {
 namespace {
 
@@ -32,15 +34,16 @@ uint32_t quantisationExponent(double extent) {
 
 class CwbvhCollapse {
  public:
-  CwbvhCollapse(const BinaryBvh& binary, const SahCosts& costs)
-      : binary_(binary),
-        costs_(costs),
-        cost_(binary.nodes.size() * maxRoots),
-        split_(binary.nodes.size() * width),
-        makesLeaf_(binary.nodes.size()) {}
+  CwbvhCollapse(const BinaryBvh& binary, const SahCosts& costs) : binary_(binary), costs_(costs) {
+    resizeInHugePages(cost_, binary.nodes.size() * maxRoots);
+    resizeInHugePages(split_, binary.nodes.size() * width);
+    resizeInHugePages(makesLeaf_, binary.nodes.size());
+  }
 
   BvhTree<gpu::CwbvhNode> run(ThreadBudget& budget) {
-    tree_.primitiveOrder.reserve(binary_.primitiveOrder.size());
+    // A wide node holds at least two of the binary tree's n - 1 inner nodes' children.
+    reserveInHugePages(tree_.nodes, binary_.primitiveOrder.size());
+    reserveInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size());
     visitBottomUp(binary_, budget, [&](uint32_t n) { solve(n); });
     const BinaryBvhNode& root = binary_.nodes[0];
     const float rootArea = root.bounds.halfArea();

@@ -10,6 +10,7 @@
 
 #include "core/scene/bvh/bvh2.h"
 #include "core/scene/bvh/cwbvh.h"
+#include "core/scene/huge_pages.h"
 #include "core/vk/barrier.h"
 #include "core/vk/buffer.h"
 #include "core/vk/timestamps.h"
@@ -509,28 +510,32 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
 
   const auto convertStart = Clock::now();
   std::memcpy(&level.bounds, rootBack.mapped(), sizeof(Bounds));
-  std::vector<uint32_t> order(count);
+  std::vector<uint32_t> order;
+  resizeInHugePages(order, count);
   std::memcpy(order.data(), orderBack.mapped(), uint64_t{count} * 4);
   if (nodesBack) {
-    level.binary.nodes.resize(nodeCount);
+    resizeInHugePages(level.binary.nodes, nodeCount);
     std::memcpy(level.binary.nodes.data(), nodesBack->mapped(), nodeCount * sizeof(BinaryBvhNode));
   }
   if (bvh2Back) {
     BvhTree<gpu::Bvh2Node> bvh2;
-    bvh2.nodes.resize(bvh2Summary.nodeCount);
+    resizeInHugePages(bvh2.nodes, bvh2Summary.nodeCount);
     std::memcpy(bvh2.nodes.data(), bvh2Back->mapped(), bvh2Back->bytes());
     // Two children a node, one node fewer inner children than nodes.
     bvh2.leafCount = uint64_t{bvh2Summary.nodeCount} + 1;
     bvh2.sahCost = bvh2Summary.rootArea > 0 ? bvh2Summary.rootCost / bvh2Summary.rootArea : 0;
     // The leaves reference the primitives in the binary tree's leaf order, the sorted one.
-    bvh2.primitiveOrder = order;
+    if (withBinary)
+      bvh2.primitiveOrder = order;
+    else
+      bvh2.primitiveOrder = std::move(order);
     level.bvh2 = std::move(bvh2);
   }
   if (cwbvhBack) {
     BvhTree<gpu::CwbvhNode> cwbvh;
-    cwbvh.nodes.resize(wideNodeCount);
+    resizeInHugePages(cwbvh.nodes, wideNodeCount);
     std::memcpy(cwbvh.nodes.data(), cwbvhBack->mapped(), cwbvhBack->bytes());
-    cwbvh.primitiveOrder.resize(count);
+    resizeInHugePages(cwbvh.primitiveOrder, count);
     std::memcpy(cwbvh.primitiveOrder.data(), cwbvhOrderBack->mapped(), uint64_t{count} * 4);
     // Every slot that is neither empty (meta 0) nor inner (imask) is a leaf.
     for (const gpu::CwbvhNode& node : cwbvh.nodes) {

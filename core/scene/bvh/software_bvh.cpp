@@ -9,6 +9,7 @@
 
 #include "core/scene/bvh/bvh2.h"
 #include "core/scene/bvh/cwbvh.h"
+#include "core/scene/huge_pages.h"
 
 namespace ptbench {
 namespace {
@@ -101,7 +102,8 @@ uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
 
 // A mesh's triangles in its own numbering: geometry by geometry, primitive by primitive.
 std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget) {
-  std::vector<gpu::BvhTriangle> triangles(meshTriangleCount(scene, mesh));
+  std::vector<gpu::BvhTriangle> triangles;
+  resizeInHugePages(triangles, meshTriangleCount(scene, mesh));
   uint32_t first = 0;  // the geometry's first triangle in the mesh's numbering
   for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
     const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
@@ -133,7 +135,8 @@ struct MeshBuild {
 
 MeshBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget) {
   MeshBuild build{.triangles = meshTriangles(scene, mesh, budget)};
-  std::vector<Bounds> boxes(build.triangles.size());
+  std::vector<Bounds> boxes;
+  resizeInHugePages(boxes, build.triangles.size());
   const Chunks chunks{.begin = 0, .end = static_cast<uint32_t>(boxes.size()), .size = trianglesPerChunk};
   parallelFor(budget, chunks.count(), [&](size_t c) {
     for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
@@ -261,8 +264,8 @@ void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, cons
     nodeCount += tree.nodes.size();
     triangleCount += meshes[m].triangles.size();
   }
-  layout.nodes.resize(nodeCount);
-  layout.triangles.resize(triangleCount);
+  resizeInHugePages(layout.nodes, nodeCount);
+  resizeInHugePages(layout.triangles, triangleCount);
   parallelFor(budget, meshes.size(), [&](size_t m) {
     const BvhTree<Node>& tree = meshes[m].level.collapsed<Node>().tree;
     if (tree.nodes.empty()) return;
