@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <numbers>
+#include <numeric>
 #include <random>
 #include <set>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "core/scene/bvh/cwbvh.h"
 #include "core/scene/bvh/software_bvh.h"
 #include "core/scene/bvh/traversal.h"
+#include "core/scene/huge_pages.h"
 #include "scene/bvh_checks.h"
 #include "shipped_scenes.h"
 
@@ -470,6 +472,21 @@ TEST(SceneBuilder, RefusesAnOverrideThatWouldChangeWhichHitsAreTested) {
   const uint32_t mesh = builder.addMesh(primitives);
   EXPECT_NO_THROW(builder.addInstance(mesh, Mat4{}, opaque));
   EXPECT_THROW(builder.addInstance(mesh, Mat4{}, glass), std::logic_error);
+}
+
+// The build's large arrays grow into fresh memory that asks for huge pages; what they held stays.
+TEST(HugePages, GrowingAnArrayKeepsItsElementsAndValueInitialisesTheRest) {
+  std::vector<uint32_t> values(1000);
+  std::iota(values.begin(), values.end(), 7u);
+  const size_t count = 3 * hugePageBytes / sizeof(uint32_t);
+  resizeInHugePages(values, count);
+  ASSERT_EQ(values.size(), count);
+  for (uint32_t i = 0; i < 1000; ++i) ASSERT_EQ(values[i], 7 + i);
+  EXPECT_TRUE(std::all_of(values.begin() + 1000, values.end(), [](uint32_t v) { return v == 0; }));
+  std::vector<Bounds> small;
+  reserveInHugePages(small, 10);  // too small for a huge page: an ordinary reservation
+  EXPECT_GE(small.capacity(), 10u);
+  EXPECT_TRUE(small.empty());
 }
 
 // Not a test: the build speed DESIGN.md quotes. Run with --gtest_also_run_disabled_tests.

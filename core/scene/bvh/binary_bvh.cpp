@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -13,15 +15,50 @@ namespace {
 
 constexpr uint32_t maxBinCount = 32;
 
-struct PrimitiveRef {
-  Bounds bounds;
-  Vec3 centroid;
-  uint32_t index = 0;
+// Four floats that GCC and Clang operate on at once (SSE on x86-64, NEON on AArch64): a box's
+// corner in the first three, so that growing a box takes two instructions rather than six.
+// Binning is most of the build's time: with these boxes and refs of 32 bytes rather than 40, a
+// 2M-triangle mesh's binary tree builds in 0.96-1.07 s rather than 1.46-1.77 s on one thread of
+// the H100 host's Xeon (the same tree).
+using Float4 = float __attribute__((vector_size(16)));
+
+// As Bounds::extend: `grown` starts empty and only ever takes numbers, and a NaN loses.
+Float4 lowerOf(Float4 grown, Float4 value) {
+  return value < grown ? value : grown;
+}
+Float4 upperOf(Float4 grown, Float4 value) {
+  return value > grown ? value : grown;
+}
+
+constexpr Float4 emptyLower = {INFINITY, INFINITY, INFINITY, INFINITY};
+constexpr Float4 emptyUpper = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+
+struct Box4 {
+  Float4 lower = emptyLower, upper = emptyUpper;
+  void extend(Float4 pointLower, Float4 pointUpper) {
+    lower = lowerOf(lower, pointLower);
+    upper = upperOf(upper, pointUpper);
+  }
+  void extend(const Box4& other) { extend(other.lower, other.upper); }
+  Bounds bounds() const { return {.min = {lower[0], lower[1], lower[2]}, .max = {upper[0], upper[1], upper[2]}}; }
 };
 
-struct Bin {
-  Bounds bounds;
-  uint32_t count = 0;
+// A primitive's box, 32 bytes: its index rides in the corners' unused lanes, 16 bits in each,
+// as the mantissas of numbers in [1, 2). Those lanes go through the same arithmetic as the
+// others, and a denormal there (the index's bits as they are) costs Intel CPUs a microcode
+// assist per operation: it made the build 3.3 times slower.
+struct PrimitiveRef {
+  Float4 lower, upper;
+  static constexpr uint32_t one = 0x3f800000u;  // 1.0f
+  static PrimitiveRef of(const Bounds& box, uint32_t index) {
+    return {.lower = Float4{box.min.x, box.min.y, box.min.z, std::bit_cast<float>(one | (index & 0xffffu))},
+            .upper = Float4{box.max.x, box.max.y, box.max.z, std::bit_cast<float>(one | (index >> 16))}};
+  }
+  uint32_t index() const {
+    return (std::bit_cast<uint32_t>(lower[3]) & 0xffffu) | (std::bit_cast<uint32_t>(upper[3]) & 0xffffu) << 16;
+  }
+  // As Bounds::center.
+  Float4 centroid() const { return (lower + upper) * 0.5f; }
 };
 
 // Which bin a centroid coordinate falls in; NaN coordinates land in bin 0.
@@ -39,15 +76,26 @@ struct Split {
   int axis = -1;     // -1: no binned split separates the primitives
   uint32_t bin = 0;  // the right side starts at this bin
   Binning binning;
-  bool goesLeft(const PrimitiveRef& ref) const { return binning.binOf(ref.centroid[axis]) < bin; }
+  // The centroid's coordinate as PrimitiveRef::centroid gives it, read lane by lane.
+  bool goesLeft(const PrimitiveRef& ref) const {
+    return binning.binOf((ref.lower[axis] + ref.upper[axis]) * 0.5f) < bin;
+  }
 };
 
-using AxisBins = std::array<std::array<Bin, maxBinCount>, 3>;
+struct AxisBins {
+  Box4 boxes[3][maxBinCount];
+  uint32_t counts[3][maxBinCount]{};
+};
 
 // A shared node's chunks' partial results are merged in chunk order. Box unions and counts are
 // exact, so merged bins and bounds equal one pass's.
 struct RangeBounds {
-  Bounds bounds, centroids;
+  Box4 bounds, centroids;
+  void add(const PrimitiveRef& ref) {
+    bounds.extend(ref.lower, ref.upper);
+    const Float4 centroid = ref.centroid();
+    centroids.extend(centroid, centroid);
+  }
   void extend(const RangeBounds& other) {
     bounds.extend(other.bounds);
     centroids.extend(other.centroids);
@@ -73,11 +121,12 @@ class Builder {
     } else {
       range = boundsOf(begin, end);
     }
-    nodes_[node] = {.bounds = range.bounds, .firstPrimitive = begin, .primitiveCount = count};
+    nodes_[node] = {.bounds = range.bounds.bounds(), .firstPrimitive = begin, .primitiveCount = count};
     if (count == 1) return;
 
     // Two primitives have one split; the sweep would find it.
-    const Split split = count > 2 ? findSplit(begin, end, range.centroids, shared ? &chunks : nullptr) : Split{};
+    const Split split =
+        count > 2 ? findSplit(begin, end, range.centroids.bounds(), shared ? &chunks : nullptr) : Split{};
     uint32_t middle = begin + count / 2;
     if (split.axis >= 0 && shared) {
       middle = partitionStably(chunks, split);
@@ -97,23 +146,39 @@ class Builder {
  private:
   RangeBounds boundsOf(uint32_t begin, uint32_t end) const {
     RangeBounds range;
-    for (uint32_t i = begin; i < end; ++i) {
-      range.bounds.extend(refs_[i].bounds);
-      range.centroids.extend(refs_[i].centroid);
-    }
+    for (uint32_t i = begin; i < end; ++i) range.add(refs_[i]);
     return range;
   }
 
+  // Consecutive primitives of a mesh tend to fall in the same bins, and each bin's update waits
+  // for the one before it; a large range alternates between two sets of bins, merged after.
   void addToBins(uint32_t begin, uint32_t end, const std::array<Binning, 3>& binnings, AxisBins& bins) const {
-    for (uint32_t i = begin; i < end; ++i) {
-      const PrimitiveRef& ref = refs_[i];
+    const auto add = [&](const PrimitiveRef& ref, AxisBins& to) {
+      const Float4 centroid = ref.centroid();
       for (int axis = 0; axis < 3; ++axis) {
         if (binnings[axis].binCount == 0) continue;
-        Bin& bin = bins[axis][binnings[axis].binOf(ref.centroid[axis])];
-        bin.bounds.extend(ref.bounds);
-        ++bin.count;
+        const uint32_t bin = binnings[axis].binOf(centroid[axis]);
+        to.boxes[axis][bin].extend(ref.lower, ref.upper);
+        ++to.counts[axis][bin];
       }
+    };
+    const uint32_t binCount = std::max({binnings[0].binCount, binnings[1].binCount, binnings[2].binCount});
+    if (end - begin < 16 * binCount) {
+      for (uint32_t i = begin; i < end; ++i) add(refs_[i], bins);
+      return;
     }
+    AxisBins odd;
+    uint32_t i = begin;
+    for (; i + 1 < end; i += 2) {
+      add(refs_[i], bins);
+      add(refs_[i + 1], odd);
+    }
+    if (i < end) add(refs_[i], bins);
+    for (int axis = 0; axis < 3; ++axis)
+      for (uint32_t b = 0; b < binCount; ++b) {
+        bins.boxes[axis][b].extend(odd.boxes[axis][b]);
+        bins.counts[axis][b] += odd.counts[axis][b];
+      }
   }
 
   // Left primitives first, then right ones, each in their order: through the scratch range, each
@@ -153,7 +218,7 @@ class Builder {
       if (extent > 0)
         binnings[axis] = {.origin = centroids.min[axis], .scale = float(binCount) / extent, .binCount = binCount};
     }
-    AxisBins bins{};
+    AxisBins bins;
     if (chunks) {
       std::vector<AxisBins> partial(chunks->count());
       parallelFor(budget_, chunks->count(),
@@ -161,8 +226,8 @@ class Builder {
       for (const AxisBins& p : partial)
         for (int axis = 0; axis < 3; ++axis)
           for (uint32_t b = 0; b < binCount; ++b) {
-            bins[axis][b].bounds.extend(p[axis][b].bounds);
-            bins[axis][b].count += p[axis][b].count;
+            bins.boxes[axis][b].extend(p.boxes[axis][b]);
+            bins.counts[axis][b] += p.counts[axis][b];
           }
     } else {
       addToBins(begin, end, binnings, bins);
@@ -173,21 +238,22 @@ class Builder {
     std::array<float, maxBinCount> rightCost{};
     for (int axis = 0; axis < 3; ++axis) {
       if (binnings[axis].binCount == 0) continue;
-      const auto& axisBins = bins[axis];
-      Bounds right;
+      const Box4* boxes = bins.boxes[axis];
+      const uint32_t* counts = bins.counts[axis];
+      Box4 right;
       uint32_t rightCount = 0;
       for (uint32_t b = binCount - 1; b > 0; --b) {
-        right.extend(axisBins[b].bounds);
-        rightCount += axisBins[b].count;
-        rightCost[b] = right.halfArea() * float(rightCount);
+        right.extend(boxes[b]);
+        rightCount += counts[b];
+        rightCost[b] = right.bounds().halfArea() * float(rightCount);
       }
-      Bounds left;
+      Box4 left;
       uint32_t leftCount = 0;
       for (uint32_t b = 1; b < binCount; ++b) {
-        left.extend(axisBins[b - 1].bounds);
-        leftCount += axisBins[b - 1].count;
+        left.extend(boxes[b - 1]);
+        leftCount += counts[b - 1];
         if (leftCount == 0 || leftCount == count) continue;
-        const float cost = left.halfArea() * float(leftCount) + rightCost[b];
+        const float cost = left.bounds().halfArea() * float(leftCount) + rightCost[b];
         if (cost < bestCost) {
           bestCost = cost;
           best = {.axis = axis, .bin = b, .binning = binnings[axis]};
@@ -217,8 +283,10 @@ BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOpti
   std::vector<PrimitiveRef> refs;
   resizeInHugePages(refs, count);
   parallelFor(budget, chunks.count(), [&](size_t c) {
-    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
-      refs[i] = {.bounds = primitives[i], .centroid = primitives[i].center(), .index = i};
+    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
+      const Bounds& box = primitives[i];
+      refs[i] = PrimitiveRef::of(box, i);
+    }
   });
   std::vector<PrimitiveRef> scratch;
   resizeInHugePages(scratch, count >= options.parallelNodeThreshold ? count : 0);
@@ -226,7 +294,7 @@ BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOpti
   Builder(refs, scratch, bvh.nodes, options, budget).build(0, 0, count);
   resizeInHugePages(bvh.primitiveOrder, count);
   parallelFor(budget, chunks.count(), [&](size_t c) {
-    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) bvh.primitiveOrder[i] = refs[i].index;
+    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) bvh.primitiveOrder[i] = refs[i].index();
   });
   return bvh;
 }
