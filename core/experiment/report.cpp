@@ -872,11 +872,13 @@ json softwareBvhJson(const SoftwareBvhStats& stats) {
               {"bins", stats.binCount},
               {"cwbvh", layoutJson(stats.cwbvh)},
               {"bvh2", layoutJson(stats.bvh2)}};
-  // The GPU builder's binary_build_ms split: the kernels, and the boxes' upload with the trees'
-  // readback (the collapses run on the CPU, in build_ms).
+  // The GPU builder's binary_build_ms split (summed over levels, which build on several threads
+  // at once): the kernels, the collapses included; the boxes' upload with the trees' readback;
+  // and the waits for the queue.
   if (stats.builder == BvhBuilder::Gpu) {
     out["gpu_build_ms"] = stats.gpuBuildMs;
     out["gpu_transfer_ms"] = stats.gpuTransferMs;
+    out["gpu_queue_wait_ms"] = stats.gpuQueueWaitMs;
   }
   return out;
 }

@@ -179,6 +179,7 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
     if (gpuBuilder) {
       bvh.stats.gpuBuildMs = gpuBuilder->times().gpuMs;
       bvh.stats.gpuTransferMs = gpuBuilder->times().transferMs;
+      bvh.stats.gpuQueueWaitMs = gpuBuilder->times().lockWaitMs;
     }
   } catch (const std::exception& error) {
     for (BvhLayout layout : layouts)

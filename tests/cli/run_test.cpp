@@ -288,8 +288,10 @@ TEST(RunCommand, SoftwareBuilderOptionPicksTheTreeAndReportsIt) {
     EXPECT_EQ(run["parameters"]["options"].contains("software_builder"), builder == "gpu") << run.dump();
     EXPECT_GT(bvh["cwbvh"]["bottom_levels"]["sah_cost"].get<double>(), 0.0);
     EXPECT_EQ(bvh.contains("gpu_build_ms"), builder == "gpu");
+    EXPECT_EQ(bvh.contains("gpu_queue_wait_ms"), builder == "gpu");
     if (builder == "gpu") {
       EXPECT_GT(bvh["gpu_build_ms"].get<double>(), 0.0);
+      EXPECT_GE(bvh["gpu_queue_wait_ms"].get<double>(), 0.0);
     }
   }
   EXPECT_EQ(builders, (std::set<std::string>{"cpu", "gpu"}));

@@ -66,6 +66,9 @@ struct SoftwareBvhStats {
   // boxes' upload and the trees' readback and conversion; 0 for the CPU builder.
   double gpuBuildMs = 0;
   double gpuTransferMs = 0;
+  // The GPU builder's levels' summed wait for another level's turn on the queue: what keeps
+  // meshes that build on several threads from overlapping on the device.
+  double gpuQueueWaitMs = 0;
   // Wall clock of the layouts' assembly into the scene's arrays, the build's last part (not in
   // reports; the build-speed tests print it).
   double assembleMs = 0;
