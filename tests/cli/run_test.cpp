@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -91,32 +92,56 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
   fs::remove_all(out);
 }
 
-// Every shipped config, shrunk to a few pixels, runs clean with the validation layers on; its
-// report is one scripts/plot.py can draw.
-TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
-  const fs::path out = freshFolder("shipped");
-  for (const auto& entry : fs::directory_iterator(fs::path(PTBENCH_SOURCE_DIR) / "configs")) {
-    if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
-    // One measured frame, whichever repetition policy the config uses.
-    const std::string oneFrame =
-        readJson(entry.path()).contains("repeats") ? " --set repeats=1" : " --set min_samples=1 --set max_noise=1";
-    const json config = readJson(entry.path());
-    std::string size = config.contains("resolution") ? " --set resolution=8x8" : " --set width=8 --set height=8";
-    // A sweep of pool sizes runs its default and one small pool: every size takes the same
-    // code, and each run creates its pipelines anew, seconds apiece on lavapipe.
-    if (config.contains("options") && config["options"].contains("wavefront") &&
-        config["options"]["wavefront"].contains("pool_size") && config["options"]["wavefront"]["pool_size"].is_array())
-      size += " --set 'options.wavefront.pool_size=[0, 16]'";
-    const auto result =
-        runPtbench("--validate run " + entry.path().string() + " --quiet" + size +
-                       " --set spp=1 --set warmup=0 --set warmup_seconds=0" + oneFrame + " --out " + out.string(),
-                   "", PTBENCH_SOURCE_DIR);
-    // Error rows for what lavapipe lacks, and only those: megakernel-ser's runs (no SER) and clocked
-    // runs on the pipeline backend (no subgroup operations in ray generation). Every other run
-    // succeeds.
-    const json report = readJson(resultsFolder(out, readJson(entry.path())["name"]) / "report.json");
+// The shipped configs (configs/*.json but the schema), by file name.
+std::vector<std::string> shippedConfigs() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(fs::path(PTBENCH_SOURCE_DIR) / "configs"))
+    if (entry.path().extension() == ".json" && entry.path().filename() != "schema.json")
+      names.push_back(entry.path().filename().string());
+  std::ranges::sort(names);
+  return names;
+}
+
+TEST(RunCommand, ShippedConfigsAreFoundForTheirTests) {
+  const std::vector<std::string> names = shippedConfigs();
+  for (const char* name : {"ci.json", "default.json", "pool.json"})
+    EXPECT_NE(std::ranges::find(names, name), names.end()) << name;
+}
+
+// One test per shipped config, so that CTest spreads them over its jobs: the config, shrunk to a
+// few pixels, runs clean with the validation layers on. Each run creates its pipelines anew,
+// seconds apiece on lavapipe, whatever the scene; so every variant of the sweep (integrator,
+// backend, options, the other axes) runs on the config's first scene, and each further scene with
+// the megakernel on each backend (its loading, its materials and lights, its own settings).
+class ShippedConfig : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedConfig, RunsWithValidation) {
+  if (GetParam() == "ci.json") GTEST_SKIP() << "CiConfigRunsCleanWithValidation runs it in full";
+  const fs::path path = fs::path(PTBENCH_SOURCE_DIR) / "configs" / GetParam();
+  const fs::path out = freshFolder("shipped-" + path.stem().string());
+  const json config = readJson(path);
+  // One measured frame, whichever repetition policy the config uses.
+  const std::string oneFrame =
+      config.contains("repeats") ? " --set repeats=1" : " --set min_samples=1 --set max_noise=1";
+  std::string shrunk = config.contains("resolution") ? " --set resolution=8x8" : " --set width=8 --set height=8";
+  // A sweep of pool sizes runs its default and one small pool: every size takes the same code.
+  if (config.contains("options") && config["options"].contains("wavefront") &&
+      config["options"]["wavefront"].contains("pool_size") && config["options"]["wavefront"]["pool_size"].is_array())
+    shrunk += " --set 'options.wavefront.pool_size=[0, 16]'";
+  shrunk += " --set spp=1 --set warmup=0 --set warmup_seconds=0" + oneFrame;
+
+  // Runs the config with `overrides` into out/part; returns its report.
+  const auto runPart = [&](const std::string& part, const std::string& overrides) {
+    const auto result = runPtbench(
+        "--validate run " + path.string() + " --quiet" + shrunk + overrides + " --out " + (out / part).string(), "",
+        PTBENCH_SOURCE_DIR);
+    // Error rows for what lavapipe lacks, and only those: megakernel-ser's runs (no SER) and
+    // clocked runs on the pipeline backend (no subgroup operations in ray generation). Every other
+    // run succeeds.
+    const fs::path report = resultsFolder(out / part, config["name"]) / "report.json";
+    const json runs = readJson(report)["runs"];
     bool refusedAny = false;
-    for (const auto& run : report["runs"]) {
+    for (const auto& run : runs) {
       const std::string error = run.value("error", "");
       const bool serRefused = run["parameters"]["integrator"] == "megakernel-ser" &&
                               error.find("VK_NV_ray_tracing_invocation_reorder") != std::string::npos;
@@ -125,19 +150,39 @@ TEST(RunCommand, EveryShippedConfigRunsWithValidation) {
                                  error.find("in ray-generation shaders") != std::string::npos;
       const bool refused = run["status"] == "error" && (serRefused || clocksRefused);
       refusedAny |= refused;
-      EXPECT_TRUE(run["status"] == "ok" || refused) << entry.path() << "\n" << run.dump();
+      EXPECT_TRUE(run["status"] == "ok" || refused) << part << "\n" << run.dump();
     }
-    EXPECT_EQ(result.exitCode, refusedAny ? 1 : 0) << entry.path() << "\n" << result.all();
-    EXPECT_EQ(result.err.find("validation:"), std::string::npos) << entry.path() << "\n" << result.err;
+    EXPECT_EQ(result.exitCode, refusedAny ? 1 : 0) << part << "\n" << result.all();
+    EXPECT_EQ(result.err.find("validation:"), std::string::npos) << part << "\n" << result.err;
+    return report;
+  };
+  const json& scenes = config["scenes"];
+  ASSERT_TRUE(scenes.is_array() && !scenes.empty()) << config.dump();
+  const fs::path report = runPart("variants", " --set 'scenes=[" + scenes[0].dump() + "]'");
+  if (scenes.size() > 1) {
+    const json furtherScenes(scenes.begin() + 1, scenes.end());
+    runPart("scenes", " --set 'scenes=" + furtherScenes.dump() + "' --set 'integrators=[\"megakernel\"]'");
   }
-  const fs::path report = resultsFolder(out, "default") / "report.json";
-  const std::string plot = "/usr/bin/python3 " + std::string(PTBENCH_SOURCE_DIR) + "/scripts/plot.py " +
-                           report.string() + " -o " + (out / "plots").string() + " > /dev/null";
-  EXPECT_EQ(std::system(plot.c_str()), 0);
-  for (const char* image : {"frame_gpu_ms.png", "stage_breakdown.png"})
-    EXPECT_GT(fs::file_size(out / "plots" / image), 1000u) << image;
+
+  // The default config's report is one scripts/plot.py can draw.
+  if (GetParam() == "default.json") {
+    const std::string plot = "/usr/bin/python3 " + std::string(PTBENCH_SOURCE_DIR) + "/scripts/plot.py " +
+                             report.string() + " -o " + (out / "plots").string() + " > /dev/null";
+    EXPECT_EQ(std::system(plot.c_str()), 0);
+    for (const char* image : {"frame_gpu_ms.png", "stage_breakdown.png"})
+      EXPECT_GT(fs::file_size(out / "plots" / image), 1000u) << image;
+  }
   fs::remove_all(out);
 }
+
+// "cornell-1024.json" as "cornell_1024" (test names take letters, digits and underscores).
+std::string configTestName(const ::testing::TestParamInfo<std::string>& config) {
+  std::string name = fs::path(config.param).stem().string();
+  std::ranges::replace(name, '-', '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(RunCommand, ShippedConfig, ::testing::ValuesIn(shippedConfigs()), configTestName);
 
 // A sweep with the diffuse raycast beside the path tracers: the raycast reports its trace
 // stage's rate, each path tracer its fraction of it, in report.json, the CSV and the summary.
@@ -592,9 +637,11 @@ TEST(RunCommand, ConvergenceAgainstAReferenceAndNoClocksWithoutNvml) {
 // order, as one process made.
 TEST(RunCommand, AKilledSweepResumesAndShardsMergeIntoTheSameReport) {
   const fs::path out = freshFolder("resume");
-  const std::string sweep = std::string(PTBENCH_SOURCE_DIR) +
-                            "/configs/ci.json --quiet --set spp=[1,2] --set backends=rayquery --set repeats=1 "
-                            "--set warmup=0 --set width=16 --set height=16";
+  // Scenes, integrators, wavefront schedules and two spp values: 24 runs on one backend.
+  const std::string sweep =
+      std::string(PTBENCH_SOURCE_DIR) +
+      "/configs/ci.json --quiet --set spp=[1,2] --set backends=rayquery --set repeats=1 "
+      "--set warmup=0 --set width=16 --set height=16 --set options.wavefront.material_queues=false";
   json complete;
   // SIGKILL leaves the last checkpoint; SIGINT the report the handler writes after the frame.
   for (const std::string signal : {"KILL", "INT"}) {
