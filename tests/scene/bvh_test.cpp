@@ -373,6 +373,9 @@ TEST(SoftwareBvh, MillionsOfTrianglesBuildTheSameTreeOnAnyThreadCount) {
   };
   EXPECT_NEAR(sphere(one, BvhLayout::Bvh2).sahCost, 44.6153, 0.02 * 44.6153);
   EXPECT_NEAR(sphere(one, BvhLayout::Cwbvh).sahCost, 15.9315, 0.02 * 15.9315);
+  // Primitive indices of 2^16 and above: the builder carries them in two halves.
+  expectEveryTriangleOnce(scene, one.bvh2);
+  expectEveryTriangleOnce(scene, one.cwbvh);
   std::set<unsigned> threadCounts = {2, 7, std::max(1u, std::thread::hardware_concurrency())};
   threadCounts.erase(1);
   for (unsigned threads : threadCounts) {
