@@ -16,7 +16,9 @@
 
 namespace ptbench {
 
-// Ranges below this stay in ordinary pages: the kernel could back at most their aligned middle.
+// The x86-64 and 4 KiB-page AArch64 kernels' huge page. Arrays under twice this stay in ordinary
+// pages: the kernel could back at most their aligned middle. (Arrays of 4 to 32 MiB may come from
+// glibc's heap rather than a mapping of their own; the advice then covers that part of the heap.)
 constexpr size_t hugePageBytes = size_t(2) << 20;
 
 // Asks for huge pages over the 2 MiB-aligned part of [data, data + bytes); untouched memory only

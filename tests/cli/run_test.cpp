@@ -111,8 +111,9 @@ TEST(RunCommand, ShippedConfigsAreFoundForTheirTests) {
 // One test per shipped config, so that CTest spreads them over its jobs: the config, shrunk to a
 // few pixels, runs clean with the validation layers on. Each run creates its pipelines anew,
 // seconds apiece on lavapipe, whatever the scene; so every variant of the sweep (integrator,
-// backend, options, the other axes) runs on the config's first scene, and each further scene with
-// the megakernel on each backend (its loading, its materials and lights, its own settings).
+// backend, options, the other axes) runs on the config's first scene, each further scene with
+// the megakernel on each backend (its loading, its materials and lights, its own settings), and
+// every variant again on the last scene on the first backend.
 class ShippedConfig : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ShippedConfig, RunsWithValidation) {
@@ -162,6 +163,12 @@ TEST_P(ShippedConfig, RunsWithValidation) {
   if (scenes.size() > 1) {
     const json furtherScenes(scenes.begin() + 1, scenes.end());
     runPart("scenes", " --set 'scenes=" + furtherScenes.dump() + "' --set 'integrators=[\"megakernel\"]'");
+    // The last scene is where configs put what the first lacks (an environment map, a sun, a
+    // camera path): every integrator and option there too, on the first backend.
+    const json& backends = config["backends"];
+    const std::string firstBackend =
+        backends.is_array() && backends.size() > 1 ? " --set 'backends=[" + backends[0].dump() + "]'" : "";
+    runPart("last-scene", " --set 'scenes=[" + scenes.back().dump() + "]'" + firstBackend);
   }
 
   // The default config's report is one scripts/plot.py can draw.

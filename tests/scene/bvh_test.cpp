@@ -477,6 +477,19 @@ TEST(SceneBuilder, RefusesAnOverrideThatWouldChangeWhichHitsAreTested) {
   EXPECT_THROW(builder.addInstance(mesh, Mat4{}, glass), std::logic_error);
 }
 
+// Centroids a denormal apart make the bins' scale infinite: the binned position of each is then
+// infinite or NaN, whose conversion to a bin index UBSan aborted on. Each still gets its leaf.
+TEST(BinaryBvh, CentroidsADenormalApartStillGetALeafEach) {
+  std::vector<Bounds> boxes;
+  for (const float z : {0.0f, 1e-40f, 2e-40f, 3e-40f}) boxes.push_back({.min = {0, 0, z}, .max = {1, 1, z}});
+  ThreadBudget budget(1);
+  const BinaryBvh bvh = buildBinaryBvh(boxes, {}, budget);
+  ASSERT_EQ(bvh.nodes.size(), 2 * boxes.size() - 1);
+  std::vector<uint32_t> order = bvh.primitiveOrder;
+  std::ranges::sort(order);
+  EXPECT_EQ(order, (std::vector<uint32_t>{0, 1, 2, 3}));
+}
+
 // The build's large arrays grow into fresh memory that asks for huge pages; what they held stays.
 TEST(HugePages, GrowingAnArrayKeepsItsElementsAndValueInitialisesTheRest) {
   std::vector<uint32_t> values(1000);

@@ -68,7 +68,9 @@ struct Binning {
   uint32_t binCount = 0;
   uint32_t binOf(float centroid) const {
     const float position = (centroid - origin) * scale;
-    return position > 0 ? std::min(binCount - 1, static_cast<uint32_t>(position)) : 0;
+    // Clamped before the conversion: centroids a denormal apart make `scale` infinite, and an
+    // infinite position has no integer.
+    return position > 0 ? static_cast<uint32_t>(std::min(position, float(binCount - 1))) : 0;
   }
 };
 
@@ -88,7 +90,7 @@ struct AxisBins {
 };
 
 // A shared node's chunks' partial results are merged in chunk order. Box unions and counts are
-// exact, so merged bins and bounds equal one pass's.
+// exact, so merged bins and bounds are numerically one pass's (a zero's sign may differ).
 struct RangeBounds {
   Box4 bounds, centroids;
   void add(const PrimitiveRef& ref) {
@@ -163,6 +165,7 @@ class Builder {
       }
     };
     const uint32_t binCount = std::max({binnings[0].binCount, binnings[1].binCount, binnings[2].binCount});
+    if (binCount == 0) return;  // every axis flat: nothing to bin
     if (end - begin < 16 * binCount) {
       for (uint32_t i = begin; i < end; ++i) add(refs_[i], bins);
       return;
