@@ -108,8 +108,9 @@ void FrameRecorder::stage(VkCommandBuffer commands, VkPipelineStageFlags2 shader
                         VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
 }
 
-void FrameRecorder::time(VkCommandBuffer commands, Stage stage, const std::function<void()>& body) {
-  timer_.time(commands, stage, body);
+void FrameRecorder::time(VkCommandBuffer commands, Stage stage, const std::function<void()>& body, uint32_t step,
+                         uint32_t launches) {
+  timer_.time(commands, stage, body, step, launches);
 }
 
 void FrameRecorder::end(VkCommandBuffer commands) {

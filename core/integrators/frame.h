@@ -68,9 +68,11 @@ class FrameRecorder {
   // overhead, not a stage's.
   void stage(VkCommandBuffer commands, VkPipelineStageFlags2 shaderStages, Stage stage,
              const std::function<void()>& body, uint32_t step = 0, uint32_t launches = 1);
-  // Times what `body` records as `stage` with no barrier after it (consecutive launches that
-  // the caller orders itself).
-  void time(VkCommandBuffer commands, Stage stage, const std::function<void()>& body);
+  // Times what `body` records as `stage` with no barrier after it: launches that the caller
+  // orders itself, or a stage whose successor neither reads what it writes nor writes what it
+  // reads, so that the two may run side by side.
+  void time(VkCommandBuffer commands, Stage stage, const std::function<void()>& body, uint32_t step = 0,
+            uint32_t launches = 1);
   // The frame's last timestamp, after its last stage.
   void end(VkCommandBuffer commands);
   // The film's copy to the host, where the frame's settings read the image: after the frame's

@@ -71,6 +71,8 @@ struct WavefrontOptions {
   uint32_t poolSize = 0;  // paths in flight; 0: the device's default (options.h, defaultWavefrontPool)
   bool compaction = true;
   bool materialQueues = false;
+  // The depth schedule traces a bounce's shadow rays beside the next bounce's extension rays.
+  bool shadowOverlap = true;
 };
 
 // The rays `raycast` traces in its measured stage (DESIGN.md, "The roofline").

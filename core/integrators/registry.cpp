@@ -95,6 +95,12 @@ std::vector<IntegratorOption> wavefrontOptions() {
   IntegratorOption materialQueues =
       wavefrontSwitch({"material_queues", "true or false", "one shade kernel and queue per material class"},
                       &WavefrontOptions::materialQueues, "+matq", "");
+  IntegratorOption shadowOverlap = wavefrontSwitch(
+      {"shadow_overlap", "true or false",
+       "the depth schedule traces a bounce's shadow rays beside the next bounce's extension rays, no barrier between "
+       "them (with compaction)"},
+      &WavefrontOptions::shadowOverlap, "", "-overlap");
+  shadowOverlap.fixedAtCreation = false;  // it orders launches, it chooses no kernel
   IntegratorOption poolSize{
       .info = {"pool_size", fmt::format("an integer from 1 to {}, or 0 for the default", maxPoolSize),
                "paths in flight (0, the default: chosen from the device, the memory budget and the frame; reports say "
@@ -114,7 +120,7 @@ std::vector<IntegratorOption> wavefrontOptions() {
                    : pool >= 1e3 ? fmt::format("{:.3g}k", pool * 1e-3)
                                  : fmt::format("{:g}", pool);
           }};
-  return {schedule, poolSize, compaction, materialQueues, msCompensationOption(), restirOption()};
+  return {schedule, poolSize, compaction, materialQueues, shadowOverlap, msCompensationOption(), restirOption()};
 }
 
 std::vector<IntegratorOption> serOptions() {

@@ -149,8 +149,11 @@ void WavefrontIntegrator::allocate(uint32_t poolSize, uint32_t stepCapacity) {
 }
 
 void WavefrontIntegrator::timed(VkCommandBuffer commands, Stage stage, uint32_t step, uint32_t launches,
-                                const std::function<void()>& body) {
-  frame_.stage(commands, shaderStages_, stage, body, step, launches);
+                                const std::function<void()>& body, NextStage next) {
+  if (next == NextStage::Waits)
+    frame_.stage(commands, shaderStages_, stage, body, step, launches);
+  else
+    frame_.time(commands, stage, body, step, launches);
 }
 
 void WavefrontIntegrator::launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord,
@@ -177,16 +180,20 @@ void WavefrontIntegrator::prepare(VkCommandBuffer commands, uint32_t iteration, 
   timed(commands, Stage::Prepare, step, 1, [&] { prepare_.launch(commands, scene_.descriptorSet(), &push, 1); });
 }
 
-void WavefrontIntegrator::recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
-                                          std::optional<uint32_t> generatePhase) {
+void WavefrontIntegrator::generate(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase) {
+  prepare(commands, iteration, step, phase);
+  timed(commands, Stage::Generate, step, 1,
+        [&] { launch(commands, generate_, gpu::LAUNCH_GENERATE, iteration, step, phase); });
+}
+
+void WavefrontIntegrator::extend(VkCommandBuffer commands, uint32_t iteration, uint32_t step) {
+  // Sized by the prepare before generate, or by the one after the last shade.
+  timed(commands, Stage::Extend, step, 1,
+        [&] { launch(commands, extend_, gpu::LAUNCH_EXTEND_0 + (iteration & 1), iteration, step); });
+}
+
+void WavefrontIntegrator::shade(VkCommandBuffer commands, uint32_t iteration, uint32_t step) {
   const uint32_t extendLaunch = gpu::LAUNCH_EXTEND_0 + (iteration & 1);
-  if (generatePhase) {
-    prepare(commands, iteration, step, *generatePhase);
-    timed(commands, Stage::Generate, step, 1,
-          [&] { launch(commands, generate_, gpu::LAUNCH_GENERATE, iteration, step, *generatePhase); });
-  }
-  // The extension launch was sized by the prepare before generate, or after the last shade.
-  timed(commands, Stage::Extend, step, 1, [&] { launch(commands, extend_, extendLaunch, iteration, step); });
   if (classify_) {
     timed(commands, Stage::Classify, step, 1, [&] { launch(commands, *classify_, extendLaunch, iteration, step); });
     prepare(commands, iteration, step, gpu::PREPARE_SHADE);
@@ -199,11 +206,51 @@ void WavefrontIntegrator::recordIteration(VkCommandBuffer commands, uint32_t ite
     timed(commands, Stage::Shade, step, 1, [&] { launch(commands, shade_.front(), extendLaunch, iteration, step); });
   }
   prepare(commands, iteration, step, gpu::PREPARE_SHADOW);
-  timed(commands, Stage::Shadow, step, 1, [&] { launch(commands, shadow_, gpu::LAUNCH_SHADOW, iteration, step); });
+}
+
+void WavefrontIntegrator::shadow(VkCommandBuffer commands, uint32_t iteration, uint32_t step, NextStage next) {
+  timed(
+      commands, Stage::Shadow, step, 1, [&] { launch(commands, shadow_, gpu::LAUNCH_SHADOW, iteration, step); }, next);
+}
+
+void WavefrontIntegrator::accumulate(VkCommandBuffer commands, uint32_t iteration, uint32_t step) {
   // Where the pass owns its pixels, shade and shadow have put every ended path into the film.
-  if (!state_.params.pixelsOwned)
-    timed(commands, Stage::Accumulate, step, 1,
-          [&] { launch(commands, accumulate_, gpu::LAUNCH_ACCUMULATE, iteration, step); });
+  if (state_.params.pixelsOwned) return;
+  timed(commands, Stage::Accumulate, step, 1,
+        [&] { launch(commands, accumulate_, gpu::LAUNCH_ACCUMULATE, iteration, step); });
+}
+
+void WavefrontIntegrator::recordPass(VkCommandBuffer commands, uint32_t firstIteration,
+                                     const RenderSettings& settings) {
+  // A bounce's shadow rays and the next bounce's extension rays read and write nothing of each
+  // other's (shadow: the shadow queue, the paths' radiance, the film; extend: the paths' rays,
+  // their hit records), so no barrier need part them. Without compaction both would test and
+  // set the slots' membership words.
+  const NextStage afterShadow =
+      settings.wavefront.shadowOverlap && options_.compaction ? NextStage::RunsBeside : NextStage::Waits;
+  const uint32_t maxDepth = settings.maxDepth;
+  generate(commands, firstIteration, 0, gpu::PREPARE_GENERATE_FRESH);
+  extend(commands, firstIteration, 0);
+  for (uint32_t bounce = 0; bounce < maxDepth; ++bounce) {
+    const uint32_t iteration = firstIteration + bounce;
+    shade(commands, iteration, bounce);
+    if (bounce + 1 < maxDepth) {
+      shadow(commands, iteration, bounce, afterShadow);
+      extend(commands, iteration + 1, bounce + 1);
+    } else {
+      shadow(commands, iteration, bounce, NextStage::Waits);
+    }
+    accumulate(commands, iteration, bounce);
+  }
+}
+
+void WavefrontIntegrator::recordPoolIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
+                                              uint32_t generatePhase) {
+  generate(commands, iteration, step, generatePhase);
+  extend(commands, iteration, step);
+  shade(commands, iteration, step);
+  shadow(commands, iteration, step, NextStage::Waits);
+  accumulate(commands, iteration, step);
 }
 
 void WavefrontIntegrator::recordCountersReadback(VkCommandBuffer commands, bool steps) {
@@ -279,9 +326,9 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
         if (pass == 0) initialize(commands);
         uint64_t recorded = 0;
         do {
-          for (uint32_t bounce = 0; bounce < settings.maxDepth; ++bounce, ++recorded)
-            recordIteration(commands, iteration++, bounce,
-                            bounce == 0 ? std::optional(gpu::PREPARE_GENERATE_FRESH) : std::nullopt);
+          recordPass(commands, iteration, settings);
+          iteration += settings.maxDepth;
+          recorded += settings.maxDepth;
           // The pass was sample `pass` of every pixel (wavefrontPool).
           if (restir_) restir_->record(commands, frame_, shaderStages_, uint32_t(pass));
         } while (++pass < passes && recorded + settings.maxDepth <= maxIterationsPerSubmission);
@@ -306,8 +353,8 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
       context_.submitAndWait([&](VkCommandBuffer commands) {
         if (iteration == 0) initialize(commands);
         for (uint64_t i = 0; i < chunk && iteration < maxIterations; ++i, ++iteration)
-          recordIteration(commands, iteration, std::min(iteration, stepCapacity - 1),
-                          iteration == 0 ? gpu::PREPARE_GENERATE_FRESH : gpu::PREPARE_GENERATE_REFILL);
+          recordPoolIteration(commands, iteration, std::min(iteration, stepCapacity - 1),
+                              iteration == 0 ? gpu::PREPARE_GENERATE_FRESH : gpu::PREPARE_GENERATE_REFILL);
         frame_.end(commands);  // the last chunk's end is the frame's
         recordCountersReadback(commands, false);
       });

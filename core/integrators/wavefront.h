@@ -51,17 +51,30 @@ class WavefrontIntegrator final : public Integrator {
   };
   void allocate(uint32_t poolSize, uint32_t stepCapacity);
 
-  // One iteration: extend, shade (classified by material, or not), shadow, accumulate (unless the
-  // pass owns its pixels); with `generatePhase`, generate first.
-  void recordIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
-                       std::optional<uint32_t> generatePhase);
+  // Whether the stage recorded next waits for this one (a barrier between them) or may run
+  // beside it.
+  enum class NextStage { Waits, RunsBeside };
+
+  // A pass of the depth schedule from `firstIteration` on: generate, then per bounce extend,
+  // shade (classified by material, or not), shadow and accumulate (unless the pass owns its
+  // pixels), a bounce's shadow rays beside the next bounce's extension rays.
+  void recordPass(VkCommandBuffer commands, uint32_t firstIteration, const RenderSettings& settings);
+  // An iteration of the pool schedule: generate (`generatePhase`: the pool's first fill or a
+  // refill), extend, shade, shadow, accumulate.
+  void recordPoolIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t generatePhase);
+  // The stages; each but a shadow followed by what may run beside it ends with a barrier.
+  void generate(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase);
+  void extend(VkCommandBuffer commands, uint32_t iteration, uint32_t step);
+  void shade(VkCommandBuffer commands, uint32_t iteration, uint32_t step);  // and sizes shadow
+  void shadow(VkCommandBuffer commands, uint32_t iteration, uint32_t step, NextStage next);
+  void accumulate(VkCommandBuffer commands, uint32_t iteration, uint32_t step);
   void prepare(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase);
   gpu::WavefrontPush pushConstants(uint32_t iteration, uint32_t step, uint32_t phase) const;
   // A stage's kernel over its queue (indirect) or, without compaction, over the whole pool.
   void launch(VkCommandBuffer commands, const Kernel& kernel, uint32_t launchRecord, uint32_t iteration, uint32_t step,
               uint32_t phase = 0);
-  void timed(VkCommandBuffer commands, Stage stage, uint32_t step, uint32_t launches,
-             const std::function<void()>& body);
+  void timed(VkCommandBuffer commands, Stage stage, uint32_t step, uint32_t launches, const std::function<void()>& body,
+             NextStage next = NextStage::Waits);
   void recordCountersReadback(VkCommandBuffer commands, bool steps);
 
   const vk::Context& context_;

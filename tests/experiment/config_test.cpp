@@ -237,7 +237,7 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
       {"unknown restir value", minimal(R"(, "options": {"megakernel": {"restir": "pt"}})"),
        "/options/megakernel/restir", "expected off, di, gi or di+gi"},
       {"unknown wavefront option", minimal(R"(, "options": {"wavefront": {"queues": 2}})"), "/options/wavefront/queues",
-       "it has schedule, pool_size, compaction, material_queues, ms_compensation, restir"},
+       "it has schedule, pool_size, compaction, material_queues, shadow_overlap, ms_compensation, restir"},
       {"bad schedule in a sweep", minimal(R"(, "options": {"wavefront": {"schedule": ["depth", "breadth"]}})"),
        "/options/wavefront/schedule/1", "expected depth or pool"},
       {"pool too large", minimal(R"(, "options": {"wavefront": {"pool_size": 100000000}})"),

@@ -49,7 +49,9 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
   ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "compaction", false, settings), "");
   ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "material_queues", true, settings), "");
   ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "pool_size", 1u << 20, settings), "");
+  ASSERT_EQ(applyOption(IntegratorKind::Wavefront, "shadow_overlap", false, settings), "");
   EXPECT_EQ(settings.wavefront.schedule, WavefrontSchedule::Pool);
+  EXPECT_FALSE(settings.wavefront.shadowOverlap);
   EXPECT_FALSE(settings.wavefront.compaction);
   EXPECT_TRUE(settings.wavefront.materialQueues);
   EXPECT_EQ(settings.wavefront.poolSize, 1u << 20);
@@ -58,9 +60,10 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
                            {"compaction", false},
                            {"material_queues", true},
                            {"pool_size", 1u << 20},
+                           {"shadow_overlap", false},
                            {"ms_compensation", true},
                            {"restir", "off"}}));
-  EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, options), " pool 1.05M -compact +matq");
+  EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, options), " pool 1.05M -compact +matq -overlap");
 
   ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "hint", "none", settings), "");
   ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "reorder_from", 2u, settings), "");
@@ -110,7 +113,8 @@ TEST(IntegratorRegistry, OptionsThatChooseKernelsAreFixedAtCreation) {
                                           "megakernel-ser.reorder_from", "megakernel.ms_compensation",
                                           "megakernel-regen.ms_compensation", "megakernel-ser.ms_compensation",
                                           "wavefront.ms_compensation", "megakernel.restir", "wavefront.restir"}));
-  EXPECT_EQ(perFrame, (std::set<std::string>{"wavefront.schedule", "wavefront.pool_size", "raycast.rays"}));
+  EXPECT_EQ(perFrame, (std::set<std::string>{"wavefront.schedule", "wavefront.pool_size", "wavefront.shadow_overlap",
+                                             "raycast.rays"}));
 }
 
 }  // namespace

@@ -57,11 +57,13 @@ class WavefrontTest : public GpuTest {
   }
 
   // Both schedules with the default pool and one small enough to refill many times, compaction
-  // on and off, material queues on and off.
+  // on and off, material queues on and off; the depth schedule with each bounce's stages one
+  // after another too.
   static std::vector<WavefrontOptions> everyVariant() {
     std::vector<WavefrontOptions> variants;
     for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
       variants.push_back({.schedule = schedule});
+    variants.push_back({.schedule = WavefrontSchedule::Depth, .poolSize = 700u, .shadowOverlap = false});
     for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
       for (bool compaction : {true, false})
         for (bool materialQueues : {false, true})
