@@ -895,9 +895,11 @@ std::string runKey(const json& run) {
   // Options added after reports were written are left out at their default, so that a run of
   // today's default renderer matches the same run of a report from before the option (the
   // performance gate's baselines): restir: off is the plain path tracer; ms_compensation: true is
-  // the default BSDF, so what compensation costs shows as a change against the old baseline.
+  // the default BSDF, so what compensation costs shows as a change against the old baseline;
+  // likewise shadow_overlap: true, the wavefront's default recording.
   if (options.value("restir", "") == "off") options.erase("restir");
-  if (options.contains("ms_compensation") && options["ms_compensation"] == true) options.erase("ms_compensation");
+  for (const char* name : {"ms_compensation", "shadow_overlap"})
+    if (options.contains(name) && options[name] == true) options.erase(name);
   if (!options.empty()) key += " " + optionsText(options);
   // Runs with counters never match runs without: their atomics and clock reads perturb the timing.
   if (p.value("counters", "off") != "off") key += " counters=" + p["counters"].get<std::string>();

@@ -97,8 +97,8 @@ std::vector<IntegratorOption> wavefrontOptions() {
                       &WavefrontOptions::materialQueues, "+matq", "");
   IntegratorOption shadowOverlap = wavefrontSwitch(
       {"shadow_overlap", "true or false",
-       "the depth schedule traces a bounce's shadow rays beside the next bounce's extension rays, no barrier between "
-       "them (with compaction)"},
+       "a bounce's shadow rays trace beside the next bounce's extension rays (depth) or generate (pool), no barrier "
+       "between them (with compaction); false, one stage after another"},
       &WavefrontOptions::shadowOverlap, "", "-overlap");
   shadowOverlap.fixedAtCreation = false;  // it orders launches, it chooses no kernel
   IntegratorOption poolSize{

@@ -181,7 +181,8 @@ void WavefrontIntegrator::prepare(VkCommandBuffer commands, uint32_t iteration, 
 }
 
 void WavefrontIntegrator::generate(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase) {
-  prepare(commands, iteration, step, phase);
+  // Sized by the prepare of `phase` just before, or by the last shade's PREPARE_SHADOW_AND_REFILL.
+  if (phase != gpu::PREPARE_SHADOW_AND_REFILL) prepare(commands, iteration, step, phase);
   timed(commands, Stage::Generate, step, 1,
         [&] { launch(commands, generate_, gpu::LAUNCH_GENERATE, iteration, step, phase); });
 }
@@ -192,7 +193,7 @@ void WavefrontIntegrator::extend(VkCommandBuffer commands, uint32_t iteration, u
         [&] { launch(commands, extend_, gpu::LAUNCH_EXTEND_0 + (iteration & 1), iteration, step); });
 }
 
-void WavefrontIntegrator::shade(VkCommandBuffer commands, uint32_t iteration, uint32_t step) {
+void WavefrontIntegrator::shade(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t sizingPhase) {
   const uint32_t extendLaunch = gpu::LAUNCH_EXTEND_0 + (iteration & 1);
   if (classify_) {
     timed(commands, Stage::Classify, step, 1, [&] { launch(commands, *classify_, extendLaunch, iteration, step); });
@@ -205,7 +206,7 @@ void WavefrontIntegrator::shade(VkCommandBuffer commands, uint32_t iteration, ui
   } else {
     timed(commands, Stage::Shade, step, 1, [&] { launch(commands, shade_.front(), extendLaunch, iteration, step); });
   }
-  prepare(commands, iteration, step, gpu::PREPARE_SHADOW);
+  prepare(commands, iteration, step, sizingPhase);
 }
 
 void WavefrontIntegrator::shadow(VkCommandBuffer commands, uint32_t iteration, uint32_t step, NextStage next) {
@@ -213,11 +214,12 @@ void WavefrontIntegrator::shadow(VkCommandBuffer commands, uint32_t iteration, u
       commands, Stage::Shadow, step, 1, [&] { launch(commands, shadow_, gpu::LAUNCH_SHADOW, iteration, step); }, next);
 }
 
-void WavefrontIntegrator::accumulate(VkCommandBuffer commands, uint32_t iteration, uint32_t step) {
+void WavefrontIntegrator::accumulate(VkCommandBuffer commands, uint32_t iteration, uint32_t step, NextStage next) {
   // Where the pass owns its pixels, shade and shadow have put every ended path into the film.
   if (state_.params.pixelsOwned) return;
-  timed(commands, Stage::Accumulate, step, 1,
-        [&] { launch(commands, accumulate_, gpu::LAUNCH_ACCUMULATE, iteration, step); });
+  timed(
+      commands, Stage::Accumulate, step, 1,
+      [&] { launch(commands, accumulate_, gpu::LAUNCH_ACCUMULATE, iteration, step); }, next);
 }
 
 void WavefrontIntegrator::recordPass(VkCommandBuffer commands, uint32_t firstIteration,
@@ -233,24 +235,49 @@ void WavefrontIntegrator::recordPass(VkCommandBuffer commands, uint32_t firstIte
   extend(commands, firstIteration, 0);
   for (uint32_t bounce = 0; bounce < maxDepth; ++bounce) {
     const uint32_t iteration = firstIteration + bounce;
-    shade(commands, iteration, bounce);
+    shade(commands, iteration, bounce, gpu::PREPARE_SHADOW);
     if (bounce + 1 < maxDepth) {
       shadow(commands, iteration, bounce, afterShadow);
       extend(commands, iteration + 1, bounce + 1);
     } else {
       shadow(commands, iteration, bounce, NextStage::Waits);
     }
-    accumulate(commands, iteration, bounce);
+    accumulate(commands, iteration, bounce, NextStage::Waits);
   }
 }
 
-void WavefrontIntegrator::recordPoolIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step,
-                                              uint32_t generatePhase) {
-  generate(commands, iteration, step, generatePhase);
-  extend(commands, iteration, step);
-  shade(commands, iteration, step);
-  shadow(commands, iteration, step, NextStage::Waits);
-  accumulate(commands, iteration, step);
+void WavefrontIntegrator::recordPoolIterations(VkCommandBuffer commands, uint32_t firstIteration, uint32_t count,
+                                               uint32_t stepCapacity, bool overlap) {
+  // Every iteration past the pool's steps counts in its last.
+  auto stepOf = [&](uint32_t iteration) { return std::min(iteration, stepCapacity - 1); };
+  const uint32_t end = firstIteration + count;
+  if (!overlap) {
+    for (uint32_t iteration = firstIteration; iteration < end; ++iteration) {
+      const uint32_t step = stepOf(iteration);
+      generate(commands, iteration, step, iteration == 0 ? gpu::PREPARE_GENERATE_FRESH : gpu::PREPARE_GENERATE_REFILL);
+      extend(commands, iteration, step);
+      shade(commands, iteration, step, gpu::PREPARE_SHADOW);
+      shadow(commands, iteration, step, NextStage::Waits);
+      accumulate(commands, iteration, step, NextStage::Waits);
+    }
+    return;
+  }
+  // The prepare after an iteration's shade also starts the next one's paths, whose generate then
+  // runs beside this one's shadow, and their extend beside this one's accumulate: neither pair
+  // touches the other's data (new paths take positions after the continuing ones, whose radiance
+  // shadow adds to; accumulate reads the ended paths' arrays and writes the film). An earlier
+  // chunk's last iteration generated the first one's new paths.
+  if (firstIteration == 0) generate(commands, 0, 0, gpu::PREPARE_GENERATE_FRESH);
+  extend(commands, firstIteration, stepOf(firstIteration));
+  for (uint32_t iteration = firstIteration; iteration < end; ++iteration) {
+    const uint32_t step = stepOf(iteration);
+    const bool last = iteration + 1 == end;
+    shade(commands, iteration, step, gpu::PREPARE_SHADOW_AND_REFILL);
+    shadow(commands, iteration, step, NextStage::RunsBeside);
+    generate(commands, iteration + 1, stepOf(iteration + 1), gpu::PREPARE_SHADOW_AND_REFILL);
+    accumulate(commands, iteration, step, last ? NextStage::Waits : NextStage::RunsBeside);
+    if (!last) extend(commands, iteration + 1, stepOf(iteration + 1));
+  }
 }
 
 void WavefrontIntegrator::recordCountersReadback(VkCommandBuffer commands, bool steps) {
@@ -352,9 +379,10 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
                                " iterations");
       context_.submitAndWait([&](VkCommandBuffer commands) {
         if (iteration == 0) initialize(commands);
-        for (uint64_t i = 0; i < chunk && iteration < maxIterations; ++i, ++iteration)
-          recordPoolIteration(commands, iteration, std::min(iteration, stepCapacity - 1),
-                              iteration == 0 ? gpu::PREPARE_GENERATE_FRESH : gpu::PREPARE_GENERATE_REFILL);
+        const auto count = uint32_t(std::min<uint64_t>(chunk, maxIterations - iteration));
+        recordPoolIterations(commands, iteration, count, stepCapacity,
+                             settings.wavefront.shadowOverlap && options_.compaction);
+        iteration += count;
         frame_.end(commands);  // the last chunk's end is the frame's
         recordCountersReadback(commands, false);
       });

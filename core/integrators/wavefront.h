@@ -57,17 +57,20 @@ class WavefrontIntegrator final : public Integrator {
 
   // A pass of the depth schedule from `firstIteration` on: generate, then per bounce extend,
   // shade (classified by material, or not), shadow and accumulate (unless the pass owns its
-  // pixels), a bounce's shadow rays beside the next bounce's extension rays.
+  // pixels), with shadow_overlap a bounce's shadow rays beside the next bounce's extension rays.
   void recordPass(VkCommandBuffer commands, uint32_t firstIteration, const RenderSettings& settings);
-  // An iteration of the pool schedule: generate (`generatePhase`: the pool's first fill or a
-  // refill), extend, shade, shadow, accumulate.
-  void recordPoolIteration(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t generatePhase);
+  // `count` iterations of the pool schedule from `firstIteration` on, one submission's: each
+  // generate (the pool's first fill, or a refill), extend, shade, shadow, accumulate; with
+  // `overlap`, an iteration's generate and extend beside the last one's shadow and accumulate.
+  void recordPoolIterations(VkCommandBuffer commands, uint32_t firstIteration, uint32_t count, uint32_t stepCapacity,
+                            bool overlap);
   // The stages; each but a shadow followed by what may run beside it ends with a barrier.
   void generate(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase);
   void extend(VkCommandBuffer commands, uint32_t iteration, uint32_t step);
-  void shade(VkCommandBuffer commands, uint32_t iteration, uint32_t step);  // and sizes shadow
+  // Then the prepare of `sizingPhase`, which sizes shadow and the next extend (and generate).
+  void shade(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t sizingPhase);
   void shadow(VkCommandBuffer commands, uint32_t iteration, uint32_t step, NextStage next);
-  void accumulate(VkCommandBuffer commands, uint32_t iteration, uint32_t step);
+  void accumulate(VkCommandBuffer commands, uint32_t iteration, uint32_t step, NextStage next);
   void prepare(VkCommandBuffer commands, uint32_t iteration, uint32_t step, uint32_t phase);
   gpu::WavefrontPush pushConstants(uint32_t iteration, uint32_t step, uint32_t phase) const;
   // A stage's kernel over its queue (indirect) or, without compaction, over the whole pool.

@@ -52,6 +52,9 @@ PTBENCH_CONST uint PREPARE_GENERATE_FRESH = 0;   // a new pass: the pool is empt
 PTBENCH_CONST uint PREPARE_GENERATE_REFILL = 1;  // fill the pool's room beside the paths that go on
 PTBENCH_CONST uint PREPARE_SHADE = 2;            // material queues only
 PTBENCH_CONST uint PREPARE_SHADOW = 3;           // after shade: shadow, accumulate and the next extension launch
+// The pool schedule's: PREPARE_SHADOW, then the next iteration's PREPARE_GENERATE_REFILL, so that
+// this iteration's shadow and accumulate run beside the next one's generate and extend.
+PTBENCH_CONST uint PREPARE_SHADOW_AND_REFILL = 4;
 
 struct WavefrontCounters {
   uint64_t jobsStarted;       // (pixel, sample) jobs handed out: job j is sample j / pixels of a pixel

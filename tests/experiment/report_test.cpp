@@ -669,6 +669,18 @@ TEST(Compare, DefaultMsCompensationMatchesRunsWrittenBeforeTheOption) {
   EXPECT_NE(runKey(single["runs"][0]), runKey(base["runs"][0]));
 }
 
+// And the wavefront's shadow_overlap at its default (true): its gain shows against baselines
+// written before the option; the ablation is a run of its own.
+TEST(Compare, DefaultShadowOverlapMatchesRunsWrittenBeforeTheOption) {
+  const json base = syntheticReport({{"wavefront", 10.0, 0.01}});
+  json overlapped = base;
+  overlapped["runs"][0]["parameters"]["options"] = {{"shadow_overlap", true}};
+  EXPECT_EQ(runKey(overlapped["runs"][0]), runKey(base["runs"][0]));
+  json serial = base;
+  serial["runs"][0]["parameters"]["options"] = {{"shadow_overlap", false}};
+  EXPECT_NE(runKey(serial["runs"][0]), runKey(base["runs"][0]));
+}
+
 TEST(Compare, ThresholdParsesPercentAndFraction) {
   EXPECT_DOUBLE_EQ(parseThreshold("5%"), 0.05);
   EXPECT_DOUBLE_EQ(parseThreshold("0.1"), 0.1);

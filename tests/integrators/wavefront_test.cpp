@@ -57,13 +57,14 @@ class WavefrontTest : public GpuTest {
   }
 
   // Both schedules with the default pool and one small enough to refill many times, compaction
-  // on and off, material queues on and off; the depth schedule with each bounce's stages one
-  // after another too.
+  // on and off, material queues on and off; and each schedule with its stages one after another
+  // (shadow_overlap off).
   static std::vector<WavefrontOptions> everyVariant() {
     std::vector<WavefrontOptions> variants;
     for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
       variants.push_back({.schedule = schedule});
-    variants.push_back({.schedule = WavefrontSchedule::Depth, .poolSize = 700u, .shadowOverlap = false});
+    for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
+      variants.push_back({.schedule = schedule, .poolSize = 700u, .shadowOverlap = false});
     for (WavefrontSchedule schedule : {WavefrontSchedule::Depth, WavefrontSchedule::Pool})
       for (bool compaction : {true, false})
         for (bool materialQueues : {false, true})
@@ -382,11 +383,17 @@ TEST_F(WavefrontTest, PoolThatHoldsTheFrameRunsMaxDepthIterations) {
   settings.camera = scene.defaultCamera();
   settings.wavefront.schedule = WavefrontSchedule::Pool;
   const FrameResult reference = render(gpuScene, settings, Backend::RayQuery, IntegratorKind::Megakernel);
-  const FrameResult frame = render(gpuScene, settings, Backend::RayQuery);
-  // Each iteration: prepare, generate, extend, shade, prepare, shadow, accumulate.
-  EXPECT_EQ(frame.launches, 7u * settings.maxDepth);
-  EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays);
-  expectAgree(reference, frame, 0.005, "a pool of the whole frame");
+  for (bool overlap : {true, false}) {
+    settings.wavefront.shadowOverlap = overlap;
+    const FrameResult frame = render(gpuScene, settings, Backend::RayQuery);
+    // Each iteration: prepare, generate, extend, shade, prepare, shadow, accumulate; with the
+    // overlap the prepare after shade also sizes the next generate, so the first prepare and
+    // generate are the frame's own and every iteration then has six.
+    EXPECT_EQ(frame.launches, overlap ? 2u + 6u * settings.maxDepth : 7u * settings.maxDepth) << overlap;
+    EXPECT_EQ(frame.work.extensionRays, reference.work.extensionRays);
+    EXPECT_EQ(frame.work.paths, reference.work.paths);
+    expectAgree(reference, frame, 0.005, "a pool of the whole frame");
+  }
 }
 
 TEST_F(WavefrontTest, FrameTimeSpansTheStagesForEveryIntegrator) {
