@@ -71,7 +71,8 @@ struct WavefrontOptions {
   uint32_t poolSize = 0;  // paths in flight; 0: the device's default (options.h, defaultWavefrontPool)
   bool compaction = true;
   bool materialQueues = false;
-  // The depth schedule traces a bounce's shadow rays beside the next bounce's extension rays.
+  // Stages that share no data run with no barrier between them: a bounce's shadow beside the
+  // next bounce's extend (depth schedule), or beside the next iteration's generate (pool).
   bool shadowOverlap = true;
 };
 

@@ -222,27 +222,35 @@ void WavefrontIntegrator::accumulate(VkCommandBuffer commands, uint32_t iteratio
       [&] { launch(commands, accumulate_, gpu::LAUNCH_ACCUMULATE, iteration, step); }, next);
 }
 
+bool WavefrontIntegrator::overlapsStages(const RenderSettings& settings) const {
+  // Without compaction both sides of a pair test and set the slots' membership words. Under
+  // stage timestamps each stage's time must be its own; a timestamp waits for earlier work, but
+  // nothing in Vulkan makes later work wait for it.
+  return settings.wavefront.shadowOverlap && options_.compaction && !settings.stageTimestamps;
+}
+
 void WavefrontIntegrator::recordPass(VkCommandBuffer commands, uint32_t firstIteration,
                                      const RenderSettings& settings) {
   // A bounce's shadow rays and the next bounce's extension rays read and write nothing of each
   // other's (shadow: the shadow queue, the paths' radiance, the film; extend: the paths' rays,
-  // their hit records), so no barrier need part them. Without compaction both would test and
-  // set the slots' membership words.
-  const NextStage afterShadow =
-      settings.wavefront.shadowOverlap && options_.compaction ? NextStage::RunsBeside : NextStage::Waits;
+  // their hit records), so no barrier need part them.
+  const bool overlap = overlapsStages(settings);
   const uint32_t maxDepth = settings.maxDepth;
   generate(commands, firstIteration, 0, gpu::PREPARE_GENERATE_FRESH);
   extend(commands, firstIteration, 0);
   for (uint32_t bounce = 0; bounce < maxDepth; ++bounce) {
     const uint32_t iteration = firstIteration + bounce;
+    const bool last = bounce + 1 == maxDepth;
     shade(commands, iteration, bounce, gpu::PREPARE_SHADOW);
-    if (bounce + 1 < maxDepth) {
-      shadow(commands, iteration, bounce, afterShadow);
+    if (overlap && !last) {
+      shadow(commands, iteration, bounce, NextStage::RunsBeside);
       extend(commands, iteration + 1, bounce + 1);
+      accumulate(commands, iteration, bounce, NextStage::Waits);
     } else {
       shadow(commands, iteration, bounce, NextStage::Waits);
+      accumulate(commands, iteration, bounce, NextStage::Waits);
+      if (!last) extend(commands, iteration + 1, bounce + 1);
     }
-    accumulate(commands, iteration, bounce, NextStage::Waits);
   }
 }
 
@@ -340,6 +348,16 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
       if (restir_) restir_->upload(commands);
     });
   };
+  // A later submission of the frame goes on from what the last one's kernels wrote, its queue
+  // counts and launch records included: a fence wait on the host makes none of that visible to
+  // the device's next commands.
+  auto resume = [&](VkCommandBuffer commands) {
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                      VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      shaderStages_ | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                          VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+  };
 
   uint32_t iteration = 0;
   if (!poolSchedule) {
@@ -350,7 +368,7 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
     uint64_t pass = 0;
     while (pass < passes) {
       context_.submitAndWait([&](VkCommandBuffer commands) {
-        if (pass == 0) initialize(commands);
+        pass == 0 ? initialize(commands) : resume(commands);
         uint64_t recorded = 0;
         do {
           recordPass(commands, iteration, settings);
@@ -378,10 +396,9 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
         throw std::logic_error("wavefront pool schedule did not drain within " + std::to_string(maxIterations) +
                                " iterations");
       context_.submitAndWait([&](VkCommandBuffer commands) {
-        if (iteration == 0) initialize(commands);
+        iteration == 0 ? initialize(commands) : resume(commands);
         const auto count = uint32_t(std::min<uint64_t>(chunk, maxIterations - iteration));
-        recordPoolIterations(commands, iteration, count, stepCapacity,
-                             settings.wavefront.shadowOverlap && options_.compaction);
+        recordPoolIterations(commands, iteration, count, stepCapacity, overlapsStages(settings));
         iteration += count;
         frame_.end(commands);  // the last chunk's end is the frame's
         recordCountersReadback(commands, false);

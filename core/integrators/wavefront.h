@@ -55,6 +55,8 @@ class WavefrontIntegrator final : public Integrator {
   // beside it.
   enum class NextStage { Waits, RunsBeside };
 
+  // Whether the frame records stages that share no data with no barrier between them.
+  bool overlapsStages(const RenderSettings& settings) const;
   // A pass of the depth schedule from `firstIteration` on: generate, then per bounce extend,
   // shade (classified by material, or not), shadow and accumulate (unless the pass owns its
   // pixels), with shadow_overlap a bounce's shadow rays beside the next bounce's extension rays.
