@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -296,10 +297,11 @@ struct Piece {
   uint32_t begin = 0, end = 0;
 };
 
-// One layout's arrays assembled from the levels: each mesh's place in them (prepare, on one
-// thread per layout), then the pieces (on as many threads as the budget spares, both layouts'
-// at once: a 50M-triangle scene's triangles are gigabytes, gathered in leaf order), then the
-// sums and the instance entries (finish).
+// One layout's arrays assembled from the levels: each mesh's place in them (place), the arrays
+// sized (sizeNodes and sizeTriangles: one thread's value-initialisation each, and the first touch
+// of fresh pages, so the four of both layouts run side by side), then the pieces (on as many
+// threads as the budget spares, both layouts' at once: a 50M-triangle scene's triangles are
+// gigabytes, gathered in leaf order), then the sums and the instance entries (finish).
 template <typename Node>
 class LayoutAssembly {
  public:
@@ -307,7 +309,7 @@ class LayoutAssembly {
                  const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats)
       : scene_(scene), meshes_(meshes), top_(top), topInstances_(topInstances), layout_(layout), stats_(stats) {}
 
-  void prepare() {
+  void place() {
     stats_.built = true;
     const BvhTree<Node>& topTree = top_.collapsed<Node>().tree;
     layout_.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
@@ -327,9 +329,11 @@ class LayoutAssembly {
       nodeCount += tree.nodes.size();
       triangleCount += meshes_[m].triangles.size();
     }
-    resizeInHugePages(layout_.nodes, nodeCount);
-    resizeInHugePages(layout_.triangles, triangleCount);
+    nodeCount_ = nodeCount;
+    triangleCount_ = triangleCount;
   }
+  void sizeNodes() { resizeInHugePages(layout_.nodes, nodeCount_); }
+  void sizeTriangles() { resizeInHugePages(layout_.triangles, triangleCount_); }
 
   void addPieces(BvhLayout layout, std::vector<Piece>& pieces) const {
     const auto addRanges = [&](Piece::Kind kind, uint32_t mesh, size_t count) {
@@ -409,6 +413,7 @@ class LayoutAssembly {
   SoftwareBvhLayout<Node>& layout_;
   BvhLayoutStats& stats_;
   std::vector<uint32_t> triangleOffsets_;  // each mesh's first triangle in the layout's array
+  size_t nodeCount_ = 0, triangleCount_ = 0;
 };
 
 }  // namespace
@@ -463,14 +468,12 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
   LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
   const bool buildsBvh2 = builds(options, BvhLayout::Bvh2), buildsCwbvh = builds(options, BvhLayout::Cwbvh);
-  forkJoin(
-      budget, buildsBvh2 && buildsCwbvh,
-      [&] {
-        if (buildsBvh2) bvh2.prepare();
-      },
-      [&] {
-        if (buildsCwbvh) cwbvh.prepare();
-      });
+  if (buildsBvh2) bvh2.place();
+  if (buildsCwbvh) cwbvh.place();
+  std::vector<std::function<void()>> sizings;
+  if (buildsBvh2) sizings.insert(sizings.end(), {[&] { bvh2.sizeTriangles(); }, [&] { bvh2.sizeNodes(); }});
+  if (buildsCwbvh) sizings.insert(sizings.end(), {[&] { cwbvh.sizeTriangles(); }, [&] { cwbvh.sizeNodes(); }});
+  parallelFor(budget, sizings.size(), [&](size_t i) { sizings[i](); });
   std::vector<Piece> pieces;
   if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
   if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
