@@ -81,7 +81,7 @@ class CwbvhCollapse {
     if (BinaryBvh::isLeaf(node)) {
       makesLeaf_[n] = 1;
       for (uint32_t i = 1; i <= maxRoots; ++i) cost(n, i) = leafCost;
-      // collectRoots reads a leaf's splits as "no better with more roots".
+      // A leaf is one root however many it is offered (collectRoots reads its splits so).
       for (uint32_t i = 0; i < width; ++i) split(n, i) = 0;
       return;
     }
