@@ -7,6 +7,8 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <type_traits>
 
@@ -297,11 +299,12 @@ struct Piece {
   uint32_t begin = 0, end = 0;
 };
 
-// One layout's arrays assembled from the levels: each mesh's place in them (place), the arrays
-// sized (sizeNodes and sizeTriangles: one thread's value-initialisation each, and the first touch
-// of fresh pages, so the four of both layouts run side by side), then the pieces (on as many
-// threads as the budget spares, both layouts' at once: a 50M-triangle scene's triangles are
-// gigabytes, gathered in leaf order), then the sums and the instance entries (finish).
+// One layout's arrays assembled from the levels: each mesh's place in them (place), the node
+// array sized (sizeNodes: one thread's value-initialisation and first touch of fresh pages, the
+// two layouts' side by side; the triangle arrays, larger, were sized beside the meshes' builds),
+// then the pieces (on as many threads as the budget spares, both layouts' at once: a
+// 50M-triangle scene's triangles are gigabytes, gathered in leaf order), then the sums and the
+// instance entries (finish).
 template <typename Node>
 class LayoutAssembly {
  public:
@@ -330,10 +333,12 @@ class LayoutAssembly {
       triangleCount += meshes_[m].triangles.size();
     }
     nodeCount_ = nodeCount;
-    triangleCount_ = triangleCount;
+    if (triangleCount != layout_.triangles.size())
+      throw std::logic_error("software BVH: the meshes' trees hold " + std::to_string(triangleCount) +
+                             " triangles, the layout's array was sized for " +
+                             std::to_string(layout_.triangles.size()));
   }
   void sizeNodes() { resizeInHugePages(layout_.nodes, nodeCount_); }
-  void sizeTriangles() { resizeInHugePages(layout_.triangles, triangleCount_); }
 
   void addPieces(BvhLayout layout, std::vector<Piece>& pieces) const {
     const auto addRanges = [&](Piece::Kind kind, uint32_t mesh, size_t count) {
@@ -413,7 +418,7 @@ class LayoutAssembly {
   SoftwareBvhLayout<Node>& layout_;
   BvhLayoutStats& stats_;
   std::vector<uint32_t> triangleOffsets_;  // each mesh's first triangle in the layout's array
-  size_t nodeCount_ = 0, triangleCount_ = 0;
+  size_t nodeCount_ = 0;
 };
 
 }  // namespace
@@ -442,9 +447,22 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return meshTriangleCount(scene, scene.meshes[a]) > meshTriangleCount(scene, scene.meshes[b]);
   });
+  // Each layout's triangle array holds every mesh's triangles once. Sizing one is a single
+  // thread's value-initialisation (std::vector's resize: the upload takes std::vector) of the
+  // build's largest arrays: they are sized beside the meshes' builds, after the last mesh is
+  // taken, by threads that would otherwise wait for the others' last meshes.
+  SoftwareBvh bvh;
+  const bool buildsBvh2 = builds(options, BvhLayout::Bvh2), buildsCwbvh = builds(options, BvhLayout::Cwbvh);
+  uint64_t sceneTriangles = 0;
+  for (const Mesh& mesh : scene.meshes) sceneTriangles += meshTriangleCount(scene, mesh);
+  std::vector<std::function<void()>> triangleSizings;
+  if (buildsBvh2) triangleSizings.push_back([&] { resizeInHugePages(bvh.bvh2.triangles, sceneTriangles); });
+  if (buildsCwbvh) triangleSizings.push_back([&] { resizeInHugePages(bvh.cwbvh.triangles, sceneTriangles); });
+
   std::vector<MeshBuild> meshes(scene.meshes.size());
   ScratchPool scratchPool;
-  parallelFor(budget, order.size(), [&](size_t i) {
+  parallelFor(budget, order.size() + triangleSizings.size(), [&](size_t i) {
+    if (i >= order.size()) return triangleSizings[i - order.size()]();
     std::unique_ptr<LevelScratch> scratch = scratchPool.take();
     meshes[order[i]] = buildMesh(scene, scene.meshes[order[i]], options, budget, *scratch);
     scratchPool.giveBack(std::move(scratch));
@@ -463,17 +481,19 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   LevelScratch topScratch;
   const LevelBuild top = buildLevel(instanceBounds, options, budget, topScratch);
 
-  SoftwareBvh bvh;
   const auto assembleStart = Clock::now();
   LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
   LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
-  const bool buildsBvh2 = builds(options, BvhLayout::Bvh2), buildsCwbvh = builds(options, BvhLayout::Cwbvh);
   if (buildsBvh2) bvh2.place();
   if (buildsCwbvh) cwbvh.place();
-  std::vector<std::function<void()>> sizings;
-  if (buildsBvh2) sizings.insert(sizings.end(), {[&] { bvh2.sizeTriangles(); }, [&] { bvh2.sizeNodes(); }});
-  if (buildsCwbvh) sizings.insert(sizings.end(), {[&] { cwbvh.sizeTriangles(); }, [&] { cwbvh.sizeNodes(); }});
-  parallelFor(budget, sizings.size(), [&](size_t i) { sizings[i](); });
+  forkJoin(
+      budget, buildsBvh2 && buildsCwbvh,
+      [&] {
+        if (buildsBvh2) bvh2.sizeNodes();
+      },
+      [&] {
+        if (buildsCwbvh) cwbvh.sizeNodes();
+      });
   std::vector<Piece> pieces;
   if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
   if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
