@@ -8,6 +8,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -33,21 +35,54 @@ inline void adviseHugePages([[maybe_unused]] void* data, [[maybe_unused]] size_t
 
 // Room for `count` elements in `values`, a new allocation's huge pages asked for before any
 // element is written to it. For the arrays the build fills from empty.
-template <typename T>
-void reserveInHugePages(std::vector<T>& values, size_t count) {
+template <typename T, typename Allocator>
+void reserveInHugePages(std::vector<T, Allocator>& values, size_t count) {
   if (count <= values.capacity()) return;
   if (count * sizeof(T) < 2 * hugePageBytes) return values.reserve(count);
-  std::vector<T> fresh;
+  std::vector<T, Allocator> fresh;
   fresh.reserve(count);
   adviseHugePages(fresh.data(), count * sizeof(T));
   fresh.assign(values.begin(), values.end());
   values.swap(fresh);
 }
 
-template <typename T>
-void resizeInHugePages(std::vector<T>& values, size_t count) {
+template <typename T, typename Allocator>
+void resizeInHugePages(std::vector<T, Allocator>& values, size_t count) {
   reserveInHugePages(values, count);
   values.resize(count);
 }
+
+// Exactly `count` elements in an array the build is about to overwrite in full: memory it
+// already holds is kept (a thread's next mesh reuses the pages its last one faulted in), and an
+// array too small is freed before a fresh one is allocated, without copying what it held.
+template <typename T, typename Allocator>
+void resizeForOverwrite(std::vector<T, Allocator>& values, size_t count) {
+  if (count > values.capacity()) std::vector<T, Allocator>().swap(values);
+  resizeInHugePages(values, count);
+}
+
+// Resizing leaves elements of trivial types unwritten: for arrays written in full, in parallel,
+// right after they are sized, so that their first touch (a page fault and the kernel's zeroing of
+// the page) falls on the threads that fill them rather than on one thread's value-initialisation.
+template <typename T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <typename U>
+  UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+  template <typename U, typename... Args>
+  void construct(U* at, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0)
+      ::new (static_cast<void*>(at)) U;
+    else
+      ::new (static_cast<void*>(at)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <typename T>
+using UninitialisedArray = std::vector<T, UninitialisedAllocator<T>>;
 
 }  // namespace ptbench

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/scene/builtin_scenes.h"
+#include "core/scene/bvh/bvh2.h"
 #include "core/scene/bvh/cwbvh.h"
 #include "core/scene/bvh/software_bvh.h"
 #include "core/scene/bvh/traversal.h"
@@ -488,6 +489,55 @@ TEST(BinaryBvh, CentroidsADenormalApartStillGetALeafEach) {
   std::vector<uint32_t> order = bvh.primitiveOrder;
   std::ranges::sort(order);
   EXPECT_EQ(order, (std::vector<uint32_t>{0, 1, 2, 3}));
+}
+
+// A thread keeps its arrays from mesh to mesh (software_bvh.cpp's ScratchPool): what they held
+// before, a larger level's tree and garbage in the collapses' tables, must not reach the next
+// level's trees.
+TEST(BinaryBvh, ReusedScratchBuildsTheTreesFreshMemoryBuilds) {
+  const auto randomBoxes = [](size_t count, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> position(-10, 10), size(0, 0.5f);
+    std::vector<Bounds> boxes(count);
+    for (Bounds& box : boxes) {
+      box.min = {position(rng), position(rng), position(rng)};
+      box.max = box.min + Vec3{size(rng), size(rng), size(rng)};
+    }
+    return boxes;
+  };
+  const std::vector<Bounds> large = randomBoxes(30000, 1), small = randomBoxes(7000, 2);
+  BinaryBvhOptions options;
+  options.parallelNodeThreshold = 1024;  // shared nodes: the stable partition's scratch range
+  ThreadBudget budget(3);
+  const BinaryBvh fresh = buildBinaryBvh(small, options, budget);
+  const BvhTree<gpu::Bvh2Node> freshBvh2 = collapseToBvh2(fresh, SahCosts{}, budget);
+  const BvhTree<gpu::CwbvhNode> freshCwbvh = collapseToCwbvh(fresh, SahCosts{}, budget);
+
+  BinaryBvh reused;
+  BinaryBvhScratch scratch;
+  CollapseScratch bvh2Scratch, cwbvhScratch;
+  buildBinaryBvh(large, options, budget, reused, scratch);
+  collapseToBvh2(reused, SahCosts{}, budget, bvh2Scratch);
+  collapseToCwbvh(reused, SahCosts{}, budget, cwbvhScratch);
+  for (CollapseScratch* tables : {&bvh2Scratch, &cwbvhScratch}) {
+    std::fill(tables->cost.begin(), tables->cost.end(), -1.0f);
+    std::fill(tables->split.begin(), tables->split.end(), uint8_t(0xff));
+    std::fill(tables->makesLeaf.begin(), tables->makesLeaf.end(), uint8_t(0xff));
+  }
+  buildBinaryBvh(small, options, budget, reused, scratch);
+  ASSERT_EQ(reused.nodes.size(), fresh.nodes.size());
+  EXPECT_EQ(std::memcmp(reused.nodes.data(), fresh.nodes.data(), fresh.nodes.size() * sizeof(BinaryBvhNode)), 0);
+  EXPECT_EQ(reused.primitiveOrder, fresh.primitiveOrder);
+  const BvhTree<gpu::Bvh2Node> bvh2 = collapseToBvh2(reused, SahCosts{}, budget, bvh2Scratch);
+  const BvhTree<gpu::CwbvhNode> cwbvh = collapseToCwbvh(reused, SahCosts{}, budget, cwbvhScratch);
+  ASSERT_EQ(bvh2.nodes.size(), freshBvh2.nodes.size());
+  EXPECT_EQ(std::memcmp(bvh2.nodes.data(), freshBvh2.nodes.data(), bvh2.nodes.size() * sizeof(gpu::Bvh2Node)), 0);
+  EXPECT_EQ(bvh2.primitiveOrder, freshBvh2.primitiveOrder);
+  EXPECT_EQ(bvh2.sahCost, freshBvh2.sahCost);
+  ASSERT_EQ(cwbvh.nodes.size(), freshCwbvh.nodes.size());
+  EXPECT_EQ(std::memcmp(cwbvh.nodes.data(), freshCwbvh.nodes.data(), cwbvh.nodes.size() * sizeof(gpu::CwbvhNode)), 0);
+  EXPECT_EQ(cwbvh.primitiveOrder, freshCwbvh.primitiveOrder);
+  EXPECT_EQ(cwbvh.sahCost, freshCwbvh.sahCost);
 }
 
 // The build's large arrays grow into fresh memory that asks for huge pages; what they held stays.

@@ -275,30 +275,53 @@ class Builder {
 
 }  // namespace
 
-BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget) {
+struct BinaryBvhScratch::Arrays {
+  UninitialisedArray<PrimitiveRef> refs;
+  UninitialisedArray<PrimitiveRef> scratch;
+};
+
+BinaryBvhScratch::BinaryBvhScratch() : arrays_(std::make_unique<Arrays>()) {}
+BinaryBvhScratch::~BinaryBvhScratch() = default;
+BinaryBvhScratch::BinaryBvhScratch(BinaryBvhScratch&&) noexcept = default;
+BinaryBvhScratch& BinaryBvhScratch::operator=(BinaryBvhScratch&&) noexcept = default;
+
+void buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget,
+                    BinaryBvh& bvh, BinaryBvhScratch& scratch) {
   if (options.binCount < 2 || options.binCount > maxBinCount)
     throw std::logic_error("BVH bin count " + std::to_string(options.binCount) + " outside 2.." +
                            std::to_string(maxBinCount));
-  BinaryBvh bvh;
-  if (primitives.empty()) return bvh;
   const auto count = static_cast<uint32_t>(primitives.size());
+  if (count == 0) {
+    bvh.nodes.clear();
+    bvh.primitiveOrder.clear();
+    return;
+  }
   const Chunks chunks{.begin = 0, .end = count, .size = std::max(1u, options.parallelNodeThreshold / 4)};
-  std::vector<PrimitiveRef> refs;
-  resizeInHugePages(refs, count);
+  // Every ref is written before it is read, and the partition's scratch range before it is
+  // copied back: what the arrays held before does not matter.
+  BinaryBvhScratch::Arrays& arrays = scratch.arrays();
+  resizeForOverwrite(arrays.refs, count);
+  const std::span<PrimitiveRef> refs = arrays.refs;
   parallelFor(budget, chunks.count(), [&](size_t c) {
     for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
       const Bounds& box = primitives[i];
       refs[i] = PrimitiveRef::of(box, i);
     }
   });
-  std::vector<PrimitiveRef> scratch;
-  resizeInHugePages(scratch, count >= options.parallelNodeThreshold ? count : 0);
-  resizeInHugePages(bvh.nodes, 2 * size_t(count) - 1);
-  Builder(refs, scratch, bvh.nodes, options, budget).build(0, 0, count);
-  resizeInHugePages(bvh.primitiveOrder, count);
+  resizeForOverwrite(arrays.scratch, count >= options.parallelNodeThreshold ? count : 0);
+  // The build assigns every node in full.
+  resizeForOverwrite(bvh.nodes, 2 * size_t(count) - 1);
+  Builder(refs, arrays.scratch, bvh.nodes, options, budget).build(0, 0, count);
+  resizeForOverwrite(bvh.primitiveOrder, count);
   parallelFor(budget, chunks.count(), [&](size_t c) {
     for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) bvh.primitiveOrder[i] = refs[i].index();
   });
+}
+
+BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget) {
+  BinaryBvh bvh;
+  BinaryBvhScratch scratch;
+  buildBinaryBvh(primitives, options, budget, bvh, scratch);
   return bvh;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 #include "core/scene/huge_pages.h"
 
@@ -10,9 +11,13 @@ namespace {
 
 class Bvh2Collapse {
  public:
-  Bvh2Collapse(const BinaryBvh& binary, const SahCosts& costs) : binary_(binary), costs_(costs) {
-    resizeInHugePages(cost_, binary.nodes.size());
-    resizeInHugePages(makesLeaf_, binary.nodes.size());
+  Bvh2Collapse(const BinaryBvh& binary, const SahCosts& costs, CollapseScratch& scratch)
+      : binary_(binary), costs_(costs) {
+    // Both written for every node, children before parents, before any is read.
+    resizeForOverwrite(scratch.cost, binary.nodes.size());
+    resizeForOverwrite(scratch.makesLeaf, binary.nodes.size());
+    cost_ = scratch.cost;
+    makesLeaf_ = scratch.makesLeaf;
   }
 
   BvhTree<gpu::Bvh2Node> run(ThreadBudget& budget) {
@@ -82,16 +87,22 @@ class Bvh2Collapse {
 
   const BinaryBvh& binary_;
   const SahCosts& costs_;
-  std::vector<float> cost_;  // the subtree's least SAH cost, unnormalised (area-weighted)
-  std::vector<uint8_t> makesLeaf_;
+  std::span<float> cost_;  // the subtree's least SAH cost, unnormalised (area-weighted)
+  std::span<uint8_t> makesLeaf_;
   BvhTree<gpu::Bvh2Node> tree_;
 };
 
 }  // namespace
 
-BvhTree<gpu::Bvh2Node> collapseToBvh2(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget) {
+BvhTree<gpu::Bvh2Node> collapseToBvh2(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget,
+                                      CollapseScratch& scratch) {
   if (binary.nodes.empty()) return {};
-  return Bvh2Collapse(binary, costs).run(budget);
+  return Bvh2Collapse(binary, costs, scratch).run(budget);
+}
+
+BvhTree<gpu::Bvh2Node> collapseToBvh2(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget) {
+  CollapseScratch scratch;
+  return collapseToBvh2(binary, costs, budget, scratch);
 }
 
 }  // namespace ptbench

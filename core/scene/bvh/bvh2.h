@@ -11,5 +11,8 @@ namespace ptbench {
 // always a node: a tree of one primitive has one leaf and one empty child.
 // The costs are found on the threads `budget` spares.
 BvhTree<gpu::Bvh2Node> collapseToBvh2(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget);
+// The same tree, its tables in `scratch`.
+BvhTree<gpu::Bvh2Node> collapseToBvh2(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget,
+                                      CollapseScratch& scratch);
 
 }  // namespace ptbench

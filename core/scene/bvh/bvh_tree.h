@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/scene/huge_pages.h"
+
 namespace ptbench {
 
 template <typename Node>
@@ -11,6 +13,15 @@ struct BvhTree {
   std::vector<uint32_t> primitiveOrder;  // the binary tree's primitives, in the order the leaves reference them
   uint64_t leafCount = 0;
   double sahCost = 0;  // SahCosts units per ray entering the root, with the exact boxes
+};
+
+// The tables a collapse's dynamic programme fills, a few bytes per binary node: kept by the
+// thread that builds several meshes, so that each reuses the memory the one before faulted in.
+// Every entry the programme reads it has written first, whatever the arrays held before.
+struct CollapseScratch {
+  UninitialisedArray<float> cost;
+  UninitialisedArray<uint8_t> split;
+  UninitialisedArray<uint8_t> makesLeaf;
 };
 
 }  // namespace ptbench

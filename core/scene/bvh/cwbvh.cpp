@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "core/scene/huge_pages.h"
 
@@ -34,10 +35,15 @@ uint32_t quantisationExponent(double extent) {
 
 class CwbvhCollapse {
  public:
-  CwbvhCollapse(const BinaryBvh& binary, const SahCosts& costs) : binary_(binary), costs_(costs) {
-    resizeInHugePages(cost_, binary.nodes.size() * maxRoots);
-    resizeInHugePages(split_, binary.nodes.size() * width);
-    resizeInHugePages(makesLeaf_, binary.nodes.size());
+  CwbvhCollapse(const BinaryBvh& binary, const SahCosts& costs, CollapseScratch& scratch)
+      : binary_(binary), costs_(costs) {
+    // solve() writes every entry of a node before its parent reads it (a leaf's splits too).
+    resizeForOverwrite(scratch.cost, binary.nodes.size() * maxRoots);
+    resizeForOverwrite(scratch.split, binary.nodes.size() * width);
+    resizeForOverwrite(scratch.makesLeaf, binary.nodes.size());
+    cost_ = scratch.cost;
+    split_ = scratch.split;
+    makesLeaf_ = scratch.makesLeaf;
   }
 
   BvhTree<gpu::CwbvhNode> run(ThreadBudget& budget) {
@@ -75,6 +81,8 @@ class CwbvhCollapse {
     if (BinaryBvh::isLeaf(node)) {
       makesLeaf_[n] = 1;
       for (uint32_t i = 1; i <= maxRoots; ++i) cost(n, i) = leafCost;
+      // A leaf is one root however many it is offered (collectRoots reads its splits so).
+      for (uint32_t i = 0; i < width; ++i) split(n, i) = 0;
       return;
     }
     const uint32_t left = BinaryBvh::leftChild(n), right = node.rightChild;
@@ -222,17 +230,23 @@ class CwbvhCollapse {
 
   const BinaryBvh& binary_;
   const SahCosts& costs_;
-  std::vector<float> cost_;
-  std::vector<uint8_t> split_;
-  std::vector<uint8_t> makesLeaf_;
+  std::span<float> cost_;
+  std::span<uint8_t> split_;
+  std::span<uint8_t> makesLeaf_;
   BvhTree<gpu::CwbvhNode> tree_;
 };
 
 }  // namespace
 
-BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget) {
+BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget,
+                                        CollapseScratch& scratch) {
   if (binary.nodes.empty()) return {};
-  return CwbvhCollapse(binary, costs).run(budget);
+  return CwbvhCollapse(binary, costs, scratch).run(budget);
+}
+
+BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget) {
+  CollapseScratch scratch;
+  return collapseToCwbvh(binary, costs, budget, scratch);
 }
 
 std::optional<CwbvhChild> cwbvhChild(const gpu::CwbvhNode& node, uint32_t slot) {

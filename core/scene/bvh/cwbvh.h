@@ -20,6 +20,9 @@ namespace ptbench {
 // slot's corner is placed first.
 // The programme runs on the threads `budget` spares.
 BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget);
+// The same tree, its tables in `scratch`.
+BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget,
+                                        CollapseScratch& scratch);
 
 struct CwbvhChild {
   bool inner = false;

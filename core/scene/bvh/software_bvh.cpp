@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <type_traits>
 
@@ -26,6 +31,9 @@ using Clock = std::chrono::steady_clock;
 
 // A large mesh's triangles are gathered and boxed on as many threads as the budget spares.
 constexpr uint32_t trianglesPerChunk = 16384;
+// The layouts' assembly copies nodes and triangles in pieces of this many, so that one large mesh
+// spreads over the threads as many small ones do.
+constexpr uint32_t elementsPerPiece = 65536;
 
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -58,17 +66,57 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
   return std::find(options.layouts.begin(), options.layouts.end(), layout) != options.layouts.end();
 }
 
-LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget) {
+// The memory a level's build works in, about 250 bytes a primitive: the boxes, the binary tree
+// (which the collapses read and nothing keeps) and the build's and collapses' tables. A thread
+// keeps one from mesh to mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in
+// and zero gigabytes of pages, the binary trees' time growing with the threads that did so at once.
+struct LevelScratch {
+  std::vector<Bounds> boxes;
+  BinaryBvh binary;
+  BinaryBvhScratch binaryArrays;
+  CollapseScratch bvh2, cwbvh;
+};
+
+// LevelScratch for the mesh builds running at once: each takes one while it runs and gives it
+// back, so there are never more than threads, and the meshes one thread builds in turn (largest
+// first) reuse the first one's memory. What they held never reaches the trees.
+class ScratchPool {
+ public:
+  std::unique_ptr<LevelScratch> take() {
+    const std::lock_guard lock(mutex_);
+    if (free_.empty()) return std::make_unique<LevelScratch>();
+    std::unique_ptr<LevelScratch> scratch = std::move(free_.back());
+    free_.pop_back();
+    return scratch;
+  }
+  void giveBack(std::unique_ptr<LevelScratch> scratch) {
+    const std::lock_guard lock(mutex_);
+    free_.push_back(std::move(scratch));
+  }
+  // Frees them all, each on a thread of its own where the budget spares one (freeing a
+  // gigabyte's pages takes the kernel a while), before the layouts' arrays are allocated.
+  void release(ThreadBudget& budget) {
+    parallelFor(budget, free_.size(), [&](size_t i) { free_[i].reset(); });
+    free_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<LevelScratch>> free_;
+};
+
+LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget,
+                      LevelScratch& scratch) {
   LevelBuild level{.primitiveCount = static_cast<uint32_t>(primitives.size())};
   auto start = Clock::now();
   PrebuiltLevel built;
   if (options.levelBuilder) {
     built = options.levelBuilder(primitives, options.layouts);
   } else {
-    built.binary = buildBinaryBvh(primitives, options.binary, budget);
-    if (!built.binary.nodes.empty()) built.bounds = built.binary.nodes[0].bounds;
+    buildBinaryBvh(primitives, options.binary, budget, scratch.binary, scratch.binaryArrays);
+    if (!scratch.binary.nodes.empty()) built.bounds = scratch.binary.nodes[0].bounds;
   }
-  const BinaryBvh& binary = built.binary;
+  const BinaryBvh& binary = options.levelBuilder ? built.binary : scratch.binary;
   level.binaryMs = msSince(start);
   level.bounds = built.bounds;
   if (built.bvh2) level.bvh2.tree = std::move(*built.bvh2);
@@ -81,13 +129,13 @@ LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions&
       [&] {
         if (!collapsesBvh2) return;
         const auto collapseStart = Clock::now();
-        level.bvh2.tree = collapseToBvh2(binary, options.costs, budget);
+        level.bvh2.tree = collapseToBvh2(binary, options.costs, budget, scratch.bvh2);
         level.bvh2.ms = msSince(collapseStart);
       },
       [&] {
         if (!collapsesCwbvh) return;
         const auto collapseStart = Clock::now();
-        level.cwbvh.tree = collapseToCwbvh(binary, options.costs, budget);
+        level.cwbvh.tree = collapseToCwbvh(binary, options.costs, budget, scratch.cwbvh);
         level.cwbvh.ms = msSince(collapseStart);
       });
   return level;
@@ -100,10 +148,20 @@ uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
   return count;
 }
 
-// A mesh's triangles in its own numbering: geometry by geometry, primitive by primitive.
-std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget) {
-  std::vector<gpu::BvhTriangle> triangles;
-  resizeInHugePages(triangles, meshTriangleCount(scene, mesh));
+struct MeshBuild {
+  // In the mesh's numbering: geometry by geometry, primitive by primitive. Its first touch is
+  // the parallel gathering's.
+  UninitialisedArray<gpu::BvhTriangle> triangles;
+  LevelBuild level;
+};
+
+// Gathers the mesh's triangles and their boxes in one pass, on as many threads as the budget
+// spares; the boxes go to `boxes`, overwritten in full.
+void gatherTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget,
+                     UninitialisedArray<gpu::BvhTriangle>& triangles, std::vector<Bounds>& boxes) {
+  const uint64_t count = meshTriangleCount(scene, mesh);
+  resizeInHugePages(triangles, count);
+  resizeForOverwrite(boxes, count);
   uint32_t first = 0;  // the geometry's first triangle in the mesh's numbering
   for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
     const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
@@ -115,38 +173,30 @@ std::vector<gpu::BvhTriangle> meshTriangles(const SceneData& scene, const Mesh& 
         gpu::materialNeedsCandidateTest(scene.materials[geometry.material]) ? gpu::BVH_TRIANGLE_NON_OPAQUE : 0;
     const Chunks chunks{.begin = 0, .end = geometry.triangleCount, .size = trianglesPerChunk};
     parallelFor(budget, chunks.count(), [&](size_t c) {
-      for (uint32_t p = chunks.first(c); p < chunks.last(c); ++p)
-        triangles[first + p] = {.v0 = position(p, 0),
-                                .geometry = g,
-                                .v1 = position(p, 1),
-                                .primitive = p,
-                                .v2 = position(p, 2),
-                                .flags = flags};
+      for (uint32_t p = chunks.first(c); p < chunks.last(c); ++p) {
+        const gpu::BvhTriangle t = {.v0 = position(p, 0),
+                                    .geometry = g,
+                                    .v1 = position(p, 1),
+                                    .primitive = p,
+                                    .v2 = position(p, 2),
+                                    .flags = flags};
+        triangles[first + p] = t;
+        Bounds box;
+        box.extend(toVec3(t.v0));
+        box.extend(toVec3(t.v1));
+        box.extend(toVec3(t.v2));
+        boxes[first + p] = box;
+      }
     });
     first += geometry.triangleCount;
   }
-  return triangles;
 }
 
-struct MeshBuild {
-  std::vector<gpu::BvhTriangle> triangles;  // in the mesh's numbering
-  LevelBuild level;
-};
-
-MeshBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget) {
-  MeshBuild build{.triangles = meshTriangles(scene, mesh, budget)};
-  std::vector<Bounds> boxes;
-  resizeInHugePages(boxes, build.triangles.size());
-  const Chunks chunks{.begin = 0, .end = static_cast<uint32_t>(boxes.size()), .size = trianglesPerChunk};
-  parallelFor(budget, chunks.count(), [&](size_t c) {
-    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
-      const gpu::BvhTriangle& t = build.triangles[i];
-      boxes[i].extend(toVec3(t.v0));
-      boxes[i].extend(toVec3(t.v1));
-      boxes[i].extend(toVec3(t.v2));
-    }
-  });
-  build.level = buildLevel(boxes, options, budget);
+MeshBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget,
+                    LevelScratch& scratch) {
+  MeshBuild build;
+  gatherTriangles(scene, mesh, budget, build.triangles, scratch.boxes);
+  build.level = buildLevel(scratch.boxes, options, budget, scratch);
   return build;
 }
 
@@ -239,73 +289,137 @@ BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
           .bytes = collapsed.tree.nodes.size() * sizeof(Node) + level.primitiveCount * leafEntryBytes};
 }
 
+// A part of the layouts' assembly that runs beside the others: a mesh's statistics, or a range
+// of its nodes or triangles copied into one layout's arrays.
+struct Piece {
+  enum class Kind { Statistics, Nodes, Triangles };
+  BvhLayout layout;
+  Kind kind;
+  uint32_t mesh;
+  uint32_t begin = 0, end = 0;
+};
+
+// One layout's arrays assembled from the levels: each mesh's place in them (place), the node
+// array sized (sizeNodes: one thread's value-initialisation and first touch of fresh pages, the
+// two layouts' side by side; the triangle arrays, larger, were sized beside the meshes' builds),
+// then the pieces (on as many threads as the budget spares, both layouts' at once: a
+// 50M-triangle scene's triangles are gigabytes, gathered in leaf order), then the sums and the
+// instance entries (finish).
 template <typename Node>
-void assemble(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
-              const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats,
-              ThreadBudget& budget) {
-  stats.built = true;
-  const BvhTree<Node>& topTree = top.collapsed<Node>().tree;
-  layout.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
-  if (layout.nodes.empty()) layout.nodes.push_back(emptyRoot<Node>());
-  stats.topLevel = levelStats<Node>(top, sizeof(gpu::BvhInstance));
-  stats.topLevel.nodes = layout.nodes.size();
+class LayoutAssembly {
+ public:
+  LayoutAssembly(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
+                 const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats)
+      : scene_(scene), meshes_(meshes), top_(top), topInstances_(topInstances), layout_(layout), stats_(stats) {}
 
-  // Each mesh's place in the arrays first, then the meshes copied in on as many threads as the
-  // budget spares (a 50M-triangle scene's triangles are gigabytes, gathered in leaf order).
-  stats.meshes.assign(meshes.size(), {});
-  layout.meshRoots.assign(meshes.size(), NO_BVH_ROOT);
-  std::vector<uint32_t> triangleOffsets(meshes.size(), 0);
-  size_t nodeCount = layout.nodes.size(), triangleCount = 0;
-  for (size_t m = 0; m < meshes.size(); ++m) {
-    const BvhTree<Node>& tree = meshes[m].level.collapsed<Node>().tree;
-    if (tree.nodes.empty()) continue;
-    layout.meshRoots[m] = static_cast<uint32_t>(nodeCount);
-    triangleOffsets[m] = static_cast<uint32_t>(triangleCount);
-    nodeCount += tree.nodes.size();
-    triangleCount += meshes[m].triangles.size();
-  }
-  resizeInHugePages(layout.nodes, nodeCount);
-  resizeInHugePages(layout.triangles, triangleCount);
-  parallelFor(budget, meshes.size(), [&](size_t m) {
-    const BvhTree<Node>& tree = meshes[m].level.collapsed<Node>().tree;
-    if (tree.nodes.empty()) return;
-    const uint32_t nodeOffset = layout.meshRoots[m], triangleOffset = triangleOffsets[m];
-    for (size_t n = 0; n < tree.nodes.size(); ++n) {
-      Node node = tree.nodes[n];
-      offsetIndices(node, nodeOffset, triangleOffset);
-      layout.nodes[nodeOffset + n] = node;
+  void place() {
+    stats_.built = true;
+    const BvhTree<Node>& topTree = top_.collapsed<Node>().tree;
+    layout_.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
+    if (layout_.nodes.empty()) layout_.nodes.push_back(emptyRoot<Node>());
+    stats_.topLevel = levelStats<Node>(top_, sizeof(gpu::BvhInstance));
+    stats_.topLevel.nodes = layout_.nodes.size();
+
+    stats_.meshes.assign(meshes_.size(), {});
+    layout_.meshRoots.assign(meshes_.size(), NO_BVH_ROOT);
+    triangleOffsets_.assign(meshes_.size(), 0);
+    size_t nodeCount = layout_.nodes.size(), triangleCount = 0;
+    for (size_t m = 0; m < meshes_.size(); ++m) {
+      const BvhTree<Node>& tree = meshes_[m].level.collapsed<Node>().tree;
+      if (tree.nodes.empty()) continue;
+      layout_.meshRoots[m] = static_cast<uint32_t>(nodeCount);
+      triangleOffsets_[m] = static_cast<uint32_t>(triangleCount);
+      nodeCount += tree.nodes.size();
+      triangleCount += meshes_[m].triangles.size();
     }
-    gpu::BvhTriangle* triangles = layout.triangles.data() + triangleOffset;
-    for (size_t i = 0; i < tree.primitiveOrder.size(); ++i) triangles[i] = meshes[m].triangles[tree.primitiveOrder[i]];
-    stats.meshes[m] = levelStats<Node>(meshes[m].level, sizeof(gpu::BvhTriangle));
-  });
-
-  double weightedSah = 0;
-  for (size_t m = 0; m < meshes.size(); ++m) {
-    if (layout.meshRoots[m] == NO_BVH_ROOT) continue;
-    const BvhStats& mesh = stats.meshes[m];
-    stats.bottomLevels.buildMs += mesh.buildMs;
-    stats.bottomLevels.nodes += mesh.nodes;
-    stats.bottomLevels.leaves += mesh.leaves;
-    stats.bottomLevels.primitives += mesh.primitives;
-    stats.bottomLevels.bytes += mesh.bytes;
-    stats.bottomLevels.depth = std::max(stats.bottomLevels.depth, mesh.depth);
-    weightedSah += mesh.sahCost * double(mesh.primitives);
+    nodeCount_ = nodeCount;
+    if (triangleCount != layout_.triangles.size())
+      throw std::logic_error("software BVH: the meshes' trees hold " + std::to_string(triangleCount) +
+                             " triangles, the layout's array was sized for " +
+                             std::to_string(layout_.triangles.size()));
   }
-  if (stats.bottomLevels.primitives > 0)
-    stats.bottomLevels.sahCost = weightedSah / double(stats.bottomLevels.primitives);
+  void sizeNodes() { resizeInHugePages(layout_.nodes, nodeCount_); }
 
-  for (uint32_t i : topTree.primitiveOrder) {
-    const uint32_t instance = topInstances[i];
-    const std::array<gpu::vec4, 3> rows = worldToObjectRows(scene.instances[instance]);
-    layout.instances.push_back({.worldToObject = {rows[0], rows[1], rows[2]},
-                                .instance = instance,
-                                .rootNode = layout.meshRoots[scene.instanceMeshes[instance]]});
+  void addPieces(BvhLayout layout, std::vector<Piece>& pieces) const {
+    const auto addRanges = [&](Piece::Kind kind, uint32_t mesh, size_t count) {
+      for (size_t begin = 0; begin < count; begin += elementsPerPiece)
+        pieces.push_back({.layout = layout,
+                          .kind = kind,
+                          .mesh = mesh,
+                          .begin = static_cast<uint32_t>(begin),
+                          .end = static_cast<uint32_t>(std::min(count, begin + elementsPerPiece))});
+    };
+    for (uint32_t m = 0; m < meshes_.size(); ++m) {
+      const BvhTree<Node>& tree = meshes_[m].level.collapsed<Node>().tree;
+      if (tree.nodes.empty()) continue;
+      pieces.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
+      addRanges(Piece::Kind::Nodes, m, tree.nodes.size());
+      addRanges(Piece::Kind::Triangles, m, tree.primitiveOrder.size());
+    }
   }
-  stats.stackEntries = stats.topLevel.depth + 1 + stats.bottomLevels.depth;
-  stats.bytes = layout.nodes.size() * sizeof(Node) + layout.triangles.size() * sizeof(gpu::BvhTriangle) +
-                layout.instances.size() * sizeof(gpu::BvhInstance);
-}
+
+  void run(const Piece& piece) {
+    const MeshBuild& mesh = meshes_[piece.mesh];
+    const BvhTree<Node>& tree = mesh.level.collapsed<Node>().tree;
+    const uint32_t nodeOffset = layout_.meshRoots[piece.mesh], triangleOffset = triangleOffsets_[piece.mesh];
+    switch (piece.kind) {
+      case Piece::Kind::Statistics:
+        stats_.meshes[piece.mesh] = levelStats<Node>(mesh.level, sizeof(gpu::BvhTriangle));
+        break;
+      case Piece::Kind::Nodes:
+        for (uint32_t n = piece.begin; n < piece.end; ++n) {
+          Node node = tree.nodes[n];
+          offsetIndices(node, nodeOffset, triangleOffset);
+          layout_.nodes[nodeOffset + n] = node;
+        }
+        break;
+      case Piece::Kind::Triangles:
+        for (uint32_t i = piece.begin; i < piece.end; ++i)
+          layout_.triangles[triangleOffset + i] = mesh.triangles[tree.primitiveOrder[i]];
+        break;
+    }
+  }
+
+  void finish() {
+    double weightedSah = 0;
+    for (size_t m = 0; m < meshes_.size(); ++m) {
+      if (layout_.meshRoots[m] == NO_BVH_ROOT) continue;
+      const BvhStats& mesh = stats_.meshes[m];
+      stats_.bottomLevels.buildMs += mesh.buildMs;
+      stats_.bottomLevels.nodes += mesh.nodes;
+      stats_.bottomLevels.leaves += mesh.leaves;
+      stats_.bottomLevels.primitives += mesh.primitives;
+      stats_.bottomLevels.bytes += mesh.bytes;
+      stats_.bottomLevels.depth = std::max(stats_.bottomLevels.depth, mesh.depth);
+      weightedSah += mesh.sahCost * double(mesh.primitives);
+    }
+    if (stats_.bottomLevels.primitives > 0)
+      stats_.bottomLevels.sahCost = weightedSah / double(stats_.bottomLevels.primitives);
+
+    const BvhTree<Node>& topTree = top_.collapsed<Node>().tree;
+    layout_.instances.reserve(topTree.primitiveOrder.size());
+    for (uint32_t i : topTree.primitiveOrder) {
+      const uint32_t instance = topInstances_[i];
+      const std::array<gpu::vec4, 3> rows = worldToObjectRows(scene_.instances[instance]);
+      layout_.instances.push_back({.worldToObject = {rows[0], rows[1], rows[2]},
+                                   .instance = instance,
+                                   .rootNode = layout_.meshRoots[scene_.instanceMeshes[instance]]});
+    }
+    stats_.stackEntries = stats_.topLevel.depth + 1 + stats_.bottomLevels.depth;
+    stats_.bytes = layout_.nodes.size() * sizeof(Node) + layout_.triangles.size() * sizeof(gpu::BvhTriangle) +
+                   layout_.instances.size() * sizeof(gpu::BvhInstance);
+  }
+
+ private:
+  const SceneData& scene_;
+  const std::vector<MeshBuild>& meshes_;
+  const LevelBuild& top_;
+  const std::vector<uint32_t>& topInstances_;
+  SoftwareBvhLayout<Node>& layout_;
+  BvhLayoutStats& stats_;
+  std::vector<uint32_t> triangleOffsets_;  // each mesh's first triangle in the layout's array
+  size_t nodeCount_ = 0;
+};
 
 }  // namespace
 
@@ -333,9 +447,27 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return meshTriangleCount(scene, scene.meshes[a]) > meshTriangleCount(scene, scene.meshes[b]);
   });
+  // Each layout's triangle array holds every mesh's triangles once. Sizing one is a single
+  // thread's value-initialisation (std::vector's resize: the upload takes std::vector) of the
+  // build's largest arrays: they are sized beside the meshes' builds, after the last mesh is
+  // taken, by threads that would otherwise wait for the others' last meshes.
+  SoftwareBvh bvh;
+  const bool buildsBvh2 = builds(options, BvhLayout::Bvh2), buildsCwbvh = builds(options, BvhLayout::Cwbvh);
+  uint64_t sceneTriangles = 0;
+  for (const Mesh& mesh : scene.meshes) sceneTriangles += meshTriangleCount(scene, mesh);
+  std::vector<std::function<void()>> triangleSizings;
+  if (buildsBvh2) triangleSizings.push_back([&] { resizeInHugePages(bvh.bvh2.triangles, sceneTriangles); });
+  if (buildsCwbvh) triangleSizings.push_back([&] { resizeInHugePages(bvh.cwbvh.triangles, sceneTriangles); });
+
   std::vector<MeshBuild> meshes(scene.meshes.size());
-  parallelFor(budget, order.size(),
-              [&](size_t i) { meshes[order[i]] = buildMesh(scene, scene.meshes[order[i]], options, budget); });
+  ScratchPool scratchPool;
+  parallelFor(budget, order.size() + triangleSizings.size(), [&](size_t i) {
+    if (i >= order.size()) return triangleSizings[i - order.size()]();
+    std::unique_ptr<LevelScratch> scratch = scratchPool.take();
+    meshes[order[i]] = buildMesh(scene, scene.meshes[order[i]], options, budget, *scratch);
+    scratchPool.giveBack(std::move(scratch));
+  });
+  scratchPool.release(budget);
 
   // Instances of meshes without triangles have nothing to hit and stay out of the top level.
   std::vector<uint32_t> topInstances;
@@ -346,20 +478,33 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
     topInstances.push_back(i);
     instanceBounds.push_back(worldBounds(scene.instances[i], mesh.bounds));
   }
-  const LevelBuild top = buildLevel(instanceBounds, options, budget);
+  LevelScratch topScratch;
+  const LevelBuild top = buildLevel(instanceBounds, options, budget, topScratch);
 
-  SoftwareBvh bvh;
   const auto assembleStart = Clock::now();
+  LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
+  LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
+  if (buildsBvh2) bvh2.place();
+  if (buildsCwbvh) cwbvh.place();
   forkJoin(
-      budget, true,
+      budget, buildsBvh2 && buildsCwbvh,
       [&] {
-        if (builds(options, BvhLayout::Bvh2))
-          assemble(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2, budget);
+        if (buildsBvh2) bvh2.sizeNodes();
       },
       [&] {
-        if (builds(options, BvhLayout::Cwbvh))
-          assemble(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh, budget);
+        if (buildsCwbvh) cwbvh.sizeNodes();
       });
+  std::vector<Piece> pieces;
+  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
+  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
+  parallelFor(budget, pieces.size(), [&](size_t i) {
+    if (pieces[i].layout == BvhLayout::Bvh2)
+      bvh2.run(pieces[i]);
+    else
+      cwbvh.run(pieces[i]);
+  });
+  if (buildsBvh2) bvh2.finish();
+  if (buildsCwbvh) cwbvh.finish();
   bvh.stats.assembleMs = msSince(assembleStart);
   bvh.stats.threads = threads;
   bvh.stats.binCount = options.binary.binCount;
@@ -367,6 +512,8 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   bvh.stats.binaryBuildMs = top.binaryMs;
   for (const MeshBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.level.binaryMs;
   bvh.stats.buildMs = msSince(start);
+  // The meshes' triangles and trees are as large as the layouts: freed on several threads too.
+  parallelFor(budget, meshes.size(), [&](size_t m) { meshes[m] = {}; });
   return bvh;
 }
 
