@@ -425,6 +425,7 @@ TEST_F(WavefrontTest, PoolThatHoldsTheFrameRunsMaxDepthIterations) {
   RenderSettings settings = smallSettings(16, 2, 5);
   settings.camera = scene.defaultCamera();
   settings.wavefront.schedule = WavefrontSchedule::Pool;
+  settings.stageTimestamps = false;  // which the overlap needs (overlapsStages)
   const FrameResult reference = render(gpuScene, settings, Backend::RayQuery, IntegratorKind::Megakernel);
   for (bool overlap : {true, false}) {
     settings.wavefront.shadowOverlap = overlap;
