@@ -98,7 +98,7 @@ std::vector<IntegratorOption> wavefrontOptions() {
   IntegratorOption shadowOverlap = wavefrontSwitch(
       {"shadow_overlap", "true or false",
        "a bounce's shadow rays trace beside the next bounce's extension rays (depth) or generate (pool), no barrier "
-       "between them (with compaction); false, one stage after another"},
+       "between them (with compaction and timing frame); false, one stage after another"},
       &WavefrontOptions::shadowOverlap, "", "-overlap");
   shadowOverlap.fixedAtCreation = false;  // it orders launches, it chooses no kernel
   IntegratorOption poolSize{
