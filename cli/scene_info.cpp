@@ -107,10 +107,11 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
                                bvh.threads, double(scene.uniqueTriangleCount()) / (bvh.buildMs * 1e3));
     else
       std::cout << fmt::format(
-          "  software BVH built in {:.1f} ms by the GPU builder on {} threads: summed over meshes, {:.1f} ms of "
-          "kernels "
-          "(trees and collapses), {:.1f} ms of upload and readback, {:.1f} ms waiting for the queue\n",
-          bvh.buildMs, bvh.threads, bvh.gpuBuildMs, bvh.gpuTransferMs, bvh.gpuQueueWaitMs);
+          "  software BVH built in {:.1f} ms by the GPU builder on {} threads, {} batches: {:.1f} ms of kernels "
+          "(trees and collapses); summed over meshes and batches, {:.1f} ms of upload and readback (staging {:.1f}, "
+          "allocation {:.1f}, copies {:.1f}, conversion {:.1f}), {:.1f} ms waiting for a batch\n",
+          bvh.buildMs, bvh.threads, bvh.gpuBatches, bvh.gpuBuildMs, bvh.gpuTransferMs, bvh.gpuPrepareMs,
+          bvh.gpuAllocateMs, bvh.gpuCopyMs, bvh.gpuConvertMs, bvh.gpuQueueWaitMs);
     for (const auto& [name, layout] : {std::pair{"cwbvh", &bvh.cwbvh}, std::pair{"bvh2", &bvh.bvh2}})
       std::cout << fmt::format(
           "    {:<5} {:.2f} MiB; {} + {} nodes (top + bottom levels), depth {} + {}, SAH cost {:.2f} (bottom "

@@ -873,12 +873,17 @@ json softwareBvhJson(const SoftwareBvhStats& stats) {
               {"cwbvh", layoutJson(stats.cwbvh)},
               {"bvh2", layoutJson(stats.bvh2)}};
   // The GPU builder's binary_build_ms split (summed over levels, which build on several threads
-  // at once): the kernels, the collapses included; the boxes' upload with the trees' readback;
-  // and the waits for the queue.
+  // at once, and batches): the kernels, the collapses included; the boxes' upload with the
+  // trees' readback, and its parts; and the waits for a batch.
   if (stats.builder == BvhBuilder::Gpu) {
     out["gpu_build_ms"] = stats.gpuBuildMs;
     out["gpu_transfer_ms"] = stats.gpuTransferMs;
+    out["gpu_transfer_parts_ms"] = {{"prepare", stats.gpuPrepareMs},
+                                    {"allocate", stats.gpuAllocateMs},
+                                    {"copy", stats.gpuCopyMs},
+                                    {"convert", stats.gpuConvertMs}};
     out["gpu_queue_wait_ms"] = stats.gpuQueueWaitMs;
+    out["gpu_batches"] = stats.gpuBatches;
   }
   return out;
 }

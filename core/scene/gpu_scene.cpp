@@ -177,9 +177,15 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
     bvh = buildSoftwareBvh(scene, options);
     bvh.stats.builder = builder;
     if (gpuBuilder) {
-      bvh.stats.gpuBuildMs = gpuBuilder->times().gpuMs;
-      bvh.stats.gpuTransferMs = gpuBuilder->times().transferMs;
-      bvh.stats.gpuQueueWaitMs = gpuBuilder->times().lockWaitMs;
+      const GpuBvhBuildTimes times = gpuBuilder->times();
+      bvh.stats.gpuBuildMs = times.gpuMs;
+      bvh.stats.gpuTransferMs = times.transferMs;
+      bvh.stats.gpuPrepareMs = times.prepareMs;
+      bvh.stats.gpuAllocateMs = times.allocateMs;
+      bvh.stats.gpuCopyMs = times.copyMs;
+      bvh.stats.gpuConvertMs = times.convertMs;
+      bvh.stats.gpuQueueWaitMs = times.lockWaitMs;
+      bvh.stats.gpuBatches = times.batches;
     }
   } catch (const std::exception& error) {
     for (BvhLayout layout : layouts)

@@ -344,6 +344,11 @@ TEST(RunCommand, SoftwareBuilderOptionPicksTheTreeAndReportsIt) {
     if (builder == "gpu") {
       EXPECT_GT(bvh["gpu_build_ms"].get<double>(), 0.0);
       EXPECT_GE(bvh["gpu_queue_wait_ms"].get<double>(), 0.0);
+      EXPECT_GE(bvh["gpu_batches"].get<int>(), 1);
+      double parts = 0;
+      for (const char* part : {"prepare", "allocate", "copy", "convert"})
+        parts += bvh["gpu_transfer_parts_ms"][part].get<double>();
+      EXPECT_NEAR(parts, bvh["gpu_transfer_ms"].get<double>(), 1e-6 * parts + 1e-9);
     }
   }
   EXPECT_EQ(builders, (std::set<std::string>{"cpu", "gpu"}));

@@ -11,8 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <latch>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <tuple>
 
 #include "core/scene/bvh/bvh2.h"
@@ -163,6 +165,64 @@ TEST_F(GpuBvhBuilderTest, SameTreeOnEveryBuild) {
   ASSERT_TRUE(first.bvh2 && second.bvh2 && first.cwbvh && second.cwbvh);
   expectSameTree(*second.bvh2, *first.bvh2, "bvh2");
   expectSameTree(*second.cwbvh, *first.cwbvh, "cwbvh");
+}
+
+// Two builds of a level are the same: binary tree, leaf order, both collapses and box.
+void expectSameLevel(const PrebuiltLevel& built, const PrebuiltLevel& expected, const std::string& what) {
+  ASSERT_EQ(built.binary.nodes.size(), expected.binary.nodes.size()) << what;
+  EXPECT_EQ(std::memcmp(built.binary.nodes.data(), expected.binary.nodes.data(),
+                        expected.binary.nodes.size() * sizeof(BinaryBvhNode)),
+            0)
+      << what;
+  EXPECT_EQ(built.binary.primitiveOrder, expected.binary.primitiveOrder) << what;
+  ASSERT_EQ(built.bvh2.has_value(), expected.bvh2.has_value()) << what;
+  ASSERT_EQ(built.cwbvh.has_value(), expected.cwbvh.has_value()) << what;
+  if (expected.bvh2) expectSameTree(*built.bvh2, *expected.bvh2, "bvh2, " + what);
+  if (expected.cwbvh) expectSameTree(*built.cwbvh, *expected.cwbvh, "cwbvh, " + what);
+  EXPECT_EQ(std::memcmp(&built.bounds, &expected.bounds, sizeof(Bounds)), 0) << what;
+}
+
+// Levels of a batch are built side by side (each kernel launched for all of them between the
+// same barriers, their arrays regions of shared buffers); each is the tree it is alone. Sizes
+// around the scans' single-workgroup limit, and the levels the GPU is not asked for (0 and 1).
+TEST_F(GpuBvhBuilderTest, LevelsBuiltInOneBatchAreTheTreesEachBuildsAlone) {
+  std::vector<std::vector<Bounds>> boxes;
+  for (const size_t count : {70001, 1, 5000, 2, 0, 33, 40000})
+    boxes.push_back(randomBoxes(count, uint32_t(count) + 3, count % 5 + 2));
+  const std::vector<std::span<const Bounds>> levels(boxes.begin(), boxes.end());
+  const std::vector<PrebuiltLevel> together = builder->buildLevels(levels, allBvhLayouts, true);
+  EXPECT_EQ(builder->times().batches, 1u);
+  ASSERT_EQ(together.size(), levels.size());
+  for (size_t l = 0; l < levels.size(); ++l)
+    expectSameLevel(together[l], builder->buildLevel(levels[l], allBvhLayouts, true),
+                    std::to_string(levels[l].size()) + " primitives");
+}
+
+// Levels that arrive from several threads while a batch runs wait and are built together in
+// the next, whatever layouts each asks for; each is the tree it is alone.
+TEST_F(GpuBvhBuilderTest, LevelsFromSeveralThreadsAreTheTreesEachBuildsAlone) {
+  constexpr size_t threadCount = 9;
+  const std::vector<BvhLayout> layoutChoices[] = {
+      {allBvhLayouts.begin(), allBvhLayouts.end()}, {BvhLayout::Bvh2}, {BvhLayout::Cwbvh}};
+  std::vector<std::vector<Bounds>> boxes;
+  for (size_t t = 0; t < threadCount; ++t) boxes.push_back(randomBoxes(3000 + 4000 * t, uint32_t(t)));
+  std::vector<PrebuiltLevel> built(threadCount);
+  std::latch start(threadCount);
+  {
+    std::vector<std::jthread> threads;
+    for (size_t t = 0; t < threadCount; ++t)
+      threads.emplace_back([&, t] {
+        start.arrive_and_wait();
+        built[t] = builder->buildLevel(boxes[t], layoutChoices[t % 3], t % 2 == 1);
+      });
+  }
+  const GpuBvhBuildTimes times = builder->times();
+  std::cout << threadCount << " levels from as many threads in " << times.batches << " batches\n";
+  EXPECT_EQ(times.trees, threadCount);
+  EXPECT_LE(times.batches, threadCount);
+  for (size_t t = 0; t < threadCount; ++t)
+    expectSameLevel(built[t], builder->buildLevel(boxes[t], layoutChoices[t % 3], t % 2 == 1),
+                    "thread " + std::to_string(t));
 }
 
 // The GPU's collapses make the CPU's choices with the CPU's float operations, so they give

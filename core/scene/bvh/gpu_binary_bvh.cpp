@@ -1,6 +1,7 @@
 #include "core/scene/bvh/gpu_binary_bvh.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -43,11 +44,6 @@ constexpr VkBufferUsageFlags scratchUsage =
 constexpr uint32_t keyBits = 32;
 constexpr uint32_t sortPasses = keyBits / gpu::RADIX_SORT_BITS;
 
-vk::Buffer deviceArray(const vk::Context& context, uint64_t count, uint64_t elementBytes) {
-  // A zero-sized buffer is invalid; an empty array still gets one element's room.
-  return vk::Buffer(context, std::max<uint64_t>(count, 1) * elementBytes, scratchUsage, vk::MemoryUse::DeviceOnly);
-}
-
 // Each kernel's writes visible to the next kernel's reads (and writes: the sort's ping-pong).
 void computeToCompute(VkCommandBuffer commands) {
   vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
@@ -79,45 +75,186 @@ uint32_t sortBlocks(uint32_t count) {
   return (count + gpu::RADIX_SORT_BLOCK - 1) / gpu::RADIX_SORT_BLOCK;
 }
 
-void copyBuffer(VkCommandBuffer commands, const vk::Buffer& from, const vk::Buffer& to, VkDeviceSize bytes) {
-  const VkBufferCopy region{.size = bytes};
+void copyBuffer(VkCommandBuffer commands, const vk::Buffer& from, const vk::Buffer& to, VkDeviceSize bytes,
+                VkDeviceSize fromOffset = 0, VkDeviceSize toOffset = 0) {
+  const VkBufferCopy region{.srcOffset = fromOffset, .dstOffset = toOffset, .size = bytes};
   vkCmdCopyBuffer(commands, from.get(), to.get(), 1, &region);
 }
 
 }  // namespace
 
-std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalBytes, const std::string& device) {
-  // Device-local arrays, per primitive: keys and values twice (16 bytes), its box (24), its share
-  // of the blocks' histograms, and per node (2 per primitive) a parent, a BVH2 cost, a
-  // depth-first place and a BVH2 node index (4 each), a box (24), the emitted node (36) and a
-  // CWBVH cost table (32); per inner node its Karras node (16), arrival count (4) and at most one
-  // Bvh2Node (64); per possible wide node its binary root, eight slots, two counts (44) and a
-  // CwbvhNode (80); CWBVH's leaf order (4). The boxes' staging and the readback buffers are host
-  // memory.
+// Buffers kept for reuse across levels and batches: the driver's allocations (device memory
+// cleared, host memory pinned and mapped for the GPU) cost more than a level's copies and
+// kernels, and a scene's meshes ask for much the same sizes again and again.
+class GpuBufferPool {
+ public:
+  explicit GpuBufferPool(const vk::Context& context) : context_(context) {}
+
+  // A buffer of `bytes` at least: the smallest free one of `use` that holds them, or a new one
+  // of up to a quarter more, so that a later, slightly larger request finds it too. Free device
+  // arrays smaller than a request none fits are freed rather than kept: device memory is the
+  // scarcer, and the larger ones serve the smaller requests.
+  vk::Buffer take(VkDeviceSize bytes, vk::MemoryUse use) {
+    {
+      const std::lock_guard lock(mutex_);
+      auto best = free_.end();
+      for (auto it = free_.begin(); it != free_.end(); ++it)
+        if (it->first == use && it->second.bytes() >= bytes &&
+            (best == free_.end() || it->second.bytes() < best->second.bytes()))
+          best = it;
+      if (best != free_.end()) {
+        vk::Buffer buffer = std::move(best->second);
+        free_.erase(best);
+        return buffer;
+      }
+      if (use == vk::MemoryUse::DeviceOnly)
+        std::erase_if(free_, [&](const auto& entry) { return entry.first == use && entry.second.bytes() < bytes; });
+    }
+    return vk::Buffer(context_, pooledBytes(bytes), scratchUsage, use);
+  }
+  void giveBack(vk::Buffer buffer, vk::MemoryUse use) {
+    const std::lock_guard lock(mutex_);
+    free_.emplace_back(use, std::move(buffer));
+  }
+
+ private:
+  // Rounded up to a quarter of the power of two below: at most a quarter more.
+  static VkDeviceSize pooledBytes(VkDeviceSize bytes) {
+    const VkDeviceSize step = std::max<VkDeviceSize>((VkDeviceSize{1} << (std::bit_width(bytes) - 1)) / 4, 4096);
+    return vk::alignUp(bytes, step);
+  }
+  const vk::Context& context_;
+  std::mutex mutex_;
+  std::vector<std::pair<vk::MemoryUse, vk::Buffer>> free_;
+};
+
+// A buffer from the pool for as long as it lives, then back to the pool; `bytes` is what was
+// asked for (the buffer may be larger).
+class PooledBuffer {
+ public:
+  PooledBuffer(GpuBufferPool& pool, VkDeviceSize bytes, vk::MemoryUse use)
+      : pool_(&pool), use_(use), bytes_(bytes), buffer_(pool.take(bytes, use)) {}
+  PooledBuffer(PooledBuffer&& other) noexcept = default;
+  PooledBuffer& operator=(PooledBuffer&&) = delete;
+  ~PooledBuffer() {
+    if (buffer_.get() != VK_NULL_HANDLE) pool_->giveBack(std::move(buffer_), use_);
+  }
+  const vk::Buffer& buffer() const { return buffer_; }
+  VkDeviceSize bytes() const { return bytes_; }
+  void* mapped() const { return buffer_.mapped(); }
+
+ private:
+  GpuBufferPool* pool_;
+  vk::MemoryUse use_;
+  VkDeviceSize bytes_;
+  vk::Buffer buffer_;
+};
+
+namespace {
+
+// One device array for a batch of levels, a region each, aligned for the kernels' buffer
+// references: a batch allocates as many arrays as one level does, however many levels it holds.
+class BatchArray {
+ public:
+  BatchArray(GpuBufferPool& pool, std::span<const uint64_t> counts, uint64_t elementBytes)
+      : offsets_(regionOffsets(counts, elementBytes)), buffer_(pool, offsets_.back(), vk::MemoryUse::DeviceOnly) {}
+  VkDeviceAddress address(size_t level) const { return buffer_.buffer().address() + offsets_[level]; }
+  VkDeviceSize offset(size_t level) const { return offsets_[level]; }
+  const vk::Buffer& buffer() const { return buffer_.buffer(); }
+
+ private:
+  // Each level's region's start, then the array's size; an empty region still gets one element,
+  // as a level's own array would.
+  static std::vector<VkDeviceSize> regionOffsets(std::span<const uint64_t> counts, uint64_t elementBytes) {
+    std::vector<VkDeviceSize> offsets{0};
+    for (const uint64_t count : counts)
+      offsets.push_back(offsets.back() + vk::alignUp(std::max<uint64_t>(count, 1) * elementBytes, 256));
+    return offsets;
+  }
+  std::vector<VkDeviceSize> offsets_;
+  PooledBuffer buffer_;
+};
+
+// What the host reads back of each level besides its trees.
+struct LevelSummary {
+  gpu::BuildBounds root;
+  gpu::Bvh2CollapseSummary bvh2;
+  gpu::CwbvhCollapseSummary cwbvh;
+};
+
+// A batch holds levels up to this many primitives in all (a level larger than that is a batch
+// alone): its largest arrays, the binary nodes and CWBVH's cost tables, stay near a gigabyte.
+constexpr uint64_t batchPrimitiveLimit = uint64_t{1} << 24;
+
+}  // namespace
+
+uint64_t gpuBvhBuildDeviceBytes(uint64_t primitives) {
+  // Per primitive: keys and values twice (16 bytes), its box (24), its share of the blocks'
+  // histograms, and per node (2 per primitive) a parent, a BVH2 cost, a depth-first place and a
+  // BVH2 node index (4 each), a box (24), the emitted node (36) and a CWBVH cost table (32); per
+  // inner node its Karras node (16), arrival count (4) and at most one Bvh2Node (64); per possible
+  // wide node its binary root, eight slots, two counts (44) and a CwbvhNode (80); CWBVH's leaf
+  // order (4). The boxes' staging and the readback buffers are host memory.
   const uint64_t blocks = (primitives + gpu::RADIX_SORT_BLOCK - 1) / gpu::RADIX_SORT_BLOCK;
   const uint64_t perNode = 4 * 4 + sizeof(gpu::BuildBounds) + sizeof(gpu::BuildNode) + sizeof(gpu::CwbvhChoice);
   const uint64_t perInnerNode = sizeof(gpu::KarrasNode) + 4 + sizeof(gpu::Bvh2Node);
   const uint64_t perWideNode = 4 * (1 + gpu::CWBVH_WIDTH + 2) + sizeof(gpu::CwbvhNode);
-  const uint64_t bytes = primitives * (16 + 24 + 2 * perNode + perInnerNode + perWideNode + 4) +
-                         blocks * gpu::RADIX_SORT_DIGITS * 4 + scanBlocks(2 * primitives) * 4;
+  return primitives * (16 + 24 + 2 * perNode + perInnerNode + perWideNode + 4) + blocks * gpu::RADIX_SORT_DIGITS * 4 +
+         scanBlocks(2 * primitives) * 4;
+}
+
+std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalBytes, const std::string& device) {
+  const uint64_t bytes = gpuBvhBuildDeviceBytes(primitives);
   if (bytes <= deviceLocalBytes) return "";
   const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
   return "the GPU builder needs " + mib(bytes) + " for a level of " + std::to_string(primitives) + " primitives, but " +
          device + " has " + mib(deviceLocalBytes) + " of device memory; use software_builder: cpu";
 }
 
-// Keys and values, each twice: every pass sorts from one copy into the other.
-struct GpuBvhBuilder::SortBuffers {
-  vk::Buffer keys[2], values[2], blockHistograms;
-  SortBuffers(const vk::Context& context, uint32_t count)
-      : keys{deviceArray(context, count, 4), deviceArray(context, count, 4)},
-        values{deviceArray(context, count, 4), deviceArray(context, count, 4)},
-        blockHistograms(deviceArray(context, uint64_t{sortBlocks(count)} * gpu::RADIX_SORT_DIGITS, 4)) {}
+// One sort: keys and values, each twice (every pass sorts from one copy into the other), and
+// the blocks' histograms.
+struct GpuBvhBuilder::SortTarget {
+  VkDeviceAddress keys[2], values[2], blockHistograms;
+  uint32_t count;
+};
+
+// One scan: `blockSums` holds `blockSumCapacity` uints, one per 4096 values (used when the scan
+// spreads over workgroups).
+struct GpuBvhBuilder::ScanTarget {
+  VkDeviceAddress values;
+  uint32_t count;
+  VkDeviceAddress blockSums;
+  uint64_t blockSumCapacity;
+};
+
+// A level on its way through a batch: what its caller's thread prepares, and what the batch
+// gives back for that thread to convert.
+struct GpuBvhBuilder::LevelJob {
+  uint32_t count = 0;
+  bool wantsBvh2 = false, wantsCwbvh = false, withBinary = false;
+  Bounds centroids;
+  std::optional<PooledBuffer> staging;  // the primitives' boxes
+  // The sorted order is the binary tree's and BVH2's leaf order; CWBVH's has its own.
+  std::optional<PooledBuffer> orderBack, cwbvhOrderBack, nodesBack;
+  double prepareMs = 0;
+  Clock::time_point queued;
+  double queueWaitMs = 0;
+  // Filled by the batch.
+  LevelSummary summary{};
+  uint32_t wideNodeCount = 0;
+  std::optional<PooledBuffer> bvh2Back, cwbvhBack;  // the collapsed trees' nodes
+  bool done = false;
+  std::exception_ptr error;
+};
+
+struct GpuBvhBuilder::BatchTimes {
+  double gpuMs = 0, allocateMs = 0, copyMs = 0;
 };
 
 GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs)
     : context_(context),
       costs_(costs),
+      pool_(std::make_unique<GpuBufferPool>(context)),
       histogram_(vk::createComputePipeline(context, "bvh_radix_histogram", sizeof(gpu::RadixSortPush))),
       scan_(vk::createComputePipeline(context, "bvh_radix_scan", sizeof(gpu::RadixScanPush))),
       scanBlockSums_(vk::createComputePipeline(context, "bvh_scan_block_sums", sizeof(gpu::BlockScanPush))),
@@ -133,52 +270,71 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs)
       cwbvhExpand_(vk::createComputePipeline(context, "bvh_cwbvh_expand", sizeof(gpu::CwbvhCollapsePush))),
       cwbvhEmit_(vk::createComputePipeline(context, "bvh_cwbvh_emit", sizeof(gpu::CwbvhCollapsePush))) {}
 
+GpuBvhBuilder::~GpuBvhBuilder() = default;
+
 // One workgroup scans up to this many values round by round; longer scans (a level's 2n - 1
 // BVH2 flags, for 50M triangles 100M) are spread over workgroups: block sums, their scan in one
 // workgroup, then every block from its prefix.
 constexpr uint32_t singleWorkgroupScanLimit = 16 * scanBlock;
 
-void GpuBvhBuilder::recordScan(VkCommandBuffer commands, VkDeviceAddress values, uint32_t count,
-                               const vk::Buffer& blockSums) const {
-  if (count <= singleWorkgroupScanLimit) {
-    dispatch(commands, scan_, gpu::RadixScanPush{.values = values, .count = count}, 1);
-    return;
+void GpuBvhBuilder::recordScans(VkCommandBuffer commands, std::span<const ScanTarget> targets) const {
+  const auto spread = [](const ScanTarget& target) { return target.count > singleWorkgroupScanLimit; };
+  const auto push = [](const ScanTarget& target) {
+    return gpu::BlockScanPush{.values = target.values, .blockSums = target.blockSums, .count = target.count};
+  };
+  const auto workgroups = [](const ScanTarget& target) {
+    return static_cast<uint32_t>(std::min<uint64_t>(scanBlocks(target.count), gpu::BVH_BUILD_MAX_WORKGROUPS));
+  };
+  bool anySpread = false;
+  for (const ScanTarget& target : targets) {
+    if (!spread(target)) continue;
+    if (target.blockSumCapacity < scanBlocks(target.count))
+      throw std::logic_error("a scan of " + std::to_string(target.count) + " values given room for " +
+                             std::to_string(target.blockSumCapacity) + " block sums");
+    dispatch(commands, scanBlockSums_, push(target), workgroups(target));
+    anySpread = true;
   }
-  const uint32_t blocks = static_cast<uint32_t>(scanBlocks(count));
-  if (blockSums.bytes() < uint64_t{blocks} * 4)
-    throw std::logic_error("a scan of " + std::to_string(count) + " values given " + std::to_string(blockSums.bytes()) +
-                           " bytes of block sums");
-  const gpu::BlockScanPush push{.values = values, .blockSums = blockSums.address(), .count = count};
-  const uint32_t workgroups = std::min(blocks, gpu::BVH_BUILD_MAX_WORKGROUPS);
-  dispatch(commands, scanBlockSums_, push, workgroups);
+  if (anySpread) computeToCompute(commands);
+  for (const ScanTarget& target : targets) {
+    if (target.count == 0) continue;
+    const gpu::RadixScanPush single =
+        spread(target) ? gpu::RadixScanPush{.values = target.blockSums, .count = uint32_t(scanBlocks(target.count))}
+                       : gpu::RadixScanPush{.values = target.values, .count = target.count};
+    dispatch(commands, scan_, single, 1);
+  }
+  if (!anySpread) return;
   computeToCompute(commands);
-  dispatch(commands, scan_, gpu::RadixScanPush{.values = blockSums.address(), .count = blocks}, 1);
-  computeToCompute(commands);
-  dispatch(commands, scanBlocks_, push, workgroups);
+  for (const ScanTarget& target : targets)
+    if (spread(target)) dispatch(commands, scanBlocks_, push(target), workgroups(target));
 }
 
 // Four passes of 8 bits, each a histogram per block, one scan over them all and a stable
 // scatter; an even number of passes leaves the result where the input was (keys[0], values[0]).
-void GpuBvhBuilder::recordSort(VkCommandBuffer commands, const SortBuffers& buffers, uint32_t count) const {
+void GpuBvhBuilder::recordSorts(VkCommandBuffer commands, std::span<const SortTarget> targets) const {
   static_assert(sortPasses % 2 == 0);
-  if (count < 2) return;
-  const uint32_t blocks = sortBlocks(count);
   for (uint32_t shift = 0; shift < keyBits; shift += gpu::RADIX_SORT_BITS) {
     const uint32_t from = (shift / gpu::RADIX_SORT_BITS) % 2, to = 1 - from;
-    const gpu::RadixSortPush push{.keysIn = buffers.keys[from].address(),
-                                  .valuesIn = buffers.values[from].address(),
-                                  .keysOut = buffers.keys[to].address(),
-                                  .valuesOut = buffers.values[to].address(),
-                                  .blockHistograms = buffers.blockHistograms.address(),
-                                  .count = count,
-                                  .shift = shift};
-    dispatch(commands, histogram_, push, blocks);
+    const auto push = [&](const SortTarget& target) {
+      return gpu::RadixSortPush{.keysIn = target.keys[from],
+                                .valuesIn = target.values[from],
+                                .keysOut = target.keys[to],
+                                .valuesOut = target.values[to],
+                                .blockHistograms = target.blockHistograms,
+                                .count = target.count,
+                                .shift = shift};
+    };
+    for (const SortTarget& target : targets)
+      if (target.count >= 2) dispatch(commands, histogram_, push(target), sortBlocks(target.count));
     computeToCompute(commands);
-    dispatch(commands, scan_,
-             gpu::RadixScanPush{.values = buffers.blockHistograms.address(), .count = blocks * gpu::RADIX_SORT_DIGITS},
-             1);
+    for (const SortTarget& target : targets)
+      if (target.count >= 2)
+        dispatch(commands, scan_,
+                 gpu::RadixScanPush{.values = target.blockHistograms,
+                                    .count = sortBlocks(target.count) * gpu::RADIX_SORT_DIGITS},
+                 1);
     computeToCompute(commands);
-    dispatch(commands, scatter_, push, blocks);
+    for (const SortTarget& target : targets)
+      if (target.count >= 2) dispatch(commands, scatter_, push(target), sortBlocks(target.count));
     computeToCompute(commands);
   }
 }
@@ -189,23 +345,30 @@ void GpuBvhBuilder::sort(std::vector<uint32_t>& keys, std::vector<uint32_t>& val
                            " values");
   const auto count = static_cast<uint32_t>(keys.size());
   if (count == 0) return;
-  const std::lock_guard lock(mutex_);
-  SortBuffers buffers(context_, count);
+  const std::lock_guard lock(deviceMutex_);
+  const uint64_t counts[] = {count}, histogramEntries[] = {uint64_t{sortBlocks(count)} * gpu::RADIX_SORT_DIGITS};
+  const BatchArray sortedKeys[2] = {{*pool_, counts, 4}, {*pool_, counts, 4}},
+                   sortedValues[2] = {{*pool_, counts, 4}, {*pool_, counts, 4}},
+                   blockHistograms(*pool_, histogramEntries, 4);
+  const SortTarget target{.keys = {sortedKeys[0].address(0), sortedKeys[1].address(0)},
+                          .values = {sortedValues[0].address(0), sortedValues[1].address(0)},
+                          .blockHistograms = blockHistograms.address(0),
+                          .count = count};
   const vk::Buffer keysIn = vk::uploadBuffer(context_, std::span<const uint32_t>(keys), scratchUsage);
   const vk::Buffer valuesIn = vk::uploadBuffer(context_, std::span<const uint32_t>(values), scratchUsage);
-  vk::Buffer keysBack(context_, buffers.keys[0].bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
-  vk::Buffer valuesBack(context_, buffers.values[0].bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
   const VkDeviceSize bytes = uint64_t{count} * 4;
+  vk::Buffer keysBack(context_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  vk::Buffer valuesBack(context_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    copyBuffer(commands, keysIn, buffers.keys[0], bytes);
-    copyBuffer(commands, valuesIn, buffers.values[0], bytes);
+    copyBuffer(commands, keysIn, sortedKeys[0].buffer(), bytes);
+    copyBuffer(commands, valuesIn, sortedValues[0].buffer(), bytes);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    recordSort(commands, buffers, count);
+    recordSorts(commands, {&target, 1});
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    copyBuffer(commands, buffers.keys[0], keysBack, bytes);
-    copyBuffer(commands, buffers.values[0], valuesBack, bytes);
+    copyBuffer(commands, sortedKeys[0].buffer(), keysBack, bytes);
+    copyBuffer(commands, sortedValues[0].buffer(), valuesBack, bytes);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
   });
@@ -216,12 +379,15 @@ void GpuBvhBuilder::sort(std::vector<uint32_t>& keys, std::vector<uint32_t>& val
 void GpuBvhBuilder::scan(std::vector<uint32_t>& values) {
   const auto count = static_cast<uint32_t>(values.size());
   if (count == 0) return;
-  const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(deviceMutex_);
   const vk::Buffer device = vk::uploadBuffer(context_, std::span<const uint32_t>(values), scratchUsage);
-  const vk::Buffer blockSums = deviceArray(context_, scanBlocks(count), 4);
+  const uint64_t blocks[] = {scanBlocks(count)};
+  const BatchArray blockSums(*pool_, blocks, 4);
+  const ScanTarget target{
+      .values = device.address(), .count = count, .blockSums = blockSums.address(0), .blockSumCapacity = blocks[0]};
   vk::Buffer back(context_, device.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
   context_.submitAndWait([&](VkCommandBuffer commands) {
-    recordScan(commands, device.address(), count, blockSums);
+    recordScans(commands, {&target, 1});
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     copyBuffer(commands, device, back, device.bytes());
@@ -237,326 +403,541 @@ BinaryBvh GpuBvhBuilder::build(std::span<const Bounds> primitives) {
 
 PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts,
                                         bool withBinary) {
-  const bool wantsBvh2 = std::find(layouts.begin(), layouts.end(), BvhLayout::Bvh2) != layouts.end();
-  const bool wantsCwbvh = std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end();
-  PrebuiltLevel level;
-  const auto count = static_cast<uint32_t>(primitives.size());
-  if (count == 0) return level;
-  if (count == 1) {
-    // One leaf: the CPU's collapses have nothing to gain from the GPU.
-    level.binary.nodes.push_back({.bounds = primitives[0], .firstPrimitive = 0, .primitiveCount = 1});
-    level.binary.primitiveOrder = {0};
-    level.bounds = primitives[0];
-    ThreadBudget oneThread(1);
-    if (wantsBvh2) level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
-    if (wantsCwbvh) level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
-    return level;
-  }
+  return std::move(buildLevels({&primitives, 1}, layouts, withBinary).front());
+}
+
+std::vector<PrebuiltLevel> GpuBvhBuilder::buildLevels(std::span<const std::span<const Bounds>> levels,
+                                                      std::span<const BvhLayout> layouts, bool withBinary) {
+  std::vector<PrebuiltLevel> built(levels.size());
+  std::vector<LevelJob> jobs;
+  std::vector<size_t> jobLevels;
   const auto& device = context_.capabilities();
-  if (const std::string error = gpuBvhBuildMemoryError(count, device.deviceLocalBytes, device.name); !error.empty())
-    throw std::runtime_error(error);
-  // The host's part before and after the submissions runs outside the lock, so that while one
-  // level's kernels run on the queue the next level's boxes are staged and the previous level's
-  // trees converted (meshes build on several threads); only the device arrays and the
-  // submissions take turns.
-  const auto prepareStart = Clock::now();
-  // The Morton grid spans the centroids' box; a flat axis gets no bits of it.
-  Bounds centroids;
-  for (const Bounds& box : primitives) centroids.extend(box.center());
-  const auto scale = [](float lo, float hi) { return hi > lo ? 1024.0f / (hi - lo) : 0.0f; };
-  const uint64_t nodeCount = 2 * uint64_t{count} - 1;
-  const VkDeviceSize boxBytes = primitives.size_bytes();
-  vk::Buffer staging(context_, boxBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload);
-  std::memcpy(staging.mapped(), primitives.data(), boxBytes);
-  const auto readback = [&](VkDeviceSize bytes) {
-    return vk::Buffer(context_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  for (size_t l = 0; l < levels.size(); ++l) {
+    const std::span<const Bounds> primitives = levels[l];
+    if (primitives.empty()) continue;
+    if (primitives.size() == 1) {
+      // One leaf: the CPU's collapses have nothing to gain from the GPU.
+      PrebuiltLevel& level = built[l];
+      level.binary.nodes.push_back({.bounds = primitives[0], .firstPrimitive = 0, .primitiveCount = 1});
+      level.binary.primitiveOrder = {0};
+      level.bounds = primitives[0];
+      ThreadBudget oneThread(1);
+      if (std::find(layouts.begin(), layouts.end(), BvhLayout::Bvh2) != layouts.end())
+        level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
+      if (std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end())
+        level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
+      continue;
+    }
+    if (const std::string error = gpuBvhBuildMemoryError(primitives.size(), device.deviceLocalBytes, device.name);
+        !error.empty())
+      throw std::runtime_error(error);
+    jobs.push_back(prepare(primitives, layouts, withBinary));
+    jobLevels.push_back(l);
+  }
+  buildInBatches(jobs);
+  for (size_t j = 0; j < jobs.size(); ++j)
+    if (jobs[j].error) std::rethrow_exception(jobs[j].error);
+  for (size_t j = 0; j < jobs.size(); ++j) built[jobLevels[j]] = convert(jobs[j]);
+  return built;
+}
+
+// The host's part before the batch runs on the caller's thread, so that while one batch's
+// kernels run the next levels' boxes are staged and the previous levels' trees converted.
+GpuBvhBuilder::LevelJob GpuBvhBuilder::prepare(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts,
+                                               bool withBinary) const {
+  const auto start = Clock::now();
+  LevelJob job{.count = static_cast<uint32_t>(primitives.size()),
+               .wantsBvh2 = std::find(layouts.begin(), layouts.end(), BvhLayout::Bvh2) != layouts.end(),
+               .wantsCwbvh = std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end(),
+               .withBinary = withBinary};
+  // The Morton grid spans the centroids' box.
+  for (const Bounds& box : primitives) job.centroids.extend(box.center());
+  job.staging.emplace(*pool_, primitives.size_bytes(), vk::MemoryUse::Upload);
+  std::memcpy(job.staging->mapped(), primitives.data(), primitives.size_bytes());
+  job.orderBack.emplace(*pool_, uint64_t{job.count} * 4, vk::MemoryUse::Readback);
+  if (job.wantsCwbvh) job.cwbvhOrderBack.emplace(*pool_, uint64_t{job.count} * 4, vk::MemoryUse::Readback);
+  if (withBinary)
+    job.nodesBack.emplace(*pool_, (2 * uint64_t{job.count} - 1) * sizeof(gpu::BuildNode), vk::MemoryUse::Readback);
+  job.prepareMs = msSince(start);
+  return job;
+}
+
+void GpuBvhBuilder::buildInBatches(std::span<LevelJob> jobs) {
+  std::unique_lock lock(mutex_);
+  for (LevelJob& job : jobs) {
+    job.queued = Clock::now();
+    waiting_.push_back(&job);
+  }
+  const auto allDone = [&] { return std::all_of(jobs.begin(), jobs.end(), [](const LevelJob& j) { return j.done; }); };
+  while (!allDone()) {
+    if (batchRunning_) {
+      batchDone_.wait(lock);
+      continue;
+    }
+    const std::vector<LevelJob*> batch = takeBatch();
+    batchRunning_ = true;
+    lock.unlock();
+    BatchTimes batchTimes;
+    try {
+      const std::lock_guard device(deviceMutex_);
+      batchTimes = runBatch(batch);
+    } catch (...) {
+      for (LevelJob* job : batch) job->error = std::current_exception();
+    }
+    lock.lock();
+    for (LevelJob* job : batch) job->done = true;
+    times_.gpuMs += batchTimes.gpuMs;
+    times_.allocateMs += batchTimes.allocateMs;
+    times_.copyMs += batchTimes.copyMs;
+    times_.transferMs += batchTimes.allocateMs + batchTimes.copyMs;
+    ++times_.batches;
+    batchRunning_ = false;
+    batchDone_.notify_all();
+  }
+}
+
+// The levels waiting longest, as many as a batch holds: up to batchPrimitiveLimit primitives
+// and a quarter of the device's memory, and one level at least.
+std::vector<GpuBvhBuilder::LevelJob*> GpuBvhBuilder::takeBatch() {
+  const uint64_t byteBudget = context_.capabilities().deviceLocalBytes / 4;
+  std::vector<LevelJob*> batch;
+  uint64_t primitives = 0, bytes = 0;
+  while (!waiting_.empty()) {
+    LevelJob* next = waiting_.front();
+    const uint64_t nextBytes = gpuBvhBuildDeviceBytes(next->count);
+    if (!batch.empty() && (primitives + next->count > batchPrimitiveLimit || bytes + nextBytes > byteBudget)) break;
+    next->queueWaitMs = msSince(next->queued);
+    batch.push_back(next);
+    waiting_.pop_front();
+    primitives += next->count;
+    bytes += nextBytes;
+  }
+  return batch;
+}
+
+GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
+  BatchTimes batchTimes;
+  const auto allocateStart = Clock::now();
+  const size_t levels = jobs.size();
+  const auto counts = [&](const std::function<uint64_t(const LevelJob&)>& perLevel) {
+    std::vector<uint64_t> each(levels);
+    for (size_t j = 0; j < levels; ++j) each[j] = perLevel(*jobs[j]);
+    return each;
   };
-  std::optional<vk::Buffer> nodesBack, bvh2Back, cwbvhBack;
-  if (withBinary) nodesBack.emplace(readback(nodeCount * sizeof(gpu::BuildNode)));
-  // The sorted order is the binary tree's and BVH2's leaf order; CWBVH's has its own.
-  vk::Buffer orderBack = readback(uint64_t{count} * 4);
-  std::optional<vk::Buffer> cwbvhOrderBack;
-  if (wantsCwbvh) cwbvhOrderBack.emplace(readback(uint64_t{count} * 4));
-  vk::Buffer rootBack = readback(sizeof(gpu::BuildBounds));
-  vk::Buffer bvh2SummaryBack = readback(sizeof(gpu::Bvh2CollapseSummary));
-  vk::Buffer cwbvhSummaryBack = readback(sizeof(gpu::CwbvhCollapseSummary));
-  const double prepareMs = msSince(prepareStart);
+  const auto anyWants = [&](bool LevelJob::*wants) {
+    return std::any_of(jobs.begin(), jobs.end(), [&](const LevelJob* job) { return job->*wants; });
+  };
+  const std::vector<uint64_t> primitives = counts([](const LevelJob&job) { return job.count; }),
+                              innerNodes = counts([](const LevelJob&job) { return job.count - 1; }),
+                              nodes = counts([](const LevelJob&job) { return 2 * uint64_t{job.count} - 1; });
+  // The arrays of a layout no level of the batch asks for are left out; a level that does not
+  // ask for one gets an empty region.
+  const auto only = [&](bool LevelJob::*wants, uint64_t perPrimitive, const std::vector<uint64_t>& each) {
+    std::vector<uint64_t> some(levels);
+    for (size_t j = 0; j < levels; ++j) some[j] = jobs[j]->*wants ? each[j] * perPrimitive : 0;
+    return some;
+  };
+  const BatchArray keys[2] = {{*pool_, primitives, 4}, {*pool_, primitives, 4}},
+                   values[2] = {{*pool_, primitives, 4}, {*pool_, primitives, 4}};
+  const BatchArray blockHistograms(
+      *pool_, counts([](const LevelJob& job) { return uint64_t{sortBlocks(job.count)} * gpu::RADIX_SORT_DIGITS; }), 4);
+  const BatchArray boxes(*pool_, primitives, sizeof(gpu::BuildBounds));
+  const BatchArray karrasNodes(*pool_, innerNodes, sizeof(gpu::KarrasNode));
+  const BatchArray parents(*pool_, nodes, 4);
+  const BatchArray nodeBounds(*pool_, nodes, sizeof(gpu::BuildBounds));
+  const BatchArray visits(*pool_, innerNodes, 4);
+  const BatchArray builtNodes(*pool_, nodes, sizeof(gpu::BuildNode));
+  const BatchArray costs(*pool_, nodes, 4);
+  const BatchArray places(*pool_, nodes, 4);
+  const std::vector<uint64_t> blockSumCounts =
+      counts([](const LevelJob& job) { return scanBlocks(2 * uint64_t{job.count} - 1); });
+  const BatchArray scanBlockSums(*pool_, blockSumCounts, 4);
+  std::optional<BatchArray> nodeIndices, bvh2Nodes, bvh2Summaries;
+  if (anyWants(&LevelJob::wantsBvh2)) {
+    nodeIndices.emplace(*pool_, only(&LevelJob::wantsBvh2, 1, nodes), 4);
+    bvh2Nodes.emplace(*pool_, only(&LevelJob::wantsBvh2, 1, innerNodes), sizeof(gpu::Bvh2Node));
+    bvh2Summaries.emplace(*pool_, only(&LevelJob::wantsBvh2, 1, std::vector<uint64_t>(levels, 1)),
+                          sizeof(gpu::Bvh2CollapseSummary));
+  }
+  // A wide node has two children at least, so there are fewer than `count` of them.
+  std::optional<BatchArray> choices, wideRoots, wideSlots, innerCounts, leafCounts, wideNodes, cwbvhOrders,
+      cwbvhSummaries;
+  if (anyWants(&LevelJob::wantsCwbvh)) {
+    choices.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, nodes), sizeof(gpu::CwbvhChoice));
+    wideRoots.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), 4);
+    wideSlots.emplace(*pool_, only(&LevelJob::wantsCwbvh, gpu::CWBVH_WIDTH, primitives), 4);
+    innerCounts.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), 4);
+    leafCounts.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), 4);
+    wideNodes.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), sizeof(gpu::CwbvhNode));
+    cwbvhOrders.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), 4);
+    cwbvhSummaries.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, std::vector<uint64_t>(levels, 1)),
+                           sizeof(gpu::CwbvhCollapseSummary));
+  }
+  const PooledBuffer summariesBack(*pool_, levels * sizeof(LevelSummary), vk::MemoryUse::Readback);
+  const auto summaryOffset = [](size_t level, size_t member) { return level * sizeof(LevelSummary) + member; };
+  batchTimes.allocateMs = msSince(allocateStart);
 
-  double lockWaitMs = 0, allocateMs = 0, copyMs = 0, gpuMs = 0;
-  gpu::Bvh2CollapseSummary bvh2Summary{};
-  gpu::CwbvhCollapseSummary cwbvhSummary{};
-  uint32_t wideNodeCount = 0;
-  const auto lockStart = Clock::now();
-  {
-    const std::lock_guard lock(mutex_);
-    lockWaitMs = msSince(lockStart);
-    const auto allocateStart = Clock::now();
-    SortBuffers sorting(context_, count);
-    const vk::Buffer boxes = deviceArray(context_, count, sizeof(gpu::BuildBounds));
-    const vk::Buffer karrasNodes = deviceArray(context_, count - 1, sizeof(gpu::KarrasNode));
-    const vk::Buffer parents = deviceArray(context_, nodeCount, 4);
-    const vk::Buffer nodeBounds = deviceArray(context_, nodeCount, sizeof(gpu::BuildBounds));
-    const vk::Buffer visits = deviceArray(context_, count - 1, 4);
-    const vk::Buffer nodes = deviceArray(context_, nodeCount, sizeof(gpu::BuildNode));
-    const vk::Buffer costs = deviceArray(context_, nodeCount, 4);
-    const vk::Buffer places = deviceArray(context_, nodeCount, 4);
-    const vk::Buffer scanBlockSums = deviceArray(context_, scanBlocks(nodeCount), 4);
-    std::optional<vk::Buffer> nodeIndices, bvh2Nodes, bvh2SummaryBuffer;
-    if (wantsBvh2) {
-      nodeIndices.emplace(deviceArray(context_, nodeCount, 4));
-      bvh2Nodes.emplace(deviceArray(context_, count - 1, sizeof(gpu::Bvh2Node)));
-      bvh2SummaryBuffer.emplace(deviceArray(context_, 1, sizeof(gpu::Bvh2CollapseSummary)));
-    }
-    // A wide node has two children at least, so there are fewer than `count` of them.
-    std::optional<vk::Buffer> choices, wideRoots, wideSlots, innerCounts, leafCounts, wideNodes, cwbvhOrder,
-        cwbvhSummaryBuffer;
-    if (wantsCwbvh) {
-      choices.emplace(deviceArray(context_, nodeCount, sizeof(gpu::CwbvhChoice)));
-      wideRoots.emplace(deviceArray(context_, count, 4));
-      wideSlots.emplace(deviceArray(context_, uint64_t{count} * gpu::CWBVH_WIDTH, 4));
-      innerCounts.emplace(deviceArray(context_, count, 4));
-      leafCounts.emplace(deviceArray(context_, count, 4));
-      wideNodes.emplace(deviceArray(context_, count, sizeof(gpu::CwbvhNode)));
-      cwbvhOrder.emplace(deviceArray(context_, count, 4));
-      cwbvhSummaryBuffer.emplace(deviceArray(context_, 1, sizeof(gpu::CwbvhCollapseSummary)));
-    }
-    allocateMs = msSince(allocateStart);
-
-    // Each submission's kernels timed on their own, after what `untimed` records (the upload);
-    // its wall clock beyond them is the copies' (and the queue's). A barrier first makes the
-    // earlier submissions' writes visible to this one's kernels and copies.
-    using Record = std::function<void(VkCommandBuffer, vk::StageTimer&)>;
-    const auto submit = [&](const Record& record, const std::function<void(VkCommandBuffer)>& untimed = {}) {
-      vk::StageTimer timer(context_);
-      const auto submitStart = Clock::now();
-      context_.submitAndWait([&](VkCommandBuffer commands) {
-        vk::memoryBarrier(
-            commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
-            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
-        if (untimed) untimed(commands);
-        timer.begin(commands);
-        record(commands, timer);
-        timer.end(commands);
-        vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                          VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-      });
-      const double kernelsMs = timer.read().frameNs * 1e-6;
-      gpuMs += kernelsMs;
-      copyMs += std::max(0.0, msSince(submitStart) - kernelsMs);
-    };
-    const auto computeToTransfer = [](VkCommandBuffer commands) {
-      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    };
-
-    const gpu::LbvhPush push{
-        .primitives = boxes.address(),
-        .keys = sorting.keys[0].address(),
-        .order = sorting.values[0].address(),
-        .karrasNodes = karrasNodes.address(),
-        .parents = parents.address(),
-        .nodeBounds = nodeBounds.address(),
-        .visits = visits.address(),
-        .nodes = nodes.address(),
-        .centroidMin = toGpu(centroids.min),
-        .count = count,
-        .centroidScale = {scale(centroids.min.x, centroids.max.x), scale(centroids.min.y, centroids.max.y),
-                          scale(centroids.min.z, centroids.max.z)},
-        .nodeCost = costs_.node,
-        .primitiveCost = costs_.primitive,
-        .costs = costs.address(),
-        .places = places.address(),
-        .cwbvhChoices = choices ? choices->address() : 0};
-    // The boxes up, the binary tree, the BVH2 collapse (its nodes come back once their number
-    // is known), and the CWBVH collapse's first level: the root.
-    const auto upload = [&](VkCommandBuffer commands) {
-      copyBuffer(commands, staging, boxes, boxBytes);
-      vkCmdFillBuffer(commands, visits.get(), 0, VK_WHOLE_SIZE, 0);
-      if (wideRoots) vkCmdFillBuffer(commands, wideRoots->get(), 0, 4, 0);
+  // Each submission's kernels timed on their own, after what `untimed` records (the upload);
+  // its wall clock beyond them is the copies' (and the queue's). A barrier first makes the
+  // earlier submissions' writes visible to this one's kernels and copies.
+  using Record = std::function<void(VkCommandBuffer, vk::StageTimer&)>;
+  const auto submit = [&](const Record& record, const std::function<void(VkCommandBuffer)>& untimed = {}) {
+    vk::StageTimer timer(context_);
+    const auto submitStart = Clock::now();
+    context_.submitAndWait([&](VkCommandBuffer commands) {
+      vk::memoryBarrier(
+          commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+          VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+          VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+      if (untimed) untimed(commands);
+      timer.begin(commands);
+      record(commands, timer);
+      timer.end(commands);
       vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    };
-    submit(
-        [&](VkCommandBuffer commands, vk::StageTimer& timer) {
-          timer.time(commands, Stage::BvhMortonCodes,
-                     [&] { dispatch(commands, morton_, push, elementWorkgroups(count)); });
-          computeToCompute(commands);
-          timer.time(
-              commands, Stage::BvhSort, [&] { recordSort(commands, sorting, count); }, 0, 3 * sortPasses);
-          timer.time(commands, Stage::BvhHierarchy,
-                     [&] { dispatch(commands, hierarchy_, push, elementWorkgroups(count - 1)); });
-          computeToCompute(commands);
-          timer.time(commands, Stage::BvhFit, [&] { dispatch(commands, fit_, push, elementWorkgroups(count)); });
-          computeToCompute(commands);
-          timer.time(commands, Stage::BvhEmit, [&] { dispatch(commands, emit_, push, elementWorkgroups(nodeCount)); });
-          computeToCompute(commands);
-          if (wantsBvh2) {
-            const gpu::Bvh2CollapsePush collapse{.karrasNodes = karrasNodes.address(),
-                                                 .parents = parents.address(),
-                                                 .nodeBounds = nodeBounds.address(),
-                                                 .costs = costs.address(),
-                                                 .places = places.address(),
-                                                 .nodeIndices = nodeIndices->address(),
-                                                 .bvh2Nodes = bvh2Nodes->address(),
-                                                 .summary = bvh2SummaryBuffer->address(),
-                                                 .count = count,
-                                                 .nodeCost = costs_.node,
-                                                 .primitiveCost = costs_.primitive};
-            timer.time(
-                commands, Stage::BvhCollapse,
-                [&] {
-                  dispatch(commands, bvh2Flag_, collapse, elementWorkgroups(nodeCount));
-                  computeToCompute(commands);
-                  // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
-                  recordScan(commands, nodeIndices->address(), static_cast<uint32_t>(nodeCount), scanBlockSums);
-                  computeToCompute(commands);
-                  dispatch(commands, bvh2Emit_, collapse, elementWorkgroups(count - 1));
-                },
-                0, 3);
-            computeToTransfer(commands);
-            copyBuffer(commands, *bvh2SummaryBuffer, bvh2SummaryBack, sizeof(gpu::Bvh2CollapseSummary));
-          }
-          computeToTransfer(commands);
-          if (nodesBack) copyBuffer(commands, nodes, *nodesBack, nodesBack->bytes());
-          copyBuffer(commands, sorting.values[0], orderBack, orderBack.bytes());
-          copyBuffer(commands, nodeBounds, rootBack, sizeof(gpu::BuildBounds));
-        },
-        upload);
+                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    });
+    const double kernelsMs = timer.read().frameNs * 1e-6;
+    batchTimes.gpuMs += kernelsMs;
+    batchTimes.copyMs += std::max(0.0, msSince(submitStart) - kernelsMs);
+  };
+  const auto computeToTransfer = [](VkCommandBuffer commands) {
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+  };
+  // Each kernel launched for every level (that `takes` part) before the barrier that follows it.
+  using LevelFilter = std::function<bool(size_t)>;
+  const auto forEachLevel = [&](const std::function<void(size_t)>& record, const LevelFilter& takes = {}) {
+    for (size_t j = 0; j < levels; ++j)
+      if (!takes || takes(j)) record(j);
+  };
+  const auto levelsThat = [&](const LevelFilter& takes) {
+    uint32_t taken = 0;
+    forEachLevel([&](size_t) { ++taken; }, takes);
+    return taken;
+  };
+  const LevelFilter wantsBvh2 = [&](size_t j) { return jobs[j]->wantsBvh2; };
+  const LevelFilter wantsCwbvh = [&](size_t j) { return jobs[j]->wantsCwbvh; };
 
-    // The CWBVH collapse's arrays, for wide-node levels [begin, end).
-    const auto cwbvhPush = [&](uint32_t begin, uint32_t end) {
-      return gpu::CwbvhCollapsePush{.karrasNodes = karrasNodes.address(),
-                                    .nodeBounds = nodeBounds.address(),
-                                    .choices = choices->address(),
-                                    .sortedOrder = sorting.values[0].address(),
-                                    .wideRoots = wideRoots->address(),
-                                    .wideSlots = wideSlots->address(),
-                                    .innerCounts = innerCounts->address(),
-                                    .leafCounts = leafCounts->address(),
-                                    .wideNodes = wideNodes->address(),
-                                    .primitiveOrder = cwbvhOrder->address(),
-                                    .summary = cwbvhSummaryBuffer->address(),
-                                    .count = count,
-                                    .levelBegin = begin,
-                                    .levelEnd = end,
-                                    .nodeCost = costs_.node};
-    };
-    if (wantsCwbvh) {
-      gpu::CwbvhCollapsePush collapse = cwbvhPush(0, 1);
-      // Level by level, breadth first: a level's wide nodes choose their children, a scan
-      // places each node's inner children in the next level, and the host learns where that
-      // level ends (a submission per level; the tree is as deep as a few times log8 n).
-      while (collapse.levelEnd > collapse.levelBegin) {
-        const uint32_t levelSize = collapse.levelEnd - collapse.levelBegin;
-        submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+  const auto scale = [](float lo, float hi) { return hi > lo ? 1024.0f / (hi - lo) : 0.0f; };
+  std::vector<gpu::LbvhPush> lbvh(levels);
+  std::vector<SortTarget> sorts(levels);
+  std::vector<gpu::Bvh2CollapsePush> bvh2Collapses(levels);
+  for (size_t j = 0; j < levels; ++j) {
+    const LevelJob& job = *jobs[j];
+    const Bounds& c = job.centroids;
+    lbvh[j] = {.primitives = boxes.address(j),
+               .keys = keys[0].address(j),
+               .order = values[0].address(j),
+               .karrasNodes = karrasNodes.address(j),
+               .parents = parents.address(j),
+               .nodeBounds = nodeBounds.address(j),
+               .visits = visits.address(j),
+               .nodes = builtNodes.address(j),
+               .centroidMin = toGpu(c.min),
+               .count = job.count,
+               .centroidScale = {scale(c.min.x, c.max.x), scale(c.min.y, c.max.y), scale(c.min.z, c.max.z)},
+               .nodeCost = costs_.node,
+               .primitiveCost = costs_.primitive,
+               .costs = costs.address(j),
+               .places = places.address(j),
+               .cwbvhChoices = job.wantsCwbvh ? choices->address(j) : 0};
+    sorts[j] = {.keys = {keys[0].address(j), keys[1].address(j)},
+                .values = {values[0].address(j), values[1].address(j)},
+                .blockHistograms = blockHistograms.address(j),
+                .count = job.count};
+    if (job.wantsBvh2)
+      bvh2Collapses[j] = {.karrasNodes = karrasNodes.address(j),
+                          .parents = parents.address(j),
+                          .nodeBounds = nodeBounds.address(j),
+                          .costs = costs.address(j),
+                          .places = places.address(j),
+                          .nodeIndices = nodeIndices->address(j),
+                          .bvh2Nodes = bvh2Nodes->address(j),
+                          .summary = bvh2Summaries->address(j),
+                          .count = job.count,
+                          .nodeCost = costs_.node,
+                          .primitiveCost = costs_.primitive};
+  }
+  const auto scanOf = [&](size_t j, VkDeviceAddress scanned, uint32_t count) {
+    return ScanTarget{.values = scanned,
+                      .count = count,
+                      .blockSums = scanBlockSums.address(j),
+                      .blockSumCapacity = blockSumCounts[j]};
+  };
+
+  // The boxes up, the binary trees, the BVH2 collapses (their nodes come back once their number
+  // is known), and the CWBVH collapses' first level: the root.
+  const auto upload = [&](VkCommandBuffer commands) {
+    forEachLevel([&](size_t j) {
+      copyBuffer(commands, jobs[j]->staging->buffer(), boxes.buffer(), jobs[j]->staging->bytes(), 0, boxes.offset(j));
+    });
+    vkCmdFillBuffer(commands, visits.buffer().get(), 0, VK_WHOLE_SIZE, 0);
+    forEachLevel([&](size_t j) { vkCmdFillBuffer(commands, wideRoots->buffer().get(), wideRoots->offset(j), 4, 0); },
+                 wantsCwbvh);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+  };
+  const uint32_t bvh2Levels = levelsThat(wantsBvh2);
+  submit(
+      [&](VkCommandBuffer commands, vk::StageTimer& timer) {
+        // One of the LBVH kernels over every level's `elements`.
+        const auto lbvhKernel = [&](Stage stage, const vk::ComputePipeline& kernel,
+                                    const std::function<uint64_t(const LevelJob&)>& elements) {
+          timer.time(
+              commands, stage,
+              [&] {
+                forEachLevel(
+                    [&](size_t j) { dispatch(commands, kernel, lbvh[j], elementWorkgroups(elements(*jobs[j]))); });
+              },
+              0, uint32_t(levels));
+          computeToCompute(commands);
+        };
+        lbvhKernel(Stage::BvhMortonCodes, morton_, [](const LevelJob& job) { return job.count; });
+        timer.time(
+            commands, Stage::BvhSort, [&] { recordSorts(commands, sorts); }, 0, 3 * sortPasses * uint32_t(levels));
+        lbvhKernel(Stage::BvhHierarchy, hierarchy_, [](const LevelJob& job) { return job.count - 1; });
+        lbvhKernel(Stage::BvhFit, fit_, [](const LevelJob& job) { return job.count; });
+        lbvhKernel(Stage::BvhEmit, emit_, [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
+        if (bvh2Levels > 0) {
+          std::vector<ScanTarget> scans;
+          forEachLevel([&](size_t j) { scans.push_back(scanOf(j, nodeIndices->address(j), 2 * jobs[j]->count - 1)); },
+                       wantsBvh2);
           timer.time(
               commands, Stage::BvhCollapse,
               [&] {
-                dispatch(commands, cwbvhChildren_, collapse, elementWorkgroups(levelSize));
+                forEachLevel(
+                    [&](size_t j) {
+                      dispatch(commands, bvh2Flag_, bvh2Collapses[j],
+                               elementWorkgroups(2 * uint64_t{jobs[j]->count} - 1));
+                    },
+                    wantsBvh2);
                 computeToCompute(commands);
-                recordScan(commands, innerCounts->address() + 4 * uint64_t{collapse.levelBegin}, levelSize,
-                           scanBlockSums);
+                // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
+                recordScans(commands, scans);
                 computeToCompute(commands);
-                dispatch(commands, cwbvhExpand_, collapse, elementWorkgroups(levelSize));
+                forEachLevel(
+                    [&](size_t j) {
+                      dispatch(commands, bvh2Emit_, bvh2Collapses[j], elementWorkgroups(jobs[j]->count - 1));
+                    },
+                    wantsBvh2);
               },
-              0, 3);
-          computeToTransfer(commands);
-          copyBuffer(commands, *cwbvhSummaryBuffer, cwbvhSummaryBack, sizeof(gpu::CwbvhCollapseSummary));
-        });
-        std::memcpy(&cwbvhSummary, cwbvhSummaryBack.mapped(), sizeof(cwbvhSummary));
-        if (cwbvhSummary.nextLevelEnd < collapse.levelEnd || cwbvhSummary.nextLevelEnd > count)
-          throw std::logic_error("the GPU's CWBVH collapse of " + std::to_string(count) + " primitives placed " +
-                                 std::to_string(cwbvhSummary.nextLevelEnd) + " wide nodes");
-        collapse.levelBegin = collapse.levelEnd;
-        collapse.levelEnd = cwbvhSummary.nextLevelEnd;
-      }
-      wideNodeCount = collapse.levelEnd;
-    }
-
-    // The collapsed trees back, now that their sizes are known: BVH2's nodes, and CWBVH's nodes
-    // once its leaves' primitive counts are scanned into each node's first primitive.
-    if (wantsBvh2) {
-      std::memcpy(&bvh2Summary, bvh2SummaryBack.mapped(), sizeof(bvh2Summary));
-      if (bvh2Summary.nodeCount == 0 || bvh2Summary.nodeCount >= count)
-        throw std::logic_error("the GPU's BVH2 collapse of " + std::to_string(count) + " primitives gave " +
-                               std::to_string(bvh2Summary.nodeCount) + " nodes");
-    }
-    const auto allocateBackStart = Clock::now();
-    if (wantsBvh2) bvh2Back.emplace(readback(uint64_t{bvh2Summary.nodeCount} * sizeof(gpu::Bvh2Node)));
-    if (wantsCwbvh) cwbvhBack.emplace(readback(uint64_t{wideNodeCount} * sizeof(gpu::CwbvhNode)));
-    allocateMs += msSince(allocateBackStart);
-    submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
-      if (wantsCwbvh) {
-        const gpu::CwbvhCollapsePush emit = cwbvhPush(0, wideNodeCount);
-        timer.time(
-            commands, Stage::BvhCollapse,
-            [&] {
-              recordScan(commands, leafCounts->address(), wideNodeCount, scanBlockSums);
-              computeToCompute(commands);
-              dispatch(commands, cwbvhEmit_, emit, elementWorkgroups(wideNodeCount));
-            },
-            0, 2);
+              0, 3 * bvh2Levels);
+        }
         computeToTransfer(commands);
-        copyBuffer(commands, *wideNodes, *cwbvhBack, cwbvhBack->bytes());
-        copyBuffer(commands, *cwbvhOrder, *cwbvhOrderBack, cwbvhOrderBack->bytes());
-      }
-      if (bvh2Back) copyBuffer(commands, *bvh2Nodes, *bvh2Back, bvh2Back->bytes());
-    });
-    // The device arrays go at the end of this scope, before the lock does, so that levels never
-    // hold two sets at once.
-  }
+        forEachLevel(
+            [&](size_t j) {
+              copyBuffer(commands, bvh2Summaries->buffer(), summariesBack.buffer(), sizeof(gpu::Bvh2CollapseSummary),
+                         bvh2Summaries->offset(j), summaryOffset(j, offsetof(LevelSummary, bvh2)));
+            },
+            wantsBvh2);
+        forEachLevel([&](size_t j) {
+          const LevelJob& job = *jobs[j];
+          if (job.nodesBack)
+            copyBuffer(commands, builtNodes.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
+                       builtNodes.offset(j));
+          copyBuffer(commands, values[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(),
+                     values[0].offset(j));
+          copyBuffer(commands, nodeBounds.buffer(), summariesBack.buffer(), sizeof(gpu::BuildBounds),
+                     nodeBounds.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
+        });
+      },
+      upload);
 
-  const auto convertStart = Clock::now();
-  std::memcpy(&level.bounds, rootBack.mapped(), sizeof(Bounds));
-  std::vector<uint32_t> order;
-  resizeInHugePages(order, count);
-  std::memcpy(order.data(), orderBack.mapped(), uint64_t{count} * 4);
-  if (nodesBack) {
-    resizeInHugePages(level.binary.nodes, nodeCount);
-    std::memcpy(level.binary.nodes.data(), nodesBack->mapped(), nodeCount * sizeof(BinaryBvhNode));
+  // The CWBVH collapses' arrays, for wide-node levels [begin, end).
+  std::vector<gpu::CwbvhCollapsePush> cwbvhCollapses(levels);
+  forEachLevel(
+      [&](size_t j) {
+        cwbvhCollapses[j] = {.karrasNodes = karrasNodes.address(j),
+                             .nodeBounds = nodeBounds.address(j),
+                             .choices = choices->address(j),
+                             .sortedOrder = values[0].address(j),
+                             .wideRoots = wideRoots->address(j),
+                             .wideSlots = wideSlots->address(j),
+                             .innerCounts = innerCounts->address(j),
+                             .leafCounts = leafCounts->address(j),
+                             .wideNodes = wideNodes->address(j),
+                             .primitiveOrder = cwbvhOrders->address(j),
+                             .summary = cwbvhSummaries->address(j),
+                             .count = jobs[j]->count,
+                             .levelBegin = 0,
+                             .levelEnd = 1,
+                             .nodeCost = costs_.node};
+      },
+      wantsCwbvh);
+  // Level by level, breadth first, every level's tree at once: a level's wide nodes choose their
+  // children, a scan places each node's inner children in the next level, and the host learns
+  // where that level ends (a submission per level of the deepest tree; a tree is as deep as a
+  // few times log8 n).
+  const LevelFilter growing = [&](size_t j) {
+    return jobs[j]->wantsCwbvh && cwbvhCollapses[j].levelEnd > cwbvhCollapses[j].levelBegin;
+  };
+  for (uint32_t growingLevels = levelsThat(growing); growingLevels > 0; growingLevels = levelsThat(growing)) {
+    submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+      const auto levelSize = [&](size_t j) { return cwbvhCollapses[j].levelEnd - cwbvhCollapses[j].levelBegin; };
+      std::vector<ScanTarget> scans;
+      forEachLevel(
+          [&](size_t j) {
+            scans.push_back(
+                scanOf(j, innerCounts->address(j) + 4 * uint64_t{cwbvhCollapses[j].levelBegin}, levelSize(j)));
+          },
+          growing);
+      timer.time(
+          commands, Stage::BvhCollapse,
+          [&] {
+            forEachLevel(
+                [&](size_t j) {
+                  dispatch(commands, cwbvhChildren_, cwbvhCollapses[j], elementWorkgroups(levelSize(j)));
+                },
+                growing);
+            computeToCompute(commands);
+            recordScans(commands, scans);
+            computeToCompute(commands);
+            forEachLevel(
+                [&](size_t j) { dispatch(commands, cwbvhExpand_, cwbvhCollapses[j], elementWorkgroups(levelSize(j))); },
+                growing);
+          },
+          0, 3 * growingLevels);
+      computeToTransfer(commands);
+      forEachLevel(
+          [&](size_t j) {
+            copyBuffer(commands, cwbvhSummaries->buffer(), summariesBack.buffer(), sizeof(gpu::CwbvhCollapseSummary),
+                       cwbvhSummaries->offset(j), summaryOffset(j, offsetof(LevelSummary, cwbvh)));
+          },
+          growing);
+    });
+    for (size_t j = 0; j < levels; ++j) {
+      if (!growing(j)) continue;
+      gpu::CwbvhCollapsePush& collapse = cwbvhCollapses[j];
+      gpu::CwbvhCollapseSummary summary;
+      std::memcpy(
+          &summary,
+          static_cast<const std::byte*>(summariesBack.mapped()) + summaryOffset(j, offsetof(LevelSummary, cwbvh)),
+          sizeof(summary));
+      if (summary.nextLevelEnd < collapse.levelEnd || summary.nextLevelEnd > jobs[j]->count)
+        throw std::logic_error("the GPU's CWBVH collapse of " + std::to_string(jobs[j]->count) + " primitives placed " +
+                               std::to_string(summary.nextLevelEnd) + " wide nodes");
+      collapse.levelBegin = collapse.levelEnd;
+      collapse.levelEnd = summary.nextLevelEnd;
+    }
   }
-  if (bvh2Back) {
+  std::vector<LevelSummary> summaries(levels);
+  std::memcpy(summaries.data(), summariesBack.mapped(), levels * sizeof(LevelSummary));
+
+  // The collapsed trees back, now that their sizes are known: BVH2's nodes, and CWBVH's once
+  // its leaves' primitive counts are scanned into each node's first primitive.
+  const auto allocateBackStart = Clock::now();
+  for (size_t j = 0; j < levels; ++j) {
+    LevelJob& job = *jobs[j];
+    job.summary = summaries[j];
+    if (job.wantsBvh2) {
+      if (job.summary.bvh2.nodeCount == 0 || job.summary.bvh2.nodeCount >= job.count)
+        throw std::logic_error("the GPU's BVH2 collapse of " + std::to_string(job.count) + " primitives gave " +
+                               std::to_string(job.summary.bvh2.nodeCount) + " nodes");
+      job.bvh2Back.emplace(*pool_, uint64_t{job.summary.bvh2.nodeCount} * sizeof(gpu::Bvh2Node),
+                           vk::MemoryUse::Readback);
+    }
+    if (job.wantsCwbvh) {
+      job.wideNodeCount = cwbvhCollapses[j].levelEnd;
+      job.cwbvhBack.emplace(*pool_, uint64_t{job.wideNodeCount} * sizeof(gpu::CwbvhNode), vk::MemoryUse::Readback);
+    }
+  }
+  batchTimes.allocateMs += msSince(allocateBackStart);
+  const uint32_t cwbvhLevels = levelsThat(wantsCwbvh);
+  submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+    if (cwbvhLevels > 0) {
+      std::vector<ScanTarget> scans;
+      forEachLevel([&](size_t j) { scans.push_back(scanOf(j, leafCounts->address(j), jobs[j]->wideNodeCount)); },
+                   wantsCwbvh);
+      timer.time(
+          commands, Stage::BvhCollapse,
+          [&] {
+            recordScans(commands, scans);
+            computeToCompute(commands);
+            forEachLevel(
+                [&](size_t j) {
+                  gpu::CwbvhCollapsePush emit = cwbvhCollapses[j];
+                  emit.levelBegin = 0;
+                  emit.levelEnd = jobs[j]->wideNodeCount;
+                  dispatch(commands, cwbvhEmit_, emit, elementWorkgroups(jobs[j]->wideNodeCount));
+                },
+                wantsCwbvh);
+          },
+          0, 2 * cwbvhLevels);
+    }
+    computeToTransfer(commands);
+    forEachLevel([&](size_t j) {
+      const LevelJob& job = *jobs[j];
+      if (job.wantsCwbvh) {
+        copyBuffer(commands, wideNodes->buffer(), job.cwbvhBack->buffer(), job.cwbvhBack->bytes(),
+                   wideNodes->offset(j));
+        copyBuffer(commands, cwbvhOrders->buffer(), job.cwbvhOrderBack->buffer(), job.cwbvhOrderBack->bytes(),
+                   cwbvhOrders->offset(j));
+      }
+      if (job.wantsBvh2)
+        copyBuffer(commands, bvh2Nodes->buffer(), job.bvh2Back->buffer(), job.bvh2Back->bytes(), bvh2Nodes->offset(j));
+    });
+  });
+  return batchTimes;
+}
+
+PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {
+  const auto start = Clock::now();
+  PrebuiltLevel level;
+  std::memcpy(static_cast<void*>(&level.bounds), &job.summary.root, sizeof(Bounds));
+  std::vector<uint32_t> order;
+  resizeInHugePages(order, job.count);
+  std::memcpy(order.data(), job.orderBack->mapped(), uint64_t{job.count} * 4);
+  if (job.nodesBack) {
+    resizeInHugePages(level.binary.nodes, 2 * uint64_t{job.count} - 1);
+    std::memcpy(level.binary.nodes.data(), job.nodesBack->mapped(), job.nodesBack->bytes());
+  }
+  if (job.wantsBvh2) {
+    const gpu::Bvh2CollapseSummary& summary = job.summary.bvh2;
     BvhTree<gpu::Bvh2Node> bvh2;
-    resizeInHugePages(bvh2.nodes, bvh2Summary.nodeCount);
-    std::memcpy(bvh2.nodes.data(), bvh2Back->mapped(), bvh2Back->bytes());
+    resizeInHugePages(bvh2.nodes, summary.nodeCount);
+    std::memcpy(bvh2.nodes.data(), job.bvh2Back->mapped(), job.bvh2Back->bytes());
     // Two children a node, one node fewer inner children than nodes.
-    bvh2.leafCount = uint64_t{bvh2Summary.nodeCount} + 1;
-    bvh2.sahCost = bvh2Summary.rootArea > 0 ? bvh2Summary.rootCost / bvh2Summary.rootArea : 0;
+    bvh2.leafCount = uint64_t{summary.nodeCount} + 1;
+    bvh2.sahCost = summary.rootArea > 0 ? summary.rootCost / summary.rootArea : 0;
     // The leaves reference the primitives in the binary tree's leaf order, the sorted one.
-    if (withBinary)
+    if (job.withBinary)
       bvh2.primitiveOrder = order;
     else
       bvh2.primitiveOrder = std::move(order);
     level.bvh2 = std::move(bvh2);
   }
-  if (cwbvhBack) {
+  if (job.wantsCwbvh) {
     BvhTree<gpu::CwbvhNode> cwbvh;
-    resizeInHugePages(cwbvh.nodes, wideNodeCount);
-    std::memcpy(cwbvh.nodes.data(), cwbvhBack->mapped(), cwbvhBack->bytes());
-    resizeInHugePages(cwbvh.primitiveOrder, count);
-    std::memcpy(cwbvh.primitiveOrder.data(), cwbvhOrderBack->mapped(), uint64_t{count} * 4);
+    resizeInHugePages(cwbvh.nodes, job.wideNodeCount);
+    std::memcpy(cwbvh.nodes.data(), job.cwbvhBack->mapped(), job.cwbvhBack->bytes());
+    resizeInHugePages(cwbvh.primitiveOrder, job.count);
+    std::memcpy(cwbvh.primitiveOrder.data(), job.cwbvhOrderBack->mapped(), uint64_t{job.count} * 4);
     // Every slot that is neither empty (meta 0) nor inner (imask) is a leaf.
     for (const gpu::CwbvhNode& node : cwbvh.nodes) {
       const uint32_t imask = node.exponentsAndImask >> 24;
       for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot)
         cwbvh.leafCount += ((node.meta[slot / 4] >> (8 * (slot % 4))) & 0xffu) != 0 && !((imask >> slot) & 1);
     }
-    cwbvh.sahCost = cwbvhSummary.rootArea > 0 ? cwbvhSummary.rootCost / cwbvhSummary.rootArea : 0;
+    const gpu::CwbvhCollapseSummary& summary = job.summary.cwbvh;
+    cwbvh.sahCost = summary.rootArea > 0 ? summary.rootCost / summary.rootArea : 0;
     level.cwbvh = std::move(cwbvh);
   }
-  if (withBinary) level.binary.primitiveOrder = std::move(order);
-  const double convertMs = msSince(convertStart);
+  if (job.withBinary) level.binary.primitiveOrder = std::move(order);
+  // Its host buffers back to the pool, for the levels still to come.
+  job.staging.reset();
+  job.orderBack.reset();
+  job.cwbvhOrderBack.reset();
+  job.nodesBack.reset();
+  job.bvh2Back.reset();
+  job.cwbvhBack.reset();
+  const double convertMs = msSince(start);
 
   const std::lock_guard lock(mutex_);
-  times_.gpuMs += gpuMs;
-  times_.prepareMs += prepareMs;
-  times_.lockWaitMs += lockWaitMs;
-  times_.allocateMs += allocateMs;
-  times_.copyMs += copyMs;
+  times_.prepareMs += job.prepareMs;
+  times_.lockWaitMs += job.queueWaitMs;
   times_.convertMs += convertMs;
-  times_.transferMs += prepareMs + allocateMs + copyMs + convertMs;
+  times_.transferMs += job.prepareMs + convertMs;
   ++times_.trees;
   return level;
 }

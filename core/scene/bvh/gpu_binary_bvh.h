@@ -3,7 +3,10 @@
 // as the CPU collapses its binary tree (bvh2.h, cwbvh.h); only the collapsed trees come back
 // (DESIGN.md: the GPU builder).
 #pragma once
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -19,13 +22,15 @@ namespace ptbench {
 // Summed over every tree the builder has built (levels build on several threads at once, so
 // the sums may exceed the wall clock).
 struct GpuBvhBuildTimes {
-  double gpuMs = 0;       // the kernels, from the build's first timestamp to its last
+  double gpuMs = 0;       // the kernels, from each batch's first timestamp to its last
   double transferMs = 0;  // wall clock: the primitives' boxes up, the tree read back and converted
   uint32_t trees = 0;
-  // transferMs's parts: the centroids' box and the boxes staged, the host buffers allocated;
-  // the device arrays allocated; the copies on the queue (the submission's wall clock
-  // beyond the kernels'); the tree copied into BinaryBvh. And apart from it, the time levels
-  // waited for another level's turn on the queue.
+  uint32_t batches = 0;  // the levels are built in this many batches, each one pass on the queue
+  // transferMs's parts: the centroids' box and the boxes staged, the host buffers allocated
+  // (per level, on its caller's thread); the batches' device arrays and readback allocated, and
+  // their copies on the queue (the submissions' wall clock beyond the kernels'); the trees
+  // copied out of the readback (per level). And apart from it, the time levels waited for their
+  // batch to start.
   double prepareMs = 0;
   double allocateMs = 0;
   double copyMs = 0;
@@ -33,22 +38,33 @@ struct GpuBvhBuildTimes {
   double lockWaitMs = 0;
 };
 
+// The device-local bytes a batch of levels needs for a level of `primitives`: its arrays.
+uint64_t gpuBvhBuildDeviceBytes(uint64_t primitives);
+
 // Why a build over `primitives` cannot run on a device with `deviceLocalBytes` of device-local
 // memory (its arrays alone would not fit), or empty. Checked before any allocation, so that a
 // level too large fails with this sentence rather than the driver's out-of-memory error.
 std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalBytes, const std::string& device);
 
+class GpuBufferPool;
+
 class GpuBvhBuilder {
  public:
   explicit GpuBvhBuilder(const vk::Context& context, const SahCosts& costs = {});
+  ~GpuBvhBuilder();
 
   // A level for buildSoftwareBvh (BvhBuildOptions::levelBuilder): the layouts asked for,
   // collapsed on the GPU as collapseToBvh2 and collapseToCwbvh collapse the binary tree, which
   // comes back only `withBinary` (the tests compare the collapses with the CPU's). The same
   // trees for the same boxes on every run. Safe to call from several threads: the host's work
-  // overlaps, the device's takes turns on the queue.
+  // overlaps, and the levels that wait while a batch runs are built together in the next one
+  // (each kernel launched for all of them between the same barriers).
   PrebuiltLevel buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts,
                            bool withBinary = false);
+  // Several levels at once, in as few batches as the device's memory allows: each level's the
+  // same trees as buildLevel's.
+  std::vector<PrebuiltLevel> buildLevels(std::span<const std::span<const Bounds>> levels,
+                                         std::span<const BvhLayout> layouts, bool withBinary = false);
   // The binary tree alone: one primitive per leaf, as buildBinaryBvh.
   BinaryBvh build(std::span<const Bounds> primitives);
   // The builder's radix sort alone, stable: keys ascending, each value moved with its key.
@@ -59,17 +75,33 @@ class GpuBvhBuilder {
   GpuBvhBuildTimes times() const;
 
  private:
-  struct SortBuffers;
-  void recordSort(VkCommandBuffer commands, const SortBuffers& buffers, uint32_t count) const;
-  // An exclusive prefix sum of `count` uints in place, without atomics; `blockSums` holds one
-  // uint per 4096 values (used when the scan spreads over workgroups).
-  void recordScan(VkCommandBuffer commands, VkDeviceAddress values, uint32_t count, const vk::Buffer& blockSums) const;
+  struct SortTarget;
+  struct ScanTarget;
+  struct LevelJob;
+  struct BatchTimes;
+  // Every target's sort, pass by pass: a pass's kernels for all of them between two barriers.
+  void recordSorts(VkCommandBuffer commands, std::span<const SortTarget> targets) const;
+  // Exclusive prefix sums in place, without atomics, side by side likewise.
+  void recordScans(VkCommandBuffer commands, std::span<const ScanTarget> targets) const;
+  LevelJob prepare(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts, bool withBinary) const;
+  // Queues the jobs and returns when all are built: the thread that finds the queue idle builds
+  // what waits, in batches, for itself and the others.
+  void buildInBatches(std::span<LevelJob> jobs);
+  std::vector<LevelJob*> takeBatch();
+  BatchTimes runBatch(std::span<LevelJob* const> jobs);
+  PrebuiltLevel convert(LevelJob& job);
 
   const vk::Context& context_;
   SahCosts costs_;
+  // Device arrays and host buffers reused across levels and batches, freed with the builder.
+  std::unique_ptr<GpuBufferPool> pool_;
   vk::ComputePipeline histogram_, scan_, scanBlockSums_, scanBlocks_, scatter_, morton_, hierarchy_, fit_, emit_,
       bvh2Flag_, bvh2Emit_, cwbvhChildren_, cwbvhExpand_, cwbvhEmit_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // the queue of levels and the times
+  std::condition_variable batchDone_;
+  std::deque<LevelJob*> waiting_;
+  bool batchRunning_ = false;
+  std::mutex deviceMutex_;  // one batch, sort or scan on the device at a time
   GpuBvhBuildTimes times_;
 };
 

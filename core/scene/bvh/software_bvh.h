@@ -66,9 +66,16 @@ struct SoftwareBvhStats {
   // boxes' upload and the trees' readback and conversion; 0 for the CPU builder.
   double gpuBuildMs = 0;
   double gpuTransferMs = 0;
-  // The GPU builder's levels' summed wait for another level's turn on the queue: what keeps
-  // meshes that build on several threads from overlapping on the device.
+  // gpuTransferMs's parts (GpuBvhBuildTimes): per level, the boxes staged and the trees copied
+  // out; per batch, the device arrays and readback allocated and the copies on the queue.
+  double gpuPrepareMs = 0;
+  double gpuAllocateMs = 0;
+  double gpuCopyMs = 0;
+  double gpuConvertMs = 0;
+  // The GPU builder's levels' summed wait for their batch to start: levels that arrive while a
+  // batch runs wait for it and are built together in the next.
   double gpuQueueWaitMs = 0;
+  uint32_t gpuBatches = 0;
   // Wall clock of the layouts' assembly into the scene's arrays, the build's last part (not in
   // reports; the build-speed tests print it).
   double assembleMs = 0;
