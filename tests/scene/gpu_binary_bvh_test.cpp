@@ -334,14 +334,14 @@ TEST_F(GpuBvhBuilderTest, DISABLED_BuildSpeedHostSide) {
       const GpuBvhBuildTimes t = builder->times();
       const SoftwareBvhStats& s = bvh.stats;
       std::printf(
-          "%s, %zu meshes, %llu triangles: build %.1f ms wall, binary trees %.1f ms summed over %u levels: "
-          "kernels %.1f, host %.1f (prepare %.1f, device arrays %.1f, copies %.1f, convert %.1f), waiting for the "
-          "queue %.1f; "
+          "%s, %zu meshes, %llu triangles: build %.1f ms wall, binary trees %.1f ms summed over %u levels in %u "
+          "batches: kernels %.1f, host %.1f (prepare %.1f, allocation %.1f, copies %.1f, convert %.1f), waiting for "
+          "a batch %.1f; "
           "bottom levels bvh2 %.1f ms, cwbvh %.1f ms (binary and collapse, summed); assembly %.1f ms wall\n",
           layouts.size() == 1 ? "bvh2 alone" : "both layouts", scene.meshes.size(),
-          static_cast<unsigned long long>(scene.uniqueTriangleCount()), s.buildMs, s.binaryBuildMs, t.trees, t.gpuMs,
-          t.transferMs, t.prepareMs, t.allocateMs, t.copyMs, t.convertMs, t.lockWaitMs, s.bvh2.bottomLevels.buildMs,
-          s.cwbvh.bottomLevels.buildMs, s.assembleMs);
+          static_cast<unsigned long long>(scene.uniqueTriangleCount()), s.buildMs, s.binaryBuildMs, t.trees, t.batches,
+          t.gpuMs, t.transferMs, t.prepareMs, t.allocateMs, t.copyMs, t.convertMs, t.lockWaitMs,
+          s.bvh2.bottomLevels.buildMs, s.cwbvh.bottomLevels.buildMs, s.assembleMs);
     }
 }
 
