@@ -103,15 +103,18 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
     if (!built) continue;
     const SoftwareBvhStats& bvh = *built;
     if (builder == BvhBuilder::Cpu)
-      std::cout << fmt::format("  software BVH built in {:.1f} ms on {} threads ({:.2f} Mtriangles/s)\n", bvh.buildMs,
-                               bvh.threads, double(scene.uniqueTriangleCount()) / (bvh.buildMs * 1e3));
+      std::cout << fmt::format(
+          "  software BVH built in {:.1f} ms on {} threads ({:.2f} Mtriangles/s), the layouts assembled in the last "
+          "{:.1f} ms\n",
+          bvh.buildMs, bvh.threads, double(scene.uniqueTriangleCount()) / (bvh.buildMs * 1e3), bvh.assembleMs);
     else
       std::cout << fmt::format(
           "  software BVH built in {:.1f} ms by the GPU builder on {} threads, {} batches: {:.1f} ms of kernels "
           "(trees and collapses); summed over meshes and batches, {:.1f} ms of upload and readback (staging {:.1f}, "
-          "allocation {:.1f}, copies {:.1f}, conversion {:.1f}), {:.1f} ms waiting for a batch\n",
+          "allocation {:.1f}, copies {:.1f}, conversion {:.1f}), {:.1f} ms waiting for a batch; the layouts "
+          "assembled in the last {:.1f} ms\n",
           bvh.buildMs, bvh.threads, bvh.gpuBatches, bvh.gpuBuildMs, bvh.gpuTransferMs, bvh.gpuPrepareMs,
-          bvh.gpuAllocateMs, bvh.gpuCopyMs, bvh.gpuConvertMs, bvh.gpuQueueWaitMs);
+          bvh.gpuAllocateMs, bvh.gpuCopyMs, bvh.gpuConvertMs, bvh.gpuQueueWaitMs, bvh.assembleMs);
     for (const auto& [name, layout] : {std::pair{"cwbvh", &bvh.cwbvh}, std::pair{"bvh2", &bvh.bvh2}})
       std::cout << fmt::format(
           "    {:<5} {:.2f} MiB; {} + {} nodes (top + bottom levels), depth {} + {}, SAH cost {:.2f} (bottom "

@@ -524,17 +524,27 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
     for (size_t j = 0; j < levels; ++j) each[j] = perLevel(*jobs[j]);
     return each;
   };
-  const auto anyWants = [&](bool LevelJob::*wants) {
-    return std::any_of(jobs.begin(), jobs.end(), [&](const LevelJob* job) { return job->*wants; });
+  // Each kernel launched for every level (that `takes` part) before the barrier that follows it.
+  using LevelFilter = std::function<bool(size_t)>;
+  const auto forEachLevel = [&](const std::function<void(size_t)>& record, const LevelFilter& takes = {}) {
+    for (size_t j = 0; j < levels; ++j)
+      if (!takes || takes(j)) record(j);
   };
-  const std::vector<uint64_t> primitives = counts([](const LevelJob&job) { return job.count; }),
-                              innerNodes = counts([](const LevelJob&job) { return job.count - 1; }),
-                              nodes = counts([](const LevelJob&job) { return 2 * uint64_t{job.count} - 1; });
+  const auto levelsThat = [&](const LevelFilter& takes) {
+    uint32_t taken = 0;
+    forEachLevel([&](size_t) { ++taken; }, takes);
+    return taken;
+  };
+  const LevelFilter wantsBvh2 = [&](size_t j) { return jobs[j]->wantsBvh2; };
+  const LevelFilter wantsCwbvh = [&](size_t j) { return jobs[j]->wantsCwbvh; };
+  const std::vector<uint64_t> primitives = counts([](const LevelJob& job) { return job.count; });
+  const std::vector<uint64_t> innerNodes = counts([](const LevelJob& job) { return job.count - 1; });
+  const std::vector<uint64_t> nodes = counts([](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
   // The arrays of a layout no level of the batch asks for are left out; a level that does not
   // ask for one gets an empty region.
-  const auto only = [&](bool LevelJob::*wants, uint64_t perPrimitive, const std::vector<uint64_t>& each) {
+  const auto only = [&](const LevelFilter& wants, uint64_t perElement, const std::vector<uint64_t>& each) {
     std::vector<uint64_t> some(levels);
-    for (size_t j = 0; j < levels; ++j) some[j] = jobs[j]->*wants ? each[j] * perPrimitive : 0;
+    for (size_t j = 0; j < levels; ++j) some[j] = wants(j) ? each[j] * perElement : 0;
     return some;
   };
   const BatchArray keys[2] = {{*pool_, primitives, 4}, {*pool_, primitives, 4}},
@@ -553,24 +563,24 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
       counts([](const LevelJob& job) { return scanBlocks(2 * uint64_t{job.count} - 1); });
   const BatchArray scanBlockSums(*pool_, blockSumCounts, 4);
   std::optional<BatchArray> nodeIndices, bvh2Nodes, bvh2Summaries;
-  if (anyWants(&LevelJob::wantsBvh2)) {
-    nodeIndices.emplace(*pool_, only(&LevelJob::wantsBvh2, 1, nodes), 4);
-    bvh2Nodes.emplace(*pool_, only(&LevelJob::wantsBvh2, 1, innerNodes), sizeof(gpu::Bvh2Node));
-    bvh2Summaries.emplace(*pool_, only(&LevelJob::wantsBvh2, 1, std::vector<uint64_t>(levels, 1)),
+  if (levelsThat(wantsBvh2) > 0) {
+    nodeIndices.emplace(*pool_, only(wantsBvh2, 1, nodes), 4);
+    bvh2Nodes.emplace(*pool_, only(wantsBvh2, 1, innerNodes), sizeof(gpu::Bvh2Node));
+    bvh2Summaries.emplace(*pool_, only(wantsBvh2, 1, std::vector<uint64_t>(levels, 1)),
                           sizeof(gpu::Bvh2CollapseSummary));
   }
   // A wide node has two children at least, so there are fewer than `count` of them.
   std::optional<BatchArray> choices, wideRoots, wideSlots, innerCounts, leafCounts, wideNodes, cwbvhOrders,
       cwbvhSummaries;
-  if (anyWants(&LevelJob::wantsCwbvh)) {
-    choices.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, nodes), sizeof(gpu::CwbvhChoice));
-    wideRoots.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), 4);
-    wideSlots.emplace(*pool_, only(&LevelJob::wantsCwbvh, gpu::CWBVH_WIDTH, primitives), 4);
-    innerCounts.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), 4);
-    leafCounts.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), 4);
-    wideNodes.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), sizeof(gpu::CwbvhNode));
-    cwbvhOrders.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, primitives), 4);
-    cwbvhSummaries.emplace(*pool_, only(&LevelJob::wantsCwbvh, 1, std::vector<uint64_t>(levels, 1)),
+  if (levelsThat(wantsCwbvh) > 0) {
+    choices.emplace(*pool_, only(wantsCwbvh, 1, nodes), sizeof(gpu::CwbvhChoice));
+    wideRoots.emplace(*pool_, only(wantsCwbvh, 1, primitives), 4);
+    wideSlots.emplace(*pool_, only(wantsCwbvh, gpu::CWBVH_WIDTH, primitives), 4);
+    innerCounts.emplace(*pool_, only(wantsCwbvh, 1, primitives), 4);
+    leafCounts.emplace(*pool_, only(wantsCwbvh, 1, primitives), 4);
+    wideNodes.emplace(*pool_, only(wantsCwbvh, 1, primitives), sizeof(gpu::CwbvhNode));
+    cwbvhOrders.emplace(*pool_, only(wantsCwbvh, 1, primitives), 4);
+    cwbvhSummaries.emplace(*pool_, only(wantsCwbvh, 1, std::vector<uint64_t>(levels, 1)),
                            sizeof(gpu::CwbvhCollapseSummary));
   }
   const PooledBuffer summariesBack(*pool_, levels * sizeof(LevelSummary), vk::MemoryUse::Readback);
@@ -604,19 +614,6 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
   };
-  // Each kernel launched for every level (that `takes` part) before the barrier that follows it.
-  using LevelFilter = std::function<bool(size_t)>;
-  const auto forEachLevel = [&](const std::function<void(size_t)>& record, const LevelFilter& takes = {}) {
-    for (size_t j = 0; j < levels; ++j)
-      if (!takes || takes(j)) record(j);
-  };
-  const auto levelsThat = [&](const LevelFilter& takes) {
-    uint32_t taken = 0;
-    forEachLevel([&](size_t) { ++taken; }, takes);
-    return taken;
-  };
-  const LevelFilter wantsBvh2 = [&](size_t j) { return jobs[j]->wantsBvh2; };
-  const LevelFilter wantsCwbvh = [&](size_t j) { return jobs[j]->wantsCwbvh; };
 
   const auto scale = [](float lo, float hi) { return hi > lo ? 1024.0f / (hi - lo) : 0.0f; };
   std::vector<gpu::LbvhPush> lbvh(levels);

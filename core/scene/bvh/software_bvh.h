@@ -77,7 +77,7 @@ struct SoftwareBvhStats {
   double gpuQueueWaitMs = 0;
   uint32_t gpuBatches = 0;
   // Wall clock of the layouts' assembly into the scene's arrays, the build's last part (not in
-  // reports; the build-speed tests print it).
+  // reports; scene-info and the build-speed tests print it).
   double assembleMs = 0;
   unsigned threads = 0;
   uint32_t binCount = 0;
