@@ -173,6 +173,7 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
       options.levelBuilder = [&](std::span<const Bounds> primitives, std::span<const BvhLayout> built) {
         return gpuBuilder->buildLevel(primitives, built);
       };
+      options.levelsBuilt = [&] { gpuBuilder->releasePooledBuffers(); };
     }
     bvh = buildSoftwareBvh(scene, options);
     bvh.stats.builder = builder;
@@ -184,7 +185,7 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
       bvh.stats.gpuAllocateMs = times.allocateMs;
       bvh.stats.gpuCopyMs = times.copyMs;
       bvh.stats.gpuConvertMs = times.convertMs;
-      bvh.stats.gpuQueueWaitMs = times.lockWaitMs;
+      bvh.stats.gpuQueueWaitMs = times.batchWaitMs;
       bvh.stats.gpuBatches = times.batches;
     }
   } catch (const std::exception& error) {

@@ -91,10 +91,12 @@ class GpuBufferPool {
   explicit GpuBufferPool(const vk::Context& context) : context_(context) {}
 
   // A buffer of `bytes` at least: the smallest free one of `use` that holds them, or a new one
-  // of up to a quarter more, so that a later, slightly larger request finds it too. Free device
-  // arrays smaller than a request none fits are freed rather than kept: device memory is the
-  // scarcer, and the larger ones serve the smaller requests.
+  // of up to a quarter more, so that a later, slightly larger request finds it too. When no free
+  // device array fits, the free ones (all smaller) are freed first: device memory is the
+  // scarcer, and the larger arrays serve the smaller requests. Where the device has no room for
+  // the rounded size, the exact one, so that a level gpuBvhBuildMemoryError lets through fits.
   vk::Buffer take(VkDeviceSize bytes, vk::MemoryUse use) {
+    bytes = std::max<VkDeviceSize>(bytes, 4);
     {
       const std::lock_guard lock(mutex_);
       auto best = free_.end();
@@ -107,17 +109,29 @@ class GpuBufferPool {
         free_.erase(best);
         return buffer;
       }
-      if (use == vk::MemoryUse::DeviceOnly)
-        std::erase_if(free_, [&](const auto& entry) { return entry.first == use && entry.second.bytes() < bytes; });
+      if (use == vk::MemoryUse::DeviceOnly) release(use);
     }
-    return vk::Buffer(context_, pooledBytes(bytes), scratchUsage, use);
+    try {
+      return vk::Buffer(context_, pooledBytes(bytes), scratchUsage, use);
+    } catch (const vk::VulkanError& error) {
+      if (error.result() != VK_ERROR_OUT_OF_DEVICE_MEMORY && error.result() != VK_ERROR_OUT_OF_HOST_MEMORY) throw;
+      return vk::Buffer(context_, bytes, scratchUsage, use);
+    }
   }
   void giveBack(vk::Buffer buffer, vk::MemoryUse use) {
     const std::lock_guard lock(mutex_);
     free_.emplace_back(use, std::move(buffer));
   }
+  // Every free buffer, so that the layouts' assembly after the build has that memory.
+  void releaseFree() {
+    const std::lock_guard lock(mutex_);
+    free_.clear();
+  }
 
  private:
+  void release(vk::MemoryUse use) {
+    std::erase_if(free_, [&](const auto& entry) { return entry.first == use; });
+  }
   // Rounded up to a quarter of the power of two below: at most a quarter more.
   static VkDeviceSize pooledBytes(VkDeviceSize bytes) {
     const VkDeviceSize step = std::max<VkDeviceSize>((VkDeviceSize{1} << (std::bit_width(bytes) - 1)) / 4, 4096);
@@ -160,6 +174,7 @@ class BatchArray {
       : offsets_(regionOffsets(counts, elementBytes)), buffer_(pool, offsets_.back(), vk::MemoryUse::DeviceOnly) {}
   VkDeviceAddress address(size_t level) const { return buffer_.buffer().address() + offsets_[level]; }
   VkDeviceSize offset(size_t level) const { return offsets_[level]; }
+  VkDeviceSize bytes() const { return offsets_.back(); }  // every region's; the buffer may be larger
   const vk::Buffer& buffer() const { return buffer_.buffer(); }
 
  private:
@@ -181,10 +196,6 @@ struct LevelSummary {
   gpu::Bvh2CollapseSummary bvh2;
   gpu::CwbvhCollapseSummary cwbvh;
 };
-
-// A batch holds levels up to this many primitives in all (a level larger than that is a batch
-// alone): its largest arrays, the binary nodes and CWBVH's cost tables, stay near a gigabyte.
-constexpr uint64_t batchPrimitiveLimit = uint64_t{1} << 24;
 
 }  // namespace
 
@@ -251,9 +262,10 @@ struct GpuBvhBuilder::BatchTimes {
   double gpuMs = 0, allocateMs = 0, copyMs = 0;
 };
 
-GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs)
+GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, uint64_t batchPrimitives)
     : context_(context),
       costs_(costs),
+      batchPrimitives_(batchPrimitives),
       pool_(std::make_unique<GpuBufferPool>(context)),
       histogram_(vk::createComputePipeline(context, "bvh_radix_histogram", sizeof(gpu::RadixSortPush))),
       scan_(vk::createComputePipeline(context, "bvh_radix_scan", sizeof(gpu::RadixScanPush))),
@@ -271,6 +283,10 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs)
       cwbvhEmit_(vk::createComputePipeline(context, "bvh_cwbvh_emit", sizeof(gpu::CwbvhCollapsePush))) {}
 
 GpuBvhBuilder::~GpuBvhBuilder() = default;
+
+void GpuBvhBuilder::releasePooledBuffers() {
+  pool_->releaseFree();
+}
 
 // One workgroup scans up to this many values round by round; longer scans (a level's 2n - 1
 // BVH2 flags, for 50M triangles 100M) are spread over workgroups: block sums, their scan in one
@@ -403,17 +419,18 @@ BinaryBvh GpuBvhBuilder::build(std::span<const Bounds> primitives) {
 
 PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts,
                                         bool withBinary) {
-  return std::move(buildLevels({&primitives, 1}, layouts, withBinary).front());
+  const GpuLevelRequest request{.primitives = primitives, .layouts = layouts, .withBinary = withBinary};
+  return std::move(buildLevels({&request, 1}).front());
 }
 
-std::vector<PrebuiltLevel> GpuBvhBuilder::buildLevels(std::span<const std::span<const Bounds>> levels,
-                                                      std::span<const BvhLayout> layouts, bool withBinary) {
-  std::vector<PrebuiltLevel> built(levels.size());
+std::vector<PrebuiltLevel> GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests) {
+  std::vector<PrebuiltLevel> built(requests.size());
   std::vector<LevelJob> jobs;
   std::vector<size_t> jobLevels;
   const auto& device = context_.capabilities();
-  for (size_t l = 0; l < levels.size(); ++l) {
-    const std::span<const Bounds> primitives = levels[l];
+  for (size_t l = 0; l < requests.size(); ++l) {
+    const std::span<const Bounds> primitives = requests[l].primitives;
+    const std::span<const BvhLayout> layouts = requests[l].layouts;
     if (primitives.empty()) continue;
     if (primitives.size() == 1) {
       // One leaf: the CPU's collapses have nothing to gain from the GPU.
@@ -431,7 +448,7 @@ std::vector<PrebuiltLevel> GpuBvhBuilder::buildLevels(std::span<const std::span<
     if (const std::string error = gpuBvhBuildMemoryError(primitives.size(), device.deviceLocalBytes, device.name);
         !error.empty())
       throw std::runtime_error(error);
-    jobs.push_back(prepare(primitives, layouts, withBinary));
+    jobs.push_back(prepare(requests[l]));
     jobLevels.push_back(l);
   }
   buildInBatches(jobs);
@@ -443,9 +460,11 @@ std::vector<PrebuiltLevel> GpuBvhBuilder::buildLevels(std::span<const std::span<
 
 // The host's part before the batch runs on the caller's thread, so that while one batch's
 // kernels run the next levels' boxes are staged and the previous levels' trees converted.
-GpuBvhBuilder::LevelJob GpuBvhBuilder::prepare(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts,
-                                               bool withBinary) const {
+GpuBvhBuilder::LevelJob GpuBvhBuilder::prepare(const GpuLevelRequest& request) const {
   const auto start = Clock::now();
+  const std::span<const Bounds> primitives = request.primitives;
+  const std::span<const BvhLayout> layouts = request.layouts;
+  const bool withBinary = request.withBinary;
   LevelJob job{.count = static_cast<uint32_t>(primitives.size()),
                .wantsBvh2 = std::find(layouts.begin(), layouts.end(), BvhLayout::Bvh2) != layouts.end(),
                .wantsCwbvh = std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end(),
@@ -464,10 +483,12 @@ GpuBvhBuilder::LevelJob GpuBvhBuilder::prepare(std::span<const Bounds> primitive
 
 void GpuBvhBuilder::buildInBatches(std::span<LevelJob> jobs) {
   std::unique_lock lock(mutex_);
+  std::vector<LevelJob*> queued;
   for (LevelJob& job : jobs) {
     job.queued = Clock::now();
-    waiting_.push_back(&job);
+    queued.push_back(&job);
   }
+  waiting_.insert(waiting_.end(), queued.begin(), queued.end());  // all or none
   const auto allDone = [&] { return std::all_of(jobs.begin(), jobs.end(), [](const LevelJob& j) { return j.done; }); };
   while (!allDone()) {
     if (batchRunning_) {
@@ -496,16 +517,17 @@ void GpuBvhBuilder::buildInBatches(std::span<LevelJob> jobs) {
   }
 }
 
-// The levels waiting longest, as many as a batch holds: up to batchPrimitiveLimit primitives
+// The levels waiting longest, as many as a batch holds: up to batchPrimitives_ primitives
 // and a quarter of the device's memory, and one level at least.
 std::vector<GpuBvhBuilder::LevelJob*> GpuBvhBuilder::takeBatch() {
   const uint64_t byteBudget = context_.capabilities().deviceLocalBytes / 4;
   std::vector<LevelJob*> batch;
+  batch.reserve(waiting_.size());  // nothing to throw once levels leave the queue
   uint64_t primitives = 0, bytes = 0;
   while (!waiting_.empty()) {
     LevelJob* next = waiting_.front();
     const uint64_t nextBytes = gpuBvhBuildDeviceBytes(next->count);
-    if (!batch.empty() && (primitives + next->count > batchPrimitiveLimit || bytes + nextBytes > byteBudget)) break;
+    if (!batch.empty() && (primitives + next->count > batchPrimitives_ || bytes + nextBytes > byteBudget)) break;
     next->queueWaitMs = msSince(next->queued);
     batch.push_back(next);
     waiting_.pop_front();
@@ -519,9 +541,9 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
   BatchTimes batchTimes;
   const auto allocateStart = Clock::now();
   const size_t levels = jobs.size();
-  const auto counts = [&](const std::function<uint64_t(const LevelJob&)>& perLevel) {
+  const auto perLevel = [&](const std::function<uint64_t(const LevelJob&)>& count) {
     std::vector<uint64_t> each(levels);
-    for (size_t j = 0; j < levels; ++j) each[j] = perLevel(*jobs[j]);
+    for (size_t j = 0; j < levels; ++j) each[j] = count(*jobs[j]);
     return each;
   };
   // Each kernel launched for every level (that `takes` part) before the barrier that follows it.
@@ -537,12 +559,12 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
   };
   const LevelFilter wantsBvh2 = [&](size_t j) { return jobs[j]->wantsBvh2; };
   const LevelFilter wantsCwbvh = [&](size_t j) { return jobs[j]->wantsCwbvh; };
-  const std::vector<uint64_t> primitives = counts([](const LevelJob& job) { return job.count; });
-  const std::vector<uint64_t> innerNodes = counts([](const LevelJob& job) { return job.count - 1; });
-  const std::vector<uint64_t> nodes = counts([](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
+  const std::vector<uint64_t> primitives = perLevel([](const LevelJob& job) { return job.count; });
+  const std::vector<uint64_t> innerNodes = perLevel([](const LevelJob& job) { return job.count - 1; });
+  const std::vector<uint64_t> nodes = perLevel([](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
   // The arrays of a layout no level of the batch asks for are left out; a level that does not
   // ask for one gets an empty region.
-  const auto only = [&](const LevelFilter& wants, uint64_t perElement, const std::vector<uint64_t>& each) {
+  const auto regionsFor = [&](const LevelFilter& wants, uint64_t perElement, const std::vector<uint64_t>& each) {
     std::vector<uint64_t> some(levels);
     for (size_t j = 0; j < levels; ++j) some[j] = wants(j) ? each[j] * perElement : 0;
     return some;
@@ -550,7 +572,8 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
   const BatchArray keys[2] = {{*pool_, primitives, 4}, {*pool_, primitives, 4}},
                    values[2] = {{*pool_, primitives, 4}, {*pool_, primitives, 4}};
   const BatchArray blockHistograms(
-      *pool_, counts([](const LevelJob& job) { return uint64_t{sortBlocks(job.count)} * gpu::RADIX_SORT_DIGITS; }), 4);
+      *pool_, perLevel([](const LevelJob& job) { return uint64_t{sortBlocks(job.count)} * gpu::RADIX_SORT_DIGITS; }),
+      4);
   const BatchArray boxes(*pool_, primitives, sizeof(gpu::BuildBounds));
   const BatchArray karrasNodes(*pool_, innerNodes, sizeof(gpu::KarrasNode));
   const BatchArray parents(*pool_, nodes, 4);
@@ -560,27 +583,27 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
   const BatchArray costs(*pool_, nodes, 4);
   const BatchArray places(*pool_, nodes, 4);
   const std::vector<uint64_t> blockSumCounts =
-      counts([](const LevelJob& job) { return scanBlocks(2 * uint64_t{job.count} - 1); });
+      perLevel([](const LevelJob& job) { return scanBlocks(2 * uint64_t{job.count} - 1); });
   const BatchArray scanBlockSums(*pool_, blockSumCounts, 4);
   std::optional<BatchArray> nodeIndices, bvh2Nodes, bvh2Summaries;
   if (levelsThat(wantsBvh2) > 0) {
-    nodeIndices.emplace(*pool_, only(wantsBvh2, 1, nodes), 4);
-    bvh2Nodes.emplace(*pool_, only(wantsBvh2, 1, innerNodes), sizeof(gpu::Bvh2Node));
-    bvh2Summaries.emplace(*pool_, only(wantsBvh2, 1, std::vector<uint64_t>(levels, 1)),
+    nodeIndices.emplace(*pool_, regionsFor(wantsBvh2, 1, nodes), 4);
+    bvh2Nodes.emplace(*pool_, regionsFor(wantsBvh2, 1, innerNodes), sizeof(gpu::Bvh2Node));
+    bvh2Summaries.emplace(*pool_, regionsFor(wantsBvh2, 1, std::vector<uint64_t>(levels, 1)),
                           sizeof(gpu::Bvh2CollapseSummary));
   }
   // A wide node has two children at least, so there are fewer than `count` of them.
   std::optional<BatchArray> choices, wideRoots, wideSlots, innerCounts, leafCounts, wideNodes, cwbvhOrders,
       cwbvhSummaries;
   if (levelsThat(wantsCwbvh) > 0) {
-    choices.emplace(*pool_, only(wantsCwbvh, 1, nodes), sizeof(gpu::CwbvhChoice));
-    wideRoots.emplace(*pool_, only(wantsCwbvh, 1, primitives), 4);
-    wideSlots.emplace(*pool_, only(wantsCwbvh, gpu::CWBVH_WIDTH, primitives), 4);
-    innerCounts.emplace(*pool_, only(wantsCwbvh, 1, primitives), 4);
-    leafCounts.emplace(*pool_, only(wantsCwbvh, 1, primitives), 4);
-    wideNodes.emplace(*pool_, only(wantsCwbvh, 1, primitives), sizeof(gpu::CwbvhNode));
-    cwbvhOrders.emplace(*pool_, only(wantsCwbvh, 1, primitives), 4);
-    cwbvhSummaries.emplace(*pool_, only(wantsCwbvh, 1, std::vector<uint64_t>(levels, 1)),
+    choices.emplace(*pool_, regionsFor(wantsCwbvh, 1, nodes), sizeof(gpu::CwbvhChoice));
+    wideRoots.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), 4);
+    wideSlots.emplace(*pool_, regionsFor(wantsCwbvh, gpu::CWBVH_WIDTH, primitives), 4);
+    innerCounts.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), 4);
+    leafCounts.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), 4);
+    wideNodes.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), sizeof(gpu::CwbvhNode));
+    cwbvhOrders.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), 4);
+    cwbvhSummaries.emplace(*pool_, regionsFor(wantsCwbvh, 1, std::vector<uint64_t>(levels, 1)),
                            sizeof(gpu::CwbvhCollapseSummary));
   }
   const PooledBuffer summariesBack(*pool_, levels * sizeof(LevelSummary), vk::MemoryUse::Readback);
@@ -595,10 +618,13 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
     vk::StageTimer timer(context_);
     const auto submitStart = Clock::now();
     context_.submitAndWait([&](VkCommandBuffer commands) {
-      vk::memoryBarrier(
-          commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-          VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
-          VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+      // Pooled arrays an earlier batch's kernels or copies used may be this one's copies' and
+      // fills' destinations.
+      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                            VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
       if (untimed) untimed(commands);
       timer.begin(commands);
       record(commands, timer);
@@ -668,7 +694,7 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
     forEachLevel([&](size_t j) {
       copyBuffer(commands, jobs[j]->staging->buffer(), boxes.buffer(), jobs[j]->staging->bytes(), 0, boxes.offset(j));
     });
-    vkCmdFillBuffer(commands, visits.buffer().get(), 0, VK_WHOLE_SIZE, 0);
+    vkCmdFillBuffer(commands, visits.buffer().get(), 0, visits.bytes(), 0);
     forEachLevel([&](size_t j) { vkCmdFillBuffer(commands, wideRoots->buffer().get(), wideRoots->offset(j), 4, 0); },
                  wantsCwbvh);
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
@@ -769,7 +795,7 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
   const LevelFilter growing = [&](size_t j) {
     return jobs[j]->wantsCwbvh && cwbvhCollapses[j].levelEnd > cwbvhCollapses[j].levelBegin;
   };
-  for (uint32_t growingLevels = levelsThat(growing); growingLevels > 0; growingLevels = levelsThat(growing)) {
+  for (uint32_t treesGrowing = levelsThat(growing); treesGrowing > 0; treesGrowing = levelsThat(growing)) {
     submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
       const auto levelSize = [&](size_t j) { return cwbvhCollapses[j].levelEnd - cwbvhCollapses[j].levelBegin; };
       std::vector<ScanTarget> scans;
@@ -794,7 +820,7 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
                 [&](size_t j) { dispatch(commands, cwbvhExpand_, cwbvhCollapses[j], elementWorkgroups(levelSize(j))); },
                 growing);
           },
-          0, 3 * growingLevels);
+          0, 3 * treesGrowing);
       computeToTransfer(commands);
       forEachLevel(
           [&](size_t j) {
@@ -932,7 +958,7 @@ PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {
 
   const std::lock_guard lock(mutex_);
   times_.prepareMs += job.prepareMs;
-  times_.lockWaitMs += job.queueWaitMs;
+  times_.batchWaitMs += job.queueWaitMs;
   times_.convertMs += convertMs;
   times_.transferMs += job.prepareMs + convertMs;
   ++times_.trees;

@@ -35,7 +35,7 @@ struct GpuBvhBuildTimes {
   double allocateMs = 0;
   double copyMs = 0;
   double convertMs = 0;
-  double lockWaitMs = 0;
+  double batchWaitMs = 0;
 };
 
 // The device-local bytes a batch of levels needs for a level of `primitives`: its arrays.
@@ -48,9 +48,23 @@ std::string gpuBvhBuildMemoryError(uint64_t primitives, uint64_t deviceLocalByte
 
 class GpuBufferPool;
 
+// One level for GpuBvhBuilder::buildLevels: its primitives' boxes, the layouts to collapse it
+// into, and whether its binary tree comes back too (the tests compare the collapses with the
+// CPU's).
+struct GpuLevelRequest {
+  std::span<const Bounds> primitives;
+  std::span<const BvhLayout> layouts;
+  bool withBinary = false;
+};
+
 class GpuBvhBuilder {
  public:
-  explicit GpuBvhBuilder(const vk::Context& context, const SahCosts& costs = {});
+  // A batch holds levels up to this many primitives in all (a larger level is a batch alone):
+  // its largest arrays, the binary nodes and CWBVH's cost tables, stay near a gigabyte.
+  static constexpr uint64_t defaultBatchPrimitives = uint64_t{1} << 24;
+
+  explicit GpuBvhBuilder(const vk::Context& context, const SahCosts& costs = {},
+                         uint64_t batchPrimitives = defaultBatchPrimitives);
   ~GpuBvhBuilder();
 
   // A level for buildSoftwareBvh (BvhBuildOptions::levelBuilder): the layouts asked for,
@@ -61,10 +75,11 @@ class GpuBvhBuilder {
   // (each kernel launched for all of them between the same barriers).
   PrebuiltLevel buildLevel(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts,
                            bool withBinary = false);
-  // Several levels at once, in as few batches as the device's memory allows: each level's the
-  // same trees as buildLevel's.
-  std::vector<PrebuiltLevel> buildLevels(std::span<const std::span<const Bounds>> levels,
-                                         std::span<const BvhLayout> layouts, bool withBinary = false);
+  // Several levels at once, in as few batches as batchPrimitives and the device's memory allow:
+  // each level the same trees as buildLevel's.
+  std::vector<PrebuiltLevel> buildLevels(std::span<const GpuLevelRequest> requests);
+  // Frees the buffers kept for later levels; the next level allocates again.
+  void releasePooledBuffers();
   // The binary tree alone: one primitive per leaf, as buildBinaryBvh.
   BinaryBvh build(std::span<const Bounds> primitives);
   // The builder's radix sort alone, stable: keys ascending, each value moved with its key.
@@ -83,7 +98,7 @@ class GpuBvhBuilder {
   void recordSorts(VkCommandBuffer commands, std::span<const SortTarget> targets) const;
   // Exclusive prefix sums in place, without atomics, side by side likewise.
   void recordScans(VkCommandBuffer commands, std::span<const ScanTarget> targets) const;
-  LevelJob prepare(std::span<const Bounds> primitives, std::span<const BvhLayout> layouts, bool withBinary) const;
+  LevelJob prepare(const GpuLevelRequest& request) const;
   // Queues the jobs and returns when all are built: the thread that finds the queue idle builds
   // what waits, in batches, for itself and the others.
   void buildInBatches(std::span<LevelJob> jobs);
@@ -93,6 +108,7 @@ class GpuBvhBuilder {
 
   const vk::Context& context_;
   SahCosts costs_;
+  uint64_t batchPrimitives_;
   // Device arrays and host buffers reused across levels and batches, freed with the builder.
   std::unique_ptr<GpuBufferPool> pool_;
   vk::ComputePipeline histogram_, scan_, scanBlockSums_, scanBlocks_, scatter_, morton_, hierarchy_, fit_, emit_,

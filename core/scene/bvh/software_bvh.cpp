@@ -480,6 +480,7 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   }
   LevelScratch topScratch;
   const LevelBuild top = buildLevel(instanceBounds, options, budget, topScratch);
+  if (options.levelsBuilt) options.levelsBuilt();
 
   const auto assembleStart = Clock::now();
   LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);

@@ -37,6 +37,9 @@ struct BvhBuildOptions {
   // builder, gpu_binary_bvh.h), given the level's boxes and the layouts asked for; empty: the
   // CPU's binned SAH build and collapses. Called from several threads at once.
   std::function<PrebuiltLevel(std::span<const Bounds>, std::span<const BvhLayout>)> levelBuilder;
+  // Called once every level is built, before the layouts are assembled: the GPU builder frees
+  // the buffers it kept for later levels, so that the assembly has that memory.
+  std::function<void()> levelsBuilt;
 };
 
 struct BvhStats {
