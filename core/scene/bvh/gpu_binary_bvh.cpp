@@ -537,89 +537,373 @@ std::vector<GpuBvhBuilder::LevelJob*> GpuBvhBuilder::takeBatch() {
   return batch;
 }
 
-GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
-  BatchTimes batchTimes;
-  const auto allocateStart = Clock::now();
-  const size_t levels = jobs.size();
-  const auto perLevel = [&](const std::function<uint64_t(const LevelJob&)>& count) {
-    std::vector<uint64_t> each(levels);
-    for (size_t j = 0; j < levels; ++j) each[j] = count(*jobs[j]);
-    return each;
-  };
-  // Each kernel launched for every level (that `takes` part) before the barrier that follows it.
+// One batch's run: its arrays (a region per level in each), the kernels' pushes, and the three
+// steps of runBatch, each its own submissions. "Level" is a level of the software BVH, one
+// mesh's or the top one; a CWBVH tree's levels of wide nodes are "wide levels".
+class GpuBvhBuilder::Batch {
+ public:
+  Batch(const GpuBvhBuilder& builder, std::span<LevelJob* const> jobs)
+      : builder_(builder),
+        pool_(*builder.pool_),
+        jobs_(jobs),
+        primitives_(perLevel([](const LevelJob& job) { return job.count; })),
+        innerNodes_(perLevel([](const LevelJob& job) { return job.count - 1; })),
+        nodes_(perLevel([](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; })),
+        blockSumCounts_(perLevel([](const LevelJob& job) { return scanBlocks(2 * uint64_t{job.count} - 1); })),
+        keys_{{pool_, primitives_, 4}, {pool_, primitives_, 4}},
+        values_{{pool_, primitives_, 4}, {pool_, primitives_, 4}},
+        blockHistograms_(
+            pool_,
+            perLevel([](const LevelJob& job) { return uint64_t{sortBlocks(job.count)} * gpu::RADIX_SORT_DIGITS; }), 4),
+        boxes_(pool_, primitives_, sizeof(gpu::BuildBounds)),
+        karrasNodes_(pool_, innerNodes_, sizeof(gpu::KarrasNode)),
+        parents_(pool_, nodes_, 4),
+        nodeBounds_(pool_, nodes_, sizeof(gpu::BuildBounds)),
+        visits_(pool_, innerNodes_, 4),
+        builtNodes_(pool_, nodes_, sizeof(gpu::BuildNode)),
+        subtreeCosts_(pool_, nodes_, 4),
+        places_(pool_, nodes_, 4),
+        scanBlockSums_(pool_, blockSumCounts_, 4),
+        summariesBack_(pool_, jobs.size() * sizeof(LevelSummary), vk::MemoryUse::Readback) {
+    // The arrays of a layout no level of the batch asks for are left out; a level that does not
+    // ask for one gets an empty region. A wide node has two children at least, so there are
+    // fewer than `count` of them.
+    if (levelsThat(wantsBvh2) > 0) {
+      nodeIndices_.emplace(pool_, regionsFor(wantsBvh2, nodes_), 4);
+      bvh2Nodes_.emplace(pool_, regionsFor(wantsBvh2, innerNodes_), sizeof(gpu::Bvh2Node));
+      bvh2Summaries_.emplace(pool_, regionsFor(wantsBvh2, ones()), sizeof(gpu::Bvh2CollapseSummary));
+    }
+    if (levelsThat(wantsCwbvh) > 0) {
+      choices_.emplace(pool_, regionsFor(wantsCwbvh, nodes_), sizeof(gpu::CwbvhChoice));
+      wideRoots_.emplace(pool_, regionsFor(wantsCwbvh, primitives_), 4);
+      wideSlots_.emplace(pool_, regionsFor(wantsCwbvh, primitives_, gpu::CWBVH_WIDTH), 4);
+      innerCounts_.emplace(pool_, regionsFor(wantsCwbvh, primitives_), 4);
+      leafCounts_.emplace(pool_, regionsFor(wantsCwbvh, primitives_), 4);
+      wideNodes_.emplace(pool_, regionsFor(wantsCwbvh, primitives_), sizeof(gpu::CwbvhNode));
+      cwbvhOrders_.emplace(pool_, regionsFor(wantsCwbvh, primitives_), 4);
+      cwbvhSummaries_.emplace(pool_, regionsFor(wantsCwbvh, ones()), sizeof(gpu::CwbvhCollapseSummary));
+    }
+    makePushes();
+  }
+
+  // The boxes up, the binary trees, the BVH2 collapses (their nodes come back once their
+  // number is known), and the CWBVH collapses' first wide level: the root.
+  void buildBinaryTrees() {
+    const uint32_t bvh2Levels = levelsThat(wantsBvh2);
+    const auto upload = [&](VkCommandBuffer commands) {
+      forEachLevel([&](size_t j) {
+        copyBuffer(commands, jobs_[j]->staging->buffer(), boxes_.buffer(), jobs_[j]->staging->bytes(), 0,
+                   boxes_.offset(j));
+      });
+      vkCmdFillBuffer(commands, visits_.buffer().get(), 0, visits_.bytes(), 0);
+      forEachLevel(
+          [&](size_t j) { vkCmdFillBuffer(commands, wideRoots_->buffer().get(), wideRoots_->offset(j), 4, 0); },
+          wantsCwbvh);
+      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    };
+    submit(
+        [&](VkCommandBuffer commands, vk::StageTimer& timer) {
+          // One of the LBVH kernels over every level's `elements`.
+          const auto lbvhKernel = [&](Stage stage, const vk::ComputePipeline& kernel,
+                                      const std::function<uint64_t(const LevelJob&)>& elements) {
+            timer.time(
+                commands, stage,
+                [&] {
+                  forEachLevel(
+                      [&](size_t j) { dispatch(commands, kernel, lbvh_[j], elementWorkgroups(elements(*jobs_[j]))); });
+                },
+                0, uint32_t(jobs_.size()));
+            computeToCompute(commands);
+          };
+          lbvhKernel(Stage::BvhMortonCodes, builder_.morton_, [](const LevelJob& job) { return job.count; });
+          timer.time(
+              commands, Stage::BvhSort, [&] { builder_.recordSorts(commands, sorts_); }, 0,
+              3 * sortPasses * uint32_t(jobs_.size()));
+          lbvhKernel(Stage::BvhHierarchy, builder_.hierarchy_, [](const LevelJob& job) { return job.count - 1; });
+          lbvhKernel(Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
+          lbvhKernel(Stage::BvhEmit, builder_.emit_, [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
+          if (bvh2Levels > 0) {
+            std::vector<ScanTarget> scans;
+            forEachLevel(
+                [&](size_t j) { scans.push_back(scanOf(j, nodeIndices_->address(j), 2 * jobs_[j]->count - 1)); },
+                wantsBvh2);
+            timer.time(
+                commands, Stage::BvhCollapse,
+                [&] {
+                  forEachLevel(
+                      [&](size_t j) {
+                        dispatch(commands, builder_.bvh2Flag_, bvh2Collapses_[j],
+                                 elementWorkgroups(2 * uint64_t{jobs_[j]->count} - 1));
+                      },
+                      wantsBvh2);
+                  computeToCompute(commands);
+                  // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
+                  builder_.recordScans(commands, scans);
+                  computeToCompute(commands);
+                  forEachLevel(
+                      [&](size_t j) {
+                        dispatch(commands, builder_.bvh2Emit_, bvh2Collapses_[j],
+                                 elementWorkgroups(jobs_[j]->count - 1));
+                      },
+                      wantsBvh2);
+                },
+                0, 3 * bvh2Levels);
+          }
+          computeToTransfer(commands);
+          forEachLevel(
+              [&](size_t j) {
+                copyBuffer(commands, bvh2Summaries_->buffer(), summariesBack_.buffer(),
+                           sizeof(gpu::Bvh2CollapseSummary), bvh2Summaries_->offset(j),
+                           summaryOffset(j, offsetof(LevelSummary, bvh2)));
+              },
+              wantsBvh2);
+          forEachLevel([&](size_t j) {
+            const LevelJob& job = *jobs_[j];
+            if (job.nodesBack)
+              copyBuffer(commands, builtNodes_.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
+                         builtNodes_.offset(j));
+            copyBuffer(commands, values_[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(),
+                       values_[0].offset(j));
+            copyBuffer(commands, nodeBounds_.buffer(), summariesBack_.buffer(), sizeof(gpu::BuildBounds),
+                       nodeBounds_.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
+          });
+        },
+        upload);
+  }
+
+  // Wide level by wide level, breadth first, every CWBVH tree of the batch at once: a wide
+  // level's nodes choose their children, a scan places each node's inner children in the next
+  // wide level, and the host learns where that one ends (a submission per wide level of the
+  // deepest tree; a tree is as deep as a few times log8 n).
+  void collapseCwbvhWideLevels() {
+    const LevelFilter growing = [&](size_t j) {
+      return jobs_[j]->wantsCwbvh && cwbvhCollapses_[j].levelEnd > cwbvhCollapses_[j].levelBegin;
+    };
+    const auto wideLevelSize = [&](size_t j) { return cwbvhCollapses_[j].levelEnd - cwbvhCollapses_[j].levelBegin; };
+    for (uint32_t treesGrowing = levelsThat(growing); treesGrowing > 0; treesGrowing = levelsThat(growing)) {
+      submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+        std::vector<ScanTarget> scans;
+        forEachLevel(
+            [&](size_t j) {
+              scans.push_back(
+                  scanOf(j, innerCounts_->address(j) + 4 * uint64_t{cwbvhCollapses_[j].levelBegin}, wideLevelSize(j)));
+            },
+            growing);
+        timer.time(
+            commands, Stage::BvhCollapse,
+            [&] {
+              forEachLevel(
+                  [&](size_t j) {
+                    dispatch(commands, builder_.cwbvhChildren_, cwbvhCollapses_[j],
+                             elementWorkgroups(wideLevelSize(j)));
+                  },
+                  growing);
+              computeToCompute(commands);
+              builder_.recordScans(commands, scans);
+              computeToCompute(commands);
+              forEachLevel(
+                  [&](size_t j) {
+                    dispatch(commands, builder_.cwbvhExpand_, cwbvhCollapses_[j], elementWorkgroups(wideLevelSize(j)));
+                  },
+                  growing);
+            },
+            0, 3 * treesGrowing);
+        computeToTransfer(commands);
+        forEachLevel(
+            [&](size_t j) {
+              copyBuffer(commands, cwbvhSummaries_->buffer(), summariesBack_.buffer(),
+                         sizeof(gpu::CwbvhCollapseSummary), cwbvhSummaries_->offset(j),
+                         summaryOffset(j, offsetof(LevelSummary, cwbvh)));
+            },
+            growing);
+      });
+      for (size_t j = 0; j < jobs_.size(); ++j) {
+        if (!growing(j)) continue;
+        gpu::CwbvhCollapsePush& collapse = cwbvhCollapses_[j];
+        gpu::CwbvhCollapseSummary summary;
+        std::memcpy(
+            &summary,
+            static_cast<const std::byte*>(summariesBack_.mapped()) + summaryOffset(j, offsetof(LevelSummary, cwbvh)),
+            sizeof(summary));
+        if (summary.nextLevelEnd < collapse.levelEnd || summary.nextLevelEnd > jobs_[j]->count)
+          throw std::logic_error("the GPU's CWBVH collapse of " + std::to_string(jobs_[j]->count) +
+                                 " primitives placed " + std::to_string(summary.nextLevelEnd) + " wide nodes");
+        collapse.levelBegin = collapse.levelEnd;
+        collapse.levelEnd = summary.nextLevelEnd;
+      }
+    }
+  }
+
+  // The collapsed trees back into each level's host buffers, now that their sizes are known:
+  // BVH2's nodes, and CWBVH's once its leaves' primitive counts are scanned into each node's
+  // first primitive.
+  void readBackTrees() {
+    std::vector<LevelSummary> summaries(jobs_.size());
+    std::memcpy(summaries.data(), summariesBack_.mapped(), jobs_.size() * sizeof(LevelSummary));
+    const auto allocateStart = Clock::now();
+    for (size_t j = 0; j < jobs_.size(); ++j) {
+      LevelJob& job = *jobs_[j];
+      job.summary = summaries[j];
+      if (job.wantsBvh2) {
+        if (job.summary.bvh2.nodeCount == 0 || job.summary.bvh2.nodeCount >= job.count)
+          throw std::logic_error("the GPU's BVH2 collapse of " + std::to_string(job.count) + " primitives gave " +
+                                 std::to_string(job.summary.bvh2.nodeCount) + " nodes");
+        job.bvh2Back.emplace(pool_, uint64_t{job.summary.bvh2.nodeCount} * sizeof(gpu::Bvh2Node),
+                             vk::MemoryUse::Readback);
+      }
+      if (job.wantsCwbvh) {
+        job.wideNodeCount = cwbvhCollapses_[j].levelEnd;
+        job.cwbvhBack.emplace(pool_, uint64_t{job.wideNodeCount} * sizeof(gpu::CwbvhNode), vk::MemoryUse::Readback);
+      }
+    }
+    times.allocateMs += msSince(allocateStart);
+    const uint32_t cwbvhLevels = levelsThat(wantsCwbvh);
+    submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+      if (cwbvhLevels > 0) {
+        std::vector<ScanTarget> scans;
+        forEachLevel([&](size_t j) { scans.push_back(scanOf(j, leafCounts_->address(j), jobs_[j]->wideNodeCount)); },
+                     wantsCwbvh);
+        timer.time(
+            commands, Stage::BvhCollapse,
+            [&] {
+              builder_.recordScans(commands, scans);
+              computeToCompute(commands);
+              forEachLevel(
+                  [&](size_t j) {
+                    gpu::CwbvhCollapsePush emit = cwbvhCollapses_[j];
+                    emit.levelBegin = 0;
+                    emit.levelEnd = jobs_[j]->wideNodeCount;
+                    dispatch(commands, builder_.cwbvhEmit_, emit, elementWorkgroups(jobs_[j]->wideNodeCount));
+                  },
+                  wantsCwbvh);
+            },
+            0, 2 * cwbvhLevels);
+      }
+      computeToTransfer(commands);
+      forEachLevel([&](size_t j) {
+        const LevelJob& job = *jobs_[j];
+        if (job.wantsCwbvh) {
+          copyBuffer(commands, wideNodes_->buffer(), job.cwbvhBack->buffer(), job.cwbvhBack->bytes(),
+                     wideNodes_->offset(j));
+          copyBuffer(commands, cwbvhOrders_->buffer(), job.cwbvhOrderBack->buffer(), job.cwbvhOrderBack->bytes(),
+                     cwbvhOrders_->offset(j));
+        }
+        if (job.wantsBvh2)
+          copyBuffer(commands, bvh2Nodes_->buffer(), job.bvh2Back->buffer(), job.bvh2Back->bytes(),
+                     bvh2Nodes_->offset(j));
+      });
+    });
+  }
+
+  BatchTimes times;
+
+ private:
   using LevelFilter = std::function<bool(size_t)>;
-  const auto forEachLevel = [&](const std::function<void(size_t)>& record, const LevelFilter& takes = {}) {
-    for (size_t j = 0; j < levels; ++j)
+
+  std::vector<uint64_t> perLevel(const std::function<uint64_t(const LevelJob&)>& count) const {
+    std::vector<uint64_t> each(jobs_.size());
+    for (size_t j = 0; j < jobs_.size(); ++j) each[j] = count(*jobs_[j]);
+    return each;
+  }
+  std::vector<uint64_t> ones() const { return std::vector<uint64_t>(jobs_.size(), 1); }
+  // `each` level's elements times `perElement` where `wants` takes the level, else none.
+  std::vector<uint64_t> regionsFor(const LevelFilter& wants, const std::vector<uint64_t>& each,
+                                   uint64_t perElement = 1) const {
+    std::vector<uint64_t> some(jobs_.size());
+    for (size_t j = 0; j < jobs_.size(); ++j) some[j] = wants(j) ? each[j] * perElement : 0;
+    return some;
+  }
+  // Each kernel is launched for every level (that `takes` part) before the barrier after it.
+  void forEachLevel(const std::function<void(size_t)>& record, const LevelFilter& takes = {}) const {
+    for (size_t j = 0; j < jobs_.size(); ++j)
       if (!takes || takes(j)) record(j);
-  };
-  const auto levelsThat = [&](const LevelFilter& takes) {
+  }
+  uint32_t levelsThat(const LevelFilter& takes) const {
     uint32_t taken = 0;
     forEachLevel([&](size_t) { ++taken; }, takes);
     return taken;
-  };
-  const LevelFilter wantsBvh2 = [&](size_t j) { return jobs[j]->wantsBvh2; };
-  const LevelFilter wantsCwbvh = [&](size_t j) { return jobs[j]->wantsCwbvh; };
-  const std::vector<uint64_t> primitives = perLevel([](const LevelJob& job) { return job.count; });
-  const std::vector<uint64_t> innerNodes = perLevel([](const LevelJob& job) { return job.count - 1; });
-  const std::vector<uint64_t> nodes = perLevel([](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
-  // The arrays of a layout no level of the batch asks for are left out; a level that does not
-  // ask for one gets an empty region.
-  const auto regionsFor = [&](const LevelFilter& wants, uint64_t perElement, const std::vector<uint64_t>& each) {
-    std::vector<uint64_t> some(levels);
-    for (size_t j = 0; j < levels; ++j) some[j] = wants(j) ? each[j] * perElement : 0;
-    return some;
-  };
-  const BatchArray keys[2] = {{*pool_, primitives, 4}, {*pool_, primitives, 4}},
-                   values[2] = {{*pool_, primitives, 4}, {*pool_, primitives, 4}};
-  const BatchArray blockHistograms(
-      *pool_, perLevel([](const LevelJob& job) { return uint64_t{sortBlocks(job.count)} * gpu::RADIX_SORT_DIGITS; }),
-      4);
-  const BatchArray boxes(*pool_, primitives, sizeof(gpu::BuildBounds));
-  const BatchArray karrasNodes(*pool_, innerNodes, sizeof(gpu::KarrasNode));
-  const BatchArray parents(*pool_, nodes, 4);
-  const BatchArray nodeBounds(*pool_, nodes, sizeof(gpu::BuildBounds));
-  const BatchArray visits(*pool_, innerNodes, 4);
-  const BatchArray builtNodes(*pool_, nodes, sizeof(gpu::BuildNode));
-  const BatchArray costs(*pool_, nodes, 4);
-  const BatchArray places(*pool_, nodes, 4);
-  const std::vector<uint64_t> blockSumCounts =
-      perLevel([](const LevelJob& job) { return scanBlocks(2 * uint64_t{job.count} - 1); });
-  const BatchArray scanBlockSums(*pool_, blockSumCounts, 4);
-  std::optional<BatchArray> nodeIndices, bvh2Nodes, bvh2Summaries;
-  if (levelsThat(wantsBvh2) > 0) {
-    nodeIndices.emplace(*pool_, regionsFor(wantsBvh2, 1, nodes), 4);
-    bvh2Nodes.emplace(*pool_, regionsFor(wantsBvh2, 1, innerNodes), sizeof(gpu::Bvh2Node));
-    bvh2Summaries.emplace(*pool_, regionsFor(wantsBvh2, 1, std::vector<uint64_t>(levels, 1)),
-                          sizeof(gpu::Bvh2CollapseSummary));
   }
-  // A wide node has two children at least, so there are fewer than `count` of them.
-  std::optional<BatchArray> choices, wideRoots, wideSlots, innerCounts, leafCounts, wideNodes, cwbvhOrders,
-      cwbvhSummaries;
-  if (levelsThat(wantsCwbvh) > 0) {
-    choices.emplace(*pool_, regionsFor(wantsCwbvh, 1, nodes), sizeof(gpu::CwbvhChoice));
-    wideRoots.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), 4);
-    wideSlots.emplace(*pool_, regionsFor(wantsCwbvh, gpu::CWBVH_WIDTH, primitives), 4);
-    innerCounts.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), 4);
-    leafCounts.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), 4);
-    wideNodes.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), sizeof(gpu::CwbvhNode));
-    cwbvhOrders.emplace(*pool_, regionsFor(wantsCwbvh, 1, primitives), 4);
-    cwbvhSummaries.emplace(*pool_, regionsFor(wantsCwbvh, 1, std::vector<uint64_t>(levels, 1)),
-                           sizeof(gpu::CwbvhCollapseSummary));
+  static size_t summaryOffset(size_t level, size_t member) { return level * sizeof(LevelSummary) + member; }
+  ScanTarget scanOf(size_t j, VkDeviceAddress scanned, uint32_t count) const {
+    return ScanTarget{.values = scanned,
+                      .count = count,
+                      .blockSums = scanBlockSums_.address(j),
+                      .blockSumCapacity = blockSumCounts_[j]};
   }
-  const PooledBuffer summariesBack(*pool_, levels * sizeof(LevelSummary), vk::MemoryUse::Readback);
-  const auto summaryOffset = [](size_t level, size_t member) { return level * sizeof(LevelSummary) + member; };
-  batchTimes.allocateMs = msSince(allocateStart);
+
+  void makePushes() {
+    const auto scale = [](float lo, float hi) { return hi > lo ? 1024.0f / (hi - lo) : 0.0f; };
+    const SahCosts& sah = builder_.costs_;
+    lbvh_.resize(jobs_.size());
+    sorts_.resize(jobs_.size());
+    bvh2Collapses_.resize(jobs_.size());
+    cwbvhCollapses_.resize(jobs_.size());
+    for (size_t j = 0; j < jobs_.size(); ++j) {
+      const LevelJob& job = *jobs_[j];
+      const Bounds& c = job.centroids;
+      lbvh_[j] = {.primitives = boxes_.address(j),
+                  .keys = keys_[0].address(j),
+                  .order = values_[0].address(j),
+                  .karrasNodes = karrasNodes_.address(j),
+                  .parents = parents_.address(j),
+                  .nodeBounds = nodeBounds_.address(j),
+                  .visits = visits_.address(j),
+                  .nodes = builtNodes_.address(j),
+                  .centroidMin = toGpu(c.min),
+                  .count = job.count,
+                  .centroidScale = {scale(c.min.x, c.max.x), scale(c.min.y, c.max.y), scale(c.min.z, c.max.z)},
+                  .nodeCost = sah.node,
+                  .primitiveCost = sah.primitive,
+                  .costs = subtreeCosts_.address(j),
+                  .places = places_.address(j),
+                  .cwbvhChoices = job.wantsCwbvh ? choices_->address(j) : 0};
+      sorts_[j] = {.keys = {keys_[0].address(j), keys_[1].address(j)},
+                   .values = {values_[0].address(j), values_[1].address(j)},
+                   .blockHistograms = blockHistograms_.address(j),
+                   .count = job.count};
+      if (job.wantsBvh2)
+        bvh2Collapses_[j] = {.karrasNodes = karrasNodes_.address(j),
+                             .parents = parents_.address(j),
+                             .nodeBounds = nodeBounds_.address(j),
+                             .costs = subtreeCosts_.address(j),
+                             .places = places_.address(j),
+                             .nodeIndices = nodeIndices_->address(j),
+                             .bvh2Nodes = bvh2Nodes_->address(j),
+                             .summary = bvh2Summaries_->address(j),
+                             .count = job.count,
+                             .nodeCost = sah.node,
+                             .primitiveCost = sah.primitive};
+      // Its first wide level is the root.
+      if (job.wantsCwbvh)
+        cwbvhCollapses_[j] = {.karrasNodes = karrasNodes_.address(j),
+                              .nodeBounds = nodeBounds_.address(j),
+                              .choices = choices_->address(j),
+                              .sortedOrder = values_[0].address(j),
+                              .wideRoots = wideRoots_->address(j),
+                              .wideSlots = wideSlots_->address(j),
+                              .innerCounts = innerCounts_->address(j),
+                              .leafCounts = leafCounts_->address(j),
+                              .wideNodes = wideNodes_->address(j),
+                              .primitiveOrder = cwbvhOrders_->address(j),
+                              .summary = cwbvhSummaries_->address(j),
+                              .count = job.count,
+                              .levelBegin = 0,
+                              .levelEnd = 1,
+                              .nodeCost = sah.node};
+    }
+  }
 
   // Each submission's kernels timed on their own, after what `untimed` records (the upload);
-  // its wall clock beyond them is the copies' (and the queue's). A barrier first makes the
-  // earlier submissions' writes visible to this one's kernels and copies.
+  // its wall clock beyond them is the copies' (and the queue's).
   using Record = std::function<void(VkCommandBuffer, vk::StageTimer&)>;
-  const auto submit = [&](const Record& record, const std::function<void(VkCommandBuffer)>& untimed = {}) {
-    vk::StageTimer timer(context_);
+  void submit(const Record& record, const std::function<void(VkCommandBuffer)>& untimed = {}) {
+    vk::StageTimer timer(builder_.context_);
     const auto submitStart = Clock::now();
-    context_.submitAndWait([&](VkCommandBuffer commands) {
-      // Pooled arrays an earlier batch's kernels or copies used may be this one's copies' and
-      // fills' destinations.
+    builder_.context_.submitAndWait([&](VkCommandBuffer commands) {
+      // The earlier submissions' writes visible to this one's kernels and copies; pooled arrays
+      // an earlier batch's kernels or copies used may be this one's copies' and fills' targets.
       vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
                         VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT,
@@ -633,275 +917,40 @@ GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> job
                         VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     });
     const double kernelsMs = timer.read().frameNs * 1e-6;
-    batchTimes.gpuMs += kernelsMs;
-    batchTimes.copyMs += std::max(0.0, msSince(submitStart) - kernelsMs);
-  };
-  const auto computeToTransfer = [](VkCommandBuffer commands) {
+    times.gpuMs += kernelsMs;
+    times.copyMs += std::max(0.0, msSince(submitStart) - kernelsMs);
+  }
+  static void computeToTransfer(VkCommandBuffer commands) {
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-  };
-
-  const auto scale = [](float lo, float hi) { return hi > lo ? 1024.0f / (hi - lo) : 0.0f; };
-  std::vector<gpu::LbvhPush> lbvh(levels);
-  std::vector<SortTarget> sorts(levels);
-  std::vector<gpu::Bvh2CollapsePush> bvh2Collapses(levels);
-  for (size_t j = 0; j < levels; ++j) {
-    const LevelJob& job = *jobs[j];
-    const Bounds& c = job.centroids;
-    lbvh[j] = {.primitives = boxes.address(j),
-               .keys = keys[0].address(j),
-               .order = values[0].address(j),
-               .karrasNodes = karrasNodes.address(j),
-               .parents = parents.address(j),
-               .nodeBounds = nodeBounds.address(j),
-               .visits = visits.address(j),
-               .nodes = builtNodes.address(j),
-               .centroidMin = toGpu(c.min),
-               .count = job.count,
-               .centroidScale = {scale(c.min.x, c.max.x), scale(c.min.y, c.max.y), scale(c.min.z, c.max.z)},
-               .nodeCost = costs_.node,
-               .primitiveCost = costs_.primitive,
-               .costs = costs.address(j),
-               .places = places.address(j),
-               .cwbvhChoices = job.wantsCwbvh ? choices->address(j) : 0};
-    sorts[j] = {.keys = {keys[0].address(j), keys[1].address(j)},
-                .values = {values[0].address(j), values[1].address(j)},
-                .blockHistograms = blockHistograms.address(j),
-                .count = job.count};
-    if (job.wantsBvh2)
-      bvh2Collapses[j] = {.karrasNodes = karrasNodes.address(j),
-                          .parents = parents.address(j),
-                          .nodeBounds = nodeBounds.address(j),
-                          .costs = costs.address(j),
-                          .places = places.address(j),
-                          .nodeIndices = nodeIndices->address(j),
-                          .bvh2Nodes = bvh2Nodes->address(j),
-                          .summary = bvh2Summaries->address(j),
-                          .count = job.count,
-                          .nodeCost = costs_.node,
-                          .primitiveCost = costs_.primitive};
   }
-  const auto scanOf = [&](size_t j, VkDeviceAddress scanned, uint32_t count) {
-    return ScanTarget{.values = scanned,
-                      .count = count,
-                      .blockSums = scanBlockSums.address(j),
-                      .blockSumCapacity = blockSumCounts[j]};
-  };
 
-  // The boxes up, the binary trees, the BVH2 collapses (their nodes come back once their number
-  // is known), and the CWBVH collapses' first level: the root.
-  const auto upload = [&](VkCommandBuffer commands) {
-    forEachLevel([&](size_t j) {
-      copyBuffer(commands, jobs[j]->staging->buffer(), boxes.buffer(), jobs[j]->staging->bytes(), 0, boxes.offset(j));
-    });
-    vkCmdFillBuffer(commands, visits.buffer().get(), 0, visits.bytes(), 0);
-    forEachLevel([&](size_t j) { vkCmdFillBuffer(commands, wideRoots->buffer().get(), wideRoots->offset(j), 4, 0); },
-                 wantsCwbvh);
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-  };
-  const uint32_t bvh2Levels = levelsThat(wantsBvh2);
-  submit(
-      [&](VkCommandBuffer commands, vk::StageTimer& timer) {
-        // One of the LBVH kernels over every level's `elements`.
-        const auto lbvhKernel = [&](Stage stage, const vk::ComputePipeline& kernel,
-                                    const std::function<uint64_t(const LevelJob&)>& elements) {
-          timer.time(
-              commands, stage,
-              [&] {
-                forEachLevel(
-                    [&](size_t j) { dispatch(commands, kernel, lbvh[j], elementWorkgroups(elements(*jobs[j]))); });
-              },
-              0, uint32_t(levels));
-          computeToCompute(commands);
-        };
-        lbvhKernel(Stage::BvhMortonCodes, morton_, [](const LevelJob& job) { return job.count; });
-        timer.time(
-            commands, Stage::BvhSort, [&] { recordSorts(commands, sorts); }, 0, 3 * sortPasses * uint32_t(levels));
-        lbvhKernel(Stage::BvhHierarchy, hierarchy_, [](const LevelJob& job) { return job.count - 1; });
-        lbvhKernel(Stage::BvhFit, fit_, [](const LevelJob& job) { return job.count; });
-        lbvhKernel(Stage::BvhEmit, emit_, [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
-        if (bvh2Levels > 0) {
-          std::vector<ScanTarget> scans;
-          forEachLevel([&](size_t j) { scans.push_back(scanOf(j, nodeIndices->address(j), 2 * jobs[j]->count - 1)); },
-                       wantsBvh2);
-          timer.time(
-              commands, Stage::BvhCollapse,
-              [&] {
-                forEachLevel(
-                    [&](size_t j) {
-                      dispatch(commands, bvh2Flag_, bvh2Collapses[j],
-                               elementWorkgroups(2 * uint64_t{jobs[j]->count} - 1));
-                    },
-                    wantsBvh2);
-                computeToCompute(commands);
-                // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
-                recordScans(commands, scans);
-                computeToCompute(commands);
-                forEachLevel(
-                    [&](size_t j) {
-                      dispatch(commands, bvh2Emit_, bvh2Collapses[j], elementWorkgroups(jobs[j]->count - 1));
-                    },
-                    wantsBvh2);
-              },
-              0, 3 * bvh2Levels);
-        }
-        computeToTransfer(commands);
-        forEachLevel(
-            [&](size_t j) {
-              copyBuffer(commands, bvh2Summaries->buffer(), summariesBack.buffer(), sizeof(gpu::Bvh2CollapseSummary),
-                         bvh2Summaries->offset(j), summaryOffset(j, offsetof(LevelSummary, bvh2)));
-            },
-            wantsBvh2);
-        forEachLevel([&](size_t j) {
-          const LevelJob& job = *jobs[j];
-          if (job.nodesBack)
-            copyBuffer(commands, builtNodes.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
-                       builtNodes.offset(j));
-          copyBuffer(commands, values[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(),
-                     values[0].offset(j));
-          copyBuffer(commands, nodeBounds.buffer(), summariesBack.buffer(), sizeof(gpu::BuildBounds),
-                     nodeBounds.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
-        });
-      },
-      upload);
+  const GpuBvhBuilder& builder_;
+  GpuBufferPool& pool_;
+  std::span<LevelJob* const> jobs_;
+  const LevelFilter wantsBvh2 = [this](size_t j) { return jobs_[j]->wantsBvh2; };
+  const LevelFilter wantsCwbvh = [this](size_t j) { return jobs_[j]->wantsCwbvh; };
+  std::vector<uint64_t> primitives_, innerNodes_, nodes_, blockSumCounts_;
+  BatchArray keys_[2], values_[2], blockHistograms_, boxes_, karrasNodes_, parents_, nodeBounds_, visits_, builtNodes_,
+      subtreeCosts_, places_, scanBlockSums_;
+  PooledBuffer summariesBack_;
+  std::optional<BatchArray> nodeIndices_, bvh2Nodes_, bvh2Summaries_;
+  std::optional<BatchArray> choices_, wideRoots_, wideSlots_, innerCounts_, leafCounts_, wideNodes_, cwbvhOrders_,
+      cwbvhSummaries_;
+  std::vector<gpu::LbvhPush> lbvh_;
+  std::vector<SortTarget> sorts_;
+  std::vector<gpu::Bvh2CollapsePush> bvh2Collapses_;
+  std::vector<gpu::CwbvhCollapsePush> cwbvhCollapses_;
+};
 
-  // The CWBVH collapses' arrays, for wide-node levels [begin, end).
-  std::vector<gpu::CwbvhCollapsePush> cwbvhCollapses(levels);
-  forEachLevel(
-      [&](size_t j) {
-        cwbvhCollapses[j] = {.karrasNodes = karrasNodes.address(j),
-                             .nodeBounds = nodeBounds.address(j),
-                             .choices = choices->address(j),
-                             .sortedOrder = values[0].address(j),
-                             .wideRoots = wideRoots->address(j),
-                             .wideSlots = wideSlots->address(j),
-                             .innerCounts = innerCounts->address(j),
-                             .leafCounts = leafCounts->address(j),
-                             .wideNodes = wideNodes->address(j),
-                             .primitiveOrder = cwbvhOrders->address(j),
-                             .summary = cwbvhSummaries->address(j),
-                             .count = jobs[j]->count,
-                             .levelBegin = 0,
-                             .levelEnd = 1,
-                             .nodeCost = costs_.node};
-      },
-      wantsCwbvh);
-  // Level by level, breadth first, every level's tree at once: a level's wide nodes choose their
-  // children, a scan places each node's inner children in the next level, and the host learns
-  // where that level ends (a submission per level of the deepest tree; a tree is as deep as a
-  // few times log8 n).
-  const LevelFilter growing = [&](size_t j) {
-    return jobs[j]->wantsCwbvh && cwbvhCollapses[j].levelEnd > cwbvhCollapses[j].levelBegin;
-  };
-  for (uint32_t treesGrowing = levelsThat(growing); treesGrowing > 0; treesGrowing = levelsThat(growing)) {
-    submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
-      const auto levelSize = [&](size_t j) { return cwbvhCollapses[j].levelEnd - cwbvhCollapses[j].levelBegin; };
-      std::vector<ScanTarget> scans;
-      forEachLevel(
-          [&](size_t j) {
-            scans.push_back(
-                scanOf(j, innerCounts->address(j) + 4 * uint64_t{cwbvhCollapses[j].levelBegin}, levelSize(j)));
-          },
-          growing);
-      timer.time(
-          commands, Stage::BvhCollapse,
-          [&] {
-            forEachLevel(
-                [&](size_t j) {
-                  dispatch(commands, cwbvhChildren_, cwbvhCollapses[j], elementWorkgroups(levelSize(j)));
-                },
-                growing);
-            computeToCompute(commands);
-            recordScans(commands, scans);
-            computeToCompute(commands);
-            forEachLevel(
-                [&](size_t j) { dispatch(commands, cwbvhExpand_, cwbvhCollapses[j], elementWorkgroups(levelSize(j))); },
-                growing);
-          },
-          0, 3 * treesGrowing);
-      computeToTransfer(commands);
-      forEachLevel(
-          [&](size_t j) {
-            copyBuffer(commands, cwbvhSummaries->buffer(), summariesBack.buffer(), sizeof(gpu::CwbvhCollapseSummary),
-                       cwbvhSummaries->offset(j), summaryOffset(j, offsetof(LevelSummary, cwbvh)));
-          },
-          growing);
-    });
-    for (size_t j = 0; j < levels; ++j) {
-      if (!growing(j)) continue;
-      gpu::CwbvhCollapsePush& collapse = cwbvhCollapses[j];
-      gpu::CwbvhCollapseSummary summary;
-      std::memcpy(
-          &summary,
-          static_cast<const std::byte*>(summariesBack.mapped()) + summaryOffset(j, offsetof(LevelSummary, cwbvh)),
-          sizeof(summary));
-      if (summary.nextLevelEnd < collapse.levelEnd || summary.nextLevelEnd > jobs[j]->count)
-        throw std::logic_error("the GPU's CWBVH collapse of " + std::to_string(jobs[j]->count) + " primitives placed " +
-                               std::to_string(summary.nextLevelEnd) + " wide nodes");
-      collapse.levelBegin = collapse.levelEnd;
-      collapse.levelEnd = summary.nextLevelEnd;
-    }
-  }
-  std::vector<LevelSummary> summaries(levels);
-  std::memcpy(summaries.data(), summariesBack.mapped(), levels * sizeof(LevelSummary));
-
-  // The collapsed trees back, now that their sizes are known: BVH2's nodes, and CWBVH's once
-  // its leaves' primitive counts are scanned into each node's first primitive.
-  const auto allocateBackStart = Clock::now();
-  for (size_t j = 0; j < levels; ++j) {
-    LevelJob& job = *jobs[j];
-    job.summary = summaries[j];
-    if (job.wantsBvh2) {
-      if (job.summary.bvh2.nodeCount == 0 || job.summary.bvh2.nodeCount >= job.count)
-        throw std::logic_error("the GPU's BVH2 collapse of " + std::to_string(job.count) + " primitives gave " +
-                               std::to_string(job.summary.bvh2.nodeCount) + " nodes");
-      job.bvh2Back.emplace(*pool_, uint64_t{job.summary.bvh2.nodeCount} * sizeof(gpu::Bvh2Node),
-                           vk::MemoryUse::Readback);
-    }
-    if (job.wantsCwbvh) {
-      job.wideNodeCount = cwbvhCollapses[j].levelEnd;
-      job.cwbvhBack.emplace(*pool_, uint64_t{job.wideNodeCount} * sizeof(gpu::CwbvhNode), vk::MemoryUse::Readback);
-    }
-  }
-  batchTimes.allocateMs += msSince(allocateBackStart);
-  const uint32_t cwbvhLevels = levelsThat(wantsCwbvh);
-  submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
-    if (cwbvhLevels > 0) {
-      std::vector<ScanTarget> scans;
-      forEachLevel([&](size_t j) { scans.push_back(scanOf(j, leafCounts->address(j), jobs[j]->wideNodeCount)); },
-                   wantsCwbvh);
-      timer.time(
-          commands, Stage::BvhCollapse,
-          [&] {
-            recordScans(commands, scans);
-            computeToCompute(commands);
-            forEachLevel(
-                [&](size_t j) {
-                  gpu::CwbvhCollapsePush emit = cwbvhCollapses[j];
-                  emit.levelBegin = 0;
-                  emit.levelEnd = jobs[j]->wideNodeCount;
-                  dispatch(commands, cwbvhEmit_, emit, elementWorkgroups(jobs[j]->wideNodeCount));
-                },
-                wantsCwbvh);
-          },
-          0, 2 * cwbvhLevels);
-    }
-    computeToTransfer(commands);
-    forEachLevel([&](size_t j) {
-      const LevelJob& job = *jobs[j];
-      if (job.wantsCwbvh) {
-        copyBuffer(commands, wideNodes->buffer(), job.cwbvhBack->buffer(), job.cwbvhBack->bytes(),
-                   wideNodes->offset(j));
-        copyBuffer(commands, cwbvhOrders->buffer(), job.cwbvhOrderBack->buffer(), job.cwbvhOrderBack->bytes(),
-                   cwbvhOrders->offset(j));
-      }
-      if (job.wantsBvh2)
-        copyBuffer(commands, bvh2Nodes->buffer(), job.bvh2Back->buffer(), job.bvh2Back->bytes(), bvh2Nodes->offset(j));
-    });
-  });
-  return batchTimes;
+GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
+  const auto allocateStart = Clock::now();
+  Batch batch(*this, jobs);
+  batch.times.allocateMs = msSince(allocateStart);
+  batch.buildBinaryTrees();
+  batch.collapseCwbvhWideLevels();
+  batch.readBackTrees();
+  return batch.times;
 }
 
 PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {

@@ -94,6 +94,7 @@ class GpuBvhBuilder {
   struct ScanTarget;
   struct LevelJob;
   struct BatchTimes;
+  class Batch;
   // Every target's sort, pass by pass: a pass's kernels for all of them between two barriers.
   void recordSorts(VkCommandBuffer commands, std::span<const SortTarget> targets) const;
   // Exclusive prefix sums in place, without atomics, side by side likewise.
