@@ -502,6 +502,16 @@ void GpuBvhBuilder::buildInBatches(std::span<LevelJob> jobs) {
     try {
       const std::lock_guard device(deviceMutex_);
       batchTimes = runBatch(batch);
+    } catch (const std::exception& error) {
+      // Every level of the batch fails; the message says the level may not be the one at fault.
+      uint64_t primitives = 0;
+      for (const LevelJob* job : batch) primitives += job->count;
+      const std::exception_ptr failure =
+          batch.size() == 1 ? std::current_exception()
+                            : std::make_exception_ptr(std::runtime_error(
+                                  "a batch of " + std::to_string(batch.size()) + " levels (" +
+                                  std::to_string(primitives) + " primitives) built together failed: " + error.what()));
+      for (LevelJob* job : batch) job->error = failure;
     } catch (...) {
       for (LevelJob* job : batch) job->error = std::current_exception();
     }
