@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,9 +62,12 @@ void resizeForOverwrite(std::vector<T, Allocator>& values, size_t count) {
   resizeInHugePages(values, count);
 }
 
-// Resizing leaves elements of trivial types unwritten: for arrays written in full, in parallel,
-// right after they are sized, so that their first touch (a page fault and the kernel's zeroing of
-// the page) falls on the threads that fill them rather than on one thread's value-initialisation.
+// Resizing leaves elements of trivially copyable types unwritten, default member initialisers
+// included (a Bounds' empty box, a node's zeros): for arrays written in full, in parallel, right
+// after they are sized, so that their first touch (a page fault and the kernel's zeroing of the
+// page) falls on the threads that fill them rather than on one thread's value-initialisation.
+// Such types are implicit-lifetime aggregates or trivial classes: the allocation itself gives
+// them their lifetime, with indeterminate values until the fill writes them.
 template <typename T>
 struct UninitialisedAllocator : std::allocator<T> {
   template <typename U>
@@ -75,7 +79,9 @@ struct UninitialisedAllocator : std::allocator<T> {
   UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
   template <typename U, typename... Args>
   void construct(U* at, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0)
+    if constexpr (sizeof...(Args) == 0 && std::is_trivially_copyable_v<U>)
+      return;
+    else if constexpr (sizeof...(Args) == 0)
       ::new (static_cast<void*>(at)) U;
     else
       ::new (static_cast<void*>(at)) U(std::forward<Args>(args)...);

@@ -71,7 +71,7 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
 // keeps one from mesh to mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in
 // and zero gigabytes of pages, the binary trees' time growing with the threads that did so at once.
 struct LevelScratch {
-  std::vector<Bounds> boxes;
+  UninitialisedArray<Bounds> boxes;
   BinaryBvh binary;
   BinaryBvhScratch binaryArrays;
   CollapseScratch bvh2, cwbvh;
@@ -158,7 +158,7 @@ struct MeshBuild {
 // Gathers the mesh's triangles and their boxes in one pass, on as many threads as the budget
 // spares; the boxes go to `boxes`, overwritten in full.
 void gatherTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget,
-                     UninitialisedArray<gpu::BvhTriangle>& triangles, std::vector<Bounds>& boxes) {
+                     UninitialisedArray<gpu::BvhTriangle>& triangles, UninitialisedArray<Bounds>& boxes) {
   const uint64_t count = meshTriangleCount(scene, mesh);
   resizeInHugePages(triangles, count);
   resizeForOverwrite(boxes, count);
