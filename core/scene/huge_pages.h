@@ -6,6 +6,7 @@
 // threads contend for one process's page tables. With THP set to "madvise" (Debian's default)
 // the kernel backs only ranges asked for with huge pages; elsewhere this changes nothing.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,6 +17,8 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+
+#include "core/scene/bvh/thread_budget.h"
 
 namespace ptbench {
 
@@ -60,6 +63,26 @@ template <typename T, typename Allocator>
 void resizeForOverwrite(std::vector<T, Allocator>& values, size_t count) {
   if (count > values.capacity()) std::vector<T, Allocator>().swap(values);
   resizeInHugePages(values, count);
+}
+
+// The arrays the upload takes as std::vector, whose resize value-initialises every element on
+// one thread: that thread would also take every page fault and the kernel's zeroing of every
+// page. Room for `count` elements is reserved and its pages written to once, in chunks on the
+// threads the budget spares, so that the resize which follows writes pages already in place.
+// Elements `values` holds stay as they are; the room beyond them is raw storage until then.
+template <typename T>
+void reserveTouchedInHugePages(std::vector<T>& values, size_t count, ThreadBudget& budget) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  reserveInHugePages(values, count);
+  if (count <= values.size()) return;
+  auto* room = reinterpret_cast<volatile unsigned char*>(values.data() + values.size());
+  const size_t bytes = (count - values.size()) * sizeof(T);
+  constexpr size_t pageBytes = 4096;  // the smallest page: a write to each faults in every page, huge or not
+  parallelFor(budget, (bytes + hugePageBytes - 1) / hugePageBytes, [&](size_t c) {
+    const size_t end = std::min(bytes, (c + 1) * hugePageBytes);
+    for (size_t at = c * hugePageBytes; at < end; at += pageBytes) room[at] = 0;
+    room[end - 1] = 0;
+  });
 }
 
 // Resizing leaves elements of trivially copyable types unwritten, default member initialisers

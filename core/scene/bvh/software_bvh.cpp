@@ -292,19 +292,20 @@ BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
 // A part of the layouts' assembly that runs beside the others: a mesh's statistics, or a range
 // of its nodes or triangles copied into one layout's arrays.
 struct Piece {
-  enum class Kind { Statistics, Nodes, Triangles };
+  enum class Kind { SizeNodes, Statistics, Nodes, Triangles };
   BvhLayout layout;
   Kind kind;
   uint32_t mesh;
   uint32_t begin = 0, end = 0;
 };
 
-// One layout's arrays assembled from the levels: each mesh's place in them (place), the node
-// array sized (sizeNodes: one thread's value-initialisation and first touch of fresh pages, the
-// two layouts' side by side; the triangle arrays, larger, were sized beside the meshes' builds),
-// then the pieces (on as many threads as the budget spares, both layouts' at once: a
-// 50M-triangle scene's triangles are gigabytes, gathered in leaf order), then the sums and the
-// instance entries (finish).
+// One layout's arrays assembled from the levels: each mesh's place in them and the node array's
+// room, its pages faulted in on every thread (place), then the pieces (on as many threads as the
+// budget spares, both layouts' at once: a 50M-triangle scene's triangles are gigabytes, gathered
+// in leaf order) in two rounds: the node array's resize (one thread's value-initialisation, of
+// pages already in place) beside the statistics and the triangles, which do not need it, then
+// the nodes; then the sums and the instance entries (finish). The triangle arrays, larger, were
+// sized beside the meshes' builds.
 template <typename Node>
 class LayoutAssembly {
  public:
@@ -312,7 +313,7 @@ class LayoutAssembly {
                  const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats)
       : scene_(scene), meshes_(meshes), top_(top), topInstances_(topInstances), layout_(layout), stats_(stats) {}
 
-  void place() {
+  void place(ThreadBudget& budget) {
     stats_.built = true;
     const BvhTree<Node>& topTree = top_.collapsed<Node>().tree;
     layout_.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
@@ -333,36 +334,43 @@ class LayoutAssembly {
       triangleCount += meshes_[m].triangles.size();
     }
     nodeCount_ = nodeCount;
+    reserveTouchedInHugePages(layout_.nodes, nodeCount_, budget);
     if (triangleCount != layout_.triangles.size())
       throw std::logic_error("software BVH: the meshes' trees hold " + std::to_string(triangleCount) +
                              " triangles, the layout's array was sized for " +
                              std::to_string(layout_.triangles.size()));
   }
-  void sizeNodes() { resizeInHugePages(layout_.nodes, nodeCount_); }
-
-  void addPieces(BvhLayout layout, std::vector<Piece>& pieces) const {
+  // The nodes' pieces need the node array sized: by a SizeNodes piece that runs before them.
+  void addPieces(BvhLayout layout, std::vector<Piece>& beforeNodes, std::vector<Piece>& nodes) const {
     const auto addRanges = [&](Piece::Kind kind, uint32_t mesh, size_t count) {
       for (size_t begin = 0; begin < count; begin += elementsPerPiece)
-        pieces.push_back({.layout = layout,
-                          .kind = kind,
-                          .mesh = mesh,
-                          .begin = static_cast<uint32_t>(begin),
-                          .end = static_cast<uint32_t>(std::min(count, begin + elementsPerPiece))});
+        (kind == Piece::Kind::Nodes ? nodes : beforeNodes)
+            .push_back({.layout = layout,
+                        .kind = kind,
+                        .mesh = mesh,
+                        .begin = static_cast<uint32_t>(begin),
+                        .end = static_cast<uint32_t>(std::min(count, begin + elementsPerPiece))});
     };
     for (uint32_t m = 0; m < meshes_.size(); ++m) {
       const BvhTree<Node>& tree = meshes_[m].level.collapsed<Node>().tree;
       if (tree.nodes.empty()) continue;
-      pieces.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
+      beforeNodes.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
       addRanges(Piece::Kind::Nodes, m, tree.nodes.size());
       addRanges(Piece::Kind::Triangles, m, tree.primitiveOrder.size());
     }
   }
 
   void run(const Piece& piece) {
+    if (piece.kind == Piece::Kind::SizeNodes) {
+      layout_.nodes.resize(nodeCount_);
+      return;
+    }
     const MeshBuild& mesh = meshes_[piece.mesh];
     const BvhTree<Node>& tree = mesh.level.collapsed<Node>().tree;
     const uint32_t nodeOffset = layout_.meshRoots[piece.mesh], triangleOffset = triangleOffsets_[piece.mesh];
     switch (piece.kind) {
+      case Piece::Kind::SizeNodes:
+        break;
       case Piece::Kind::Statistics:
         stats_.meshes[piece.mesh] = levelStats<Node>(mesh.level, sizeof(gpu::BvhTriangle));
         break;
@@ -447,24 +455,32 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return meshTriangleCount(scene, scene.meshes[a]) > meshTriangleCount(scene, scene.meshes[b]);
   });
-  // Each layout's triangle array holds every mesh's triangles once. Sizing one is a single
-  // thread's value-initialisation (std::vector's resize: the upload takes std::vector) of the
-  // build's largest arrays: they are sized beside the meshes' builds, after the last mesh is
-  // taken, by threads that would otherwise wait for the others' last meshes.
+  // Each layout's triangle array holds every mesh's triangles once: the build's largest arrays.
+  // Their pages are faulted in on every thread first; their resizes (std::vector's, as the upload
+  // takes it: one thread's value-initialisation each) are the mesh loop's first items, and the
+  // meshes that start late take up the lag: a large mesh's subtrees go to the threads that
+  // finish first. After the loop nothing would be left to overlap them with.
   SoftwareBvh bvh;
   const bool buildsBvh2 = builds(options, BvhLayout::Bvh2), buildsCwbvh = builds(options, BvhLayout::Cwbvh);
   uint64_t sceneTriangles = 0;
   for (const Mesh& mesh : scene.meshes) sceneTriangles += meshTriangleCount(scene, mesh);
   std::vector<std::function<void()>> triangleSizings;
-  if (buildsBvh2) triangleSizings.push_back([&] { resizeInHugePages(bvh.bvh2.triangles, sceneTriangles); });
-  if (buildsCwbvh) triangleSizings.push_back([&] { resizeInHugePages(bvh.cwbvh.triangles, sceneTriangles); });
+  if (buildsBvh2) {
+    reserveTouchedInHugePages(bvh.bvh2.triangles, sceneTriangles, budget);
+    triangleSizings.push_back([&] { bvh.bvh2.triangles.resize(sceneTriangles); });
+  }
+  if (buildsCwbvh) {
+    reserveTouchedInHugePages(bvh.cwbvh.triangles, sceneTriangles, budget);
+    triangleSizings.push_back([&] { bvh.cwbvh.triangles.resize(sceneTriangles); });
+  }
 
   std::vector<MeshBuild> meshes(scene.meshes.size());
   ScratchPool scratchPool;
-  parallelFor(budget, order.size() + triangleSizings.size(), [&](size_t i) {
-    if (i >= order.size()) return triangleSizings[i - order.size()]();
+  parallelFor(budget, triangleSizings.size() + order.size(), [&](size_t i) {
+    if (i < triangleSizings.size()) return triangleSizings[i]();
+    const uint32_t mesh = order[i - triangleSizings.size()];
     std::unique_ptr<LevelScratch> scratch = scratchPool.take();
-    meshes[order[i]] = buildMesh(scene, scene.meshes[order[i]], options, budget, *scratch);
+    meshes[mesh] = buildMesh(scene, scene.meshes[mesh], options, budget, *scratch);
     scratchPool.giveBack(std::move(scratch));
   });
   scratchPool.release(budget);
@@ -484,25 +500,22 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   const auto assembleStart = Clock::now();
   LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
   LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
-  if (buildsBvh2) bvh2.place();
-  if (buildsCwbvh) cwbvh.place();
-  forkJoin(
-      budget, buildsBvh2 && buildsCwbvh,
-      [&] {
-        if (buildsBvh2) bvh2.sizeNodes();
-      },
-      [&] {
-        if (buildsCwbvh) cwbvh.sizeNodes();
-      });
-  std::vector<Piece> pieces;
-  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
-  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
-  parallelFor(budget, pieces.size(), [&](size_t i) {
-    if (pieces[i].layout == BvhLayout::Bvh2)
-      bvh2.run(pieces[i]);
-    else
-      cwbvh.run(pieces[i]);
-  });
+  if (buildsBvh2) bvh2.place(budget);
+  if (buildsCwbvh) cwbvh.place(budget);
+  // The resizes first, each on a thread of its own.
+  std::vector<Piece> beforeNodes, nodes;
+  if (buildsBvh2) beforeNodes.push_back({.layout = BvhLayout::Bvh2, .kind = Piece::Kind::SizeNodes});
+  if (buildsCwbvh) beforeNodes.push_back({.layout = BvhLayout::Cwbvh, .kind = Piece::Kind::SizeNodes});
+  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, beforeNodes, nodes);
+  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, beforeNodes, nodes);
+  for (const std::vector<Piece>* round : {&beforeNodes, &nodes})
+    parallelFor(budget, round->size(), [&](size_t i) {
+      const Piece& piece = (*round)[i];
+      if (piece.layout == BvhLayout::Bvh2)
+        bvh2.run(piece);
+      else
+        cwbvh.run(piece);
+    });
   if (buildsBvh2) bvh2.finish();
   if (buildsCwbvh) cwbvh.finish();
   bvh.stats.assembleMs = msSince(assembleStart);
