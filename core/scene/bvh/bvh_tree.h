@@ -22,6 +22,7 @@ struct CollapseScratch {
   UninitialisedArray<float> cost;
   UninitialisedArray<uint8_t> split;
   UninitialisedArray<uint8_t> makesLeaf;
+  UninitialisedArray<uint32_t> subtreeNodes;  // BVH2's: the nodes each subtree emits
 };
 
 }  // namespace ptbench
