@@ -47,9 +47,9 @@ class CwbvhCollapse {
   }
 
   BvhTree<gpu::CwbvhNode> run(ThreadBudget& budget) {
-    // A wide node holds at least two of the binary tree's n - 1 inner nodes' children.
+    // A wide node holds at least two of the binary tree's n - 1 inner nodes' children: room that
+    // the levels' nodes fill without moving.
     reserveInHugePages(tree_.nodes, binary_.primitiveOrder.size());
-    reserveInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size());
     visitBottomUp(binary_, budget, [&](uint32_t n) { solve(n); });
     const BinaryBvhNode& root = binary_.nodes[0];
     const float rootArea = root.bounds.halfArea();
@@ -59,7 +59,7 @@ class CwbvhCollapse {
       rootCost = rootArea * costs_.node + cost(BinaryBvh::leftChild(0), k) + cost(root.rightChild, width - k);
     }
     tree_.sahCost = rootArea > 0 ? rootCost / rootArea : 0;
-    emit();
+    emit(budget);
     return std::move(tree_);
   }
 
@@ -156,75 +156,142 @@ class CwbvhCollapse {
     return slots;
   }
 
-  // Breadth first, so that each node's inner children are contiguous.
-  void emit() {
-    struct Pending {
-      uint32_t binaryNode;
-      uint32_t wideNode;
-    };
-    std::vector<Pending> pending = {{0, 0}};
-    tree_.nodes.emplace_back();
-    std::vector<Root> roots;
-    std::vector<Bounds> bounds;
-    for (size_t next = 0; next < pending.size(); ++next) {
-      const auto [n, wideIndex] = pending[next];
-      roots.clear();
-      if (BinaryBvh::isLeaf(binary_.nodes[n])) {
-        roots.push_back({n, true});
-      } else {
-        const uint32_t k = split(n, 0);
-        collectRoots(BinaryBvh::leftChild(n), k, roots);
-        collectRoots(binary_.nodes[n].rightChild, width - k, roots);
-      }
-      bounds.clear();
-      for (const Root& root : roots) bounds.push_back(binary_.nodes[root.node].bounds);
-      const Bounds& nodeBounds = binary_.nodes[n].bounds;
-      const std::array<int, width> slots = assignSlots(roots, bounds, nodeBounds.center());
+  // A wide node's children by slot, as its binary subtree's roots: what the second pass over a
+  // level needs once the nodes before it in the order are counted.
+  struct Slots {
+    static constexpr uint32_t empty = 0xffffffffu;
+    std::array<uint32_t, width> binaryNode;  // `empty` for an empty slot
+    uint8_t leafMask = 0;
+  };
+  // What a chunk of a level's nodes adds to the order: inner children, primitives and leaves.
+  struct ChunkCounts {
+    uint32_t inner = 0, primitives = 0;
+    uint64_t leaves = 0;
+  };
 
-      gpu::CwbvhNode node{};
-      node.origin = toGpu(nodeBounds.min);
-      node.childBase = static_cast<uint32_t>(tree_.nodes.size());
-      node.primitiveBase = static_cast<uint32_t>(tree_.primitiveOrder.size());
-      std::array<double, 3> scale;
-      for (int axis = 0; axis < 3; ++axis) {
-        const uint32_t exponent = quantisationExponent(double(nodeBounds.max[axis]) - double(nodeBounds.min[axis]));
-        setByte(&node.exponentsAndImask, axis, exponent);
-        scale[axis] = std::ldexp(1.0, static_cast<int>(exponent) - 127);
-      }
-      uint32_t imask = 0, leafOffset = 0;
-      for (uint32_t s = 0; s < width; ++s) {
-        if (slots[s] < 0) {
-          for (int axis = 0; axis < 3; ++axis) {
-            setByte(node.quantizedMin, 8 * axis + s, 0xff);  // inverted: no ray enters it
-            setByte(node.quantizedMax, 8 * axis + s, 0);
-          }
-          continue;
-        }
-        const Root& root = roots[slots[s]];
-        const BinaryBvhNode& child = binary_.nodes[root.node];
+  // The wide node over binary node n, but for its first child and first primitive. `roots` and
+  // `bounds` are the caller's, reused from node to node.
+  gpu::CwbvhNode wideNode(uint32_t n, Slots& children, ChunkCounts& counts, std::vector<Root>& roots,
+                          std::vector<Bounds>& bounds) const {
+    roots.clear();
+    if (BinaryBvh::isLeaf(binary_.nodes[n])) {
+      roots.push_back({n, true});
+    } else {
+      const uint32_t k = split(n, 0);
+      collectRoots(BinaryBvh::leftChild(n), k, roots);
+      collectRoots(binary_.nodes[n].rightChild, width - k, roots);
+    }
+    bounds.clear();
+    for (const Root& root : roots) bounds.push_back(binary_.nodes[root.node].bounds);
+    const Bounds& nodeBounds = binary_.nodes[n].bounds;
+    const std::array<int, width> slots = assignSlots(roots, bounds, nodeBounds.center());
+
+    gpu::CwbvhNode node{};
+    node.origin = toGpu(nodeBounds.min);
+    std::array<double, 3> scale;
+    for (int axis = 0; axis < 3; ++axis) {
+      const uint32_t exponent = quantisationExponent(double(nodeBounds.max[axis]) - double(nodeBounds.min[axis]));
+      setByte(&node.exponentsAndImask, axis, exponent);
+      scale[axis] = std::ldexp(1.0, static_cast<int>(exponent) - 127);
+    }
+    uint32_t imask = 0, leafOffset = 0;
+    children.leafMask = 0;
+    for (uint32_t s = 0; s < width; ++s) {
+      if (slots[s] < 0) {
+        children.binaryNode[s] = Slots::empty;
         for (int axis = 0; axis < 3; ++axis) {
-          // In double the differences are exact, so floor and ceil round outwards exactly.
-          const double low = std::floor((double(child.bounds.min[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
-          const double high = std::ceil((double(child.bounds.max[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
-          setByte(node.quantizedMin, 8 * axis + s, static_cast<uint32_t>(std::clamp(low, 0.0, 255.0)));
-          setByte(node.quantizedMax, 8 * axis + s, static_cast<uint32_t>(std::clamp(high, 0.0, 255.0)));
+          setByte(node.quantizedMin, 8 * axis + s, 0xff);  // inverted: no ray enters it
+          setByte(node.quantizedMax, 8 * axis + s, 0);
         }
-        if (root.leaf) {
-          const uint32_t count = child.primitiveCount;
-          setByte(node.meta, s, (((1u << count) - 1) << 5) | leafOffset);
-          const auto first = binary_.primitiveOrder.begin() + child.firstPrimitive;
-          tree_.primitiveOrder.insert(tree_.primitiveOrder.end(), first, first + count);
-          leafOffset += count;
-          ++tree_.leafCount;
-        } else {
-          setByte(node.meta, s, gpu::CWBVH_META_INNER | (gpu::CWBVH_META_INNER_SLOT_BASE + s));
-          imask |= 1u << s;
-          pending.push_back({root.node, static_cast<uint32_t>(tree_.nodes.size())});
-          tree_.nodes.emplace_back();
-        }
+        continue;
       }
-      setByte(&node.exponentsAndImask, 3, imask);
-      tree_.nodes[wideIndex] = node;
+      const Root& root = roots[slots[s]];
+      const BinaryBvhNode& child = binary_.nodes[root.node];
+      children.binaryNode[s] = root.node;
+      for (int axis = 0; axis < 3; ++axis) {
+        // In double the differences are exact, so floor and ceil round outwards exactly.
+        const double low = std::floor((double(child.bounds.min[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
+        const double high = std::ceil((double(child.bounds.max[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
+        setByte(node.quantizedMin, 8 * axis + s, static_cast<uint32_t>(std::clamp(low, 0.0, 255.0)));
+        setByte(node.quantizedMax, 8 * axis + s, static_cast<uint32_t>(std::clamp(high, 0.0, 255.0)));
+      }
+      if (root.leaf) {
+        const uint32_t count = child.primitiveCount;
+        setByte(node.meta, s, (((1u << count) - 1) << 5) | leafOffset);
+        children.leafMask |= static_cast<uint8_t>(1u << s);
+        leafOffset += count;
+        ++counts.leaves;
+      } else {
+        setByte(node.meta, s, gpu::CWBVH_META_INNER | (gpu::CWBVH_META_INNER_SLOT_BASE + s));
+        imask |= 1u << s;
+        ++counts.inner;
+      }
+    }
+    counts.primitives += leafOffset;
+    setByte(&node.exponentsAndImask, 3, imask);
+    return node;
+  }
+
+  // Breadth first, so that each node's inner children are contiguous, a level at a time: its
+  // nodes on the threads the budget spares, a chunk each, then the chunks' counts summed in
+  // order, which gives each node its first child and first primitive as one pass through the
+  // order would, then the next level and the leaves' primitives placed, again a chunk each.
+  void emit(ThreadBudget& budget) {
+    constexpr uint32_t nodesPerChunk = 1024;
+    // Every primitive is in exactly one leaf.
+    reserveTouchedInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size(), budget);
+    tree_.primitiveOrder.resize(binary_.primitiveOrder.size());
+    std::vector<uint32_t> level = {0}, nextLevel;  // binary nodes, in the order of their wide nodes
+    std::vector<Slots> children;
+    std::vector<ChunkCounts> counts, before;
+    uint32_t levelFirst = 0, primitivesBefore = 0;
+    while (!level.empty()) {
+      const auto levelSize = static_cast<uint32_t>(level.size());
+      const uint32_t nextLevelFirst = levelFirst + levelSize;
+      reserveTouchedInHugePages(tree_.nodes, nextLevelFirst, budget);
+      tree_.nodes.resize(nextLevelFirst);
+      children.resize(levelSize);
+      const Chunks chunks{.begin = 0, .end = levelSize, .size = nodesPerChunk};
+      counts.assign(chunks.count(), {});
+      parallelFor(budget, chunks.count(), [&](size_t c) {
+        std::vector<Root> roots;
+        std::vector<Bounds> bounds;
+        for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
+          tree_.nodes[levelFirst + i] = wideNode(level[i], children[i], counts[c], roots, bounds);
+      });
+      before.resize(chunks.count());
+      ChunkCounts total;
+      for (size_t c = 0; c < chunks.count(); ++c) {
+        before[c] = total;
+        total.inner += counts[c].inner;
+        total.primitives += counts[c].primitives;
+        total.leaves += counts[c].leaves;
+      }
+      tree_.leafCount += total.leaves;
+      nextLevel.resize(total.inner);
+      parallelFor(budget, chunks.count(), [&](size_t c) {
+        uint32_t inner = before[c].inner, primitive = primitivesBefore + before[c].primitives;
+        for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
+          gpu::CwbvhNode& node = tree_.nodes[levelFirst + i];
+          node.childBase = nextLevelFirst + inner;
+          node.primitiveBase = primitive;
+          for (uint32_t s = 0; s < width; ++s) {
+            const uint32_t child = children[i].binaryNode[s];
+            if (child == Slots::empty) continue;
+            if (!((children[i].leafMask >> s) & 1)) {
+              nextLevel[inner++] = child;
+              continue;
+            }
+            const BinaryBvhNode& leaf = binary_.nodes[child];
+            const auto first = binary_.primitiveOrder.begin() + leaf.firstPrimitive;
+            std::copy(first, first + leaf.primitiveCount, tree_.primitiveOrder.begin() + primitive);
+            primitive += leaf.primitiveCount;
+          }
+        }
+      });
+      primitivesBefore += total.primitives;
+      levelFirst = nextLevelFirst;
+      std::swap(level, nextLevel);
     }
   }
 
