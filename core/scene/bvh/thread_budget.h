@@ -1,8 +1,10 @@
 // Nested fork-join for the BVH build: meshes in parallel, and subtrees within a mesh, never
-// more threads at once than the build was given.
+// more threads at work at once than the build was given (but for the moments ThreadBudget::wait
+// describes).
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <future>
@@ -30,6 +32,21 @@ class ThreadBudget {
   }
   void release() { spare_.fetch_add(1); }
 
+  // Waits for a thread this one started. The waiting thread lends its own place meanwhile (it
+  // takes no CPU time while it waits, and another part of the build may start a thread in it),
+  // and takes it back when the wait ends, even where that leaves the budget overdrawn until the
+  // thread started in its place ends. Without it, a thread whose own part ended first held its
+  // place idle: the mesh loop's caller while a helper built the last large mesh, a fork's caller
+  // while its other half ran.
+  void wait(std::future<void>& done) {
+    if (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      release();
+      done.wait();
+      spare_.fetch_sub(1);
+    }
+    done.get();
+  }
+
  private:
   std::atomic<int> spare_;
 };
@@ -50,7 +67,7 @@ void forkJoin(ThreadBudget& budget, bool worthAThread, First&& first, Second&& s
       first();
     });
     second();
-    done.get();
+    budget.wait(done);
     return;
   }
   first();
@@ -80,7 +97,7 @@ void parallelFor(ThreadBudget& budget, size_t count, Body&& body) {
       work();
     }));
   work();
-  for (auto& helper : helpers) helper.get();
+  for (auto& helper : helpers) budget.wait(helper);
 }
 
 }  // namespace ptbench
