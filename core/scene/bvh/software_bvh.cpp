@@ -1,6 +1,7 @@
 #include "core/scene/bvh/software_bvh.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -256,10 +257,12 @@ void forEachInnerChild(const gpu::Bvh2Node& node, Visit&& visit) {
   for (const gpu::Bvh2Child& child : node.children)
     if (child.primitiveCount == gpu::BVH2_INNER_CHILD) visit(child.index);
 }
+// A wide node's inner children follow childBase, one for each bit of imask (shared/bvh.h): no
+// need to decode every slot's box, as cwbvhChild does.
 template <typename Visit>
 void forEachInnerChild(const gpu::CwbvhNode& node, Visit&& visit) {
-  for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot)
-    if (const auto child = cwbvhChild(node, slot); child && child->inner) visit(child->index);
+  const auto innerCount = static_cast<uint32_t>(std::popcount(node.exponentsAndImask >> 24));
+  for (uint32_t i = 0; i < innerCount; ++i) visit(node.childBase + i);
 }
 
 // Nodes on the longest path from the root down: what bounds the traversal stack.
