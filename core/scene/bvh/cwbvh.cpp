@@ -41,9 +41,12 @@ class CwbvhCollapse {
     resizeForOverwrite(scratch.cost, binary.nodes.size() * maxRoots);
     resizeForOverwrite(scratch.split, binary.nodes.size() * width);
     resizeForOverwrite(scratch.makesLeaf, binary.nodes.size());
+    // emit()'s two levels, written before they are read: a level holds at most n wide nodes.
+    resizeForOverwrite(scratch.levels, 2 * binary.primitiveOrder.size());
     cost_ = scratch.cost;
     split_ = scratch.split;
     makesLeaf_ = scratch.makesLeaf;
+    levels_ = scratch.levels;
   }
 
   BvhTree<gpu::CwbvhNode> run(ThreadBudget& budget) {
@@ -156,31 +159,32 @@ class CwbvhCollapse {
     return slots;
   }
 
-  // A wide node's children by slot, as its binary subtree's roots: what the second pass over a
-  // level needs once the nodes before it in the order are counted.
-  struct Slots {
-    static constexpr uint32_t empty = 0xffffffffu;
-    std::array<uint32_t, width> binaryNode;  // `empty` for an empty slot
-    uint8_t leafMask = 0;
-  };
-  // What a chunk of a level's nodes adds to the order: inner children, primitives and leaves.
-  struct ChunkCounts {
-    uint32_t inner = 0, primitives = 0;
-    uint64_t leaves = 0;
-  };
-
-  // The wide node over binary node n, but for its first child and first primitive. `roots` and
-  // `bounds` are the caller's, reused from node to node.
-  gpu::CwbvhNode wideNode(uint32_t n, Slots& children, ChunkCounts& counts, std::vector<Root>& roots,
-                          std::vector<Bounds>& bounds) const {
+  // Binary node n's wide node's children, each a leaf or an inner node.
+  void childrenOf(uint32_t n, std::vector<Root>& roots) const {
     roots.clear();
     if (BinaryBvh::isLeaf(binary_.nodes[n])) {
       roots.push_back({n, true});
-    } else {
-      const uint32_t k = split(n, 0);
-      collectRoots(BinaryBvh::leftChild(n), k, roots);
-      collectRoots(binary_.nodes[n].rightChild, width - k, roots);
+      return;
     }
+    const uint32_t k = split(n, 0);
+    collectRoots(BinaryBvh::leftChild(n), k, roots);
+    collectRoots(binary_.nodes[n].rightChild, width - k, roots);
+  }
+
+  // Where the next wide node's children go in the order (the next level's inner children, the
+  // tree's primitives), and the leaves before it; or, summed over a chunk of a level's nodes,
+  // what they add to the order.
+  struct Cursor {
+    uint32_t inner = 0, primitive = 0;
+    uint64_t leaves = 0;
+  };
+
+  // The wide node over binary node n, its children where `at` says, which it advances past them:
+  // its inner children's binary nodes go to the next level and its leaves' primitives to the
+  // tree's order, in slot order. `roots` and `bounds` are the caller's, reused from node to node.
+  gpu::CwbvhNode wideNode(uint32_t n, uint32_t nextLevelFirst, std::span<uint32_t> nextLevel, Cursor& at,
+                          std::vector<Root>& roots, std::vector<Bounds>& bounds) {
+    childrenOf(n, roots);
     bounds.clear();
     for (const Root& root : roots) bounds.push_back(binary_.nodes[root.node].bounds);
     const Bounds& nodeBounds = binary_.nodes[n].bounds;
@@ -188,17 +192,17 @@ class CwbvhCollapse {
 
     gpu::CwbvhNode node{};
     node.origin = toGpu(nodeBounds.min);
+    node.childBase = nextLevelFirst + at.inner;
+    node.primitiveBase = at.primitive;
     std::array<double, 3> scale;
     for (int axis = 0; axis < 3; ++axis) {
       const uint32_t exponent = quantisationExponent(double(nodeBounds.max[axis]) - double(nodeBounds.min[axis]));
       setByte(&node.exponentsAndImask, axis, exponent);
       scale[axis] = std::ldexp(1.0, static_cast<int>(exponent) - 127);
     }
-    uint32_t imask = 0, leafOffset = 0;
-    children.leafMask = 0;
+    uint32_t imask = 0;
     for (uint32_t s = 0; s < width; ++s) {
       if (slots[s] < 0) {
-        children.binaryNode[s] = Slots::empty;
         for (int axis = 0; axis < 3; ++axis) {
           setByte(node.quantizedMin, 8 * axis + s, 0xff);  // inverted: no ray enters it
           setByte(node.quantizedMax, 8 * axis + s, 0);
@@ -207,7 +211,6 @@ class CwbvhCollapse {
       }
       const Root& root = roots[slots[s]];
       const BinaryBvhNode& child = binary_.nodes[root.node];
-      children.binaryNode[s] = root.node;
       for (int axis = 0; axis < 3; ++axis) {
         // In double the differences are exact, so floor and ceil round outwards exactly.
         const double low = std::floor((double(child.bounds.min[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
@@ -217,82 +220,86 @@ class CwbvhCollapse {
       }
       if (root.leaf) {
         const uint32_t count = child.primitiveCount;
-        setByte(node.meta, s, (((1u << count) - 1) << 5) | leafOffset);
-        children.leafMask |= static_cast<uint8_t>(1u << s);
-        leafOffset += count;
-        ++counts.leaves;
+        setByte(node.meta, s, (((1u << count) - 1) << 5) | (at.primitive - node.primitiveBase));
+        const auto first = binary_.primitiveOrder.begin() + child.firstPrimitive;
+        std::copy(first, first + count, tree_.primitiveOrder.begin() + at.primitive);
+        at.primitive += count;
+        ++at.leaves;
       } else {
         setByte(node.meta, s, gpu::CWBVH_META_INNER | (gpu::CWBVH_META_INNER_SLOT_BASE + s));
+        nextLevel[at.inner++] = root.node;
         imask |= 1u << s;
-        ++counts.inner;
       }
     }
-    counts.primitives += leafOffset;
     setByte(&node.exponentsAndImask, 3, imask);
     return node;
   }
 
-  // Breadth first, so that each node's inner children are contiguous, a level at a time: its
-  // nodes on the threads the budget spares, a chunk each, then the chunks' counts summed in
-  // order, which gives each node its first child and first primitive as one pass through the
-  // order would, then the next level and the leaves' primitives placed, again a chunk each.
+  // Breadth first, so that each node's inner children are contiguous, a level at a time. Where
+  // threads are spare, a level's nodes go in chunks on them: first each chunk counts what its
+  // nodes add to the order (their children alone, without their boxes), then the counts summed in
+  // order give each chunk's first node its first child and first primitive as one pass through
+  // the order would, and the chunks make their nodes. Otherwise one pass makes the level, as the
+  // counting would cost a thread that has no help a second walk through the binary tree.
   void emit(ThreadBudget& budget) {
     constexpr uint32_t nodesPerChunk = 1024;
     // Every primitive is in exactly one leaf.
     reserveTouchedInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size(), budget);
     tree_.primitiveOrder.resize(binary_.primitiveOrder.size());
-    std::vector<uint32_t> level = {0}, nextLevel;  // binary nodes, in the order of their wide nodes
-    std::vector<Slots> children;
-    std::vector<ChunkCounts> counts, before;
-    uint32_t levelFirst = 0, primitivesBefore = 0;
-    while (!level.empty()) {
-      const auto levelSize = static_cast<uint32_t>(level.size());
+    // Binary nodes, in the order of their wide nodes.
+    std::span<uint32_t> level = levels_.first(levels_.size() / 2), nextLevel = levels_.last(levels_.size() / 2);
+    level[0] = 0;
+    uint32_t levelSize = 1, levelFirst = 0;
+    Cursor end;  // where the levels so far end
+    std::vector<Cursor> chunkStarts;
+    std::vector<Root> roots;
+    std::vector<Bounds> bounds;
+    while (levelSize > 0) {
       const uint32_t nextLevelFirst = levelFirst + levelSize;
       reserveTouchedInHugePages(tree_.nodes, nextLevelFirst, budget);
       tree_.nodes.resize(nextLevelFirst);
-      children.resize(levelSize);
       const Chunks chunks{.begin = 0, .end = levelSize, .size = nodesPerChunk};
-      counts.assign(chunks.count(), {});
-      parallelFor(budget, chunks.count(), [&](size_t c) {
-        std::vector<Root> roots;
-        std::vector<Bounds> bounds;
-        for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
-          tree_.nodes[levelFirst + i] = wideNode(level[i], children[i], counts[c], roots, bounds);
-      });
-      before.resize(chunks.count());
-      ChunkCounts total;
-      for (size_t c = 0; c < chunks.count(); ++c) {
-        before[c] = total;
-        total.inner += counts[c].inner;
-        total.primitives += counts[c].primitives;
-        total.leaves += counts[c].leaves;
-      }
-      tree_.leafCount += total.leaves;
-      nextLevel.resize(total.inner);
-      parallelFor(budget, chunks.count(), [&](size_t c) {
-        uint32_t inner = before[c].inner, primitive = primitivesBefore + before[c].primitives;
-        for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
-          gpu::CwbvhNode& node = tree_.nodes[levelFirst + i];
-          node.childBase = nextLevelFirst + inner;
-          node.primitiveBase = primitive;
-          for (uint32_t s = 0; s < width; ++s) {
-            const uint32_t child = children[i].binaryNode[s];
-            if (child == Slots::empty) continue;
-            if (!((children[i].leafMask >> s) & 1)) {
-              nextLevel[inner++] = child;
-              continue;
+      Cursor at = {.inner = 0, .primitive = end.primitive, .leaves = end.leaves};
+      if (chunks.count() == 1 || !budget.hasSpare()) {
+        for (uint32_t i = 0; i < levelSize; ++i)
+          tree_.nodes[levelFirst + i] = wideNode(level[i], nextLevelFirst, nextLevel, at, roots, bounds);
+      } else {
+        chunkStarts.assign(chunks.count(), {});
+        parallelFor(budget, chunks.count(), [&](size_t c) {
+          std::vector<Root> chunkRoots;
+          for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
+            childrenOf(level[i], chunkRoots);
+            for (const Root& root : chunkRoots) {
+              if (!root.leaf) {
+                ++chunkStarts[c].inner;
+                continue;
+              }
+              chunkStarts[c].primitive += binary_.nodes[root.node].primitiveCount;
+              ++chunkStarts[c].leaves;
             }
-            const BinaryBvhNode& leaf = binary_.nodes[child];
-            const auto first = binary_.primitiveOrder.begin() + leaf.firstPrimitive;
-            std::copy(first, first + leaf.primitiveCount, tree_.primitiveOrder.begin() + primitive);
-            primitive += leaf.primitiveCount;
           }
+        });
+        for (Cursor& start : chunkStarts) {
+          const Cursor added = start;
+          start = at;
+          at.inner += added.inner;
+          at.primitive += added.primitive;
+          at.leaves += added.leaves;
         }
-      });
-      primitivesBefore += total.primitives;
+        parallelFor(budget, chunks.count(), [&](size_t c) {
+          std::vector<Root> chunkRoots;
+          std::vector<Bounds> chunkBounds;
+          for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
+            tree_.nodes[levelFirst + i] =
+                wideNode(level[i], nextLevelFirst, nextLevel, chunkStarts[c], chunkRoots, chunkBounds);
+        });
+      }
+      end = at;
       levelFirst = nextLevelFirst;
+      levelSize = at.inner;
       std::swap(level, nextLevel);
     }
+    tree_.leafCount = end.leaves;
   }
 
   const BinaryBvh& binary_;
@@ -300,6 +307,7 @@ class CwbvhCollapse {
   std::span<float> cost_;
   std::span<uint8_t> split_;
   std::span<uint8_t> makesLeaf_;
+  std::span<uint32_t> levels_;  // a level's binary nodes, then the next level's
   BvhTree<gpu::CwbvhNode> tree_;
 };
 

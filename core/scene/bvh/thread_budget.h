@@ -31,6 +31,8 @@ class ThreadBudget {
     return false;
   }
   void release() { spare_.fetch_add(1); }
+  // Whether a thread is spare now (it may not be by the time one asks for it).
+  bool hasSpare() const { return spare_.load(std::memory_order_relaxed) > 0; }
 
   // Waits for a thread this one started. The waiting thread lends its own place meanwhile (it
   // takes no CPU time while it waits, and another part of the build may start a thread in it),
