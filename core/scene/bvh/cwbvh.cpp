@@ -265,19 +265,22 @@ class CwbvhCollapse {
           tree_.nodes[levelFirst + i] = wideNode(level[i], nextLevelFirst, nextLevel, at, roots, bounds);
       } else {
         chunkStarts.assign(chunks.count(), {});
+        // Each chunk counts in a cursor of its own: neighbours' entries share cache lines.
         parallelFor(budget, chunks.count(), [&](size_t c) {
           std::vector<Root> chunkRoots;
+          Cursor added;
           for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
             childrenOf(level[i], chunkRoots);
             for (const Root& root : chunkRoots) {
               if (!root.leaf) {
-                ++chunkStarts[c].inner;
+                ++added.inner;
                 continue;
               }
-              chunkStarts[c].primitive += binary_.nodes[root.node].primitiveCount;
-              ++chunkStarts[c].leaves;
+              added.primitive += binary_.nodes[root.node].primitiveCount;
+              ++added.leaves;
             }
           }
+          chunkStarts[c] = added;
         });
         for (Cursor& start : chunkStarts) {
           const Cursor added = start;
@@ -289,9 +292,10 @@ class CwbvhCollapse {
         parallelFor(budget, chunks.count(), [&](size_t c) {
           std::vector<Root> chunkRoots;
           std::vector<Bounds> chunkBounds;
+          Cursor chunkAt = chunkStarts[c];
           for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
             tree_.nodes[levelFirst + i] =
-                wideNode(level[i], nextLevelFirst, nextLevel, chunkStarts[c], chunkRoots, chunkBounds);
+                wideNode(level[i], nextLevelFirst, nextLevel, chunkAt, chunkRoots, chunkBounds);
         });
       }
       end = at;
