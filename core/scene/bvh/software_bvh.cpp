@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -267,7 +268,7 @@ void forEachInnerChild(const gpu::CwbvhNode& node, Visit&& visit) {
 
 // Nodes on the longest path from the root down: what bounds the traversal stack.
 template <typename Node>
-uint32_t treeDepth(const BvhTree<Node>& tree) {
+uint32_t treeDepth(const BvhTree<Node>& tree, ThreadBudget&) {
   if (tree.nodes.empty()) return 0;
   uint32_t deepest = 0;
   std::vector<std::pair<uint32_t, uint32_t>> pending = {{0, 1}};  // (node, its depth)
@@ -280,11 +281,33 @@ uint32_t treeDepth(const BvhTree<Node>& tree) {
   return deepest;
 }
 
+// The subtree at `root` of a BVH2 layout, which is depth first with the left child next: the
+// subtree is its root and the nodes before `end`, where the next one begins, so that a large
+// one's halves go to threads the budget spares (a mesh's two layouts' depths are the statistics'
+// only passes over every node, and a large mesh's would otherwise end its assembly on one thread).
+uint32_t subtreeDepth(std::span<const gpu::Bvh2Node> nodes, uint32_t root, uint32_t end, ThreadBudget& budget) {
+  constexpr uint32_t forkNodes = 16384;
+  uint32_t inner[2], innerCount = 0;
+  forEachInnerChild(nodes[root], [&](uint32_t child) { inner[innerCount++] = child; });
+  if (innerCount == 0) return 1;
+  // A single inner child's subtree runs to the end, whichever side it is on.
+  if (innerCount == 1) return 1 + subtreeDepth(nodes, inner[0], end, budget);
+  uint32_t left = 0, right = 0;
+  forkJoin(
+      budget, end - root >= forkNodes, [&] { left = subtreeDepth(nodes, inner[0], inner[1], budget); },
+      [&] { right = subtreeDepth(nodes, inner[1], end, budget); });
+  return 1 + std::max(left, right);
+}
+uint32_t treeDepth(const BvhTree<gpu::Bvh2Node>& tree, ThreadBudget& budget) {
+  if (tree.nodes.empty()) return 0;
+  return subtreeDepth(tree.nodes, 0, static_cast<uint32_t>(tree.nodes.size()), budget);
+}
+
 template <typename Node>
-BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
+BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes, ThreadBudget& budget) {
   const Collapsed<Node>& collapsed = level.collapsed<Node>();
   return {.buildMs = level.binaryMs + collapsed.ms,
-          .depth = treeDepth(collapsed.tree),
+          .depth = treeDepth(collapsed.tree, budget),
           .nodes = collapsed.tree.nodes.size(),
           .leaves = collapsed.tree.leafCount,
           .primitives = level.primitiveCount,
@@ -321,7 +344,7 @@ class LayoutAssembly {
     const BvhTree<Node>& topTree = top_.collapsed<Node>().tree;
     layout_.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
     if (layout_.nodes.empty()) layout_.nodes.push_back(emptyRoot<Node>());
-    stats_.topLevel = levelStats<Node>(top_, sizeof(gpu::BvhInstance));
+    stats_.topLevel = levelStats<Node>(top_, sizeof(gpu::BvhInstance), budget);
     stats_.topLevel.nodes = layout_.nodes.size();
 
     stats_.meshes.assign(meshes_.size(), {});
@@ -363,7 +386,7 @@ class LayoutAssembly {
     }
   }
 
-  void run(const Piece& piece) {
+  void run(const Piece& piece, ThreadBudget& budget) {
     if (piece.kind == Piece::Kind::SizeNodes) {
       layout_.nodes.resize(nodeCount_);
       return;
@@ -375,7 +398,7 @@ class LayoutAssembly {
       case Piece::Kind::SizeNodes:
         break;
       case Piece::Kind::Statistics:
-        stats_.meshes[piece.mesh] = levelStats<Node>(mesh.level, sizeof(gpu::BvhTriangle));
+        stats_.meshes[piece.mesh] = levelStats<Node>(mesh.level, sizeof(gpu::BvhTriangle), budget);
         break;
       case Piece::Kind::Nodes:
         for (uint32_t n = piece.begin; n < piece.end; ++n) {
@@ -515,9 +538,9 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
     parallelFor(budget, round->size(), [&](size_t i) {
       const Piece& piece = (*round)[i];
       if (piece.layout == BvhLayout::Bvh2)
-        bvh2.run(piece);
+        bvh2.run(piece, budget);
       else
-        cwbvh.run(piece);
+        cwbvh.run(piece, budget);
     });
   if (buildsBvh2) bvh2.finish();
   if (buildsCwbvh) cwbvh.finish();
