@@ -6,15 +6,19 @@
 // threads contend for one process's page tables. With THP set to "madvise" (Debian's default)
 // the kernel backs only ranges asked for with huge pages; elsewhere this changes nothing.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+
+#include "core/scene/bvh/thread_budget.h"
 
 namespace ptbench {
 
@@ -61,9 +65,32 @@ void resizeForOverwrite(std::vector<T, Allocator>& values, size_t count) {
   resizeInHugePages(values, count);
 }
 
-// Resizing leaves elements of trivial types unwritten: for arrays written in full, in parallel,
-// right after they are sized, so that their first touch (a page fault and the kernel's zeroing of
-// the page) falls on the threads that fill them rather than on one thread's value-initialisation.
+// The arrays the upload takes as std::vector, whose resize value-initialises every element on
+// one thread: that thread would also take every page fault and the kernel's zeroing of every
+// page. Room for `count` elements is reserved and its pages written to once, in chunks on the
+// threads the budget spares, so that the resize which follows writes pages already in place.
+// Elements `values` holds stay as they are; the room beyond them is raw storage until then.
+template <typename T>
+void reserveTouchedInHugePages(std::vector<T>& values, size_t count, ThreadBudget& budget) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  reserveInHugePages(values, count);
+  if (count <= values.size()) return;
+  auto* room = reinterpret_cast<volatile unsigned char*>(values.data() + values.size());
+  const size_t bytes = (count - values.size()) * sizeof(T);
+  constexpr size_t pageBytes = 4096;  // the smallest page: a write to each faults in every page, huge or not
+  parallelFor(budget, (bytes + hugePageBytes - 1) / hugePageBytes, [&](size_t c) {
+    const size_t end = std::min(bytes, (c + 1) * hugePageBytes);
+    for (size_t at = c * hugePageBytes; at < end; at += pageBytes) room[at] = 0;
+    room[end - 1] = 0;
+  });
+}
+
+// Resizing leaves elements of trivially copyable types unwritten, default member initialisers
+// included (a Bounds' empty box, a node's zeros): for arrays written in full, in parallel, right
+// after they are sized, so that their first touch (a page fault and the kernel's zeroing of the
+// page) falls on the threads that fill them rather than on one thread's value-initialisation.
+// Such types are implicit-lifetime aggregates or trivial classes: the allocation itself gives
+// them their lifetime, with indeterminate values until the fill writes them.
 template <typename T>
 struct UninitialisedAllocator : std::allocator<T> {
   template <typename U>
@@ -75,7 +102,9 @@ struct UninitialisedAllocator : std::allocator<T> {
   UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
   template <typename U, typename... Args>
   void construct(U* at, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0)
+    if constexpr (sizeof...(Args) == 0 && std::is_trivially_copyable_v<U>)
+      return;
+    else if constexpr (sizeof...(Args) == 0)
       ::new (static_cast<void*>(at)) U;
     else
       ::new (static_cast<void*>(at)) U(std::forward<Args>(args)...);

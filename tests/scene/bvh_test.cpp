@@ -523,6 +523,8 @@ TEST(BinaryBvh, ReusedScratchBuildsTheTreesFreshMemoryBuilds) {
     std::fill(tables->cost.begin(), tables->cost.end(), -1.0f);
     std::fill(tables->split.begin(), tables->split.end(), uint8_t(0xff));
     std::fill(tables->makesLeaf.begin(), tables->makesLeaf.end(), uint8_t(0xff));
+    std::fill(tables->subtreeNodes.begin(), tables->subtreeNodes.end(), 0xffffffffu);
+    std::fill(tables->levels.begin(), tables->levels.end(), 0xffffffffu);
   }
   buildBinaryBvh(small, options, budget, reused, scratch);
   ASSERT_EQ(reused.nodes.size(), fresh.nodes.size());
@@ -534,10 +536,12 @@ TEST(BinaryBvh, ReusedScratchBuildsTheTreesFreshMemoryBuilds) {
   EXPECT_EQ(std::memcmp(bvh2.nodes.data(), freshBvh2.nodes.data(), bvh2.nodes.size() * sizeof(gpu::Bvh2Node)), 0);
   EXPECT_EQ(bvh2.primitiveOrder, freshBvh2.primitiveOrder);
   EXPECT_EQ(bvh2.sahCost, freshBvh2.sahCost);
+  EXPECT_EQ(bvh2.leafCount, freshBvh2.leafCount);
   ASSERT_EQ(cwbvh.nodes.size(), freshCwbvh.nodes.size());
   EXPECT_EQ(std::memcmp(cwbvh.nodes.data(), freshCwbvh.nodes.data(), cwbvh.nodes.size() * sizeof(gpu::CwbvhNode)), 0);
   EXPECT_EQ(cwbvh.primitiveOrder, freshCwbvh.primitiveOrder);
   EXPECT_EQ(cwbvh.sahCost, freshCwbvh.sahCost);
+  EXPECT_EQ(cwbvh.leafCount, freshCwbvh.leafCount);
 }
 
 // The build's large arrays grow into fresh memory that asks for huge pages; what they held stays.

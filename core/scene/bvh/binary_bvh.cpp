@@ -107,7 +107,7 @@ struct RangeBounds {
 class Builder {
  public:
   // `scratch` as large as `refs` when a node may be shared (parallelNodeThreshold), else empty.
-  Builder(std::span<PrimitiveRef> refs, std::span<PrimitiveRef> scratch, std::vector<BinaryBvhNode>& nodes,
+  Builder(std::span<PrimitiveRef> refs, std::span<PrimitiveRef> scratch, std::span<BinaryBvhNode> nodes,
           const BinaryBvhOptions& options, ThreadBudget& budget)
       : refs_(refs), scratch_(scratch), nodes_(nodes), options_(options), budget_(budget) {}
 
@@ -268,7 +268,7 @@ class Builder {
 
   std::span<PrimitiveRef> refs_;
   std::span<PrimitiveRef> scratch_;
-  std::vector<BinaryBvhNode>& nodes_;
+  std::span<BinaryBvhNode> nodes_;
   const BinaryBvhOptions& options_;
   ThreadBudget& budget_;
 };

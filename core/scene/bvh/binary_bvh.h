@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/scene/bvh/thread_budget.h"
+#include "core/scene/huge_pages.h"
 #include "core/scene/scene_data.h"
 
 namespace ptbench {
@@ -49,7 +50,9 @@ struct BinaryBvhNode {
 // primitives then has exactly 2n - 1 nodes in depth-first order, so every subtree's place is
 // known before it is built and the result does not depend on the number of threads.
 struct BinaryBvh {
-  std::vector<BinaryBvhNode> nodes;
+  // Sized without being written (the build writes every node, on the threads that build its
+  // subtrees): 72 bytes a primitive that one thread would otherwise fill with default nodes.
+  UninitialisedArray<BinaryBvhNode> nodes;
   std::vector<uint32_t> primitiveOrder;  // primitive indices in leaf order
 
   static bool isLeaf(const BinaryBvhNode& node) { return node.primitiveCount == 1; }

@@ -9,34 +9,49 @@
 namespace ptbench {
 namespace {
 
+// Subtrees of at least this many primitives are emitted on threads the budget spares, as
+// visitBottomUp finds their costs.
+constexpr uint32_t forkPrimitives = 8192;
+
 class Bvh2Collapse {
  public:
   Bvh2Collapse(const BinaryBvh& binary, const SahCosts& costs, CollapseScratch& scratch)
       : binary_(binary), costs_(costs) {
-    // Both written for every node, children before parents, before any is read.
+    // All written for every node, children before parents, before any is read.
     resizeForOverwrite(scratch.cost, binary.nodes.size());
     resizeForOverwrite(scratch.makesLeaf, binary.nodes.size());
+    resizeForOverwrite(scratch.subtreeNodes, binary.nodes.size());
     cost_ = scratch.cost;
     makesLeaf_ = scratch.makesLeaf;
+    subtreeNodes_ = scratch.subtreeNodes;
   }
 
   BvhTree<gpu::Bvh2Node> run(ThreadBudget& budget) {
-    // One node per inner node of the binary tree at most.
-    reserveInHugePages(tree_.nodes, binary_.primitiveOrder.size());
-    reserveInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size());
-    visitBottomUp(binary_, budget, [&](uint32_t n) { chooseLeaves(n); });
+    visitBottomUp(
+        binary_, budget, [&](uint32_t n) { chooseLeaves(n); }, 0, forkPrimitives);
+    // Leaves cover the binary tree's leaves' ranges, and the emission visits them left to right:
+    // the leaf order is the binary tree's.
+    reserveTouchedInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size(), budget);
+    tree_.primitiveOrder.assign(binary_.primitiveOrder.begin(), binary_.primitiveOrder.end());
     const BinaryBvhNode& root = binary_.nodes[0];
     if (BinaryBvh::isLeaf(root)) {
       tree_.nodes.push_back(
           {.children = {leafChild(0),
                         {.boundsMin = toGpu(Bounds{}.min), .boundsMax = toGpu(Bounds{}.max), .primitiveCount = 0}}});
+      tree_.leafCount = 1;
       tree_.sahCost = costs_.node + costs_.primitive;
       return std::move(tree_);
     }
     const float rootArea = root.bounds.halfArea();
     const float rootCost = rootArea * costs_.node + cost_[BinaryBvh::leftChild(0)] + cost_[root.rightChild];
     tree_.sahCost = rootArea > 0 ? rootCost / rootArea : 0;
-    emitNode(0);
+    // The root is a node even where a leaf would cost less.
+    const uint32_t nodeCount = 1 + subtreeNodes_[BinaryBvh::leftChild(0)] + subtreeNodes_[root.rightChild];
+    reserveTouchedInHugePages(tree_.nodes, nodeCount, budget);
+    tree_.nodes.resize(nodeCount);
+    // Every node has two children, one fewer inner children than nodes.
+    tree_.leafCount = uint64_t{nodeCount} + 1;
+    emitNode(0, 0, budget);
     return std::move(tree_);
   }
 
@@ -52,43 +67,51 @@ class Bvh2Collapse {
                                 : area * costs_.node + cost_[BinaryBvh::leftChild(n)] + cost_[node.rightChild];
     makesLeaf_[n] = leafCost <= innerCost;
     cost_[n] = std::min(leafCost, innerCost);
+    subtreeNodes_[n] = makesLeaf_[n] ? 0 : 1 + subtreeNodes_[BinaryBvh::leftChild(n)] + subtreeNodes_[node.rightChild];
   }
 
-  gpu::Bvh2Child leafChild(uint32_t n) {
+  gpu::Bvh2Child leafChild(uint32_t n) const {
     const BinaryBvhNode& node = binary_.nodes[n];
-    const auto first = binary_.primitiveOrder.begin() + node.firstPrimitive;
-    const gpu::Bvh2Child child{.boundsMin = toGpu(node.bounds.min),
-                               .index = static_cast<uint32_t>(tree_.primitiveOrder.size()),
-                               .boundsMax = toGpu(node.bounds.max),
-                               .primitiveCount = node.primitiveCount};
-    tree_.primitiveOrder.insert(tree_.primitiveOrder.end(), first, first + node.primitiveCount);
-    ++tree_.leafCount;
-    return child;
+    return {.boundsMin = toGpu(node.bounds.min),
+            .index = node.firstPrimitive,
+            .boundsMax = toGpu(node.bounds.max),
+            .primitiveCount = node.primitiveCount};
   }
 
-  // Depth first, the left subtree first; returns the node's index.
-  uint32_t emitNode(uint32_t n) {
-    const auto index = static_cast<uint32_t>(tree_.nodes.size());
-    tree_.nodes.emplace_back();
+  // Depth first, the left subtree first, binary node n as node `index`: a subtree's nodes follow
+  // its root, so the right child's place is the left subtree's size past the left child's.
+  void emitNode(uint32_t n, uint32_t index, ThreadBudget& budget) {
     const uint32_t children[2] = {BinaryBvh::leftChild(n), binary_.nodes[n].rightChild};
+    uint32_t childIndex[2] = {0, 0};
+    uint32_t next = index + 1;
     gpu::Bvh2Node node{};
     for (int i = 0; i < 2; ++i) {
       const uint32_t c = children[i];
+      if (makesLeaf_[c]) {
+        node.children[i] = leafChild(c);
+        continue;
+      }
       const Bounds& bounds = binary_.nodes[c].bounds;
-      node.children[i] = makesLeaf_[c] ? leafChild(c)
-                                       : gpu::Bvh2Child{.boundsMin = toGpu(bounds.min),
-                                                        .index = emitNode(c),
-                                                        .boundsMax = toGpu(bounds.max),
-                                                        .primitiveCount = gpu::BVH2_INNER_CHILD};
+      childIndex[i] = next;
+      node.children[i] = {.boundsMin = toGpu(bounds.min),
+                          .index = next,
+                          .boundsMax = toGpu(bounds.max),
+                          .primitiveCount = gpu::BVH2_INNER_CHILD};
+      next += subtreeNodes_[c];
     }
     tree_.nodes[index] = node;
-    return index;
+    const auto emitChild = [&](int i) {
+      if (!makesLeaf_[children[i]]) emitNode(children[i], childIndex[i], budget);
+    };
+    forkJoin(
+        budget, binary_.nodes[n].primitiveCount >= forkPrimitives, [&] { emitChild(0); }, [&] { emitChild(1); });
   }
 
   const BinaryBvh& binary_;
   const SahCosts& costs_;
   std::span<float> cost_;  // the subtree's least SAH cost, unnormalised (area-weighted)
   std::span<uint8_t> makesLeaf_;
+  std::span<uint32_t> subtreeNodes_;  // the nodes the subtree emits: 0 where it makes a leaf
   BvhTree<gpu::Bvh2Node> tree_;
 };
 

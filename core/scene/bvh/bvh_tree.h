@@ -22,6 +22,8 @@ struct CollapseScratch {
   UninitialisedArray<float> cost;
   UninitialisedArray<uint8_t> split;
   UninitialisedArray<uint8_t> makesLeaf;
+  UninitialisedArray<uint32_t> subtreeNodes;  // BVH2's: the nodes each subtree emits
+  UninitialisedArray<uint32_t> levels;        // CWBVH's emission, a level at a time: two levels' binary nodes
 };
 
 }  // namespace ptbench

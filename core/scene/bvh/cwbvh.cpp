@@ -41,15 +41,18 @@ class CwbvhCollapse {
     resizeForOverwrite(scratch.cost, binary.nodes.size() * maxRoots);
     resizeForOverwrite(scratch.split, binary.nodes.size() * width);
     resizeForOverwrite(scratch.makesLeaf, binary.nodes.size());
+    // emit()'s two levels, written before they are read: a level holds at most n wide nodes.
+    resizeForOverwrite(scratch.levels, 2 * binary.primitiveOrder.size());
     cost_ = scratch.cost;
     split_ = scratch.split;
     makesLeaf_ = scratch.makesLeaf;
+    levels_ = scratch.levels;
   }
 
   BvhTree<gpu::CwbvhNode> run(ThreadBudget& budget) {
-    // A wide node holds at least two of the binary tree's n - 1 inner nodes' children.
+    // A wide node holds at least two of the binary tree's n - 1 inner nodes' children: room that
+    // the levels' nodes fill without moving.
     reserveInHugePages(tree_.nodes, binary_.primitiveOrder.size());
-    reserveInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size());
     visitBottomUp(binary_, budget, [&](uint32_t n) { solve(n); });
     const BinaryBvhNode& root = binary_.nodes[0];
     const float rootArea = root.bounds.halfArea();
@@ -59,7 +62,7 @@ class CwbvhCollapse {
       rootCost = rootArea * costs_.node + cost(BinaryBvh::leftChild(0), k) + cost(root.rightChild, width - k);
     }
     tree_.sahCost = rootArea > 0 ? rootCost / rootArea : 0;
-    emit();
+    emit(budget);
     return std::move(tree_);
   }
 
@@ -156,76 +159,151 @@ class CwbvhCollapse {
     return slots;
   }
 
-  // Breadth first, so that each node's inner children are contiguous.
-  void emit() {
-    struct Pending {
-      uint32_t binaryNode;
-      uint32_t wideNode;
-    };
-    std::vector<Pending> pending = {{0, 0}};
-    tree_.nodes.emplace_back();
+  // Binary node n's wide node's children, each a leaf or an inner node.
+  void childrenOf(uint32_t n, std::vector<Root>& roots) const {
+    roots.clear();
+    if (BinaryBvh::isLeaf(binary_.nodes[n])) {
+      roots.push_back({n, true});
+      return;
+    }
+    const uint32_t k = split(n, 0);
+    collectRoots(BinaryBvh::leftChild(n), k, roots);
+    collectRoots(binary_.nodes[n].rightChild, width - k, roots);
+  }
+
+  // Where the next wide node's children go in the order (the next level's inner children, the
+  // tree's primitives), and the leaves before it; or, summed over a chunk of a level's nodes,
+  // what they add to the order.
+  struct Cursor {
+    uint32_t inner = 0, primitive = 0;
+    uint64_t leaves = 0;
+  };
+
+  // The wide node over binary node n, its children where `at` says, which it advances past them:
+  // its inner children's binary nodes go to the next level and its leaves' primitives to the
+  // tree's order, in slot order. `roots` and `bounds` are the caller's, reused from node to node.
+  gpu::CwbvhNode wideNode(uint32_t n, uint32_t nextLevelFirst, std::span<uint32_t> nextLevel, Cursor& at,
+                          std::vector<Root>& roots, std::vector<Bounds>& bounds) {
+    childrenOf(n, roots);
+    bounds.clear();
+    for (const Root& root : roots) bounds.push_back(binary_.nodes[root.node].bounds);
+    const Bounds& nodeBounds = binary_.nodes[n].bounds;
+    const std::array<int, width> slots = assignSlots(roots, bounds, nodeBounds.center());
+
+    gpu::CwbvhNode node{};
+    node.origin = toGpu(nodeBounds.min);
+    node.childBase = nextLevelFirst + at.inner;
+    node.primitiveBase = at.primitive;
+    std::array<double, 3> scale;
+    for (int axis = 0; axis < 3; ++axis) {
+      const uint32_t exponent = quantisationExponent(double(nodeBounds.max[axis]) - double(nodeBounds.min[axis]));
+      setByte(&node.exponentsAndImask, axis, exponent);
+      scale[axis] = std::ldexp(1.0, static_cast<int>(exponent) - 127);
+    }
+    uint32_t imask = 0;
+    for (uint32_t s = 0; s < width; ++s) {
+      if (slots[s] < 0) {
+        for (int axis = 0; axis < 3; ++axis) {
+          setByte(node.quantizedMin, 8 * axis + s, 0xff);  // inverted: no ray enters it
+          setByte(node.quantizedMax, 8 * axis + s, 0);
+        }
+        continue;
+      }
+      const Root& root = roots[slots[s]];
+      const BinaryBvhNode& child = binary_.nodes[root.node];
+      for (int axis = 0; axis < 3; ++axis) {
+        // In double the differences are exact, so floor and ceil round outwards exactly.
+        const double low = std::floor((double(child.bounds.min[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
+        const double high = std::ceil((double(child.bounds.max[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
+        setByte(node.quantizedMin, 8 * axis + s, static_cast<uint32_t>(std::clamp(low, 0.0, 255.0)));
+        setByte(node.quantizedMax, 8 * axis + s, static_cast<uint32_t>(std::clamp(high, 0.0, 255.0)));
+      }
+      if (root.leaf) {
+        const uint32_t count = child.primitiveCount;
+        setByte(node.meta, s, (((1u << count) - 1) << 5) | (at.primitive - node.primitiveBase));
+        const auto first = binary_.primitiveOrder.begin() + child.firstPrimitive;
+        std::copy(first, first + count, tree_.primitiveOrder.begin() + at.primitive);
+        at.primitive += count;
+        ++at.leaves;
+      } else {
+        setByte(node.meta, s, gpu::CWBVH_META_INNER | (gpu::CWBVH_META_INNER_SLOT_BASE + s));
+        nextLevel[at.inner++] = root.node;
+        imask |= 1u << s;
+      }
+    }
+    setByte(&node.exponentsAndImask, 3, imask);
+    return node;
+  }
+
+  // Breadth first, so that each node's inner children are contiguous, a level at a time. Where
+  // threads are spare, a level's nodes go in chunks on them: first each chunk counts what its
+  // nodes add to the order (their children alone, without their boxes), then the counts summed in
+  // order give each chunk's first node its first child and first primitive as one pass through
+  // the order would, and the chunks make their nodes. Otherwise one pass makes the level, as the
+  // counting would cost a thread that has no help a second walk through the binary tree.
+  void emit(ThreadBudget& budget) {
+    constexpr uint32_t nodesPerChunk = 1024;
+    // Every primitive is in exactly one leaf.
+    reserveTouchedInHugePages(tree_.primitiveOrder, binary_.primitiveOrder.size(), budget);
+    tree_.primitiveOrder.resize(binary_.primitiveOrder.size());
+    // Binary nodes, in the order of their wide nodes.
+    std::span<uint32_t> level = levels_.first(levels_.size() / 2), nextLevel = levels_.last(levels_.size() / 2);
+    level[0] = 0;
+    uint32_t levelSize = 1, levelFirst = 0;
+    Cursor end;  // where the levels so far end
+    std::vector<Cursor> chunkStarts;
     std::vector<Root> roots;
     std::vector<Bounds> bounds;
-    for (size_t next = 0; next < pending.size(); ++next) {
-      const auto [n, wideIndex] = pending[next];
-      roots.clear();
-      if (BinaryBvh::isLeaf(binary_.nodes[n])) {
-        roots.push_back({n, true});
+    while (levelSize > 0) {
+      const uint32_t nextLevelFirst = levelFirst + levelSize;
+      reserveTouchedInHugePages(tree_.nodes, nextLevelFirst, budget);
+      tree_.nodes.resize(nextLevelFirst);
+      const Chunks chunks{.begin = 0, .end = levelSize, .size = nodesPerChunk};
+      Cursor at = {.inner = 0, .primitive = end.primitive, .leaves = end.leaves};
+      if (chunks.count() == 1 || !budget.hasSpare()) {
+        for (uint32_t i = 0; i < levelSize; ++i)
+          tree_.nodes[levelFirst + i] = wideNode(level[i], nextLevelFirst, nextLevel, at, roots, bounds);
       } else {
-        const uint32_t k = split(n, 0);
-        collectRoots(BinaryBvh::leftChild(n), k, roots);
-        collectRoots(binary_.nodes[n].rightChild, width - k, roots);
-      }
-      bounds.clear();
-      for (const Root& root : roots) bounds.push_back(binary_.nodes[root.node].bounds);
-      const Bounds& nodeBounds = binary_.nodes[n].bounds;
-      const std::array<int, width> slots = assignSlots(roots, bounds, nodeBounds.center());
-
-      gpu::CwbvhNode node{};
-      node.origin = toGpu(nodeBounds.min);
-      node.childBase = static_cast<uint32_t>(tree_.nodes.size());
-      node.primitiveBase = static_cast<uint32_t>(tree_.primitiveOrder.size());
-      std::array<double, 3> scale;
-      for (int axis = 0; axis < 3; ++axis) {
-        const uint32_t exponent = quantisationExponent(double(nodeBounds.max[axis]) - double(nodeBounds.min[axis]));
-        setByte(&node.exponentsAndImask, axis, exponent);
-        scale[axis] = std::ldexp(1.0, static_cast<int>(exponent) - 127);
-      }
-      uint32_t imask = 0, leafOffset = 0;
-      for (uint32_t s = 0; s < width; ++s) {
-        if (slots[s] < 0) {
-          for (int axis = 0; axis < 3; ++axis) {
-            setByte(node.quantizedMin, 8 * axis + s, 0xff);  // inverted: no ray enters it
-            setByte(node.quantizedMax, 8 * axis + s, 0);
+        chunkStarts.assign(chunks.count(), {});
+        // Each chunk counts in a cursor of its own: neighbours' entries share cache lines.
+        parallelFor(budget, chunks.count(), [&](size_t c) {
+          std::vector<Root> chunkRoots;
+          Cursor added;
+          for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
+            childrenOf(level[i], chunkRoots);
+            for (const Root& root : chunkRoots) {
+              if (!root.leaf) {
+                ++added.inner;
+                continue;
+              }
+              added.primitive += binary_.nodes[root.node].primitiveCount;
+              ++added.leaves;
+            }
           }
-          continue;
+          chunkStarts[c] = added;
+        });
+        for (Cursor& start : chunkStarts) {
+          const Cursor added = start;
+          start = at;
+          at.inner += added.inner;
+          at.primitive += added.primitive;
+          at.leaves += added.leaves;
         }
-        const Root& root = roots[slots[s]];
-        const BinaryBvhNode& child = binary_.nodes[root.node];
-        for (int axis = 0; axis < 3; ++axis) {
-          // In double the differences are exact, so floor and ceil round outwards exactly.
-          const double low = std::floor((double(child.bounds.min[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
-          const double high = std::ceil((double(child.bounds.max[axis]) - double(nodeBounds.min[axis])) / scale[axis]);
-          setByte(node.quantizedMin, 8 * axis + s, static_cast<uint32_t>(std::clamp(low, 0.0, 255.0)));
-          setByte(node.quantizedMax, 8 * axis + s, static_cast<uint32_t>(std::clamp(high, 0.0, 255.0)));
-        }
-        if (root.leaf) {
-          const uint32_t count = child.primitiveCount;
-          setByte(node.meta, s, (((1u << count) - 1) << 5) | leafOffset);
-          const auto first = binary_.primitiveOrder.begin() + child.firstPrimitive;
-          tree_.primitiveOrder.insert(tree_.primitiveOrder.end(), first, first + count);
-          leafOffset += count;
-          ++tree_.leafCount;
-        } else {
-          setByte(node.meta, s, gpu::CWBVH_META_INNER | (gpu::CWBVH_META_INNER_SLOT_BASE + s));
-          imask |= 1u << s;
-          pending.push_back({root.node, static_cast<uint32_t>(tree_.nodes.size())});
-          tree_.nodes.emplace_back();
-        }
+        parallelFor(budget, chunks.count(), [&](size_t c) {
+          std::vector<Root> chunkRoots;
+          std::vector<Bounds> chunkBounds;
+          Cursor chunkAt = chunkStarts[c];
+          for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
+            tree_.nodes[levelFirst + i] =
+                wideNode(level[i], nextLevelFirst, nextLevel, chunkAt, chunkRoots, chunkBounds);
+        });
       }
-      setByte(&node.exponentsAndImask, 3, imask);
-      tree_.nodes[wideIndex] = node;
+      end = at;
+      levelFirst = nextLevelFirst;
+      levelSize = at.inner;
+      std::swap(level, nextLevel);
     }
+    tree_.leafCount = end.leaves;
   }
 
   const BinaryBvh& binary_;
@@ -233,6 +311,7 @@ class CwbvhCollapse {
   std::span<float> cost_;
   std::span<uint8_t> split_;
   std::span<uint8_t> makesLeaf_;
+  std::span<uint32_t> levels_;  // a level's binary nodes, then the next level's
   BvhTree<gpu::CwbvhNode> tree_;
 };
 

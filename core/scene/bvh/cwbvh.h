@@ -18,7 +18,7 @@ namespace ptbench {
 // primitives by the meta byte, where that trade matters most. Child slots are then assigned by
 // octant (shared/bvh.h), greedily: the (child, slot) pair whose centre lies farthest towards the
 // slot's corner is placed first.
-// The programme runs on the threads `budget` spares.
+// The programme and the emission run on the threads `budget` spares.
 BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget);
 // The same tree, its tables in `scratch`.
 BvhTree<gpu::CwbvhNode> collapseToCwbvh(const BinaryBvh& binary, const SahCosts& costs, ThreadBudget& budget,

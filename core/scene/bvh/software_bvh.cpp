@@ -1,12 +1,14 @@
 #include "core/scene/bvh/software_bvh.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -71,7 +73,7 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
 // keeps one from mesh to mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in
 // and zero gigabytes of pages, the binary trees' time growing with the threads that did so at once.
 struct LevelScratch {
-  std::vector<Bounds> boxes;
+  UninitialisedArray<Bounds> boxes;
   BinaryBvh binary;
   BinaryBvhScratch binaryArrays;
   CollapseScratch bvh2, cwbvh;
@@ -158,7 +160,7 @@ struct MeshBuild {
 // Gathers the mesh's triangles and their boxes in one pass, on as many threads as the budget
 // spares; the boxes go to `boxes`, overwritten in full.
 void gatherTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget,
-                     UninitialisedArray<gpu::BvhTriangle>& triangles, std::vector<Bounds>& boxes) {
+                     UninitialisedArray<gpu::BvhTriangle>& triangles, UninitialisedArray<Bounds>& boxes) {
   const uint64_t count = meshTriangleCount(scene, mesh);
   resizeInHugePages(triangles, count);
   resizeForOverwrite(boxes, count);
@@ -256,15 +258,17 @@ void forEachInnerChild(const gpu::Bvh2Node& node, Visit&& visit) {
   for (const gpu::Bvh2Child& child : node.children)
     if (child.primitiveCount == gpu::BVH2_INNER_CHILD) visit(child.index);
 }
+// A wide node's inner children follow childBase, one for each bit of imask (shared/bvh.h): no
+// need to decode every slot's box, as cwbvhChild does.
 template <typename Visit>
 void forEachInnerChild(const gpu::CwbvhNode& node, Visit&& visit) {
-  for (uint32_t slot = 0; slot < gpu::CWBVH_WIDTH; ++slot)
-    if (const auto child = cwbvhChild(node, slot); child && child->inner) visit(child->index);
+  const auto innerCount = static_cast<uint32_t>(std::popcount(node.exponentsAndImask >> 24));
+  for (uint32_t i = 0; i < innerCount; ++i) visit(node.childBase + i);
 }
 
 // Nodes on the longest path from the root down: what bounds the traversal stack.
 template <typename Node>
-uint32_t treeDepth(const BvhTree<Node>& tree) {
+uint32_t treeDepth(const BvhTree<Node>& tree, ThreadBudget&) {
   if (tree.nodes.empty()) return 0;
   uint32_t deepest = 0;
   std::vector<std::pair<uint32_t, uint32_t>> pending = {{0, 1}};  // (node, its depth)
@@ -277,11 +281,33 @@ uint32_t treeDepth(const BvhTree<Node>& tree) {
   return deepest;
 }
 
+// The subtree at `root` of a BVH2 layout, which is depth first with the left child next: the
+// subtree is its root and the nodes before `end`, where the next one begins, so that a large
+// one's halves go to threads the budget spares (a mesh's two layouts' depths are the statistics'
+// only passes over every node, and a large mesh's would otherwise end its assembly on one thread).
+uint32_t subtreeDepth(std::span<const gpu::Bvh2Node> nodes, uint32_t root, uint32_t end, ThreadBudget& budget) {
+  constexpr uint32_t forkNodes = 16384;
+  uint32_t inner[2], innerCount = 0;
+  forEachInnerChild(nodes[root], [&](uint32_t child) { inner[innerCount++] = child; });
+  if (innerCount == 0) return 1;
+  // A single inner child's subtree runs to the end, whichever side it is on.
+  if (innerCount == 1) return 1 + subtreeDepth(nodes, inner[0], end, budget);
+  uint32_t left = 0, right = 0;
+  forkJoin(
+      budget, end - root >= forkNodes, [&] { left = subtreeDepth(nodes, inner[0], inner[1], budget); },
+      [&] { right = subtreeDepth(nodes, inner[1], end, budget); });
+  return 1 + std::max(left, right);
+}
+uint32_t treeDepth(const BvhTree<gpu::Bvh2Node>& tree, ThreadBudget& budget) {
+  if (tree.nodes.empty()) return 0;
+  return subtreeDepth(tree.nodes, 0, static_cast<uint32_t>(tree.nodes.size()), budget);
+}
+
 template <typename Node>
-BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
+BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes, ThreadBudget& budget) {
   const Collapsed<Node>& collapsed = level.collapsed<Node>();
   return {.buildMs = level.binaryMs + collapsed.ms,
-          .depth = treeDepth(collapsed.tree),
+          .depth = treeDepth(collapsed.tree, budget),
           .nodes = collapsed.tree.nodes.size(),
           .leaves = collapsed.tree.leafCount,
           .primitives = level.primitiveCount,
@@ -292,19 +318,20 @@ BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes) {
 // A part of the layouts' assembly that runs beside the others: a mesh's statistics, or a range
 // of its nodes or triangles copied into one layout's arrays.
 struct Piece {
-  enum class Kind { Statistics, Nodes, Triangles };
+  enum class Kind { SizeNodes, Statistics, Nodes, Triangles };
   BvhLayout layout;
   Kind kind;
   uint32_t mesh;
   uint32_t begin = 0, end = 0;
 };
 
-// One layout's arrays assembled from the levels: each mesh's place in them (place), the node
-// array sized (sizeNodes: one thread's value-initialisation and first touch of fresh pages, the
-// two layouts' side by side; the triangle arrays, larger, were sized beside the meshes' builds),
-// then the pieces (on as many threads as the budget spares, both layouts' at once: a
-// 50M-triangle scene's triangles are gigabytes, gathered in leaf order), then the sums and the
-// instance entries (finish).
+// One layout's arrays assembled from the levels: each mesh's place in them and the node array's
+// room, its pages faulted in on every thread (place), then the pieces (on as many threads as the
+// budget spares, both layouts' at once: a 50M-triangle scene's triangles are gigabytes, gathered
+// in leaf order) in two rounds: the node array's resize (one thread's value-initialisation, of
+// pages already in place) beside the statistics and the triangles, which do not need it, then
+// the nodes; then the sums and the instance entries (finish). The triangle arrays, larger, were
+// sized beside the meshes' builds.
 template <typename Node>
 class LayoutAssembly {
  public:
@@ -312,12 +339,12 @@ class LayoutAssembly {
                  const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats)
       : scene_(scene), meshes_(meshes), top_(top), topInstances_(topInstances), layout_(layout), stats_(stats) {}
 
-  void place() {
+  void place(ThreadBudget& budget) {
     stats_.built = true;
     const BvhTree<Node>& topTree = top_.collapsed<Node>().tree;
     layout_.nodes.assign(topTree.nodes.begin(), topTree.nodes.end());
     if (layout_.nodes.empty()) layout_.nodes.push_back(emptyRoot<Node>());
-    stats_.topLevel = levelStats<Node>(top_, sizeof(gpu::BvhInstance));
+    stats_.topLevel = levelStats<Node>(top_, sizeof(gpu::BvhInstance), budget);
     stats_.topLevel.nodes = layout_.nodes.size();
 
     stats_.meshes.assign(meshes_.size(), {});
@@ -333,38 +360,45 @@ class LayoutAssembly {
       triangleCount += meshes_[m].triangles.size();
     }
     nodeCount_ = nodeCount;
+    reserveTouchedInHugePages(layout_.nodes, nodeCount_, budget);
     if (triangleCount != layout_.triangles.size())
       throw std::logic_error("software BVH: the meshes' trees hold " + std::to_string(triangleCount) +
                              " triangles, the layout's array was sized for " +
                              std::to_string(layout_.triangles.size()));
   }
-  void sizeNodes() { resizeInHugePages(layout_.nodes, nodeCount_); }
-
-  void addPieces(BvhLayout layout, std::vector<Piece>& pieces) const {
+  // The nodes' pieces need the node array sized: by a SizeNodes piece that runs before them.
+  void addPieces(BvhLayout layout, std::vector<Piece>& beforeNodes, std::vector<Piece>& nodes) const {
     const auto addRanges = [&](Piece::Kind kind, uint32_t mesh, size_t count) {
       for (size_t begin = 0; begin < count; begin += elementsPerPiece)
-        pieces.push_back({.layout = layout,
-                          .kind = kind,
-                          .mesh = mesh,
-                          .begin = static_cast<uint32_t>(begin),
-                          .end = static_cast<uint32_t>(std::min(count, begin + elementsPerPiece))});
+        (kind == Piece::Kind::Nodes ? nodes : beforeNodes)
+            .push_back({.layout = layout,
+                        .kind = kind,
+                        .mesh = mesh,
+                        .begin = static_cast<uint32_t>(begin),
+                        .end = static_cast<uint32_t>(std::min(count, begin + elementsPerPiece))});
     };
     for (uint32_t m = 0; m < meshes_.size(); ++m) {
       const BvhTree<Node>& tree = meshes_[m].level.collapsed<Node>().tree;
       if (tree.nodes.empty()) continue;
-      pieces.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
+      beforeNodes.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
       addRanges(Piece::Kind::Nodes, m, tree.nodes.size());
       addRanges(Piece::Kind::Triangles, m, tree.primitiveOrder.size());
     }
   }
 
-  void run(const Piece& piece) {
+  void run(const Piece& piece, ThreadBudget& budget) {
+    if (piece.kind == Piece::Kind::SizeNodes) {
+      layout_.nodes.resize(nodeCount_);
+      return;
+    }
     const MeshBuild& mesh = meshes_[piece.mesh];
     const BvhTree<Node>& tree = mesh.level.collapsed<Node>().tree;
     const uint32_t nodeOffset = layout_.meshRoots[piece.mesh], triangleOffset = triangleOffsets_[piece.mesh];
     switch (piece.kind) {
+      case Piece::Kind::SizeNodes:
+        break;
       case Piece::Kind::Statistics:
-        stats_.meshes[piece.mesh] = levelStats<Node>(mesh.level, sizeof(gpu::BvhTriangle));
+        stats_.meshes[piece.mesh] = levelStats<Node>(mesh.level, sizeof(gpu::BvhTriangle), budget);
         break;
       case Piece::Kind::Nodes:
         for (uint32_t n = piece.begin; n < piece.end; ++n) {
@@ -447,24 +481,32 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return meshTriangleCount(scene, scene.meshes[a]) > meshTriangleCount(scene, scene.meshes[b]);
   });
-  // Each layout's triangle array holds every mesh's triangles once. Sizing one is a single
-  // thread's value-initialisation (std::vector's resize: the upload takes std::vector) of the
-  // build's largest arrays: they are sized beside the meshes' builds, after the last mesh is
-  // taken, by threads that would otherwise wait for the others' last meshes.
+  // Each layout's triangle array holds every mesh's triangles once: the build's largest arrays.
+  // Their pages are faulted in on every thread first; their resizes (std::vector's, as the upload
+  // takes it: one thread's value-initialisation each) are the mesh loop's first items, and the
+  // meshes that start late take up the lag: a large mesh's subtrees go to the threads that
+  // finish first. After the loop nothing would be left to overlap them with.
   SoftwareBvh bvh;
   const bool buildsBvh2 = builds(options, BvhLayout::Bvh2), buildsCwbvh = builds(options, BvhLayout::Cwbvh);
   uint64_t sceneTriangles = 0;
   for (const Mesh& mesh : scene.meshes) sceneTriangles += meshTriangleCount(scene, mesh);
   std::vector<std::function<void()>> triangleSizings;
-  if (buildsBvh2) triangleSizings.push_back([&] { resizeInHugePages(bvh.bvh2.triangles, sceneTriangles); });
-  if (buildsCwbvh) triangleSizings.push_back([&] { resizeInHugePages(bvh.cwbvh.triangles, sceneTriangles); });
+  if (buildsBvh2) {
+    reserveTouchedInHugePages(bvh.bvh2.triangles, sceneTriangles, budget);
+    triangleSizings.push_back([&] { bvh.bvh2.triangles.resize(sceneTriangles); });
+  }
+  if (buildsCwbvh) {
+    reserveTouchedInHugePages(bvh.cwbvh.triangles, sceneTriangles, budget);
+    triangleSizings.push_back([&] { bvh.cwbvh.triangles.resize(sceneTriangles); });
+  }
 
   std::vector<MeshBuild> meshes(scene.meshes.size());
   ScratchPool scratchPool;
-  parallelFor(budget, order.size() + triangleSizings.size(), [&](size_t i) {
-    if (i >= order.size()) return triangleSizings[i - order.size()]();
+  parallelFor(budget, triangleSizings.size() + order.size(), [&](size_t i) {
+    if (i < triangleSizings.size()) return triangleSizings[i]();
+    const uint32_t mesh = order[i - triangleSizings.size()];
     std::unique_ptr<LevelScratch> scratch = scratchPool.take();
-    meshes[order[i]] = buildMesh(scene, scene.meshes[order[i]], options, budget, *scratch);
+    meshes[mesh] = buildMesh(scene, scene.meshes[mesh], options, budget, *scratch);
     scratchPool.giveBack(std::move(scratch));
   });
   scratchPool.release(budget);
@@ -485,25 +527,22 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   const auto assembleStart = Clock::now();
   LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
   LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
-  if (buildsBvh2) bvh2.place();
-  if (buildsCwbvh) cwbvh.place();
-  forkJoin(
-      budget, buildsBvh2 && buildsCwbvh,
-      [&] {
-        if (buildsBvh2) bvh2.sizeNodes();
-      },
-      [&] {
-        if (buildsCwbvh) cwbvh.sizeNodes();
-      });
-  std::vector<Piece> pieces;
-  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
-  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
-  parallelFor(budget, pieces.size(), [&](size_t i) {
-    if (pieces[i].layout == BvhLayout::Bvh2)
-      bvh2.run(pieces[i]);
-    else
-      cwbvh.run(pieces[i]);
-  });
+  if (buildsBvh2) bvh2.place(budget);
+  if (buildsCwbvh) cwbvh.place(budget);
+  // The resizes first, each on a thread of its own.
+  std::vector<Piece> beforeNodes, nodes;
+  if (buildsBvh2) beforeNodes.push_back({.layout = BvhLayout::Bvh2, .kind = Piece::Kind::SizeNodes});
+  if (buildsCwbvh) beforeNodes.push_back({.layout = BvhLayout::Cwbvh, .kind = Piece::Kind::SizeNodes});
+  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, beforeNodes, nodes);
+  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, beforeNodes, nodes);
+  for (const std::vector<Piece>* round : {&beforeNodes, &nodes})
+    parallelFor(budget, round->size(), [&](size_t i) {
+      const Piece& piece = (*round)[i];
+      if (piece.layout == BvhLayout::Bvh2)
+        bvh2.run(piece, budget);
+      else
+        cwbvh.run(piece, budget);
+    });
   if (buildsBvh2) bvh2.finish();
   if (buildsCwbvh) cwbvh.finish();
   bvh.stats.assembleMs = msSince(assembleStart);

@@ -1,8 +1,10 @@
 // Nested fork-join for the BVH build: meshes in parallel, and subtrees within a mesh, never
-// more threads at once than the build was given.
+// more threads at work at once than the build was given (but for the moments ThreadBudget::wait
+// describes).
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <future>
@@ -29,6 +31,23 @@ class ThreadBudget {
     return false;
   }
   void release() { spare_.fetch_add(1); }
+  // Whether a thread is spare now (it may not be by the time one asks for it).
+  bool hasSpare() const { return spare_.load(std::memory_order_relaxed) > 0; }
+
+  // Waits for a thread this one started. The waiting thread lends its own place meanwhile (it
+  // takes no CPU time while it waits, and another part of the build may start a thread in it),
+  // and takes it back when the wait ends, even where that leaves the budget overdrawn until the
+  // thread started in its place ends. Without it, a thread whose own part ended first held its
+  // place idle: the mesh loop's caller while a helper built the last large mesh, a fork's caller
+  // while its other half ran.
+  void wait(std::future<void>& done) {
+    if (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      release();
+      done.wait();
+      spare_.fetch_sub(1);
+    }
+    done.get();
+  }
 
  private:
   std::atomic<int> spare_;
@@ -50,7 +69,7 @@ void forkJoin(ThreadBudget& budget, bool worthAThread, First&& first, Second&& s
       first();
     });
     second();
-    done.get();
+    budget.wait(done);
     return;
   }
   first();
@@ -80,7 +99,7 @@ void parallelFor(ThreadBudget& budget, size_t count, Body&& body) {
       work();
     }));
   work();
-  for (auto& helper : helpers) helper.get();
+  for (auto& helper : helpers) budget.wait(helper);
 }
 
 }  // namespace ptbench
