@@ -113,8 +113,9 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
           "(trees and collapses); summed over meshes and batches, {:.1f} ms of upload and readback (staging {:.1f}, "
           "allocation {:.1f}, copies {:.1f}, conversion {:.1f}), {:.1f} ms waiting for a batch; the layouts "
           "assembled in the last {:.1f} ms\n",
-          bvh.buildMs, bvh.threads, bvh.gpuBatches, bvh.gpuBuildMs, bvh.gpuTransferMs, bvh.gpuPrepareMs,
-          bvh.gpuAllocateMs, bvh.gpuCopyMs, bvh.gpuConvertMs, bvh.gpuQueueWaitMs, bvh.assembleMs);
+          bvh.buildMs, bvh.threads, bvh.gpuBuild.batches, bvh.gpuBuild.gpuMs, bvh.gpuBuild.transferMs,
+          bvh.gpuBuild.prepareMs, bvh.gpuBuild.allocateMs, bvh.gpuBuild.copyMs, bvh.gpuBuild.convertMs,
+          bvh.gpuBuild.batchWaitMs, bvh.assembleMs);
     for (const auto& [name, layout] : {std::pair{"cwbvh", &bvh.cwbvh}, std::pair{"bvh2", &bvh.bvh2}})
       std::cout << fmt::format(
           "    {:<5} {:.2f} MiB; {} + {} nodes (top + bottom levels), depth {} + {}, SAH cost {:.2f} (bottom "

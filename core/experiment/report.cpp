@@ -876,14 +876,13 @@ json softwareBvhJson(const SoftwareBvhStats& stats) {
   // at once, and batches): the kernels, the collapses included; the boxes' upload with the
   // trees' readback, and its parts; and the waits for a batch.
   if (stats.builder == BvhBuilder::Gpu) {
-    out["gpu_build_ms"] = stats.gpuBuildMs;
-    out["gpu_transfer_ms"] = stats.gpuTransferMs;
-    out["gpu_transfer_parts_ms"] = {{"prepare", stats.gpuPrepareMs},
-                                    {"allocate", stats.gpuAllocateMs},
-                                    {"copy", stats.gpuCopyMs},
-                                    {"convert", stats.gpuConvertMs}};
-    out["gpu_queue_wait_ms"] = stats.gpuQueueWaitMs;
-    out["gpu_batches"] = stats.gpuBatches;
+    const GpuBvhBuildTimes& gpu = stats.gpuBuild;
+    out["gpu_build_ms"] = gpu.gpuMs;
+    out["gpu_transfer_ms"] = gpu.transferMs;
+    out["gpu_transfer_parts_ms"] = {
+        {"prepare", gpu.prepareMs}, {"allocate", gpu.allocateMs}, {"copy", gpu.copyMs}, {"convert", gpu.convertMs}};
+    out["gpu_queue_wait_ms"] = gpu.batchWaitMs;
+    out["gpu_batches"] = gpu.batches;
   }
   return out;
 }

@@ -178,15 +178,7 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
     bvh = buildSoftwareBvh(scene, options);
     bvh.stats.builder = builder;
     if (gpuBuilder) {
-      const GpuBvhBuildTimes times = gpuBuilder->times();
-      bvh.stats.gpuBuildMs = times.gpuMs;
-      bvh.stats.gpuTransferMs = times.transferMs;
-      bvh.stats.gpuPrepareMs = times.prepareMs;
-      bvh.stats.gpuAllocateMs = times.allocateMs;
-      bvh.stats.gpuCopyMs = times.copyMs;
-      bvh.stats.gpuConvertMs = times.convertMs;
-      bvh.stats.gpuQueueWaitMs = times.batchWaitMs;
-      bvh.stats.gpuBatches = times.batches;
+      bvh.stats.gpuBuild = gpuBuilder->times();
     }
   } catch (const std::exception& error) {
     for (BvhLayout layout : layouts)

@@ -19,25 +19,6 @@
 
 namespace ptbench {
 
-// Summed over every tree the builder has built (levels build on several threads at once, so
-// the sums may exceed the wall clock).
-struct GpuBvhBuildTimes {
-  double gpuMs = 0;       // the kernels, from each batch's first timestamp to its last
-  double transferMs = 0;  // wall clock: the primitives' boxes up, the tree read back and converted
-  uint32_t trees = 0;
-  uint32_t batches = 0;  // the levels are built in this many batches, each one pass on the queue
-  // transferMs's parts: the centroids' box and the boxes staged, the host buffers allocated
-  // (per level, on its caller's thread); the batches' device arrays and readback allocated, and
-  // their copies on the queue (the submissions' wall clock beyond the kernels'); the trees
-  // copied out of the readback (per level). And apart from it, the time levels waited for their
-  // batch to start.
-  double prepareMs = 0;
-  double allocateMs = 0;
-  double copyMs = 0;
-  double convertMs = 0;
-  double batchWaitMs = 0;
-};
-
 // The device-local bytes a batch of levels needs for a level of `primitives`: its arrays.
 uint64_t gpuBvhBuildDeviceBytes(uint64_t primitives);
 

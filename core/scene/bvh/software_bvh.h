@@ -61,24 +61,31 @@ struct BvhLayoutStats {
   uint32_t stackEntries = 0;     // the most a traversal pushes (shared/bvh.h, SOFTWARE_TRACE_STACK_SIZE)
 };
 
+// The GPU builder's times (gpu_binary_bvh.h), summed over every tree it has built (levels build
+// on several threads at once, so the sums may exceed the wall clock).
+struct GpuBvhBuildTimes {
+  double gpuMs = 0;       // the kernels, from each submission's first timestamp to its last
+  double transferMs = 0;  // wall clock: the primitives' boxes up, the tree read back and converted
+  uint32_t trees = 0;
+  uint32_t batches = 0;  // the levels are built in this many batches, each one pass on the queue
+  // transferMs's parts: the centroids' box and the boxes staged, the host buffers allocated
+  // (per level, on its caller's thread); the batches' device arrays and readback allocated, and
+  // their copies on the queue (the submissions' wall clock beyond the kernels'); the trees
+  // copied out of the readback (per level). And apart from it, the time levels waited for their
+  // batch to start.
+  double prepareMs = 0;
+  double allocateMs = 0;
+  double copyMs = 0;
+  double convertMs = 0;
+  double batchWaitMs = 0;
+};
+
 struct SoftwareBvhStats {
   BvhBuilder builder = BvhBuilder::Cpu;
   double buildMs = 0;        // wall clock: every level, the layouts built
   double binaryBuildMs = 0;  // the binary trees alone, each level's wall-clock time summed
-  // The GPU builder's part of binaryBuildMs: its kernels' GPU time, and the wall clock of the
-  // boxes' upload and the trees' readback and conversion; 0 for the CPU builder.
-  double gpuBuildMs = 0;
-  double gpuTransferMs = 0;
-  // gpuTransferMs's parts (GpuBvhBuildTimes): per level, the boxes staged and the trees copied
-  // out; per batch, the device arrays and readback allocated and the copies on the queue.
-  double gpuPrepareMs = 0;
-  double gpuAllocateMs = 0;
-  double gpuCopyMs = 0;
-  double gpuConvertMs = 0;
-  // The GPU builder's levels' summed wait for their batch to start: levels that arrive while a
-  // batch runs wait for it and are built together in the next.
-  double gpuQueueWaitMs = 0;
-  uint32_t gpuBatches = 0;
+  // The GPU builder's part of binaryBuildMs, as it measured it; zero for the CPU builder.
+  GpuBvhBuildTimes gpuBuild;
   // Wall clock of the layouts' assembly into the scene's arrays, the build's last part (not in
   // reports; scene-info and the build-speed tests print it).
   double assembleMs = 0;
