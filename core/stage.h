@@ -26,6 +26,7 @@ enum class Stage {
   BvhMortonCodes,
   BvhSort,
   BvhHierarchy,
+  BvhTreelets,  // treelet restructuring and the leaves renumbered after it
   BvhFit,
   BvhEmit,
   BvhCollapse,  // the binary tree into BVH2, on the GPU
@@ -77,6 +78,8 @@ constexpr std::string_view stageName(Stage stage) {
       return "bvh_sort";
     case Stage::BvhHierarchy:
       return "bvh_hierarchy";
+    case Stage::BvhTreelets:
+      return "bvh_treelets";
     case Stage::BvhFit:
       return "bvh_fit";
     case Stage::BvhEmit:

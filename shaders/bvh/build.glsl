@@ -12,6 +12,12 @@ layout(buffer_reference, scalar) buffer BuildNodeArray { BuildNode nodes[]; };
 layout(buffer_reference, scalar) buffer FloatArray { float values[]; };
 layout(buffer_reference, scalar) buffer Bvh2NodeArray { Bvh2Node nodes[]; };
 layout(buffer_reference, scalar) buffer Bvh2CollapseSummaryRef { Bvh2CollapseSummary summary; };
+// For the bottom-up climbs (lbvh_fit.comp, lbvh_treelets.comp): what one invocation writes below
+// a node is read by the one that arrives there second.
+layout(buffer_reference, scalar) coherent buffer CoherentBoundsArray { BuildBounds bounds[]; };
+layout(buffer_reference, scalar) coherent buffer CoherentUintArray { uint values[]; };
+layout(buffer_reference, scalar) coherent buffer CoherentFloatArray { float values[]; };
+layout(buffer_reference, scalar) coherent buffer CoherentKarrasNodeArray { KarrasNode nodes[]; };
 
 // Every element of a per-element kernel, however many workgroups were launched.
 #define FOR_EACH_ELEMENT(index, count) \

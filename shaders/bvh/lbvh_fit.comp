@@ -11,10 +11,6 @@
 layout(push_constant, scalar) uniform Push { LbvhPush push; };
 layout(local_size_x = WORKGROUP_SIZE_1D) in;
 
-// Coherent: a box written by one invocation is read by the one that arrives second.
-layout(buffer_reference, scalar) coherent buffer CoherentBoundsArray { BuildBounds bounds[]; };
-layout(buffer_reference, scalar) coherent buffer CoherentUintArray { uint values[]; };
-layout(buffer_reference, scalar) coherent buffer CoherentFloatArray { float values[]; };
 layout(buffer_reference, scalar) coherent buffer CoherentCwbvhChoiceArray { CwbvhChoice choices[]; };
 
 // cwbvh.cpp's solve: node's cost as at most i roots from its children's tables.

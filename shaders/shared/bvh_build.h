@@ -97,6 +97,31 @@ struct LbvhPush {
   uint64_t cwbvhChoices;  // CwbvhChoice[2 count - 1], Karras numbering; 0: CWBVH not asked for
 };
 
+// Treelet restructuring (Karras & Aila 2013; lbvh_treelets.comp) of the Karras tree the
+// hierarchy built, then its leaves renumbered in the new depth-first order (lbvh_leaf_order.comp,
+// lbvh_renumber.comp), so that every node covers a range of them again, as the fit, the emit and
+// the collapses expect.
+PTBENCH_CONST uint TREELET_LEAVES = 7;
+// Each invocation keeps its treelet's cost table in shared memory (2^7 floats and bytes).
+PTBENCH_CONST uint TREELET_WORKGROUP_SIZE = 32;
+
+struct TreeletPush {
+  uint64_t primitives;    // as LbvhPush's
+  uint64_t order;         // as LbvhPush's; the renumbered order is copied over it after
+  uint64_t karrasNodes;   // left and right restructured; first and last renumbered
+  uint64_t parents;       // uint[2 count - 1]
+  uint64_t nodeBounds;    // BuildBounds[2 count - 1]
+  uint64_t visits;        // uint[count - 1], zeroed, and zero again after each round
+  uint64_t costs;         // float[2 count - 1]: the subtree's least BVH2 cost, area-weighted
+  uint64_t primitiveCounts;  // uint[2 count - 1]: the subtree's primitives
+  uint64_t firstLeaves;      // uint[count - 1]: each inner node's first leaf in depth-first order
+  uint64_t renumberedOrder;  // uint[count]: the primitives in that order
+  uint count;
+  float nodeCost;
+  float primitiveCost;
+  uint minPrimitives;  // a round restructures the subtrees of at least this many primitives
+};
+
 // The CWBVH collapse's dynamic programme at one binary node (core/scene/bvh/cwbvh.cpp's solve):
 // the least cost of its subtree as at most i wide-tree roots (cost[i - 1], i = 1..7,
 // area-weighted), and 4 bits per entry of `splits`: nibble 0 how many of a wide node's 8 roots

@@ -59,9 +59,9 @@ void dispatch(VkCommandBuffer commands, const vk::ComputePipeline& kernel, const
 }
 
 // The workgroups of a per-element kernel (FOR_EACH_ELEMENT loops over the rest).
-uint32_t elementWorkgroups(uint64_t count) {
-  return static_cast<uint32_t>(std::clamp<uint64_t>((count + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D, 1,
-                                                    gpu::BVH_BUILD_MAX_WORKGROUPS));
+uint32_t elementWorkgroups(uint64_t count, uint32_t workgroupSize = gpu::WORKGROUP_SIZE_1D) {
+  return static_cast<uint32_t>(
+      std::clamp<uint64_t>((count + workgroupSize - 1) / workgroupSize, 1, gpu::BVH_BUILD_MAX_WORKGROUPS));
 }
 
 // The values one workgroup scans at a time (shaders/bvh/scan.glsl).
@@ -262,10 +262,12 @@ struct GpuBvhBuilder::BatchTimes {
   double gpuMs = 0, allocateMs = 0, copyMs = 0;
 };
 
-GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, uint64_t batchPrimitives)
+GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, uint64_t batchPrimitives,
+                             uint32_t treeletRounds)
     : context_(context),
       costs_(costs),
       batchPrimitives_(batchPrimitives),
+      treeletRounds_(treeletRounds),
       pool_(std::make_unique<GpuBufferPool>(context)),
       histogram_(vk::createComputePipeline(context, "bvh_radix_histogram", sizeof(gpu::RadixSortPush))),
       scan_(vk::createComputePipeline(context, "bvh_radix_scan", sizeof(gpu::RadixScanPush))),
@@ -274,6 +276,9 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, 
       scatter_(vk::createComputePipeline(context, "bvh_radix_scatter", sizeof(gpu::RadixSortPush))),
       morton_(vk::createComputePipeline(context, "bvh_lbvh_morton", sizeof(gpu::LbvhPush))),
       hierarchy_(vk::createComputePipeline(context, "bvh_lbvh_hierarchy", sizeof(gpu::LbvhPush))),
+      treelets_(vk::createComputePipeline(context, "bvh_lbvh_treelets", sizeof(gpu::TreeletPush))),
+      leafOrder_(vk::createComputePipeline(context, "bvh_lbvh_leaf_order", sizeof(gpu::TreeletPush))),
+      renumber_(vk::createComputePipeline(context, "bvh_lbvh_renumber", sizeof(gpu::TreeletPush))),
       fit_(vk::createComputePipeline(context, "bvh_lbvh_fit", sizeof(gpu::LbvhPush))),
       emit_(vk::createComputePipeline(context, "bvh_lbvh_emit", sizeof(gpu::LbvhPush))),
       bvh2Flag_(vk::createComputePipeline(context, "bvh_bvh2_flag", sizeof(gpu::Bvh2CollapsePush))),
@@ -632,6 +637,10 @@ class GpuBvhBuilder::Batch {
               commands, Stage::BvhSort, [&] { builder_.recordSorts(commands, sorts_); }, 0,
               3 * sortPasses * uint32_t(jobs_.size()));
           lbvhKernel(Stage::BvhHierarchy, builder_.hierarchy_, [](const LevelJob& job) { return job.count - 1; });
+          if (builder_.treeletRounds_ > 0)
+            timer.time(
+                commands, Stage::BvhTreelets, [&] { restructureTreelets(commands); }, 0,
+                (builder_.treeletRounds_ + 2) * uint32_t(jobs_.size()));
           lbvhKernel(Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
           lbvhKernel(Stage::BvhEmit, builder_.emit_, [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
           if (bvh2Levels > 0) {
@@ -681,6 +690,35 @@ class GpuBvhBuilder::Batch {
           });
         },
         upload);
+  }
+
+  // The treelet rounds, each restructuring the subtrees of twice the primitives of the one
+  // before, then the leaves renumbered in the new depth-first order and that order over the
+  // sorted one, where the fit, the emit and the collapses read it.
+  void restructureTreelets(VkCommandBuffer commands) {
+    for (uint32_t round = 0; round < builder_.treeletRounds_; ++round) {
+      forEachLevel([&](size_t j) {
+        gpu::TreeletPush push = treelets_[j];
+        push.minPrimitives = gpu::TREELET_LEAVES << round;
+        dispatch(commands, builder_.treelets_, push, elementWorkgroups(jobs_[j]->count, gpu::TREELET_WORKGROUP_SIZE));
+      });
+      computeToCompute(commands);
+    }
+    forEachLevel([&](size_t j) {
+      dispatch(commands, builder_.leafOrder_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
+    });
+    computeToCompute(commands);
+    forEachLevel([&](size_t j) {
+      dispatch(commands, builder_.renumber_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
+    });
+    computeToTransfer(commands);
+    forEachLevel([&](size_t j) {
+      copyBuffer(commands, keys_[0].buffer(), values_[0].buffer(), uint64_t{jobs_[j]->count} * 4, keys_[0].offset(j),
+                 values_[0].offset(j));
+    });
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
   }
 
   // Wide level by wide level, breadth first, every CWBVH tree of the batch at once: a wide
@@ -847,6 +885,7 @@ class GpuBvhBuilder::Batch {
     const auto scale = [](float lo, float hi) { return hi > lo ? 1024.0f / (hi - lo) : 0.0f; };
     const SahCosts& sah = builder_.costs_;
     lbvh_.resize(jobs_.size());
+    treelets_.resize(jobs_.size());
     sorts_.resize(jobs_.size());
     bvh2Collapses_.resize(jobs_.size());
     cwbvhCollapses_.resize(jobs_.size());
@@ -869,6 +908,21 @@ class GpuBvhBuilder::Batch {
                   .costs = subtreeCosts_.address(j),
                   .places = places_.address(j),
                   .cwbvhChoices = job.wantsCwbvh ? choices_->address(j) : 0};
+      // The sort's keys are free once the hierarchy is built.
+      treelets_[j] = {.primitives = boxes_.address(j),
+                      .order = values_[0].address(j),
+                      .karrasNodes = karrasNodes_.address(j),
+                      .parents = parents_.address(j),
+                      .nodeBounds = nodeBounds_.address(j),
+                      .visits = visits_.address(j),
+                      .costs = subtreeCosts_.address(j),
+                      .primitiveCounts = places_.address(j),
+                      .firstLeaves = keys_[1].address(j),
+                      .renumberedOrder = keys_[0].address(j),
+                      .count = job.count,
+                      .nodeCost = sah.node,
+                      .primitiveCost = sah.primitive,
+                      .minPrimitives = gpu::TREELET_LEAVES};
       sorts_[j] = {.keys = {keys_[0].address(j), keys_[1].address(j)},
                    .values = {values_[0].address(j), values_[1].address(j)},
                    .blockHistograms = blockHistograms_.address(j),
@@ -948,6 +1002,7 @@ class GpuBvhBuilder::Batch {
   std::optional<BatchArray> choices_, wideRoots_, wideSlots_, innerCounts_, leafCounts_, wideNodes_, cwbvhOrders_,
       cwbvhSummaries_;
   std::vector<gpu::LbvhPush> lbvh_;
+  std::vector<gpu::TreeletPush> treelets_;
   std::vector<SortTarget> sorts_;
   std::vector<gpu::Bvh2CollapsePush> bvh2Collapses_;
   std::vector<gpu::CwbvhCollapsePush> cwbvhCollapses_;

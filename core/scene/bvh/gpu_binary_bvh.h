@@ -43,9 +43,12 @@ class GpuBvhBuilder {
   // A batch holds levels up to this many primitives in all (a larger level is a batch alone):
   // its largest arrays, the binary nodes and CWBVH's cost tables, stay near a gigabyte.
   static constexpr uint64_t defaultBatchPrimitives = uint64_t{1} << 24;
+  // Rounds of treelet restructuring after the linear build (0: the linear tree as it is).
+  static constexpr uint32_t defaultTreeletRounds = 3;
 
   explicit GpuBvhBuilder(const vk::Context& context, const SahCosts& costs = {},
-                         uint64_t batchPrimitives = defaultBatchPrimitives);
+                         uint64_t batchPrimitives = defaultBatchPrimitives,
+                         uint32_t treeletRounds = defaultTreeletRounds);
   ~GpuBvhBuilder();
 
   // A level for buildSoftwareBvh (BvhBuildOptions::levelBuilder): the layouts asked for,
@@ -91,10 +94,11 @@ class GpuBvhBuilder {
   const vk::Context& context_;
   SahCosts costs_;
   uint64_t batchPrimitives_;
+  uint32_t treeletRounds_;
   // Device arrays and host buffers reused across levels and batches, freed with the builder.
   std::unique_ptr<GpuBufferPool> pool_;
-  vk::ComputePipeline histogram_, scan_, scanBlockSums_, scanBlocks_, scatter_, morton_, hierarchy_, fit_, emit_,
-      bvh2Flag_, bvh2Emit_, cwbvhChildren_, cwbvhExpand_, cwbvhEmit_;
+  vk::ComputePipeline histogram_, scan_, scanBlockSums_, scanBlocks_, scatter_, morton_, hierarchy_, treelets_,
+      leafOrder_, renumber_, fit_, emit_, bvh2Flag_, bvh2Emit_, cwbvhChildren_, cwbvhExpand_, cwbvhEmit_;
   mutable std::mutex mutex_;  // the queue of levels and the times
   std::condition_variable batchDone_;
   std::deque<LevelJob*> waiting_;
