@@ -24,7 +24,8 @@ constexpr BackendOption softwareOptions[] = {
     {.name = "software_builder",
      .accepted = "cpu or gpu",
      .description = "where the BVH's binary tree is built: cpu, binned SAH on --threads threads (Wald 2007); gpu, a "
-                    "linear BVH in compute shaders (Karras 2012), collapsed there too; both into the layout traversed",
+                    "linear BVH in compute shaders (Karras 2012) restructured by treelets (Karras & Aila 2013), collapsed there "
+                    "too; both into the layout traversed",
      .parse =
          [](const nlohmann::json& value, TraceTarget& target) {
            const auto builder = value.is_string() ? parseBvhBuilder(value.get<std::string>()) : std::nullopt;

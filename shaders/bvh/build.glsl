@@ -17,11 +17,15 @@ layout(buffer_reference, scalar) buffer Bvh2CollapseSummaryRef { Bvh2CollapseSum
 layout(buffer_reference, scalar) coherent buffer CoherentBoundsArray { BuildBounds bounds[]; };
 layout(buffer_reference, scalar) coherent buffer CoherentUintArray { uint values[]; };
 layout(buffer_reference, scalar) coherent buffer CoherentFloatArray { float values[]; };
-layout(buffer_reference, scalar) coherent buffer CoherentKarrasNodeArray { KarrasNode nodes[]; };
+layout(buffer_reference, scalar) buffer TreeletScheduleRef { TreeletSchedule schedule; };
 
 // Every element of a per-element kernel, however many workgroups were launched.
 #define FOR_EACH_ELEMENT(index, count) \
   for (uint index = gl_GlobalInvocationID.x; index < (count); index += gl_NumWorkGroups.x * gl_WorkGroupSize.x)
+
+BuildBounds unite(BuildBounds a, BuildBounds b) {
+  return BuildBounds(min(a.min, b.min), max(a.max, b.max));
+}
 
 // BVH2's choice of leaves, core/scene/bvh/bvh2.cpp's chooseLeaves operation for operation
 // (`precise`: no fused multiply-adds), so that the GPU's collapse of a binary tree is the CPU's.

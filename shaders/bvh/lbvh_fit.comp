@@ -71,7 +71,7 @@ void main() {
       memoryBarrierBuffer();
       const KarrasNode inner = KarrasNodeArray(push.karrasNodes).nodes[parent];
       const BuildBounds sibling = boxes.bounds[inner.left == node ? inner.right : inner.left];
-      box = BuildBounds(min(box.min, sibling.min), max(box.max, sibling.max));
+      box = unite(box, sibling);
       boxes.bounds[parent] = box;
       costs.values[parent] = chooseBvh2Leaf(box, inner.last - inner.first + 1, true, costs.values[inner.left],
                                             costs.values[inner.right], push.nodeCost, push.primitiveCost)

@@ -1,15 +1,15 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// One round of treelet restructuring (Karras & Aila 2013, "Fast Parallel Construction of
-// High-Quality Bounding Volume Hierarchies", sections 3-4), over the Karras tree. It climbs
-// bottom up as the fit does (lbvh_fit.comp: the second child's invocation to arrive goes on), so
-// a node's whole subtree is final when its invocation arrives; it refits the node (box, primitives,
-// BVH2 cost) and, if the subtree has at least minPrimitives, rebuilds the node's treelet: the node,
-// grown to 7 leaves by opening the leaf of largest area, each time, into its children, rearranged
-// as the dynamic programme over the leaves' subsets finds cheapest under BVH2's cost model (a
-// subset of at most BVH2_MAX_LEAF_SIZE primitives may cost as a leaf, which the collapse may make
-// it). The treelet's inner nodes are reused, so nothing outside it moves. One invocation per
-// treelet, its cost table in shared memory: simpler than the paper's warp-wide programme.
+// A treelet round's restructuring at one height (Karras & Aila 2013, "Fast Parallel Construction
+// of High-Quality Bounding Volume Hierarchies", sections 3-4; the schedule in bvh_build.h): each
+// invocation takes a node of that height, whose subtree the lower heights' dispatches left final,
+// refits its cost and, if the subtree has at least minPrimitives, rebuilds the node's treelet: the
+// node, grown to 7 leaves by opening the leaf of largest area, each time, into its children,
+// rearranged as the dynamic programme over the leaves' subsets finds cheapest under BVH2's cost
+// model (a subset of at most BVH2_MAX_LEAF_SIZE primitives may cost as a leaf, which the collapse
+// may make it). The treelet's inner nodes are reused, so nothing outside it moves. One invocation
+// per treelet, its cost table in shared memory: simpler than the paper's warp-wide programme, and
+// as converged, since every invocation of a dispatch has a treelet of the same 7 leaves.
 #include "bvh/build.glsl"
 
 layout(push_constant, scalar) uniform Push { TreeletPush push; };
@@ -33,17 +33,13 @@ void setSplit(uint subset, uint right) {
   subsetSplit[word] = (subsetSplit[word] & ~(0xffu << shift)) | (right << shift);
 }
 
-BuildBounds unite(BuildBounds a, BuildBounds b) {
-  return BuildBounds(min(a.min, b.min), max(a.max, b.max));
-}
-
 void restructure(uint root) {
   const uint innerCount = push.count - 1;
-  CoherentKarrasNodeArray tree = CoherentKarrasNodeArray(push.karrasNodes);
-  CoherentBoundsArray boxes = CoherentBoundsArray(push.nodeBounds);
-  CoherentFloatArray costs = CoherentFloatArray(push.costs);
-  CoherentUintArray primitiveCounts = CoherentUintArray(push.primitiveCounts);
-  CoherentUintArray parents = CoherentUintArray(push.parents);
+  KarrasNodeArray tree = KarrasNodeArray(push.karrasNodes);
+  BoundsArray boxes = BoundsArray(push.nodeBounds);
+  FloatArray costs = FloatArray(push.costs);
+  UintArray primitiveCounts = UintArray(push.primitiveCounts);
+  UintArray parents = UintArray(push.parents);
 
   // The treelet: grown from the root's children by opening its largest leaf (the first of
   // equal areas), as long as one is an inner node of the tree.
@@ -70,9 +66,12 @@ void restructure(uint root) {
     leaves[leafCount++] = tree.nodes[opened].right;
   }
 
+  // A subtree of 7 primitives or more always grows to 7 leaves (minPrimitives is at least 7); the
+  // loops below then have constant bounds, and the leaves' boxes stay in registers.
+  if (leafCount < TREELET_LEAVES) return;
   BuildBounds leafBoxes[TREELET_LEAVES];
   uint leafPrimitives[TREELET_LEAVES];
-  for (uint i = 0; i < leafCount; ++i) {
+  for (uint i = 0; i < TREELET_LEAVES; ++i) {
     leafBoxes[i] = boxes.bounds[leaves[i]];
     leafPrimitives[i] = primitiveCounts.values[leaves[i]];
     subsetCost[(1u << i) * TREELET_WORKGROUP_SIZE + gl_LocalInvocationIndex] = costs.values[leaves[i]];
@@ -81,12 +80,12 @@ void restructure(uint root) {
   // Every subset of two leaves or more, in increasing order, so that its parts (smaller numbers)
   // come first: its cheapest split into two parts, each as cheap as it can be.
   const float infinity = uintBitsToFloat(0x7f800000u);
-  const uint all = (1u << leafCount) - 1;
+  const uint all = SUBSETS - 1;
   for (uint subset = 3; subset <= all; ++subset) {
     if (bitCount(subset) < 2) continue;
     BuildBounds box = BuildBounds(vec3(infinity), vec3(-infinity));
     uint primitives = 0;
-    for (uint i = 0; i < leafCount; ++i)
+    for (uint i = 0; i < TREELET_LEAVES; ++i)
       if ((subset & (1u << i)) != 0) {
         box = unite(box, leafBoxes[i]);
         primitives += leafPrimitives[i];
@@ -140,7 +139,7 @@ void restructure(uint root) {
     tree.nodes[node].right = children[1];
     BuildBounds box = BuildBounds(vec3(infinity), vec3(-infinity));
     uint primitives = 0;
-    for (uint i = 0; i < leafCount; ++i)
+    for (uint i = 0; i < TREELET_LEAVES; ++i)
       if ((subset & (1u << i)) != 0) {
         box = unite(box, leafBoxes[i]);
         primitives += leafPrimitives[i];
@@ -152,36 +151,17 @@ void restructure(uint root) {
 }
 
 void main() {
-  const uint innerCount = push.count - 1;
-  CoherentKarrasNodeArray tree = CoherentKarrasNodeArray(push.karrasNodes);
-  CoherentBoundsArray boxes = CoherentBoundsArray(push.nodeBounds);
-  CoherentFloatArray costs = CoherentFloatArray(push.costs);
-  CoherentUintArray primitiveCounts = CoherentUintArray(push.primitiveCounts);
-  CoherentUintArray parents = CoherentUintArray(push.parents);
-  CoherentUintArray visits = CoherentUintArray(push.visits);
-  FOR_EACH_ELEMENT(leaf, push.count) {
-    uint node = innerCount + leaf;
-    const BuildBounds leafBox = BoundsArray(push.primitives).bounds[UintArray(push.order).values[leaf]];
-    boxes.bounds[node] = leafBox;
-    primitiveCounts.values[node] = 1;
-    costs.values[node] = chooseBvh2Leaf(leafBox, 1, false, 0, 0, push.nodeCost, push.primitiveCost).cost;
-    for (uint parent = parents.values[node]; parent != LBVH_NO_PARENT; parent = parents.values[node]) {
-      // Release this subtree's writes before the arrival count, acquire the sibling's after it.
-      memoryBarrierBuffer();
-      if (atomicAdd(visits.values[parent], 1) == 0) break;
-      memoryBarrierBuffer();
-      // The last arrival: the count is free for the next round (and the fit) to start from zero.
-      visits.values[parent] = 0;
-      node = parent;
-      const uint left = tree.nodes[node].left, right = tree.nodes[node].right;
-      const BuildBounds box = unite(boxes.bounds[left], boxes.bounds[right]);
-      const uint primitives = primitiveCounts.values[left] + primitiveCounts.values[right];
-      boxes.bounds[node] = box;
-      primitiveCounts.values[node] = primitives;
-      costs.values[node] = chooseBvh2Leaf(box, primitives, true, costs.values[left], costs.values[right],
-                                          push.nodeCost, push.primitiveCost)
-                               .cost;
-      if (primitives >= push.minPrimitives) restructure(node);
-    }
-  }
+  TreeletScheduleRef schedule = TreeletScheduleRef(push.schedule);
+  const uint element = gl_GlobalInvocationID.x;
+  if (element >= schedule.schedule.sizes[push.height]) return;
+  const uint node = UintArray(push.nodesByHeight).values[schedule.schedule.offsets[push.height] + element];
+  // The children's subtrees may have been restructured since the climb: the node's cost anew.
+  const KarrasNode inner = KarrasNodeArray(push.karrasNodes).nodes[node];
+  FloatArray costs = FloatArray(push.costs);
+  const uint primitives = UintArray(push.primitiveCounts).values[node];
+  costs.values[node] = chooseBvh2Leaf(BoundsArray(push.nodeBounds).bounds[node], primitives, true,
+                                      costs.values[inner.left], costs.values[inner.right], push.nodeCost,
+                                      push.primitiveCost)
+                           .cost;
+  if (primitives >= push.minPrimitives) restructure(node);
 }

@@ -97,29 +97,56 @@ struct LbvhPush {
   uint64_t cwbvhChoices;  // CwbvhChoice[2 count - 1], Karras numbering; 0: CWBVH not asked for
 };
 
-// Treelet restructuring (Karras & Aila 2013; lbvh_treelets.comp) of the Karras tree the
-// hierarchy built, then its leaves renumbered in the new depth-first order (lbvh_leaf_order.comp,
+// Treelet restructuring (Karras & Aila 2013) of the Karras tree the hierarchy built, in rounds.
+// A round climbs the tree (lbvh_treelet_heights.comp: boxes, primitives, costs and each inner
+// node's height), lists the inner nodes by height (lbvh_treelet_schedule.comp,
+// lbvh_treelet_bucket.comp), then restructures them height by height, lowest first, one dispatch
+// per height (lbvh_treelets.comp): nodes of one height have disjoint subtrees, all below already
+// final, so every invocation of a dispatch has a treelet and the warps stay converged. After the
+// rounds the leaves are renumbered in the new depth-first order (lbvh_leaf_order.comp,
 // lbvh_renumber.comp), so that every node covers a range of them again, as the fit, the emit and
 // the collapses expect.
 PTBENCH_CONST uint TREELET_LEAVES = 7;
 // Each invocation keeps its treelet's cost table in shared memory (2^7 floats and bytes).
 PTBENCH_CONST uint TREELET_WORKGROUP_SIZE = 32;
+// Heights a round restructures; a tree taller than this is left as it is (linear trees of 30-bit
+// codes and an index tie-break are under 64 high, and the treelets make them lower).
+PTBENCH_CONST uint TREELET_MAX_HEIGHT = 256;
+
+struct TreeletDispatch {
+  uint x, y, z;  // VkDispatchIndirectCommand
+};
+
+// A round's schedule for one tree: the inner nodes by height.
+struct TreeletSchedule {
+  uint maxHeight;      // the climb's, zeroed again by the schedule kernel
+  uint roundHeight;    // the round's tree height, read back by the host
+  uint counts[TREELET_MAX_HEIGHT];   // nodes per height, counted by the climb, zeroed again
+  uint sizes[TREELET_MAX_HEIGHT];    // the same, kept for the round's dispatches
+  uint offsets[TREELET_MAX_HEIGHT];  // each height's first place in the list
+  uint cursors[TREELET_MAX_HEIGHT];  // each height's next place while the list is written
+  TreeletDispatch dispatches[TREELET_MAX_HEIGHT];
+};
 
 struct TreeletPush {
-  uint64_t primitives;    // as LbvhPush's
-  uint64_t order;         // as LbvhPush's; the renumbered order is copied over it after
-  uint64_t karrasNodes;   // left and right restructured; first and last renumbered
-  uint64_t parents;       // uint[2 count - 1]
-  uint64_t nodeBounds;    // BuildBounds[2 count - 1]
-  uint64_t visits;        // uint[count - 1], zeroed, and zero again after each round
-  uint64_t costs;         // float[2 count - 1]: the subtree's least BVH2 cost, area-weighted
+  uint64_t primitives;       // as LbvhPush's
+  uint64_t order;            // as LbvhPush's; the renumbered order is copied over it after
+  uint64_t karrasNodes;      // left and right restructured; first and last renumbered
+  uint64_t parents;          // uint[2 count - 1]
+  uint64_t nodeBounds;       // BuildBounds[2 count - 1]
+  uint64_t visits;           // uint[count - 1], zeroed, and zero again after each climb
+  uint64_t costs;            // float[2 count - 1]: the subtree's least BVH2 cost, area-weighted
   uint64_t primitiveCounts;  // uint[2 count - 1]: the subtree's primitives
+  uint64_t heights;          // uint[count - 1]: the inner node's height (a leaf's is 0)
+  uint64_t nodesByHeight;    // uint[count - 1]: the inner nodes, listed by height
+  uint64_t schedule;         // TreeletSchedule
   uint64_t firstLeaves;      // uint[count - 1]: each inner node's first leaf in depth-first order
   uint64_t renumberedOrder;  // uint[count]: the primitives in that order
   uint count;
   float nodeCost;
   float primitiveCost;
   uint minPrimitives;  // a round restructures the subtrees of at least this many primitives
+  uint height;         // the height lbvh_treelets.comp restructures
 };
 
 // The CWBVH collapse's dynamic programme at one binary node (core/scene/bvh/cwbvh.cpp's solve):

@@ -39,8 +39,9 @@ double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-constexpr VkBufferUsageFlags scratchUsage =
-    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkBufferUsageFlags scratchUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                            VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                            VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;  // the treelet rounds' dispatches
 constexpr uint32_t keyBits = 32;
 constexpr uint32_t sortPasses = keyBits / gpu::RADIX_SORT_BITS;
 
@@ -276,6 +277,9 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, 
       scatter_(vk::createComputePipeline(context, "bvh_radix_scatter", sizeof(gpu::RadixSortPush))),
       morton_(vk::createComputePipeline(context, "bvh_lbvh_morton", sizeof(gpu::LbvhPush))),
       hierarchy_(vk::createComputePipeline(context, "bvh_lbvh_hierarchy", sizeof(gpu::LbvhPush))),
+      treeletHeights_(vk::createComputePipeline(context, "bvh_lbvh_treelet_heights", sizeof(gpu::TreeletPush))),
+      treeletSchedule_(vk::createComputePipeline(context, "bvh_lbvh_treelet_schedule", sizeof(gpu::TreeletPush))),
+      treeletBucket_(vk::createComputePipeline(context, "bvh_lbvh_treelet_bucket", sizeof(gpu::TreeletPush))),
       treelets_(vk::createComputePipeline(context, "bvh_lbvh_treelets", sizeof(gpu::TreeletPush))),
       leafOrder_(vk::createComputePipeline(context, "bvh_lbvh_leaf_order", sizeof(gpu::TreeletPush))),
       renumber_(vk::createComputePipeline(context, "bvh_lbvh_renumber", sizeof(gpu::TreeletPush))),
@@ -583,6 +587,10 @@ class GpuBvhBuilder::Batch {
     // The arrays of a layout no level of the batch asks for are left out; a level that does not
     // ask for one gets an empty region. A wide node has two children at least, so there are
     // fewer than `count` of them.
+    if (builder.treeletRounds_ > 0) {
+      schedules_.emplace(pool_, ones(), sizeof(gpu::TreeletSchedule));
+      roundHeightsBack_.emplace(pool_, jobs.size() * 4, vk::MemoryUse::Readback);
+    }
     if (levelsThat(wantsBvh2) > 0) {
       nodeIndices_.emplace(pool_, regionsFor(wantsBvh2, nodes_), 4);
       bvh2Nodes_.emplace(pool_, regionsFor(wantsBvh2, innerNodes_), sizeof(gpu::Bvh2Node));
@@ -601,16 +609,18 @@ class GpuBvhBuilder::Batch {
     makePushes();
   }
 
-  // The boxes up, the binary trees, the BVH2 collapses (their nodes come back once their
-  // number is known), and the CWBVH collapses' first wide level: the root.
+  // The boxes up, the binary trees (restructured by treelets, a submission per round, each
+  // round's height read back for its dispatches), the BVH2 collapses (their nodes come back once
+  // their number is known), and the CWBVH collapses' first wide level: the root.
   void buildBinaryTrees() {
-    const uint32_t bvh2Levels = levelsThat(wantsBvh2);
+    const uint32_t rounds = builder_.treeletRounds_;
     const auto upload = [&](VkCommandBuffer commands) {
       forEachLevel([&](size_t j) {
         copyBuffer(commands, jobs_[j]->staging->buffer(), boxes_.buffer(), jobs_[j]->staging->bytes(), 0,
                    boxes_.offset(j));
       });
       vkCmdFillBuffer(commands, visits_.buffer().get(), 0, visits_.bytes(), 0);
+      if (schedules_) vkCmdFillBuffer(commands, schedules_->buffer().get(), 0, schedules_->bytes(), 0);
       forEachLevel(
           [&](size_t j) { vkCmdFillBuffer(commands, wideRoots_->buffer().get(), wideRoots_->offset(j), 4, 0); },
           wantsCwbvh);
@@ -620,105 +630,170 @@ class GpuBvhBuilder::Batch {
     };
     submit(
         [&](VkCommandBuffer commands, vk::StageTimer& timer) {
-          // One of the LBVH kernels over every level's `elements`.
-          const auto lbvhKernel = [&](Stage stage, const vk::ComputePipeline& kernel,
-                                      const std::function<uint64_t(const LevelJob&)>& elements) {
-            timer.time(
-                commands, stage,
-                [&] {
-                  forEachLevel(
-                      [&](size_t j) { dispatch(commands, kernel, lbvh_[j], elementWorkgroups(elements(*jobs_[j]))); });
-                },
-                0, uint32_t(jobs_.size()));
-            computeToCompute(commands);
-          };
-          lbvhKernel(Stage::BvhMortonCodes, builder_.morton_, [](const LevelJob& job) { return job.count; });
+          lbvhKernel(commands, timer, Stage::BvhMortonCodes, builder_.morton_,
+                     [](const LevelJob& job) { return job.count; });
           timer.time(
               commands, Stage::BvhSort, [&] { builder_.recordSorts(commands, sorts_); }, 0,
               3 * sortPasses * uint32_t(jobs_.size()));
-          lbvhKernel(Stage::BvhHierarchy, builder_.hierarchy_, [](const LevelJob& job) { return job.count - 1; });
-          if (builder_.treeletRounds_ > 0)
-            timer.time(
-                commands, Stage::BvhTreelets, [&] { restructureTreelets(commands); }, 0,
-                (builder_.treeletRounds_ + 2) * uint32_t(jobs_.size()));
-          lbvhKernel(Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
-          lbvhKernel(Stage::BvhEmit, builder_.emit_, [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
-          if (bvh2Levels > 0) {
-            std::vector<ScanTarget> scans;
-            forEachLevel(
-                [&](size_t j) { scans.push_back(scanOf(j, nodeIndices_->address(j), 2 * jobs_[j]->count - 1)); },
-                wantsBvh2);
-            timer.time(
-                commands, Stage::BvhCollapse,
-                [&] {
-                  forEachLevel(
-                      [&](size_t j) {
-                        dispatch(commands, builder_.bvh2Flag_, bvh2Collapses_[j],
-                                 elementWorkgroups(2 * uint64_t{jobs_[j]->count} - 1));
-                      },
-                      wantsBvh2);
-                  computeToCompute(commands);
-                  // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
-                  builder_.recordScans(commands, scans);
-                  computeToCompute(commands);
-                  forEachLevel(
-                      [&](size_t j) {
-                        dispatch(commands, builder_.bvh2Emit_, bvh2Collapses_[j],
-                                 elementWorkgroups(jobs_[j]->count - 1));
-                      },
-                      wantsBvh2);
-                },
-                0, 3 * bvh2Levels);
-          }
-          computeToTransfer(commands);
-          forEachLevel(
-              [&](size_t j) {
-                copyBuffer(commands, bvh2Summaries_->buffer(), summariesBack_.buffer(),
-                           sizeof(gpu::Bvh2CollapseSummary), bvh2Summaries_->offset(j),
-                           summaryOffset(j, offsetof(LevelSummary, bvh2)));
-              },
-              wantsBvh2);
-          forEachLevel([&](size_t j) {
-            const LevelJob& job = *jobs_[j];
-            if (job.nodesBack)
-              copyBuffer(commands, builtNodes_.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
-                         builtNodes_.offset(j));
-            copyBuffer(commands, values_[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(),
-                       values_[0].offset(j));
-            copyBuffer(commands, nodeBounds_.buffer(), summariesBack_.buffer(), sizeof(gpu::BuildBounds),
-                       nodeBounds_.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
-          });
+          lbvhKernel(commands, timer, Stage::BvhHierarchy, builder_.hierarchy_,
+                     [](const LevelJob& job) { return job.count - 1; });
+          if (rounds > 0) scheduleTreeletRound(commands, timer);
         },
         upload);
+    for (uint32_t round = 0; round < rounds; ++round) {
+      std::vector<uint32_t> heights(jobs_.size());
+      std::memcpy(heights.data(), roundHeightsBack_->mapped(), heights.size() * 4);
+      submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+        restructureTreelets(commands, timer, round, heights);
+        if (round + 1 < rounds)
+          scheduleTreeletRound(commands, timer);
+        else
+          renumberLeaves(commands, timer);
+      });
+    }
+    const uint32_t bvh2Levels = levelsThat(wantsBvh2);
+    submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
+      lbvhKernel(commands, timer, Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
+      lbvhKernel(commands, timer, Stage::BvhEmit, builder_.emit_,
+                 [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
+      if (bvh2Levels > 0) {
+        std::vector<ScanTarget> scans;
+        forEachLevel([&](size_t j) { scans.push_back(scanOf(j, nodeIndices_->address(j), 2 * jobs_[j]->count - 1)); },
+                     wantsBvh2);
+        timer.time(
+            commands, Stage::BvhCollapse,
+            [&] {
+              forEachLevel(
+                  [&](size_t j) {
+                    dispatch(commands, builder_.bvh2Flag_, bvh2Collapses_[j],
+                             elementWorkgroups(2 * uint64_t{jobs_[j]->count} - 1));
+                  },
+                  wantsBvh2);
+              computeToCompute(commands);
+              // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
+              builder_.recordScans(commands, scans);
+              computeToCompute(commands);
+              forEachLevel(
+                  [&](size_t j) {
+                    dispatch(commands, builder_.bvh2Emit_, bvh2Collapses_[j], elementWorkgroups(jobs_[j]->count - 1));
+                  },
+                  wantsBvh2);
+            },
+            0, 3 * bvh2Levels);
+      }
+      computeToTransfer(commands);
+      forEachLevel(
+          [&](size_t j) {
+            copyBuffer(commands, bvh2Summaries_->buffer(), summariesBack_.buffer(), sizeof(gpu::Bvh2CollapseSummary),
+                       bvh2Summaries_->offset(j), summaryOffset(j, offsetof(LevelSummary, bvh2)));
+          },
+          wantsBvh2);
+      forEachLevel([&](size_t j) {
+        const LevelJob& job = *jobs_[j];
+        if (job.nodesBack)
+          copyBuffer(commands, builtNodes_.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
+                     builtNodes_.offset(j));
+        copyBuffer(commands, values_[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(),
+                   values_[0].offset(j));
+        copyBuffer(commands, nodeBounds_.buffer(), summariesBack_.buffer(), sizeof(gpu::BuildBounds),
+                   nodeBounds_.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
+      });
+    });
   }
 
-  // The treelet rounds, each restructuring the subtrees of twice the primitives of the one
-  // before, then the leaves renumbered in the new depth-first order and that order over the
-  // sorted one, where the fit, the emit and the collapses read it.
-  void restructureTreelets(VkCommandBuffer commands) {
-    for (uint32_t round = 0; round < builder_.treeletRounds_; ++round) {
-      forEachLevel([&](size_t j) {
-        gpu::TreeletPush push = treelets_[j];
-        push.minPrimitives = gpu::TREELET_LEAVES << round;
-        dispatch(commands, builder_.treelets_, push, elementWorkgroups(jobs_[j]->count, gpu::TREELET_WORKGROUP_SIZE));
-      });
-      computeToCompute(commands);
-    }
-    forEachLevel([&](size_t j) {
-      dispatch(commands, builder_.leafOrder_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
-    });
+  // One of the LBVH kernels over every level's `elements`.
+  void lbvhKernel(VkCommandBuffer commands, vk::StageTimer& timer, Stage stage, const vk::ComputePipeline& kernel,
+                  const std::function<uint64_t(const LevelJob&)>& elements) {
+    timer.time(
+        commands, stage,
+        [&] {
+          forEachLevel([&](size_t j) { dispatch(commands, kernel, lbvh_[j], elementWorkgroups(elements(*jobs_[j]))); });
+        },
+        0, uint32_t(jobs_.size()));
     computeToCompute(commands);
-    forEachLevel([&](size_t j) {
-      dispatch(commands, builder_.renumber_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
-    });
+  }
+
+  // A treelet round's climb (refit and heights) and its list of inner nodes by height; each
+  // tree's height comes back for the round's dispatches.
+  void scheduleTreeletRound(VkCommandBuffer commands, vk::StageTimer& timer) {
+    timer.time(
+        commands, Stage::BvhTreelets,
+        [&] {
+          forEachLevel([&](size_t j) {
+            dispatch(commands, builder_.treeletHeights_, treelets_[j], elementWorkgroups(jobs_[j]->count));
+          });
+          computeToCompute(commands);
+          forEachLevel([&](size_t j) { dispatch(commands, builder_.treeletSchedule_, treelets_[j], 1); });
+          computeToCompute(commands);
+          forEachLevel([&](size_t j) {
+            dispatch(commands, builder_.treeletBucket_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
+          });
+        },
+        0, 3 * uint32_t(jobs_.size()));
     computeToTransfer(commands);
     forEachLevel([&](size_t j) {
-      copyBuffer(commands, keys_[0].buffer(), values_[0].buffer(), uint64_t{jobs_[j]->count} * 4, keys_[0].offset(j),
-                 values_[0].offset(j));
+      copyBuffer(commands, schedules_->buffer(), roundHeightsBack_->buffer(), 4,
+                 schedules_->offset(j) + offsetof(gpu::TreeletSchedule, roundHeight), 4 * j);
     });
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                      VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+  }
+
+  // A round's restructuring, height by height from the lowest, each height's nodes in one
+  // indirect dispatch per tree (its size from the schedule); a tree taller than the schedule
+  // keeps its linear form.
+  void restructureTreelets(VkCommandBuffer commands, vk::StageTimer& timer, uint32_t round,
+                           std::span<const uint32_t> heights) {
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
+    const uint32_t tallest = *std::max_element(heights.begin(), heights.end());
+    uint32_t launches = 0;
+    forEachLevel([&](size_t j) {
+      if (heights[j] < gpu::TREELET_MAX_HEIGHT) launches += heights[j];
+    });
+    timer.time(
+        commands, Stage::BvhTreelets,
+        [&] {
+          const vk::ComputePipeline& kernel = builder_.treelets_;
+          vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline.get());
+          for (uint32_t height = 1; height <= tallest; ++height) {
+            forEachLevel([&](size_t j) {
+              if (height > heights[j] || heights[j] >= gpu::TREELET_MAX_HEIGHT) return;
+              gpu::TreeletPush push = treelets_[j];
+              push.minPrimitives = gpu::TREELET_LEAVES << round;
+              push.height = height;
+              vkCmdPushConstants(commands, kernel.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof(push), &push);
+              vkCmdDispatchIndirect(commands, schedules_->buffer().get(),
+                                    schedules_->offset(j) + offsetof(gpu::TreeletSchedule, dispatches) +
+                                        height * sizeof(gpu::TreeletDispatch));
+            });
+            computeToCompute(commands);
+          }
+        },
+        0, std::max<uint32_t>(1, launches));
+  }
+
+  // After the last round, the leaves renumbered in the new depth-first order and that order over
+  // the sorted one, where the fit, the emit and the collapses read it.
+  void renumberLeaves(VkCommandBuffer commands, vk::StageTimer& timer) {
+    timer.time(
+        commands, Stage::BvhTreelets,
+        [&] {
+          forEachLevel([&](size_t j) {
+            dispatch(commands, builder_.leafOrder_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
+          });
+          computeToCompute(commands);
+          forEachLevel([&](size_t j) {
+            dispatch(commands, builder_.renumber_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
+          });
+          computeToTransfer(commands);
+          forEachLevel([&](size_t j) {
+            copyBuffer(commands, keys_[0].buffer(), values_[0].buffer(), uint64_t{jobs_[j]->count} * 4,
+                       keys_[0].offset(j), values_[0].offset(j));
+          });
+          vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        },
+        0, 2 * uint32_t(jobs_.size()));
   }
 
   // Wide level by wide level, breadth first, every CWBVH tree of the batch at once: a wide
@@ -908,7 +983,8 @@ class GpuBvhBuilder::Batch {
                   .costs = subtreeCosts_.address(j),
                   .places = places_.address(j),
                   .cwbvhChoices = job.wantsCwbvh ? choices_->address(j) : 0};
-      // The sort's keys are free once the hierarchy is built.
+      // The sort's second keys and values are free once it is done, its first keys once the
+      // hierarchy is built.
       treelets_[j] = {.primitives = boxes_.address(j),
                       .order = values_[0].address(j),
                       .karrasNodes = karrasNodes_.address(j),
@@ -917,6 +993,9 @@ class GpuBvhBuilder::Batch {
                       .visits = visits_.address(j),
                       .costs = subtreeCosts_.address(j),
                       .primitiveCounts = places_.address(j),
+                      .heights = values_[1].address(j),
+                      .nodesByHeight = keys_[1].address(j),
+                      .schedule = schedules_ ? schedules_->address(j) : 0,
                       .firstLeaves = keys_[1].address(j),
                       .renumberedOrder = keys_[0].address(j),
                       .count = job.count,
@@ -999,6 +1078,8 @@ class GpuBvhBuilder::Batch {
       subtreeCosts_, places_, scanBlockSums_;
   PooledBuffer summariesBack_;
   std::optional<BatchArray> nodeIndices_, bvh2Nodes_, bvh2Summaries_;
+  std::optional<BatchArray> schedules_;           // with treelet rounds
+  std::optional<PooledBuffer> roundHeightsBack_;  // a uint per level
   std::optional<BatchArray> choices_, wideRoots_, wideSlots_, innerCounts_, leafCounts_, wideNodes_, cwbvhOrders_,
       cwbvhSummaries_;
   std::vector<gpu::LbvhPush> lbvh_;
