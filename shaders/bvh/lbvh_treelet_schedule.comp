@@ -18,8 +18,9 @@ void main() {
   schedule.schedule.counts[height] = 0;
   schedule.schedule.sizes[height] = count;
   schedule.schedule.cursors[height] = 0;
-  schedule.schedule.dispatches[height] =
-      TreeletDispatch((count + TREELET_WORKGROUP_SIZE - 1) / TREELET_WORKGROUP_SIZE, 1, 1);
+  // Under every device's workgroup count limit; lbvh_treelets.comp loops over the rest.
+  schedule.schedule.dispatches[height] = TreeletDispatch(
+      min((count + TREELET_WORKGROUP_SIZE - 1) / TREELET_WORKGROUP_SIZE, BVH_BUILD_MAX_WORKGROUPS), 1, 1);
   barrier();
   if (height == 0) {
     uint offset = 0;

@@ -152,16 +152,17 @@ void restructure(uint root) {
 
 void main() {
   TreeletScheduleRef schedule = TreeletScheduleRef(push.schedule);
-  const uint element = gl_GlobalInvocationID.x;
-  if (element >= schedule.schedule.sizes[push.height]) return;
-  const uint node = UintArray(push.nodesByHeight).values[schedule.schedule.offsets[push.height] + element];
-  // The children's subtrees may have been restructured since the climb: the node's cost anew.
-  const KarrasNode inner = KarrasNodeArray(push.karrasNodes).nodes[node];
-  FloatArray costs = FloatArray(push.costs);
-  const uint primitives = UintArray(push.primitiveCounts).values[node];
-  costs.values[node] = chooseBvh2Leaf(BoundsArray(push.nodeBounds).bounds[node], primitives, true,
-                                      costs.values[inner.left], costs.values[inner.right], push.nodeCost,
-                                      push.primitiveCost)
-                           .cost;
-  if (primitives >= push.minPrimitives) restructure(node);
+  const uint first = schedule.schedule.offsets[push.height];
+  FOR_EACH_ELEMENT(element, schedule.schedule.sizes[push.height]) {
+    const uint node = UintArray(push.nodesByHeight).values[first + element];
+    // The children's subtrees may have been restructured since the climb: the node's cost anew.
+    const KarrasNode inner = KarrasNodeArray(push.karrasNodes).nodes[node];
+    FloatArray costs = FloatArray(push.costs);
+    const uint primitives = UintArray(push.primitiveCounts).values[node];
+    costs.values[node] = chooseBvh2Leaf(BoundsArray(push.nodeBounds).bounds[node], primitives, true,
+                                        costs.values[inner.left], costs.values[inner.right], push.nodeCost,
+                                        push.primitiveCost)
+                             .cost;
+    if (primitives >= push.minPrimitives) restructure(node);
+  }
 }
