@@ -1,7 +1,9 @@
 // The ways a kernel can trace rays (DESIGN.md, "Trace backends").
 #pragma once
+#include <algorithm>
 #include <array>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace ptbench {
@@ -30,6 +32,11 @@ inline constexpr std::array<BvhLayout, 2> allBvhLayouts = {BvhLayout::Cwbvh, Bvh
 
 constexpr std::string_view bvhLayoutName(BvhLayout layout) {
   return layout == BvhLayout::Bvh2 ? "bvh2" : "cwbvh";
+}
+
+// Whether a list of layouts (a build's, a level's) has `layout`.
+constexpr bool hasLayout(std::span<const BvhLayout> layouts, BvhLayout layout) {
+  return std::find(layouts.begin(), layouts.end(), layout) != layouts.end();
 }
 
 constexpr std::optional<BvhLayout> parseBvhLayout(std::string_view name) {

@@ -448,10 +448,8 @@ std::vector<PrebuiltLevel> GpuBvhBuilder::buildLevels(std::span<const GpuLevelRe
       level.binary.primitiveOrder = {0};
       level.bounds = primitives[0];
       ThreadBudget oneThread(1);
-      if (std::find(layouts.begin(), layouts.end(), BvhLayout::Bvh2) != layouts.end())
-        level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
-      if (std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end())
-        level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
+      if (hasLayout(layouts, BvhLayout::Bvh2)) level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
+      if (hasLayout(layouts, BvhLayout::Cwbvh)) level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
       continue;
     }
     if (const std::string error = gpuBvhBuildMemoryError(primitives.size(), device.deviceLocalBytes, device.name);
@@ -475,8 +473,8 @@ GpuBvhBuilder::LevelJob GpuBvhBuilder::prepare(const GpuLevelRequest& request) c
   const std::span<const BvhLayout> layouts = request.layouts;
   const bool withBinary = request.withBinary;
   LevelJob job{.count = static_cast<uint32_t>(primitives.size()),
-               .wantsBvh2 = std::find(layouts.begin(), layouts.end(), BvhLayout::Bvh2) != layouts.end(),
-               .wantsCwbvh = std::find(layouts.begin(), layouts.end(), BvhLayout::Cwbvh) != layouts.end(),
+               .wantsBvh2 = hasLayout(layouts, BvhLayout::Bvh2),
+               .wantsCwbvh = hasLayout(layouts, BvhLayout::Cwbvh),
                .withBinary = withBinary};
   // The Morton grid spans the centroids' box.
   for (const Bounds& box : primitives) job.centroids.extend(box.center());

@@ -65,7 +65,7 @@ struct LevelBuild {
 };
 
 bool builds(const BvhBuildOptions& options, BvhLayout layout) {
-  return std::find(options.layouts.begin(), options.layouts.end(), layout) != options.layouts.end();
+  return hasLayout(options.layouts, layout);
 }
 
 // The memory a level's build works in, about 250 bytes a primitive: the boxes, the binary tree
