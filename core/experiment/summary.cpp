@@ -371,6 +371,13 @@ std::string reportSummary(const json& report, SummaryFormat format) {
   auto cell = [](const std::string& text, int width) {
     return width < 0 ? fmt::format("{:<{}}", text, -width) : fmt::format("{:>{}}", text, width);
   };
+  // A column widens to its longest cell (a builtin scene's spec, "software cwbvh gpu"), so that
+  // the columns after it stay aligned.
+  for (const Row& row : rows)
+    for (size_t c = 0; c < row.cells.size(); ++c) {
+      const int width = std::max(std::abs(columns[c].width), int(row.cells[c].size()));
+      columns[c].width = columns[c].width < 0 ? -width : width;
+    }
   for (size_t c = 0; c < columns.size(); ++c) out += (c ? " " : "") + cell(columns[c].name, columns[c].width);
   out += "\n";
   for (const Row& row : rows) {

@@ -80,6 +80,28 @@ std::string lastCell(const std::string& line) {
 // A sweep over the pipeline backend and the software one in both BVH layouts: on a large scene the
 // wavefront is slower than the megakernel on one and faster on the others. Each backend and layout
 // is its own line with its own ratio, never their mean (sqrt(1.3 x 0.58) = 0.868).
+// A cell longer than its column's width (the GPU builder's "software cwbvh gpu", a builtin
+// scene's spec) widens the column, so that the GPU-time column starts at the same place on
+// every line, header included.
+TEST(Summary, TextColumnsWidenToTheirLongestCell) {
+  json gpuBuilt = okRun("r001", "megakernel", "software", 2.5, {{"software_builder", "gpu"}});
+  gpuBuilt["parameters"]["scene"] = "builtin:spheres?n=4096&subdiv=100&materials=6&cost=16";
+  const std::string summary =
+      reportSummary(reportOf({okRun("r000", "megakernel", "pipeline", 1.5), gpuBuilt}), SummaryFormat::Table);
+  std::istringstream in(summary);
+  std::string header, first, second;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::getline(in, second);
+  const size_t column = header.find("GPU ms");
+  ASSERT_NE(column, std::string::npos) << summary;
+  EXPECT_NE(second.find("software cwbvh gpu "), std::string::npos) << summary;
+  // Right-aligned: each line's time ends where the header's title does.
+  const size_t end = column + std::string("GPU ms").size();
+  EXPECT_EQ(first.substr(end - 5, 5), "1.500") << summary;
+  EXPECT_EQ(second.substr(end - 5, 5), "2.500") << summary;
+}
+
 TEST(Summary, RelativeTimesKeepBackendsAndLayoutsApart) {
   const json report =
       reportOf({okRun("r000", "megakernel", "pipeline", 10), okRun("r001", "megakernel", "software", 100),
