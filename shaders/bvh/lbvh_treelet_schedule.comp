@@ -18,9 +18,9 @@ void main() {
   schedule.schedule.counts[height] = 0;
   schedule.schedule.sizes[height] = count;
   schedule.schedule.cursors[height] = 0;
-  // Under every device's workgroup count limit; lbvh_treelets.comp loops over the rest.
-  schedule.schedule.dispatches[height] = TreeletDispatch(
-      min((count + TREELET_WORKGROUP_SIZE - 1) / TREELET_WORKGROUP_SIZE, BVH_BUILD_MAX_WORKGROUPS), 1, 1);
+  // A workgroup per node, under every device's workgroup count limit; lbvh_treelets.comp loops
+  // over the rest.
+  schedule.schedule.dispatches[height] = TreeletDispatch(min(count, BVH_BUILD_MAX_WORKGROUPS), 1, 1);
   barrier();
   if (height == 0) {
     uint offset = 0;

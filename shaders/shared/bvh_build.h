@@ -102,12 +102,12 @@ struct LbvhPush {
 // node's height), lists the inner nodes by height (lbvh_treelet_schedule.comp,
 // lbvh_treelet_bucket.comp), then restructures them height by height, lowest first, one dispatch
 // per height (lbvh_treelets.comp): nodes of one height have disjoint subtrees, all below already
-// final, so every invocation of a dispatch has a treelet and the warps stay converged. After the
+// final, so the treelets of a dispatch are independent. After the
 // rounds the leaves are renumbered in the new depth-first order (lbvh_leaf_order.comp,
 // lbvh_renumber.comp), so that every node covers a range of them again, as the fit, the emit and
 // the collapses expect.
 PTBENCH_CONST uint TREELET_LEAVES = 7;
-// Each invocation keeps its treelet's cost table in shared memory (2^7 floats and bytes).
+// The invocations that share a treelet's dynamic programme.
 PTBENCH_CONST uint TREELET_WORKGROUP_SIZE = 32;
 // Heights a round restructures; a tree taller than this is left as it is (linear trees of 30-bit
 // codes and an index tie-break are under 64 high, and the treelets make them lower).
