@@ -52,6 +52,18 @@ Bvh2Choice chooseBvh2Leaf(BuildBounds box, uint primitives, bool inner, float le
   return Bvh2Choice(min(leafCost, innerCost), leafCost <= innerCost);
 }
 
+// A node's least BVH2 cost in the treelet rounds (lbvh_treelet_heights.comp, lbvh_treelets.comp):
+// chooseBvh2Leaf's, but with the children's costs summed first, as the treelets' programme sums a
+// split's two parts, so that the programme's cost of a treelet's present arrangement is the
+// node's to the bit and "cheaper" means cheaper. The fit recomputes every cost afterwards with
+// chooseBvh2Leaf, so the collapses still see the CPU's operations.
+float treeletCost(float area, uint primitives, float children, float nodeCost, float primitiveCost) {
+  const float infinity = uintBitsToFloat(0x7f800000u);
+  const precise float leafCost = primitives <= BVH2_MAX_LEAF_SIZE ? area * float(primitives) * primitiveCost : infinity;
+  const precise float innerCost = area * nodeCost + children;
+  return min(leafCost, innerCost);
+}
+
 layout(buffer_reference, scalar) buffer CwbvhChoiceArray { CwbvhChoice choices[]; };
 layout(buffer_reference, scalar) buffer CwbvhNodeArray { CwbvhNode nodes[]; };
 layout(buffer_reference, scalar) buffer CwbvhCollapseSummaryRef { CwbvhCollapseSummary summary; };

@@ -23,7 +23,8 @@ void main() {
     const BuildBounds leafBox = BoundsArray(push.primitives).bounds[UintArray(push.order).values[leaf]];
     boxes.bounds[node] = leafBox;
     primitiveCounts.values[node] = 1;
-    costs.values[node] = chooseBvh2Leaf(leafBox, 1, false, 0, 0, push.nodeCost, push.primitiveCost).cost;
+    const float noChildren = uintBitsToFloat(0x7f800000u);
+    costs.values[node] = treeletCost(halfArea(leafBox), 1, noChildren, push.nodeCost, push.primitiveCost);
     for (uint parent = UintArray(push.parents).values[node]; parent != LBVH_NO_PARENT;
          parent = UintArray(push.parents).values[node]) {
       // Release this subtree's writes before the arrival count, acquire the sibling's after it.
@@ -38,9 +39,8 @@ void main() {
       const uint primitives = primitiveCounts.values[left] + primitiveCounts.values[right];
       boxes.bounds[node] = box;
       primitiveCounts.values[node] = primitives;
-      costs.values[node] = chooseBvh2Leaf(box, primitives, true, costs.values[left], costs.values[right],
-                                          push.nodeCost, push.primitiveCost)
-                               .cost;
+      const precise float children = costs.values[left] + costs.values[right];
+      costs.values[node] = treeletCost(halfArea(box), primitives, children, push.nodeCost, push.primitiveCost);
       const uint height =
           max(left < innerCount ? heights.values[left] : 0, right < innerCount ? heights.values[right] : 0) + 1;
       heights.values[node] = height;

@@ -87,9 +87,10 @@ BuildBounds subsetBox(uint subset) {
 void solveSubset(uint subset) {
   const float infinity = uintBitsToFloat(0x7f800000u);
   const uint rest = (subset - 1) & subset;
-  float best = infinity;
-  uint bestRight = 0;
   uint right = (0u - rest) & subset;
+  float best = infinity;
+  // The first split, should every cost compare false (a NaN box): the rebuild needs a split.
+  uint bestRight = right;
   do {
     const precise float cost = subsetCost[right] + subsetCost[subset ^ right];
     if (cost < best) {
@@ -98,12 +99,8 @@ void solveSubset(uint subset) {
     }
     right = (right - rest) & subset;
   } while (right != 0);
-  const precise float area = subsetArea[subset];
-  const precise float innerCost = area * push.nodeCost + best;
-  const uint primitives = subsetPrimitives[subset];
-  const precise float leafCost =
-      primitives <= BVH2_MAX_LEAF_SIZE ? area * float(primitives) * push.primitiveCost : infinity;
-  subsetCost[subset] = min(leafCost, innerCost);
+  subsetCost[subset] =
+      treeletCost(subsetArea[subset], subsetPrimitives[subset], best, push.nodeCost, push.primitiveCost);
   subsetSplit[subset] = bestRight;
 }
 
@@ -153,10 +150,9 @@ void main() {
       // The children's subtrees may have been restructured since the climb: the node's cost anew.
       const KarrasNode children = KarrasNodeArray(push.karrasNodes).nodes[node];
       FloatArray costs = FloatArray(push.costs);
-      costs.values[node] = chooseBvh2Leaf(BoundsArray(push.nodeBounds).bounds[node], primitives, true,
-                                          costs.values[children.left], costs.values[children.right], push.nodeCost,
-                                          push.primitiveCost)
-                               .cost;
+      const precise float childrenCost = costs.values[children.left] + costs.values[children.right];
+      costs.values[node] = treeletCost(halfArea(BoundsArray(push.nodeBounds).bounds[node]), primitives, childrenCost,
+                                       push.nodeCost, push.primitiveCost);
       treeletFound = primitives >= push.minPrimitives && growTreelet(node);
     }
     barrier();

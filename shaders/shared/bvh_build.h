@@ -109,8 +109,8 @@ struct LbvhPush {
 PTBENCH_CONST uint TREELET_LEAVES = 7;
 // The invocations that share a treelet's dynamic programme.
 PTBENCH_CONST uint TREELET_WORKGROUP_SIZE = 32;
-// Heights a round restructures; a tree taller than this is left as it is (linear trees of 30-bit
-// codes and an index tie-break are under 64 high, and the treelets make them lower).
+// Heights a round restructures; a tree this high or more is left as it is for the round (linear
+// trees of 30-bit codes and an index tie-break are under 64 high).
 PTBENCH_CONST uint TREELET_MAX_HEIGHT = 256;
 
 struct TreeletDispatch {

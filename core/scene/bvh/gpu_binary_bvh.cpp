@@ -736,37 +736,49 @@ class GpuBvhBuilder::Batch {
   }
 
   // A round's restructuring, height by height from the lowest, each height's nodes in one
-  // indirect dispatch per tree (its size from the schedule); a tree taller than the schedule
-  // keeps its linear form.
+  // indirect dispatch per tree (its size from the schedule). A node of height h covers at most
+  // 2^h primitives, so the heights below the round's smallest treelet root, and the trees with
+  // fewer primitives than that, have nothing to restructure and are not dispatched (their costs
+  // are the climb's). A tree taller than the schedule keeps its form for the round.
   void restructureTreelets(VkCommandBuffer commands, vk::StageTimer& timer, uint32_t round,
                            std::span<const uint32_t> heights) {
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
-    const uint32_t tallest = *std::max_element(heights.begin(), heights.end());
-    uint32_t launches = 0;
-    forEachLevel([&](size_t j) {
-      if (heights[j] < gpu::TREELET_MAX_HEIGHT) launches += heights[j];
-    });
+    const uint32_t minPrimitives = gpu::TREELET_LEAVES << round;
+    const auto lowest = uint32_t(std::bit_width(minPrimitives - 1));  // the least h with 2^h >= minPrimitives
+    const auto restructures = [&](size_t j) {
+      return jobs_[j]->count >= minPrimitives && heights[j] < gpu::TREELET_MAX_HEIGHT;
+    };
+    uint32_t tallest = 0, launches = 0;
+    forEachLevel(
+        [&](size_t j) {
+          tallest = std::max(tallest, heights[j]);
+          launches += heights[j] >= lowest ? heights[j] - lowest + 1 : 0;
+        },
+        restructures);
+    if (launches == 0) return;
     timer.time(
         commands, Stage::BvhTreelets,
         [&] {
           const vk::ComputePipeline& kernel = builder_.treelets_;
           vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline.get());
-          for (uint32_t height = 1; height <= tallest; ++height) {
-            forEachLevel([&](size_t j) {
-              if (height > heights[j] || heights[j] >= gpu::TREELET_MAX_HEIGHT) return;
-              gpu::TreeletPush push = treelets_[j];
-              push.minPrimitives = gpu::TREELET_LEAVES << round;
-              push.height = height;
-              vkCmdPushConstants(commands, kernel.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof(push), &push);
-              vkCmdDispatchIndirect(commands, schedules_->buffer().get(),
-                                    schedules_->offset(j) + offsetof(gpu::TreeletSchedule, dispatches) +
-                                        height * sizeof(gpu::TreeletDispatch));
-            });
+          for (uint32_t height = lowest; height <= tallest; ++height) {
+            forEachLevel(
+                [&](size_t j) {
+                  if (height > heights[j]) return;
+                  gpu::TreeletPush push = treelets_[j];
+                  push.minPrimitives = minPrimitives;
+                  push.height = height;
+                  vkCmdPushConstants(commands, kernel.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof(push), &push);
+                  vkCmdDispatchIndirect(commands, schedules_->buffer().get(),
+                                        schedules_->offset(j) + offsetof(gpu::TreeletSchedule, dispatches) +
+                                            height * sizeof(gpu::TreeletDispatch));
+                },
+                restructures);
             computeToCompute(commands);
           }
         },
-        0, std::max<uint32_t>(1, launches));
+        0, launches);
   }
 
   // After the last round, the leaves renumbered in the new depth-first order and that order over

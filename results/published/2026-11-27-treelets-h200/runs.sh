@@ -165,3 +165,39 @@ first() {  # binary, render arguments...
   echo "$b: exit $rc, process start to image written $(( (end - start) / 1000000 )) ms; $(grep -oE 'software BVH built in [0-9.]+ ms' /tmp/first.log)" | tee -a $OUT/first-image.txt
 }
 for r in 1 2; do first coop --backend software --option software_builder=gpu; first old --backend software --option software_builder=gpu; done
+#!/usr/bin/env bash
+# Session 17, call 9: the treelet rounds without the heights below their smallest root (final) against
+# 9125623 (coop) and no treelets (old): the 50M mesh's scene-info (both builders, both
+# layouts), and the CWBVH layout as a render builds it.
+set -uo pipefail
+for f in .gpu-libs/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+tar -xJf .gpu-bin/bins.tar.xz
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/device.txt
+python3 scripts/generate-mesh-glb.py --triangles 50000000 --meshes 64 /tmp/mesh-50M.glb > /dev/null
+info() {  # binary, run
+  local b=$1 n=$2
+  mkdir -p /tmp/si; $b/ptbench --threads 16 scene-info /tmp/mesh-50M.glb --json > /tmp/si/scene-info-$b-$n.json 2> /tmp/err.txt || { echo "$b failed"; tail -3 /tmp/err.txt; }
+  python3 - /tmp/si/scene-info-$b-$n.json $b <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def find(o):
+    if isinstance(o, dict):
+        if 'builder' in o and 'build_ms' in o: yield o
+        for v in o.values(): yield from find(v)
+    elif isinstance(o, list):
+        for v in o: yield from find(v)
+for s in find(d):
+    print(sys.argv[2], s['builder'], 'build_ms %.0f' % s['build_ms'], 'kernels_ms %.0f' % s.get('gpu_build_ms', 0),
+          'cwbvh_sah %.4f' % s['cwbvh']['bottom_levels']['sah_cost'], 'bvh2_sah %.4f' % s['bvh2']['bottom_levels']['sah_cost'])
+PY
+}
+n=0; for b in final coop old final coop old; do n=$((n+1)); info $b $n; done 2>&1 | tee $OUT/scene-info.txt
+first() {  # binary, render arguments...
+  local b=$1; shift
+  local start=$(date +%s%N)
+  $b/ptbench -v --threads 16 render --scene /tmp/mesh-50M.glb --width 3840 --height 2160 --spp 1 --max-depth 8 --out /tmp/first.png "$@" > /tmp/first.log 2>&1
+  local rc=$? end=$(date +%s%N)
+  echo "$b: exit $rc, process start to image written $(( (end - start) / 1000000 )) ms; $(grep -oE 'software BVH built in [0-9.]+ ms' /tmp/first.log)" | tee -a $OUT/first-image.txt
+}
+for r in 1 2; do for b in final coop old; do first $b --backend software --option software_builder=gpu; done; done
