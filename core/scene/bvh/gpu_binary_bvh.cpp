@@ -60,9 +60,9 @@ void dispatch(VkCommandBuffer commands, const vk::ComputePipeline& kernel, const
 }
 
 // The workgroups of a per-element kernel (FOR_EACH_ELEMENT loops over the rest).
-uint32_t elementWorkgroups(uint64_t count, uint32_t workgroupSize = gpu::WORKGROUP_SIZE_1D) {
-  return static_cast<uint32_t>(
-      std::clamp<uint64_t>((count + workgroupSize - 1) / workgroupSize, 1, gpu::BVH_BUILD_MAX_WORKGROUPS));
+uint32_t elementWorkgroups(uint64_t count) {
+  return static_cast<uint32_t>(std::clamp<uint64_t>((count + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D, 1,
+                                                    gpu::BVH_BUILD_MAX_WORKGROUPS));
 }
 
 // The values one workgroup scans at a time (shaders/bvh/scan.glsl).
