@@ -12,8 +12,8 @@ layout(buffer_reference, scalar) buffer BuildNodeArray { BuildNode nodes[]; };
 layout(buffer_reference, scalar) buffer FloatArray { float values[]; };
 layout(buffer_reference, scalar) buffer Bvh2NodeArray { Bvh2Node nodes[]; };
 layout(buffer_reference, scalar) buffer Bvh2CollapseSummaryRef { Bvh2CollapseSummary summary; };
-// For the bottom-up climbs (lbvh_fit.comp, lbvh_treelets.comp): what one invocation writes below
-// a node is read by the one that arrives there second.
+// For the bottom-up climbs (lbvh_fit.comp, lbvh_treelet_heights.comp): what one invocation
+// writes below a node is read by the one that arrives there second.
 layout(buffer_reference, scalar) coherent buffer CoherentBoundsArray { BuildBounds bounds[]; };
 layout(buffer_reference, scalar) coherent buffer CoherentUintArray { uint values[]; };
 layout(buffer_reference, scalar) coherent buffer CoherentFloatArray { float values[]; };

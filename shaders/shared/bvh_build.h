@@ -102,10 +102,9 @@ struct LbvhPush {
 // node's height), lists the inner nodes by height (lbvh_treelet_schedule.comp,
 // lbvh_treelet_bucket.comp), then restructures them height by height, lowest first, one dispatch
 // per height (lbvh_treelets.comp): nodes of one height have disjoint subtrees, all below already
-// final, so the treelets of a dispatch are independent. After the
-// rounds the leaves are renumbered in the new depth-first order (lbvh_leaf_order.comp,
-// lbvh_renumber.comp), so that every node covers a range of them again, as the fit, the emit and
-// the collapses expect.
+// final, so the treelets of a dispatch are independent. After the rounds the leaves are
+// renumbered in the new depth-first order (lbvh_leaf_order.comp, lbvh_renumber.comp), so that
+// every node covers a range of them again, as the fit, the emit and the collapses expect.
 PTBENCH_CONST uint TREELET_LEAVES = 7;
 // The invocations that share a treelet's dynamic programme.
 PTBENCH_CONST uint TREELET_WORKGROUP_SIZE = 32;

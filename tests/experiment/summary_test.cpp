@@ -77,9 +77,6 @@ std::string lastCell(const std::string& line) {
   return line.substr(line.find_last_of(" |", end - 1) + 1, end - line.find_last_of(" |", end - 1) - 1);
 }
 
-// A sweep over the pipeline backend and the software one in both BVH layouts: on a large scene the
-// wavefront is slower than the megakernel on one and faster on the others. Each backend and layout
-// is its own line with its own ratio, never their mean (sqrt(1.3 x 0.58) = 0.868).
 // A cell longer than its column's width (the GPU builder's "software cwbvh gpu", a builtin
 // scene's spec) widens the column, so that the GPU-time column starts at the same place on
 // every line, header included.
@@ -102,6 +99,9 @@ TEST(Summary, TextColumnsWidenToTheirLongestCell) {
   EXPECT_EQ(second.substr(end - 5, 5), "2.500") << summary;
 }
 
+// A sweep over the pipeline backend and the software one in both BVH layouts: on a large scene the
+// wavefront is slower than the megakernel on one and faster on the others. Each backend and layout
+// is its own line with its own ratio, never their mean (sqrt(1.3 x 0.58) = 0.868).
 TEST(Summary, RelativeTimesKeepBackendsAndLayoutsApart) {
   const json report =
       reportOf({okRun("r000", "megakernel", "pipeline", 10), okRun("r001", "megakernel", "software", 100),

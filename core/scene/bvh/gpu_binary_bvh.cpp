@@ -52,6 +52,13 @@ void computeToCompute(VkCommandBuffer commands) {
                     VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
 }
 
+// A copy's or fill's writes visible to the next kernels.
+void transferToCompute(VkCommandBuffer commands) {
+  vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+}
+
 template <typename Push>
 void dispatch(VkCommandBuffer commands, const vk::ComputePipeline& kernel, const Push& push, uint32_t workgroups) {
   vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline.get());
@@ -622,9 +629,7 @@ class GpuBvhBuilder::Batch {
       forEachLevel(
           [&](size_t j) { vkCmdFillBuffer(commands, wideRoots_->buffer().get(), wideRoots_->offset(j), 4, 0); },
           wantsCwbvh);
-      vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+      transferToCompute(commands);
     };
     submit(
         [&](VkCommandBuffer commands, vk::StageTimer& timer) {
@@ -799,9 +804,7 @@ class GpuBvhBuilder::Batch {
             copyBuffer(commands, keys_[0].buffer(), values_[0].buffer(), uint64_t{jobs_[j]->count} * 4,
                        keys_[0].offset(j), values_[0].offset(j));
           });
-          vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+          transferToCompute(commands);
         },
         0, 2 * uint32_t(jobs_.size()));
   }
