@@ -26,7 +26,8 @@ enum class Stage {
   BvhMortonCodes,
   BvhSort,
   BvhHierarchy,
-  BvhTreelets,  // treelet restructuring and the leaves renumbered after it
+  BvhTreelets,  // treelet restructuring, a round at a time
+  BvhRenumber,  // the leaves renumbered in depth-first order after the treelets
   BvhFit,
   BvhEmit,
   BvhCollapse,  // the binary tree into BVH2, on the GPU
@@ -80,6 +81,8 @@ constexpr std::string_view stageName(Stage stage) {
       return "bvh_hierarchy";
     case Stage::BvhTreelets:
       return "bvh_treelets";
+    case Stage::BvhRenumber:
+      return "bvh_renumber";
     case Stage::BvhFit:
       return "bvh_fit";
     case Stage::BvhEmit:

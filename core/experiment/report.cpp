@@ -878,6 +878,9 @@ json softwareBvhJson(const SoftwareBvhStats& stats) {
   if (stats.builder == BvhBuilder::Gpu) {
     const GpuBvhBuildTimes& gpu = stats.gpuBuild;
     out["gpu_build_ms"] = gpu.gpuMs;
+    json stages = json::object();
+    for (const auto& [stage, ms] : gpu.stageGpuMs) stages[std::string(stageName(stage))] = ms;
+    out["gpu_stage_ms"] = stages;
     out["gpu_transfer_ms"] = gpu.transferMs;
     out["gpu_transfer_parts_ms"] = {
         {"prepare", gpu.prepareMs}, {"allocate", gpu.allocateMs}, {"copy", gpu.copyMs}, {"convert", gpu.convertMs}};

@@ -97,35 +97,15 @@ struct LbvhPush {
   uint64_t cwbvhChoices;  // CwbvhChoice[2 count - 1], Karras numbering; 0: CWBVH not asked for
 };
 
-// Treelet restructuring (Karras & Aila 2013) of the Karras tree the hierarchy built, in rounds.
-// A round climbs the tree (lbvh_treelet_heights.comp: boxes, primitives, costs and each inner
-// node's height), lists the inner nodes by height (lbvh_treelet_schedule.comp,
-// lbvh_treelet_bucket.comp), then restructures them height by height, lowest first, one dispatch
-// per height (lbvh_treelets.comp): nodes of one height have disjoint subtrees, all below already
-// final, so the treelets of a dispatch are independent. After the rounds the leaves are
-// renumbered in the new depth-first order (lbvh_leaf_order.comp, lbvh_renumber.comp), so that
+// Treelet restructuring (Karras & Aila 2013) of the Karras tree the hierarchy built, in rounds:
+// a round is one climb of the tree (lbvh_treelets.comp) that refits each node it reaches and
+// restructures the node's treelet there, its subtree being final. A round after the first climbs
+// only from the nodes below its size whose parent is not (lbvh_treelet_starts.comp). After the rounds the leaves
+// are renumbered in the new depth-first order (lbvh_leaf_order.comp, lbvh_renumber.comp), so that
 // every node covers a range of them again, as the fit, the emit and the collapses expect.
 PTBENCH_CONST uint TREELET_LEAVES = 7;
-// The invocations that share a treelet's dynamic programme.
+// The invocations that climb in step and share each treelet's dynamic programme.
 PTBENCH_CONST uint TREELET_WORKGROUP_SIZE = 32;
-// Heights a round restructures; a tree this high or more is left as it is for the round (linear
-// trees of 30-bit codes and an index tie-break are under 64 high).
-PTBENCH_CONST uint TREELET_MAX_HEIGHT = 256;
-
-struct TreeletDispatch {
-  uint x, y, z;  // VkDispatchIndirectCommand
-};
-
-// A round's schedule for one tree: the inner nodes by height.
-struct TreeletSchedule {
-  uint maxHeight;      // the climb's, zeroed again by the schedule kernel
-  uint roundHeight;    // the round's tree height, read back by the host
-  uint counts[TREELET_MAX_HEIGHT];   // nodes per height, counted by the climb, zeroed again
-  uint sizes[TREELET_MAX_HEIGHT];    // the same, kept for the round's dispatches
-  uint offsets[TREELET_MAX_HEIGHT];  // each height's first place in the list
-  uint cursors[TREELET_MAX_HEIGHT];  // each height's next place while the list is written
-  TreeletDispatch dispatches[TREELET_MAX_HEIGHT];
-};
 
 struct TreeletPush {
   uint64_t primitives;       // as LbvhPush's
@@ -136,16 +116,16 @@ struct TreeletPush {
   uint64_t visits;           // uint[count - 1], zeroed, and zero again after each climb
   uint64_t costs;            // float[2 count - 1]: the subtree's least BVH2 cost, area-weighted
   uint64_t primitiveCounts;  // uint[2 count - 1]: the subtree's primitives
-  uint64_t heights;          // uint[count - 1]: the inner node's height (a leaf's is 0)
-  uint64_t nodesByHeight;    // uint[count - 1]: the inner nodes, listed by height
-  uint64_t schedule;         // TreeletSchedule
   uint64_t firstLeaves;      // uint[count - 1]: each inner node's first leaf in depth-first order
   uint64_t renumberedOrder;  // uint[count]: the primitives in that order
+  uint64_t startFlags;       // uint[(2 count + 30) / 32]: a later round's starts (lbvh_treelet_starts.comp)
   uint count;
   float nodeCost;
   float primitiveCost;
   uint minPrimitives;  // a round restructures the subtrees of at least this many primitives
-  uint height;         // the height lbvh_treelets.comp restructures
+  // 1: the first round, which climbs from the leaves and refits every node; 0: a later round,
+  // which climbs from startFlags' nodes.
+  uint firstRound;
 };
 
 // The CWBVH collapse's dynamic programme at one binary node (core/scene/bvh/cwbvh.cpp's solve):

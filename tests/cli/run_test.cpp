@@ -349,6 +349,16 @@ TEST(RunCommand, SoftwareBuilderOptionPicksTheTreeAndReportsIt) {
       for (const char* part : {"prepare", "allocate", "copy", "convert"})
         parts += bvh["gpu_transfer_parts_ms"][part].get<double>();
       EXPECT_NEAR(parts, bvh["gpu_transfer_ms"].get<double>(), 1e-6 * parts + 1e-9);
+      // Where the kernels' time goes: every stage the builder runs, within the kernels' span.
+      double stages = 0;
+      for (const char* stage : {"bvh_morton_codes", "bvh_sort", "bvh_hierarchy", "bvh_treelets", "bvh_renumber",
+                                "bvh_fit", "bvh_emit", "bvh_collapse"}) {
+        ASSERT_TRUE(bvh["gpu_stage_ms"].contains(stage)) << stage << ": " << bvh.dump();
+        EXPECT_GT(bvh["gpu_stage_ms"][stage].get<double>(), 0.0) << stage;
+        stages += bvh["gpu_stage_ms"][stage].get<double>();
+      }
+      EXPECT_EQ(bvh["gpu_stage_ms"].size(), 8u) << bvh.dump();
+      EXPECT_LE(stages, bvh["gpu_build_ms"].get<double>() * (1 + 1e-9));
     }
   }
   EXPECT_EQ(builders, (std::set<std::string>{"cpu", "gpu"}));

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -39,9 +40,8 @@ double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-constexpr VkBufferUsageFlags scratchUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                            VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                            VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;  // the treelet rounds' dispatches
+constexpr VkBufferUsageFlags scratchUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 constexpr uint32_t keyBits = 32;
 constexpr uint32_t sortPasses = keyBits / gpu::RADIX_SORT_BITS;
 
@@ -67,9 +67,9 @@ void dispatch(VkCommandBuffer commands, const vk::ComputePipeline& kernel, const
 }
 
 // The workgroups of a per-element kernel (FOR_EACH_ELEMENT loops over the rest).
-uint32_t elementWorkgroups(uint64_t count) {
-  return static_cast<uint32_t>(std::clamp<uint64_t>((count + gpu::WORKGROUP_SIZE_1D - 1) / gpu::WORKGROUP_SIZE_1D, 1,
-                                                    gpu::BVH_BUILD_MAX_WORKGROUPS));
+uint32_t elementWorkgroups(uint64_t count, uint32_t workgroupSize = gpu::WORKGROUP_SIZE_1D) {
+  return static_cast<uint32_t>(
+      std::clamp<uint64_t>((count + workgroupSize - 1) / workgroupSize, 1, gpu::BVH_BUILD_MAX_WORKGROUPS));
 }
 
 // The values one workgroup scans at a time (shaders/bvh/scan.glsl).
@@ -268,6 +268,7 @@ struct GpuBvhBuilder::LevelJob {
 
 struct GpuBvhBuilder::BatchTimes {
   double gpuMs = 0, allocateMs = 0, copyMs = 0;
+  std::map<Stage, double> stageGpuMs;
 };
 
 GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, uint64_t batchPrimitives,
@@ -284,9 +285,7 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, 
       scatter_(vk::createComputePipeline(context, "bvh_radix_scatter", sizeof(gpu::RadixSortPush))),
       morton_(vk::createComputePipeline(context, "bvh_lbvh_morton", sizeof(gpu::LbvhPush))),
       hierarchy_(vk::createComputePipeline(context, "bvh_lbvh_hierarchy", sizeof(gpu::LbvhPush))),
-      treeletHeights_(vk::createComputePipeline(context, "bvh_lbvh_treelet_heights", sizeof(gpu::TreeletPush))),
-      treeletSchedule_(vk::createComputePipeline(context, "bvh_lbvh_treelet_schedule", sizeof(gpu::TreeletPush))),
-      treeletBucket_(vk::createComputePipeline(context, "bvh_lbvh_treelet_bucket", sizeof(gpu::TreeletPush))),
+      treeletStarts_(vk::createComputePipeline(context, "bvh_lbvh_treelet_starts", sizeof(gpu::TreeletPush))),
       treelets_(vk::createComputePipeline(context, "bvh_lbvh_treelets", sizeof(gpu::TreeletPush))),
       leafOrder_(vk::createComputePipeline(context, "bvh_lbvh_leaf_order", sizeof(gpu::TreeletPush))),
       renumber_(vk::createComputePipeline(context, "bvh_lbvh_renumber", sizeof(gpu::TreeletPush))),
@@ -532,6 +531,7 @@ void GpuBvhBuilder::buildInBatches(std::span<LevelJob> jobs) {
     lock.lock();
     for (LevelJob* job : batch) job->done = true;
     times_.gpuMs += batchTimes.gpuMs;
+    for (const auto& [stage, ms] : batchTimes.stageGpuMs) times_.stageGpuMs[stage] += ms;
     times_.allocateMs += batchTimes.allocateMs;
     times_.copyMs += batchTimes.copyMs;
     times_.transferMs += batchTimes.allocateMs + batchTimes.copyMs;
@@ -592,10 +592,6 @@ class GpuBvhBuilder::Batch {
     // The arrays of a layout no level of the batch asks for are left out; a level that does not
     // ask for one gets an empty region. A wide node has two children at least, so there are
     // fewer than `count` of them.
-    if (builder.treeletRounds_ > 0) {
-      schedules_.emplace(pool_, ones(), sizeof(gpu::TreeletSchedule));
-      roundHeightsBack_.emplace(pool_, jobs.size() * 4, vk::MemoryUse::Readback);
-    }
     if (levelsThat(wantsBvh2) > 0) {
       nodeIndices_.emplace(pool_, regionsFor(wantsBvh2, nodes_), 4);
       bvh2Nodes_.emplace(pool_, regionsFor(wantsBvh2, innerNodes_), sizeof(gpu::Bvh2Node));
@@ -614,8 +610,7 @@ class GpuBvhBuilder::Batch {
     makePushes();
   }
 
-  // The boxes up, the binary trees (restructured by treelets, a submission per round, each
-  // round's height read back for its dispatches), the BVH2 collapses (their nodes come back once
+  // The boxes up, the binary trees (restructured by treelets), the BVH2 collapses (their nodes come back once
   // their number is known), and the CWBVH collapses' first wide level: the root.
   void buildBinaryTrees() {
     const uint32_t rounds = builder_.treeletRounds_;
@@ -625,7 +620,6 @@ class GpuBvhBuilder::Batch {
                    boxes_.offset(j));
       });
       vkCmdFillBuffer(commands, visits_.buffer().get(), 0, visits_.bytes(), 0);
-      if (schedules_) vkCmdFillBuffer(commands, schedules_->buffer().get(), 0, schedules_->bytes(), 0);
       forEachLevel(
           [&](size_t j) { vkCmdFillBuffer(commands, wideRoots_->buffer().get(), wideRoots_->offset(j), 4, 0); },
           wantsCwbvh);
@@ -640,20 +634,12 @@ class GpuBvhBuilder::Batch {
               3 * sortPasses * uint32_t(jobs_.size()));
           lbvhKernel(commands, timer, Stage::BvhHierarchy, builder_.hierarchy_,
                      [](const LevelJob& job) { return job.count - 1; });
-          if (rounds > 0) scheduleTreeletRound(commands, timer);
+          if (rounds > 0) {
+            for (uint32_t round = 0; round < rounds; ++round) restructureTreelets(commands, timer, round);
+            renumberLeaves(commands, timer);
+          }
         },
         upload);
-    for (uint32_t round = 0; round < rounds; ++round) {
-      std::vector<uint32_t> heights(jobs_.size());
-      std::memcpy(heights.data(), roundHeightsBack_->mapped(), heights.size() * 4);
-      submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
-        restructureTreelets(commands, timer, round, heights);
-        if (round + 1 < rounds)
-          scheduleTreeletRound(commands, timer);
-        else
-          renumberLeaves(commands, timer);
-      });
-    }
     const uint32_t bvh2Levels = levelsThat(wantsBvh2);
     submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
       lbvhKernel(commands, timer, Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
@@ -716,81 +702,36 @@ class GpuBvhBuilder::Batch {
     computeToCompute(commands);
   }
 
-  // A treelet round's climb (refit and heights) and its list of inner nodes by height; each
-  // tree's height comes back for the round's dispatches.
-  void scheduleTreeletRound(VkCommandBuffer commands, vk::StageTimer& timer) {
+  // A treelet round: one climb of each tree, restructuring as it goes (lbvh_treelets.comp). Round
+  // r restructures the subtrees of at least 7 * 2^r primitives. The first climbs from every leaf
+  // (every tree, for the primitive counts the renumbering reads); the later ones from the nodes
+  // below that size, one invocation per node.
+  void restructureTreelets(VkCommandBuffer commands, vk::StageTimer& timer, uint32_t round) {
     timer.time(
         commands, Stage::BvhTreelets,
         [&] {
           forEachLevel([&](size_t j) {
-            dispatch(commands, builder_.treeletHeights_, treelets_[j], elementWorkgroups(jobs_[j]->count));
+            gpu::TreeletPush push = treelets_[j];
+            push.minPrimitives = gpu::TREELET_LEAVES << round;
+            push.firstRound = round == 0;
+            const uint64_t nodes = 2 * uint64_t{jobs_[j]->count} - 1;
+            if (round > 0) {
+              dispatch(commands, builder_.treeletStarts_, push, elementWorkgroups((nodes + 31) / 32));
+              computeToCompute(commands);
+            }
+            dispatch(commands, builder_.treelets_, push,
+                     elementWorkgroups(round == 0 ? jobs_[j]->count : nodes, gpu::TREELET_WORKGROUP_SIZE));
           });
-          computeToCompute(commands);
-          forEachLevel([&](size_t j) { dispatch(commands, builder_.treeletSchedule_, treelets_[j], 1); });
-          computeToCompute(commands);
-          forEachLevel([&](size_t j) {
-            dispatch(commands, builder_.treeletBucket_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
-          });
         },
-        0, 3 * uint32_t(jobs_.size()));
-    computeToTransfer(commands);
-    forEachLevel([&](size_t j) {
-      copyBuffer(commands, schedules_->buffer(), roundHeightsBack_->buffer(), 4,
-                 schedules_->offset(j) + offsetof(gpu::TreeletSchedule, roundHeight), 4 * j);
-    });
-  }
-
-  // A round's restructuring, height by height from the lowest, each height's nodes in one
-  // indirect dispatch per tree (its size from the schedule). A node of height h covers at most
-  // 2^h primitives, so the heights below the round's smallest treelet root, and the trees with
-  // fewer primitives than that, have nothing to restructure and are not dispatched (their costs
-  // are the climb's). A tree taller than the schedule keeps its form for the round.
-  void restructureTreelets(VkCommandBuffer commands, vk::StageTimer& timer, uint32_t round,
-                           std::span<const uint32_t> heights) {
-    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT);
-    const uint32_t minPrimitives = gpu::TREELET_LEAVES << round;
-    const auto lowest = uint32_t(std::bit_width(minPrimitives - 1));  // the least h with 2^h >= minPrimitives
-    const auto restructures = [&](size_t j) {
-      return jobs_[j]->count >= minPrimitives && heights[j] < gpu::TREELET_MAX_HEIGHT;
-    };
-    uint32_t tallest = 0, launches = 0;
-    forEachLevel(
-        [&](size_t j) {
-          tallest = std::max(tallest, heights[j]);
-          launches += heights[j] >= lowest ? heights[j] - lowest + 1 : 0;
-        },
-        restructures);
-    if (launches == 0) return;
-    timer.time(
-        commands, Stage::BvhTreelets,
-        [&] {
-          const vk::ComputePipeline& kernel = builder_.treelets_;
-          vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline.get());
-          for (uint32_t height = lowest; height <= tallest; ++height) {
-            forEachLevel(
-                [&](size_t j) {
-                  if (height > heights[j]) return;
-                  gpu::TreeletPush push = treelets_[j];
-                  push.minPrimitives = minPrimitives;
-                  push.height = height;
-                  vkCmdPushConstants(commands, kernel.layout.get(), VK_SHADER_STAGE_ALL, 0, sizeof(push), &push);
-                  vkCmdDispatchIndirect(commands, schedules_->buffer().get(),
-                                        schedules_->offset(j) + offsetof(gpu::TreeletSchedule, dispatches) +
-                                            height * sizeof(gpu::TreeletDispatch));
-                },
-                restructures);
-            computeToCompute(commands);
-          }
-        },
-        0, launches);
+        0, uint32_t(jobs_.size()));
+    computeToCompute(commands);
   }
 
   // After the last round, the leaves renumbered in the new depth-first order and that order over
   // the sorted one, where the fit, the emit and the collapses read it.
   void renumberLeaves(VkCommandBuffer commands, vk::StageTimer& timer) {
     timer.time(
-        commands, Stage::BvhTreelets,
+        commands, Stage::BvhRenumber,
         [&] {
           forEachLevel([&](size_t j) {
             dispatch(commands, builder_.leafOrder_, treelets_[j], elementWorkgroups(jobs_[j]->count - 1));
@@ -1006,11 +947,9 @@ class GpuBvhBuilder::Batch {
                       .visits = visits_.address(j),
                       .costs = subtreeCosts_.address(j),
                       .primitiveCounts = places_.address(j),
-                      .heights = values_[1].address(j),
-                      .nodesByHeight = keys_[1].address(j),
-                      .schedule = schedules_ ? schedules_->address(j) : 0,
                       .firstLeaves = keys_[1].address(j),
                       .renumberedOrder = keys_[0].address(j),
+                      .startFlags = keys_[1].address(j),
                       .count = job.count,
                       .nodeCost = sah.node,
                       .primitiveCost = sah.primitive,
@@ -1072,8 +1011,10 @@ class GpuBvhBuilder::Batch {
       vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     });
-    const double kernelsMs = timer.read().frameNs * 1e-6;
+    const vk::FrameTiming timing = timer.read();
+    const double kernelsMs = timing.frameNs * 1e-6;
     times.gpuMs += kernelsMs;
+    for (const vk::StageTiming& stage : timing.stages) times.stageGpuMs[stage.stage] += stage.gpuNs * 1e-6;
     times.copyMs += std::max(0.0, msSince(submitStart) - kernelsMs);
   }
   static void computeToTransfer(VkCommandBuffer commands) {
@@ -1091,8 +1032,6 @@ class GpuBvhBuilder::Batch {
       subtreeCosts_, places_, scanBlockSums_;
   PooledBuffer summariesBack_;
   std::optional<BatchArray> nodeIndices_, bvh2Nodes_, bvh2Summaries_;
-  std::optional<BatchArray> schedules_;           // with treelet rounds
-  std::optional<PooledBuffer> roundHeightsBack_;  // a uint per level
   std::optional<BatchArray> choices_, wideRoots_, wideSlots_, innerCounts_, leafCounts_, wideNodes_, cwbvhOrders_,
       cwbvhSummaries_;
   std::vector<gpu::LbvhPush> lbvh_;

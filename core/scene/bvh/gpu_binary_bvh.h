@@ -97,9 +97,8 @@ class GpuBvhBuilder {
   uint32_t treeletRounds_;
   // Device arrays and host buffers reused across levels and batches, freed with the builder.
   std::unique_ptr<GpuBufferPool> pool_;
-  vk::ComputePipeline histogram_, scan_, scanBlockSums_, scanBlocks_, scatter_, morton_, hierarchy_, treeletHeights_,
-      treeletSchedule_, treeletBucket_, treelets_, leafOrder_, renumber_, fit_, emit_, bvh2Flag_, bvh2Emit_,
-      cwbvhChildren_, cwbvhExpand_, cwbvhEmit_;
+  vk::ComputePipeline histogram_, scan_, scanBlockSums_, scanBlocks_, scatter_, morton_, hierarchy_, treeletStarts_,
+      treelets_, leafOrder_, renumber_, fit_, emit_, bvh2Flag_, bvh2Emit_, cwbvhChildren_, cwbvhExpand_, cwbvhEmit_;
   mutable std::mutex mutex_;  // the queue of levels and the times
   std::condition_variable batchDone_;
   std::deque<LevelJob*> waiting_;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/scene/bvh/binary_bvh.h"
 #include "core/scene/bvh/bvh_tree.h"
 #include "core/scene/scene_data.h"
+#include "core/stage.h"
 #include "shared/bvh.h"
 
 namespace ptbench {
@@ -64,8 +66,9 @@ struct BvhLayoutStats {
 // The GPU builder's times (gpu_binary_bvh.h), summed over every tree it has built (levels build
 // on several threads at once, so the sums may exceed the wall clock).
 struct GpuBvhBuildTimes {
-  double gpuMs = 0;       // the kernels, from each submission's first timestamp to its last
-  double transferMs = 0;  // wall clock: the primitives' boxes up, the tree read back and converted
+  double gpuMs = 0;                    // the kernels, from each submission's first timestamp to its last
+  std::map<Stage, double> stageGpuMs;  // gpuMs's stages (timestamps around each, so less the gaps)
+  double transferMs = 0;               // wall clock: the primitives' boxes up, the tree read back and converted
   uint32_t trees = 0;
   uint32_t batches = 0;  // the levels are built in this many batches, each one pass on the queue
   // transferMs's parts: the centroids' box and the boxes staged, the host buffers allocated
