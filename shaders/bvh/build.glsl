@@ -12,7 +12,7 @@ layout(buffer_reference, scalar) buffer BuildNodeArray { BuildNode nodes[]; };
 layout(buffer_reference, scalar) buffer FloatArray { float values[]; };
 layout(buffer_reference, scalar) buffer Bvh2NodeArray { Bvh2Node nodes[]; };
 layout(buffer_reference, scalar) buffer Bvh2CollapseSummaryRef { Bvh2CollapseSummary summary; };
-// For the bottom-up climbs (lbvh_fit.comp, lbvh_treelet_heights.comp): what one invocation
+// For the bottom-up climbs (lbvh_fit.comp, lbvh_treelets.comp): what one invocation
 // writes below a node is read by the one that arrives there second.
 layout(buffer_reference, scalar) coherent buffer CoherentBoundsArray { BuildBounds bounds[]; };
 layout(buffer_reference, scalar) coherent buffer CoherentUintArray { uint values[]; };
@@ -51,7 +51,7 @@ Bvh2Choice chooseBvh2Leaf(BuildBounds box, uint primitives, bool inner, float le
   return Bvh2Choice(min(leafCost, innerCost), leafCost <= innerCost);
 }
 
-// A node's least BVH2 cost in the treelet rounds (lbvh_treelet_heights.comp, lbvh_treelets.comp):
+// A node's least BVH2 cost in the treelet rounds (lbvh_treelets.comp):
 // chooseBvh2Leaf's, but with the children's costs summed first, as the treelets' programme sums a
 // split's two parts, so that the programme's cost of a treelet's present arrangement is the
 // node's to the bit and "cheaper" means cheaper. The fit recomputes every cost afterwards with

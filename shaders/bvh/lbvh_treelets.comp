@@ -17,8 +17,9 @@
 // subsets of 2 leaves, of 3, ..., of 7, each size side by side, a barrier between sizes), and the
 // invocation whose node it is rebuilds it. Only that invocation touches the tree's memory for its
 // treelet, so its own barrier before its next arrival count releases the rebuild, as it releases
-// the refit. The rounds' earlier form, a climb for heights and then one dispatch per height,
-// took 2-3 times as long on an H200 (results/published/).
+// the refit. A round after the first climbs from lbvh_treelet_starts.comp's nodes instead of the
+// leaves. The rounds' earlier form (a climb for heights, then one dispatch per height) built the
+// same trees in about the same time (DESIGN.md, "Treelets").
 #include "bvh/build.glsl"
 
 layout(push_constant, scalar) uniform Push { TreeletPush push; };
