@@ -115,3 +115,12 @@ cp /tmp/gate-build.txt $OUT/gate-build-vs-baseline.txt
 gzip -c /tmp/gate-build/report.json > $OUT/gate-build-report.json.gz
 gzip -c /tmp/gate-old/report.json > $OUT/gate-old-report.json.gz
 
+#!/usr/bin/env bash
+# Session 18, call 5 (diagnostic): what the driver says of the GPU builder's kernels (registers,
+# memory; VK_KHR_pipeline_executable_properties), printed by a build of eadd1ce that lists them.
+set -uo pipefail
+for f in .gpu-libs/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+tar -xJf .gpu-bin/bins.tar.xz
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/device.txt
+diag/ptbench scene-info builtin:cornell 2>&1 | grep DIAG | tee $OUT/kernels.txt
