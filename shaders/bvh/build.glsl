@@ -17,6 +17,7 @@ layout(buffer_reference, scalar) buffer Bvh2CollapseSummaryRef { Bvh2CollapseSum
 layout(buffer_reference, scalar) coherent buffer CoherentBoundsArray { BuildBounds bounds[]; };
 layout(buffer_reference, scalar) coherent buffer CoherentUintArray { uint values[]; };
 layout(buffer_reference, scalar) coherent buffer CoherentFloatArray { float values[]; };
+layout(buffer_reference, scalar) coherent buffer CoherentKarrasNodeArray { KarrasNode nodes[]; };
 
 // Every element of a per-element kernel, however many workgroups were launched.
 #define FOR_EACH_ELEMENT(index, count) \

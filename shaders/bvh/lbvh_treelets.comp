@@ -16,16 +16,14 @@
 // then the workgroup solves them one after another (the subsets' areas side by side, then the
 // subsets of 2 leaves, of 3, ..., of 7, each size side by side, a barrier between sizes), and the
 // invocation whose node it is rebuilds it. Only that invocation touches the tree's memory for its
-// treelet, so its own barrier before its next arrival count releases the rebuild, as it releases
-// the refit. A round after the first climbs from lbvh_treelet_starts.comp's nodes instead of the
+// treelet, so its own memoryBarrierBuffer before its next arrival count releases the rebuild, as
+// it releases the refit. A round after the first climbs from lbvh_treelet_starts.comp's nodes instead of the
 // leaves. The rounds' earlier form (a climb for heights, then one dispatch per height) built the
 // same trees in about the same time (DESIGN.md, "Treelets").
 #include "bvh/build.glsl"
 
 layout(push_constant, scalar) uniform Push { TreeletPush push; };
 layout(local_size_x = TREELET_WORKGROUP_SIZE) in;
-
-layout(buffer_reference, scalar) coherent buffer CoherentKarrasNodeArray { KarrasNode nodes[]; };
 
 const uint SUBSETS = 1u << TREELET_LEAVES;
 const uint ALL_LEAVES = SUBSETS - 1;
@@ -205,7 +203,8 @@ void rebuildTreelet() {
 }
 
 // The treelet of `owner`'s node, solved by the whole workgroup and rebuilt by its owner if that is
-// strictly cheaper than its present form.
+// strictly cheaper than its present form. Each invocation passes its own node, which only the
+// owner's call reads.
 void restructureTreelet(uint owner, uint node) {
   const uint lane = gl_LocalInvocationIndex;
   CoherentFloatArray costs = CoherentFloatArray(push.costs);
@@ -260,8 +259,8 @@ void main() {
   barrier();
   // Each workgroup takes consecutive leaves (or nodes), the same number of times for all its
   // invocations, so that the barriers are reached by all of them or none.
-  const uint starts = push.firstRound != 0 ? push.count : innerCount + push.count;
-  for (uint first = gl_WorkGroupID.x * TREELET_WORKGROUP_SIZE; first < starts;
+  const uint candidates = push.firstRound != 0 ? push.count : innerCount + push.count;
+  for (uint first = gl_WorkGroupID.x * TREELET_WORKGROUP_SIZE; first < candidates;
        first += gl_NumWorkGroups.x * TREELET_WORKGROUP_SIZE) {
     bool climbing;
     uint node;
@@ -278,13 +277,15 @@ void main() {
       }
     } else {
       // The earlier rounds left every node's box, primitives and cost as a refit would find
-      // them (a rebuild writes what the programme summed, as treeletCost sums it), so a later
+      // them (a rebuild writes what the programme summed, as treeletCost sums it; but where
+      // every split of a subset cost NaN, a NaN box, it writes the cost of an infinite one,
+      // which a refit would not, so NaN boxes may restructure otherwise), so a later
       // round climbs only from the nodes too small to restructure whose parent is not
       // (lbvh_treelet_starts.comp): each of the parent's children arrives there once, from below
       // or from here. Such a node cannot move before it arrives: only a rebuild above it could
       // move it.
       node = first + lane;
-      climbing = node < starts && (UintArray(push.startFlags).values[node / 32] & (1u << (node % 32))) != 0;
+      climbing = node < candidates && (UintArray(push.startFlags).values[node / 32] & (1u << (node % 32))) != 0;
     }
     while (true) {
       if (climbing) {
@@ -315,10 +316,7 @@ void main() {
       const uint treelets = rootCount;
       const bool anyClimbing = climbers > 0;
       // The treelets' order within a step does not matter: their subtrees are disjoint.
-      for (uint t = 0; t < treelets; ++t) {
-        const uint owner = rootLanes[t];
-        restructureTreelet(owner, owner == lane ? node : 0);
-      }
+      for (uint t = 0; t < treelets; ++t) restructureTreelet(rootLanes[t], node);
       // Read by all before they are reset, and reset before the next step counts.
       barrier();
       if (lane == 0) {

@@ -153,6 +153,21 @@ void expectSameTree(const BvhTree<Node>& gpu, const BvhTree<Node>& cpu, const st
   EXPECT_EQ(gpu.sahCost, cpu.sahCost) << what;
 }
 
+// Two builds of a level are the same: binary tree, leaf order, both collapses and box.
+void expectSameLevel(const PrebuiltLevel& built, const PrebuiltLevel& expected, const std::string& what) {
+  ASSERT_EQ(built.binary.nodes.size(), expected.binary.nodes.size()) << what;
+  EXPECT_EQ(std::memcmp(built.binary.nodes.data(), expected.binary.nodes.data(),
+                        expected.binary.nodes.size() * sizeof(BinaryBvhNode)),
+            0)
+      << what;
+  EXPECT_EQ(built.binary.primitiveOrder, expected.binary.primitiveOrder) << what;
+  ASSERT_EQ(built.bvh2.has_value(), expected.bvh2.has_value()) << what;
+  ASSERT_EQ(built.cwbvh.has_value(), expected.cwbvh.has_value()) << what;
+  if (expected.bvh2) expectSameTree(*built.bvh2, *expected.bvh2, "bvh2, " + what);
+  if (expected.cwbvh) expectSameTree(*built.cwbvh, *expected.cwbvh, "cwbvh, " + what);
+  EXPECT_EQ(std::memcmp(&built.bounds, &expected.bounds, sizeof(Bounds)), 0) << what;
+}
+
 TEST_F(GpuBvhBuilderTest, SameTreeOnEveryBuild) {
   const std::vector<Bounds> boxes = randomBoxes(30000, 9);
   const PrebuiltLevel first = builder->buildLevel(boxes, allBvhLayouts, true),
@@ -167,19 +182,19 @@ TEST_F(GpuBvhBuilderTest, SameTreeOnEveryBuild) {
   expectSameTree(*second.cwbvh, *first.cwbvh, "cwbvh");
 }
 
-// Two builds of a level are the same: binary tree, leaf order, both collapses and box.
-void expectSameLevel(const PrebuiltLevel& built, const PrebuiltLevel& expected, const std::string& what) {
-  ASSERT_EQ(built.binary.nodes.size(), expected.binary.nodes.size()) << what;
-  EXPECT_EQ(std::memcmp(built.binary.nodes.data(), expected.binary.nodes.data(),
-                        expected.binary.nodes.size() * sizeof(BinaryBvhNode)),
-            0)
-      << what;
-  EXPECT_EQ(built.binary.primitiveOrder, expected.binary.primitiveOrder) << what;
-  ASSERT_EQ(built.bvh2.has_value(), expected.bvh2.has_value()) << what;
-  ASSERT_EQ(built.cwbvh.has_value(), expected.cwbvh.has_value()) << what;
-  if (expected.bvh2) expectSameTree(*built.bvh2, *expected.bvh2, "bvh2, " + what);
-  if (expected.cwbvh) expectSameTree(*built.cwbvh, *expected.cwbvh, "cwbvh, " + what);
-  EXPECT_EQ(std::memcmp(&built.bounds, &expected.bounds, sizeof(Bounds)), 0) << what;
+// Every per-element kernel launches at most 65,535 workgroups and loops over the elements beyond
+// them: the treelet rounds' climbs in step, the fit's, the scans and the collapses. Only trees of
+// millions of primitives reach that on their own, so here the builder launches 3 workgroups at
+// most, and builds the trees it builds with as many as it likes, byte for byte.
+TEST_F(GpuBvhBuilderTest, KernelsLoopingOverTheirElementsBuildTheSameTrees) {
+  const std::vector<Bounds> levels[] = {randomBoxes(20000, 13), randomBoxes(70001, 14, 3)};
+  std::vector<PrebuiltLevel> expected;
+  for (const std::vector<Bounds>& boxes : levels) expected.push_back(builder->buildLevel(boxes, allBvhLayouts, true));
+  builder = std::make_unique<GpuBvhBuilder>(*context, SahCosts{}, GpuBvhBuilder::defaultBatchPrimitives,
+                                            GpuBvhBuilder::defaultTreeletRounds, 3);
+  for (size_t i = 0; i < std::size(levels); ++i)
+    expectSameLevel(builder->buildLevel(levels[i], allBvhLayouts, true), expected[i],
+                    std::to_string(levels[i].size()) + " boxes");
 }
 
 // Levels of a batch are built side by side (each kernel launched for all of them between the

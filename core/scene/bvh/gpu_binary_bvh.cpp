@@ -33,6 +33,7 @@ static_assert(sizeof(gpu::CwbvhChoice) == 32 && sizeof(gpu::CwbvhCollapsePush) =
 static_assert(sizeof(gpu::CwbvhCollapseSummary) == 12 && sizeof(gpu::BlockScanPush) == 24);
 static_assert(offsetof(gpu::Bvh2CollapsePush, count) == 64 && sizeof(gpu::Bvh2CollapsePush) == 80);
 static_assert(sizeof(gpu::Bvh2CollapseSummary) == 12);
+static_assert(offsetof(gpu::TreeletPush, count) == 88 && sizeof(gpu::TreeletPush) <= 128);
 
 using Clock = std::chrono::steady_clock;
 
@@ -66,11 +67,7 @@ void dispatch(VkCommandBuffer commands, const vk::ComputePipeline& kernel, const
   vkCmdDispatch(commands, workgroups, 1, 1);
 }
 
-// The workgroups of a per-element kernel (FOR_EACH_ELEMENT loops over the rest).
-uint32_t elementWorkgroups(uint64_t count, uint32_t workgroupSize = gpu::WORKGROUP_SIZE_1D) {
-  return static_cast<uint32_t>(
-      std::clamp<uint64_t>((count + workgroupSize - 1) / workgroupSize, 1, gpu::BVH_BUILD_MAX_WORKGROUPS));
-}
+static_assert(GpuBvhBuilder::defaultMaxWorkgroups == gpu::BVH_BUILD_MAX_WORKGROUPS);
 
 // The values one workgroup scans at a time (shaders/bvh/scan.glsl).
 constexpr uint32_t scanBlock = gpu::RADIX_SORT_WORKGROUP_SIZE * gpu::RADIX_SCAN_ITEMS;
@@ -272,11 +269,12 @@ struct GpuBvhBuilder::BatchTimes {
 };
 
 GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, uint64_t batchPrimitives,
-                             uint32_t treeletRounds)
+                             uint32_t treeletRounds, uint32_t maxWorkgroups)
     : context_(context),
       costs_(costs),
       batchPrimitives_(batchPrimitives),
       treeletRounds_(treeletRounds),
+      maxWorkgroups_(std::clamp<uint32_t>(maxWorkgroups, 1, gpu::BVH_BUILD_MAX_WORKGROUPS)),
       pool_(std::make_unique<GpuBufferPool>(context)),
       histogram_(vk::createComputePipeline(context, "bvh_radix_histogram", sizeof(gpu::RadixSortPush))),
       scan_(vk::createComputePipeline(context, "bvh_radix_scan", sizeof(gpu::RadixScanPush))),
@@ -313,8 +311,8 @@ void GpuBvhBuilder::recordScans(VkCommandBuffer commands, std::span<const ScanTa
   const auto push = [](const ScanTarget& target) {
     return gpu::BlockScanPush{.values = target.values, .blockSums = target.blockSums, .count = target.count};
   };
-  const auto workgroups = [](const ScanTarget& target) {
-    return static_cast<uint32_t>(std::min<uint64_t>(scanBlocks(target.count), gpu::BVH_BUILD_MAX_WORKGROUPS));
+  const auto workgroups = [&](const ScanTarget& target) {
+    return static_cast<uint32_t>(std::min<uint64_t>(scanBlocks(target.count), maxWorkgroups_));
   };
   bool anySpread = false;
   for (const ScanTarget& target : targets) {
@@ -703,27 +701,42 @@ class GpuBvhBuilder::Batch {
   }
 
   // A treelet round: one climb of each tree, restructuring as it goes (lbvh_treelets.comp). Round
-  // r restructures the subtrees of at least 7 * 2^r primitives. The first climbs from every leaf
-  // (every tree, for the primitive counts the renumbering reads); the later ones from the nodes
-  // below that size, one invocation per node.
+  // r restructures the subtrees of at least 7 * 2^r primitives. The first climbs every tree from
+  // every leaf (for the primitive counts the renumbering reads too); the later ones climb the trees
+  // that large from the nodes below that size whose parent is not, one invocation per node, found
+  // first (lbvh_treelet_starts.comp). Each kernel is launched for every level between the same
+  // barriers.
   void restructureTreelets(VkCommandBuffer commands, vk::StageTimer& timer, uint32_t round) {
+    const uint32_t minPrimitives = gpu::TREELET_LEAVES << round;
+    const LevelFilter climbed = [&](size_t j) { return round == 0 || jobs_[j]->count >= minPrimitives; };
+    const uint32_t levels = levelsThat(climbed);
+    if (levels == 0) return;
+    const auto push = [&](size_t j) {
+      gpu::TreeletPush roundPush = treelets_[j];
+      roundPush.minPrimitives = minPrimitives;
+      roundPush.firstRound = round == 0;
+      return roundPush;
+    };
+    const auto nodes = [&](size_t j) { return 2 * uint64_t{jobs_[j]->count} - 1; };
     timer.time(
         commands, Stage::BvhTreelets,
         [&] {
-          forEachLevel([&](size_t j) {
-            gpu::TreeletPush push = treelets_[j];
-            push.minPrimitives = gpu::TREELET_LEAVES << round;
-            push.firstRound = round == 0;
-            const uint64_t nodes = 2 * uint64_t{jobs_[j]->count} - 1;
-            if (round > 0) {
-              dispatch(commands, builder_.treeletStarts_, push, elementWorkgroups((nodes + 31) / 32));
-              computeToCompute(commands);
-            }
-            dispatch(commands, builder_.treelets_, push,
-                     elementWorkgroups(round == 0 ? jobs_[j]->count : nodes, gpu::TREELET_WORKGROUP_SIZE));
-          });
+          if (round > 0) {
+            forEachLevel(
+                [&](size_t j) {
+                  dispatch(commands, builder_.treeletStarts_, push(j), elementWorkgroups((nodes(j) + 31) / 32));
+                },
+                climbed);
+            computeToCompute(commands);
+          }
+          forEachLevel(
+              [&](size_t j) {
+                dispatch(commands, builder_.treelets_, push(j),
+                         elementWorkgroups(round == 0 ? jobs_[j]->count : nodes(j), gpu::TREELET_WORKGROUP_SIZE));
+              },
+              climbed);
         },
-        0, uint32_t(jobs_.size()));
+        0, round == 0 ? levels : 2 * levels);
     computeToCompute(commands);
   }
 
@@ -903,6 +916,12 @@ class GpuBvhBuilder::Batch {
     return taken;
   }
   static size_t summaryOffset(size_t level, size_t member) { return level * sizeof(LevelSummary) + member; }
+  // The workgroups of a per-element kernel, which loops over the rest (FOR_EACH_ELEMENT; the
+  // treelet rounds by workgroup).
+  uint32_t elementWorkgroups(uint64_t count, uint32_t workgroupSize = gpu::WORKGROUP_SIZE_1D) const {
+    return static_cast<uint32_t>(
+        std::clamp<uint64_t>((count + workgroupSize - 1) / workgroupSize, 1, builder_.maxWorkgroups_));
+  }
   ScanTarget scanOf(size_t j, VkDeviceAddress scanned, uint32_t count) const {
     return ScanTarget{.values = scanned,
                       .count = count,

@@ -45,10 +45,14 @@ class GpuBvhBuilder {
   static constexpr uint64_t defaultBatchPrimitives = uint64_t{1} << 24;
   // Rounds of treelet restructuring after the linear build (0: the linear tree as it is).
   static constexpr uint32_t defaultTreeletRounds = 3;
+  // The most workgroups a per-element kernel launches (every device's maxComputeWorkGroupCount
+  // allows 65,535); each loops over the elements beyond them. The tests launch fewer, so that
+  // those loops run on trees small enough to build on lavapipe.
+  static constexpr uint32_t defaultMaxWorkgroups = 65535;
 
   explicit GpuBvhBuilder(const vk::Context& context, const SahCosts& costs = {},
                          uint64_t batchPrimitives = defaultBatchPrimitives,
-                         uint32_t treeletRounds = defaultTreeletRounds);
+                         uint32_t treeletRounds = defaultTreeletRounds, uint32_t maxWorkgroups = defaultMaxWorkgroups);
   ~GpuBvhBuilder();
 
   // A level for buildSoftwareBvh (BvhBuildOptions::levelBuilder): the layouts asked for,
@@ -95,6 +99,7 @@ class GpuBvhBuilder {
   SahCosts costs_;
   uint64_t batchPrimitives_;
   uint32_t treeletRounds_;
+  uint32_t maxWorkgroups_;
   // Device arrays and host buffers reused across levels and batches, freed with the builder.
   std::unique_ptr<GpuBufferPool> pool_;
   vk::ComputePipeline histogram_, scan_, scanBlockSums_, scanBlocks_, scatter_, morton_, hierarchy_, treeletStarts_,
