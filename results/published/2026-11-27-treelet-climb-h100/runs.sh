@@ -124,3 +124,35 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 tar -xJf .gpu-bin/bins.tar.xz
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/device.txt
 diag/ptbench scene-info builtin:cornell 2>&1 | grep DIAG | tee $OUT/kernels.txt
+#!/usr/bin/env bash
+# Session 18, call 6: main after the review (ee09a2b: a round's kernels for every level between
+# the same barriers, small levels skipped) against session 17's height by height (old). The 50M
+# mesh's scene-info (both layouts), then the CWBVH layout as a render builds it.
+set -uo pipefail
+for f in .gpu-libs/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+tar -xJf .gpu-bin/bins.tar.xz
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } | tee $OUT/device.txt
+[ -f /tmp/mesh-50M.glb ] || python3 scripts/generate-mesh-glb.py --triangles 50000000 --meshes 64 /tmp/mesh-50M.glb > /dev/null
+mkdir -p /tmp/si
+info() {  # binary, run
+  local b=$1 n=$2
+  $b/ptbench --threads 16 scene-info /tmp/mesh-50M.glb --json > /tmp/si/scene-info-$b-$n.json 2> /tmp/err.txt || { echo "$b failed"; tail -3 /tmp/err.txt; }
+  python3 - /tmp/si/scene-info-$b-$n.json $b <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['software_bvh_gpu']
+print(sys.argv[2], 'build_ms %.0f' % s['build_ms'], 'kernels_ms %.0f' % s['gpu_build_ms'],
+      'cwbvh_sah %.6f' % s['cwbvh']['bottom_levels']['sah_cost'], 'bvh2_sah %.6f' % s['bvh2']['bottom_levels']['sah_cost'],
+      ' '.join('%s %.1f' % (k, v) for k, v in s.get('gpu_stage_ms', {}).items()))
+PY
+}
+for n in 1 2 3; do for b in build old; do info $b $n; done; done 2>&1 | tee $OUT/scene-info.txt
+first() {  # binary, render arguments...
+  local b=$1; shift
+  local start=$(date +%s%N)
+  $b/ptbench -v --threads 16 render --scene /tmp/mesh-50M.glb --width 3840 --height 2160 --spp 1 --max-depth 8 --out /tmp/first.png "$@" > /tmp/first.log 2>&1
+  local rc=$? end=$(date +%s%N)
+  echo "$b: exit $rc, process start to image written $(( (end - start) / 1000000 )) ms; $(grep -oE 'software BVH built in [0-9.]+ ms.*' /tmp/first.log | head -1)" | tee -a $OUT/first-image.txt
+}
+for r in 1 2 3; do for b in build old; do first $b --backend software --option software_builder=gpu; done; done
