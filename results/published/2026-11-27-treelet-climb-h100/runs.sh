@@ -156,3 +156,27 @@ first() {  # binary, render arguments...
   echo "$b: exit $rc, process start to image written $(( (end - start) / 1000000 )) ms; $(grep -oE 'software BVH built in [0-9.]+ ms.*' /tmp/first.log | head -1)" | tee -a $OUT/first-image.txt
 }
 for r in 1 2 3; do for b in build old; do first $b --backend software --option software_builder=gpu; done; done
+#!/usr/bin/env bash
+# Session 18, call 7 (experiment, branch treelet-subgroups): the treelet climb with each subgroup
+# of a 128-invocation workgroup climbing and solving on its own (sub), against main (build).
+set -uo pipefail
+for f in .gpu-libs/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+tar -xJf .gpu-bin/bins.tar.xz
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } | tee $OUT/device.txt
+timeout 60 sub/ptbench --validate scene-info 'builtin:spheres?n=16&subdiv=24' > /tmp/v.txt 2>&1; echo "sub small: exit $?"; grep -iE "error|SAH" /tmp/v.txt | head -8
+[ -f /tmp/mesh-50M.glb ] || python3 scripts/generate-mesh-glb.py --triangles 50000000 --meshes 64 /tmp/mesh-50M.glb > /dev/null
+mkdir -p /tmp/si
+info() {  # binary, run
+  local b=$1 n=$2
+  timeout 120 $b/ptbench --threads 16 scene-info /tmp/mesh-50M.glb --json > /tmp/si/scene-info-$b-$n.json 2> /tmp/err.txt || { echo "$b failed"; tail -3 /tmp/err.txt; return; }
+  python3 - /tmp/si/scene-info-$b-$n.json $b <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['software_bvh_gpu']
+print(sys.argv[2], 'build_ms %.0f' % s['build_ms'], 'kernels_ms %.0f' % s['gpu_build_ms'],
+      'cwbvh_sah %.6f' % s['cwbvh']['bottom_levels']['sah_cost'], 'bvh2_sah %.6f' % s['bvh2']['bottom_levels']['sah_cost'],
+      ' '.join('%s %.1f' % (k, v) for k, v in s.get('gpu_stage_ms', {}).items()))
+PY
+}
+for n in 1 2 3; do for b in sub build; do info $b $n; done; done 2>&1 | tee $OUT/scene-info.txt
