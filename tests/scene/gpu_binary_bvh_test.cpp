@@ -185,7 +185,9 @@ TEST_F(GpuBvhBuilderTest, SameTreeOnEveryBuild) {
 // Every per-element kernel launches at most 65,535 workgroups and loops over the elements beyond
 // them: the treelet rounds' climbs in step, the fit's, the scans and the collapses. Only trees of
 // millions of primitives reach that on their own, so here the builder launches 3 workgroups at
-// most, and builds the trees it builds with as many as it likes, byte for byte.
+// most, and builds the trees it builds with as many as it likes, byte for byte. The climbs then
+// reach the nodes in another order, so a race between them shows too: rounds that chose their
+// starting nodes during the climb, while rebuilds moved nodes, failed it.
 TEST_F(GpuBvhBuilderTest, KernelsLoopingOverTheirElementsBuildTheSameTrees) {
   const std::vector<Bounds> levels[] = {randomBoxes(20000, 13), randomBoxes(70001, 14, 3)};
   std::vector<PrebuiltLevel> expected;
