@@ -4,7 +4,9 @@
 // clock; and a device that cannot run them is refused with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/errors.h"
 #include "core/integrators/create.h"
@@ -85,13 +87,20 @@ TEST_F(ClockCountersTest, EveryIntegratorsPhasesSumToTheWhole) {
 }
 
 // Millions of triangles in the spheres' instances against the Cornell box's 32: traversal takes
-// a larger share of the megakernel's time.
+// a larger share of the megakernel's time (on lavapipe about 0.78 against 0.60). Lavapipe's clocks
+// are wall time, so a thread preempted mid-traversal inflates a frame's share: under CTest's load
+// one frame of the Cornell box once measured 0.75. The median of three frames per scene holds.
 TEST_F(ClockCountersTest, TraversalTakesALargerShareOfManyTriangles) {
   auto traversalShare = [&](const std::string& spec) {
     const SceneData scene = loadScene(spec);
     const GpuScene gpuScene(*context, scene);
-    const FrameResult frame = render(gpuScene, smallSettings(scene), {Backend::RayQuery, IntegratorKind::Megakernel});
-    return frame.clocks->total().share(gpu::CLOCK_PHASE_TRAVERSAL);
+    std::vector<double> shares;
+    for (int frame = 0; frame < 3; ++frame)
+      shares.push_back(render(gpuScene, smallSettings(scene), {Backend::RayQuery, IntegratorKind::Megakernel})
+                           .clocks->total()
+                           .share(gpu::CLOCK_PHASE_TRAVERSAL));
+    std::sort(shares.begin(), shares.end());
+    return shares[1];
   };
   const double cornell = traversalShare("builtin:cornell");
   const double spheres = traversalShare("builtin:spheres?n=16&subdiv=256");
