@@ -608,8 +608,8 @@ class GpuBvhBuilder::Batch {
     makePushes();
   }
 
-  // The boxes up, the binary trees (restructured by treelets), the BVH2 collapses (their nodes come back once
-  // their number is known), and the CWBVH collapses' first wide level: the root.
+  // The boxes up, the binary trees (restructured by treelets), the BVH2 collapses (their nodes
+  // come back once their number is known), and the CWBVH collapses' first wide level: the root.
   void buildBinaryTrees() {
     const uint32_t rounds = builder_.treeletRounds_;
     const auto upload = [&](VkCommandBuffer commands) {
