@@ -43,8 +43,8 @@ void accelerationBarrier(VkCommandBuffer commands) {
                     VK_ACCESS_2_ACCELERATION_STRUCTURE_READ_BIT_KHR);
 }
 
-template <typename T>
-vk::Buffer upload(const vk::Context& context, const std::vector<T>& data, VkBufferUsageFlags extra = 0) {
+template <typename T, typename Allocator>
+vk::Buffer upload(const vk::Context& context, const std::vector<T, Allocator>& data, VkBufferUsageFlags extra = 0) {
   return vk::uploadBuffer(context, std::span<const T>(data), sceneBufferUsage | extra);
 }
 

@@ -568,6 +568,7 @@ class GpuBvhBuilder::Batch {
       : builder_(builder),
         pool_(*builder.pool_),
         jobs_(jobs),
+        timer_(builder.context_),
         primitives_(perLevel([](const LevelJob& job) { return job.count; })),
         innerNodes_(perLevel([](const LevelJob& job) { return job.count - 1; })),
         nodes_(perLevel([](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; })),
@@ -636,55 +637,58 @@ class GpuBvhBuilder::Batch {
             for (uint32_t round = 0; round < rounds; ++round) restructureTreelets(commands, timer, round);
             renumberLeaves(commands, timer);
           }
+          fitAndCollapseBvh2(commands, timer);
         },
         upload);
+  }
+
+  // The boxes fitted, the nodes placed depth first, BVH2's collapses, and what the host reads of
+  // them before the CWBVH collapses go on.
+  void fitAndCollapseBvh2(VkCommandBuffer commands, vk::StageTimer& timer) {
     const uint32_t bvh2Levels = levelsThat(wantsBvh2);
-    submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
-      lbvhKernel(commands, timer, Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
-      lbvhKernel(commands, timer, Stage::BvhEmit, builder_.emit_,
-                 [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
-      if (bvh2Levels > 0) {
-        std::vector<ScanTarget> scans;
-        forEachLevel([&](size_t j) { scans.push_back(scanOf(j, nodeIndices_->address(j), 2 * jobs_[j]->count - 1)); },
-                     wantsBvh2);
-        timer.time(
-            commands, Stage::BvhCollapse,
-            [&] {
-              forEachLevel(
-                  [&](size_t j) {
-                    dispatch(commands, builder_.bvh2Flag_, bvh2Collapses_[j],
-                             elementWorkgroups(2 * uint64_t{jobs_[j]->count} - 1));
-                  },
-                  wantsBvh2);
-              computeToCompute(commands);
-              // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
-              builder_.recordScans(commands, scans);
-              computeToCompute(commands);
-              forEachLevel(
-                  [&](size_t j) {
-                    dispatch(commands, builder_.bvh2Emit_, bvh2Collapses_[j], elementWorkgroups(jobs_[j]->count - 1));
-                  },
-                  wantsBvh2);
-            },
-            0, 3 * bvh2Levels);
-      }
-      computeToTransfer(commands);
-      forEachLevel(
-          [&](size_t j) {
-            copyBuffer(commands, bvh2Summaries_->buffer(), summariesBack_.buffer(), sizeof(gpu::Bvh2CollapseSummary),
-                       bvh2Summaries_->offset(j), summaryOffset(j, offsetof(LevelSummary, bvh2)));
+    lbvhKernel(commands, timer, Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
+    lbvhKernel(commands, timer, Stage::BvhEmit, builder_.emit_,
+               [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
+    if (bvh2Levels > 0) {
+      std::vector<ScanTarget> scans;
+      forEachLevel([&](size_t j) { scans.push_back(scanOf(j, nodeIndices_->address(j), 2 * jobs_[j]->count - 1)); },
+                   wantsBvh2);
+      timer.time(
+          commands, Stage::BvhCollapse,
+          [&] {
+            forEachLevel(
+                [&](size_t j) {
+                  dispatch(commands, builder_.bvh2Flag_, bvh2Collapses_[j],
+                           elementWorkgroups(2 * uint64_t{jobs_[j]->count} - 1));
+                },
+                wantsBvh2);
+            computeToCompute(commands);
+            // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
+            builder_.recordScans(commands, scans);
+            computeToCompute(commands);
+            forEachLevel(
+                [&](size_t j) {
+                  dispatch(commands, builder_.bvh2Emit_, bvh2Collapses_[j], elementWorkgroups(jobs_[j]->count - 1));
+                },
+                wantsBvh2);
           },
-          wantsBvh2);
-      forEachLevel([&](size_t j) {
-        const LevelJob& job = *jobs_[j];
-        if (job.nodesBack)
-          copyBuffer(commands, builtNodes_.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
-                     builtNodes_.offset(j));
-        copyBuffer(commands, values_[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(),
-                   values_[0].offset(j));
-        copyBuffer(commands, nodeBounds_.buffer(), summariesBack_.buffer(), sizeof(gpu::BuildBounds),
-                   nodeBounds_.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
-      });
+          0, 3 * bvh2Levels);
+    }
+    computeToTransfer(commands);
+    forEachLevel(
+        [&](size_t j) {
+          copyBuffer(commands, bvh2Summaries_->buffer(), summariesBack_.buffer(), sizeof(gpu::Bvh2CollapseSummary),
+                     bvh2Summaries_->offset(j), summaryOffset(j, offsetof(LevelSummary, bvh2)));
+        },
+        wantsBvh2);
+    forEachLevel([&](size_t j) {
+      const LevelJob& job = *jobs_[j];
+      if (job.nodesBack)
+        copyBuffer(commands, builtNodes_.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
+                   builtNodes_.offset(j));
+      copyBuffer(commands, values_[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(), values_[0].offset(j));
+      copyBuffer(commands, nodeBounds_.buffer(), summariesBack_.buffer(), sizeof(gpu::BuildBounds),
+                 nodeBounds_.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
     });
   }
 
@@ -1013,7 +1017,7 @@ class GpuBvhBuilder::Batch {
   // its wall clock beyond them is the copies' (and the queue's).
   using Record = std::function<void(VkCommandBuffer, vk::StageTimer&)>;
   void submit(const Record& record, const std::function<void(VkCommandBuffer)>& untimed = {}) {
-    vk::StageTimer timer(builder_.context_);
+    vk::StageTimer& timer = timer_;
     const auto submitStart = Clock::now();
     builder_.context_.submitAndWait([&](VkCommandBuffer commands) {
       // The earlier submissions' writes visible to this one's kernels and copies; pooled arrays
@@ -1044,6 +1048,9 @@ class GpuBvhBuilder::Batch {
   const GpuBvhBuilder& builder_;
   GpuBufferPool& pool_;
   std::span<LevelJob* const> jobs_;
+  // One for all the batch's submissions: its query pools are made once (each submission resets
+  // what it writes), not once a submission.
+  vk::StageTimer timer_;
   const LevelFilter wantsBvh2 = [this](size_t j) { return jobs_[j]->wantsBvh2; };
   const LevelFilter wantsCwbvh = [this](size_t j) { return jobs_[j]->wantsCwbvh; };
   std::vector<uint64_t> primitives_, innerNodes_, nodes_, blockSumCounts_;

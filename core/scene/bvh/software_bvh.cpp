@@ -68,11 +68,13 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
   return hasLayout(options.layouts, layout);
 }
 
-// The memory a level's build works in, about 250 bytes a primitive: the boxes, the binary tree
-// (which the collapses read and nothing keeps) and the build's and collapses' tables. A thread
-// keeps one from mesh to mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in
-// and zero gigabytes of pages, the binary trees' time growing with the threads that did so at once.
+// The memory a level's build works in, about 300 bytes a primitive: the mesh's triangles as
+// gathered, their boxes, the binary tree (which the collapses read and nothing keeps) and the
+// build's and collapses' tables. A thread keeps one from mesh to mesh (ScratchPool): fresh arrays
+// for every mesh made the kernel fault in and zero gigabytes of pages, the binary trees' time
+// growing with the threads that did so at once.
 struct LevelScratch {
+  UninitialisedArray<gpu::BvhTriangle> triangles;  // in the mesh's numbering: geometry by geometry
   UninitialisedArray<Bounds> boxes;
   BinaryBvh binary;
   BinaryBvhScratch binaryArrays;
@@ -150,19 +152,12 @@ uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
   return count;
 }
 
-struct MeshBuild {
-  // In the mesh's numbering: geometry by geometry, primitive by primitive. Its first touch is
-  // the parallel gathering's.
-  UninitialisedArray<gpu::BvhTriangle> triangles;
-  LevelBuild level;
-};
-
 // Gathers the mesh's triangles and their boxes in one pass, on as many threads as the budget
-// spares; the boxes go to `boxes`, overwritten in full.
+// spares; both arrays are overwritten in full.
 void gatherTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget,
                      UninitialisedArray<gpu::BvhTriangle>& triangles, UninitialisedArray<Bounds>& boxes) {
   const uint64_t count = meshTriangleCount(scene, mesh);
-  resizeInHugePages(triangles, count);
+  resizeForOverwrite(triangles, count);
   resizeForOverwrite(boxes, count);
   uint32_t first = 0;  // the geometry's first triangle in the mesh's numbering
   for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
@@ -194,12 +189,30 @@ void gatherTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& bud
   }
 }
 
-MeshBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget,
-                    LevelScratch& scratch) {
-  MeshBuild build;
-  gatherTriangles(scene, mesh, budget, build.triangles, scratch.boxes);
-  build.level = buildLevel(scratch.boxes, options, budget, scratch);
-  return build;
+// A mesh's triangles into a layout's array from `into`, in the order its tree's leaves reference
+// them, in pieces on as many threads as the budget spares.
+template <typename Node>
+void placeTriangles(const LevelBuild& level, std::span<const gpu::BvhTriangle> triangles, ThreadBudget& budget,
+                    gpu::BvhTriangle* into) {
+  const std::vector<uint32_t>& order = level.collapsed<Node>().tree.primitiveOrder;
+  const Chunks pieces{.begin = 0, .end = static_cast<uint32_t>(order.size()), .size = elementsPerPiece};
+  parallelFor(budget, pieces.count(), [&](size_t c) {
+    for (uint32_t i = pieces.first(c); i < pieces.last(c); ++i) into[i] = triangles[order[i]];
+  });
+}
+
+// A mesh's level, its triangles placed in the layouts' arrays from `firstTriangle` as soon as its
+// trees give their order: the gigabytes of a large scene's triangles are copied while other meshes
+// build (or wait for the GPU), where after the mesh loop nothing would be left to overlap them with.
+LevelBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget,
+                     LevelScratch& scratch, SoftwareBvh& bvh, uint64_t firstTriangle) {
+  gatherTriangles(scene, mesh, budget, scratch.triangles, scratch.boxes);
+  LevelBuild level = buildLevel(scratch.boxes, options, budget, scratch);
+  if (builds(options, BvhLayout::Bvh2))
+    placeTriangles<gpu::Bvh2Node>(level, scratch.triangles, budget, bvh.bvh2.triangles.data() + firstTriangle);
+  if (builds(options, BvhLayout::Cwbvh))
+    placeTriangles<gpu::CwbvhNode>(level, scratch.triangles, budget, bvh.cwbvh.triangles.data() + firstTriangle);
+  return level;
 }
 
 float roundDown(double value) {
@@ -316,28 +329,32 @@ BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes, ThreadBudget
 }
 
 // A part of the layouts' assembly that runs beside the others: a mesh's statistics, or a range
-// of its nodes or triangles copied into one layout's arrays.
+// of its nodes copied into one layout's array.
 struct Piece {
-  enum class Kind { SizeNodes, Statistics, Nodes, Triangles };
+  enum class Kind { Statistics, Nodes };
   BvhLayout layout;
   Kind kind;
   uint32_t mesh;
   uint32_t begin = 0, end = 0;
 };
 
-// One layout's arrays assembled from the levels: each mesh's place in them and the node array's
-// room, its pages faulted in on every thread (place), then the pieces (on as many threads as the
-// budget spares, both layouts' at once: a 50M-triangle scene's triangles are gigabytes, gathered
-// in leaf order) in two rounds: the node array's resize (one thread's value-initialisation, of
-// pages already in place) beside the statistics and the triangles, which do not need it, then
-// the nodes; then the sums and the instance entries (finish). The triangle arrays, larger, were
-// sized beside the meshes' builds.
+// One layout's nodes assembled from the levels: each mesh's place in them and the node array
+// sized (place), then the pieces (on as many threads as the budget spares, both layouts' at
+// once), then the sums and the instance entries (finish). The triangles are in place already:
+// each mesh's build put them there (buildMesh).
 template <typename Node>
 class LayoutAssembly {
  public:
-  LayoutAssembly(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
+  LayoutAssembly(const SceneData& scene, const std::vector<LevelBuild>& meshes,
+                 const std::vector<uint64_t>& firstTriangles, const LevelBuild& top,
                  const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats)
-      : scene_(scene), meshes_(meshes), top_(top), topInstances_(topInstances), layout_(layout), stats_(stats) {}
+      : scene_(scene),
+        meshes_(meshes),
+        firstTriangles_(firstTriangles),
+        top_(top),
+        topInstances_(topInstances),
+        layout_(layout),
+        stats_(stats) {}
 
   void place(ThreadBudget& budget) {
     stats_.built = true;
@@ -349,68 +366,46 @@ class LayoutAssembly {
 
     stats_.meshes.assign(meshes_.size(), {});
     layout_.meshRoots.assign(meshes_.size(), NO_BVH_ROOT);
-    triangleOffsets_.assign(meshes_.size(), 0);
-    size_t nodeCount = layout_.nodes.size(), triangleCount = 0;
+    size_t nodeCount = layout_.nodes.size();
     for (size_t m = 0; m < meshes_.size(); ++m) {
-      const BvhTree<Node>& tree = meshes_[m].level.collapsed<Node>().tree;
+      const BvhTree<Node>& tree = meshes_[m].collapsed<Node>().tree;
       if (tree.nodes.empty()) continue;
       layout_.meshRoots[m] = static_cast<uint32_t>(nodeCount);
-      triangleOffsets_[m] = static_cast<uint32_t>(triangleCount);
       nodeCount += tree.nodes.size();
-      triangleCount += meshes_[m].triangles.size();
     }
-    nodeCount_ = nodeCount;
-    reserveTouchedInHugePages(layout_.nodes, nodeCount_, budget);
-    if (triangleCount != layout_.triangles.size())
-      throw std::logic_error("software BVH: the meshes' trees hold " + std::to_string(triangleCount) +
-                             " triangles, the layout's array was sized for " +
-                             std::to_string(layout_.triangles.size()));
+    resizeInHugePages(layout_.nodes, nodeCount);
   }
-  // The nodes' pieces need the node array sized: by a SizeNodes piece that runs before them.
-  void addPieces(BvhLayout layout, std::vector<Piece>& beforeNodes, std::vector<Piece>& nodes) const {
-    const auto addRanges = [&](Piece::Kind kind, uint32_t mesh, size_t count) {
-      for (size_t begin = 0; begin < count; begin += elementsPerPiece)
-        (kind == Piece::Kind::Nodes ? nodes : beforeNodes)
-            .push_back({.layout = layout,
-                        .kind = kind,
-                        .mesh = mesh,
-                        .begin = static_cast<uint32_t>(begin),
-                        .end = static_cast<uint32_t>(std::min(count, begin + elementsPerPiece))});
-    };
+  void addPieces(BvhLayout layout, std::vector<Piece>& pieces) const {
     for (uint32_t m = 0; m < meshes_.size(); ++m) {
-      const BvhTree<Node>& tree = meshes_[m].level.collapsed<Node>().tree;
-      if (tree.nodes.empty()) continue;
-      beforeNodes.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
-      addRanges(Piece::Kind::Nodes, m, tree.nodes.size());
-      addRanges(Piece::Kind::Triangles, m, tree.primitiveOrder.size());
+      const size_t nodes = meshes_[m].collapsed<Node>().tree.nodes.size();
+      if (nodes == 0) continue;
+      pieces.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
+      for (size_t begin = 0; begin < nodes; begin += elementsPerPiece)
+        pieces.push_back({.layout = layout,
+                          .kind = Piece::Kind::Nodes,
+                          .mesh = m,
+                          .begin = static_cast<uint32_t>(begin),
+                          .end = static_cast<uint32_t>(std::min(nodes, begin + elementsPerPiece))});
     }
   }
 
   void run(const Piece& piece, ThreadBudget& budget) {
-    if (piece.kind == Piece::Kind::SizeNodes) {
-      layout_.nodes.resize(nodeCount_);
-      return;
-    }
-    const MeshBuild& mesh = meshes_[piece.mesh];
-    const BvhTree<Node>& tree = mesh.level.collapsed<Node>().tree;
-    const uint32_t nodeOffset = layout_.meshRoots[piece.mesh], triangleOffset = triangleOffsets_[piece.mesh];
+    const LevelBuild& mesh = meshes_[piece.mesh];
+    const BvhTree<Node>& tree = mesh.collapsed<Node>().tree;
     switch (piece.kind) {
-      case Piece::Kind::SizeNodes:
-        break;
       case Piece::Kind::Statistics:
-        stats_.meshes[piece.mesh] = levelStats<Node>(mesh.level, sizeof(gpu::BvhTriangle), budget);
+        stats_.meshes[piece.mesh] = levelStats<Node>(mesh, sizeof(gpu::BvhTriangle), budget);
         break;
-      case Piece::Kind::Nodes:
+      case Piece::Kind::Nodes: {
+        const uint32_t nodeOffset = layout_.meshRoots[piece.mesh];
+        const auto triangleOffset = static_cast<uint32_t>(firstTriangles_[piece.mesh]);
         for (uint32_t n = piece.begin; n < piece.end; ++n) {
           Node node = tree.nodes[n];
           offsetIndices(node, nodeOffset, triangleOffset);
           layout_.nodes[nodeOffset + n] = node;
         }
         break;
-      case Piece::Kind::Triangles:
-        for (uint32_t i = piece.begin; i < piece.end; ++i)
-          layout_.triangles[triangleOffset + i] = mesh.triangles[tree.primitiveOrder[i]];
-        break;
+      }
     }
   }
 
@@ -446,13 +441,12 @@ class LayoutAssembly {
 
  private:
   const SceneData& scene_;
-  const std::vector<MeshBuild>& meshes_;
+  const std::vector<LevelBuild>& meshes_;
+  const std::vector<uint64_t>& firstTriangles_;  // each mesh's first triangle in the layout's array
   const LevelBuild& top_;
   const std::vector<uint32_t>& topInstances_;
   SoftwareBvhLayout<Node>& layout_;
   BvhLayoutStats& stats_;
-  std::vector<uint32_t> triangleOffsets_;  // each mesh's first triangle in the layout's array
-  size_t nodeCount_ = 0;
 };
 
 }  // namespace
@@ -481,32 +475,25 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return meshTriangleCount(scene, scene.meshes[a]) > meshTriangleCount(scene, scene.meshes[b]);
   });
-  // Each layout's triangle array holds every mesh's triangles once: the build's largest arrays.
-  // Their pages are faulted in on every thread first; their resizes (std::vector's, as the upload
-  // takes it: one thread's value-initialisation each) are the mesh loop's first items, and the
-  // meshes that start late take up the lag: a large mesh's subtrees go to the threads that
-  // finish first. After the loop nothing would be left to overlap them with.
+  // Each layout's triangle array holds every mesh's triangles once, in mesh order: the build's
+  // largest arrays, written by the meshes' builds as each finishes.
   SoftwareBvh bvh;
   const bool buildsBvh2 = builds(options, BvhLayout::Bvh2), buildsCwbvh = builds(options, BvhLayout::Cwbvh);
+  std::vector<uint64_t> firstTriangles(scene.meshes.size());
   uint64_t sceneTriangles = 0;
-  for (const Mesh& mesh : scene.meshes) sceneTriangles += meshTriangleCount(scene, mesh);
-  std::vector<std::function<void()>> triangleSizings;
-  if (buildsBvh2) {
-    reserveTouchedInHugePages(bvh.bvh2.triangles, sceneTriangles, budget);
-    triangleSizings.push_back([&] { bvh.bvh2.triangles.resize(sceneTriangles); });
+  for (size_t m = 0; m < scene.meshes.size(); ++m) {
+    firstTriangles[m] = sceneTriangles;
+    sceneTriangles += meshTriangleCount(scene, scene.meshes[m]);
   }
-  if (buildsCwbvh) {
-    reserveTouchedInHugePages(bvh.cwbvh.triangles, sceneTriangles, budget);
-    triangleSizings.push_back([&] { bvh.cwbvh.triangles.resize(sceneTriangles); });
-  }
+  if (buildsBvh2) resizeInHugePages(bvh.bvh2.triangles, sceneTriangles);
+  if (buildsCwbvh) resizeInHugePages(bvh.cwbvh.triangles, sceneTriangles);
 
-  std::vector<MeshBuild> meshes(scene.meshes.size());
+  std::vector<LevelBuild> meshes(scene.meshes.size());
   ScratchPool scratchPool;
-  parallelFor(budget, triangleSizings.size() + order.size(), [&](size_t i) {
-    if (i < triangleSizings.size()) return triangleSizings[i]();
-    const uint32_t mesh = order[i - triangleSizings.size()];
+  parallelFor(budget, order.size(), [&](size_t i) {
+    const uint32_t mesh = order[i];
     std::unique_ptr<LevelScratch> scratch = scratchPool.take();
-    meshes[mesh] = buildMesh(scene, scene.meshes[mesh], options, budget, *scratch);
+    meshes[mesh] = buildMesh(scene, scene.meshes[mesh], options, budget, *scratch, bvh, firstTriangles[mesh]);
     scratchPool.giveBack(std::move(scratch));
   });
   scratchPool.release(budget);
@@ -515,44 +502,48 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   std::vector<uint32_t> topInstances;
   std::vector<Bounds> instanceBounds;
   for (uint32_t i = 0; i < scene.instances.size(); ++i) {
-    const LevelBuild& mesh = meshes[scene.instanceMeshes[i]].level;
+    const LevelBuild& mesh = meshes[scene.instanceMeshes[i]];
     if (mesh.primitiveCount == 0) continue;
     topInstances.push_back(i);
     instanceBounds.push_back(worldBounds(scene.instances[i], mesh.bounds));
   }
   LevelScratch topScratch;
   const LevelBuild top = buildLevel(instanceBounds, options, budget, topScratch);
-  if (options.levelsBuilt) options.levelsBuilt();
 
   const auto assembleStart = Clock::now();
-  LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
-  LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
-  if (buildsBvh2) bvh2.place(budget);
-  if (buildsCwbvh) cwbvh.place(budget);
-  // The resizes first, each on a thread of its own.
-  std::vector<Piece> beforeNodes, nodes;
-  if (buildsBvh2) beforeNodes.push_back({.layout = BvhLayout::Bvh2, .kind = Piece::Kind::SizeNodes});
-  if (buildsCwbvh) beforeNodes.push_back({.layout = BvhLayout::Cwbvh, .kind = Piece::Kind::SizeNodes});
-  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, beforeNodes, nodes);
-  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, beforeNodes, nodes);
-  for (const std::vector<Piece>* round : {&beforeNodes, &nodes})
-    parallelFor(budget, round->size(), [&](size_t i) {
-      const Piece& piece = (*round)[i];
-      if (piece.layout == BvhLayout::Bvh2)
-        bvh2.run(piece, budget);
-      else
-        cwbvh.run(piece, budget);
-    });
-  if (buildsBvh2) bvh2.finish();
-  if (buildsCwbvh) cwbvh.finish();
+  LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, firstTriangles, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
+  LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, firstTriangles, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
+  // What the level builder frees (the GPU builder's buffers: tens of milliseconds of the driver's
+  // work) is freed beside the assembly, which needs none of it.
+  forkJoin(
+      budget, bool(options.levelsBuilt),
+      [&] {
+        if (options.levelsBuilt) options.levelsBuilt();
+      },
+      [&] {
+        if (buildsBvh2) bvh2.place(budget);
+        if (buildsCwbvh) cwbvh.place(budget);
+        std::vector<Piece> pieces;
+        if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
+        if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
+        parallelFor(budget, pieces.size(), [&](size_t i) {
+          const Piece& piece = pieces[i];
+          if (piece.layout == BvhLayout::Bvh2)
+            bvh2.run(piece, budget);
+          else
+            cwbvh.run(piece, budget);
+        });
+        if (buildsBvh2) bvh2.finish();
+        if (buildsCwbvh) cwbvh.finish();
+      });
   bvh.stats.assembleMs = msSince(assembleStart);
   bvh.stats.threads = threads;
   bvh.stats.binCount = options.binary.binCount;
   bvh.stats.costs = options.costs;
   bvh.stats.binaryBuildMs = top.binaryMs;
-  for (const MeshBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.level.binaryMs;
+  for (const LevelBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.binaryMs;
   bvh.stats.buildMs = msSince(start);
-  // The meshes' triangles and trees are as large as the layouts: freed on several threads too.
+  // The meshes' trees are nearly as large as the layouts' nodes: freed on several threads too.
   parallelFor(budget, meshes.size(), [&](size_t m) { meshes[m] = {}; });
   return bvh;
 }

@@ -13,6 +13,7 @@
 #include "core/backend.h"
 #include "core/scene/bvh/binary_bvh.h"
 #include "core/scene/bvh/bvh_tree.h"
+#include "core/scene/huge_pages.h"
 #include "core/scene/scene_data.h"
 #include "core/stage.h"
 #include "shared/bvh.h"
@@ -39,8 +40,8 @@ struct BvhBuildOptions {
   // builder, gpu_binary_bvh.h), given the level's boxes and the layouts asked for; empty: the
   // CPU's binned SAH build and collapses. Called from several threads at once.
   std::function<PrebuiltLevel(std::span<const Bounds>, std::span<const BvhLayout>)> levelBuilder;
-  // Called once every level is built, before the layouts are assembled: the GPU builder frees
-  // the buffers it kept for later levels, so that the assembly has that memory.
+  // Called once every level is built, beside the layouts' assembly (on a thread of its own when
+  // one is spare): the GPU builder frees the buffers it kept for later levels.
   std::function<void()> levelsBuilt;
 };
 
@@ -99,11 +100,13 @@ struct SoftwareBvhStats {
   BvhLayoutStats cwbvh;
 };
 
-// One layout's arrays, as they are uploaded (shared/bvh.h says how they refer to each other).
+// One layout's arrays, as they are uploaded (shared/bvh.h says how they refer to each other). The
+// nodes and triangles, gigabytes for the largest scenes, are sized before the build's threads
+// write them (in parallel, each element once), so their resizes write nothing.
 template <typename Node>
 struct SoftwareBvhLayout {
-  std::vector<Node> nodes;  // the top level from node 0, then each mesh's bottom level
-  std::vector<gpu::BvhTriangle> triangles;
+  UninitialisedArray<Node> nodes;  // the top level from node 0, then each mesh's bottom level
+  UninitialisedArray<gpu::BvhTriangle> triangles;
   std::vector<gpu::BvhInstance> instances;
   std::vector<uint32_t> meshRoots;  // each mesh's bottom-level root, NO_BVH_ROOT for a mesh without triangles
 };

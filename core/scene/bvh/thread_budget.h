@@ -85,15 +85,20 @@ struct Chunks {
   uint32_t last(size_t chunk) const { return std::min(end, first(chunk) + size); }
 };
 
-// body(i) for every i < count, on this thread and on as many more as the budget spares.
+// body(i) for every i < count, on this thread and on as many more as the budget spares. The
+// places are taken before any helper starts: a helper's own parallelFor (a mesh's gathering)
+// would otherwise take the spare places first, and the mesh loop ran on half the threads.
 template <typename Body>
 void parallelFor(ThreadBudget& budget, size_t count, Body&& body) {
   std::atomic<size_t> next{0};
   const auto work = [&] {
     for (size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) body(i);
   };
+  size_t places = 0;
+  while (places + 1 < count && budget.tryAcquire()) ++places;
   std::vector<std::future<void>> helpers;
-  while (helpers.size() + 1 < count && budget.tryAcquire())
+  helpers.reserve(places);
+  for (size_t h = 0; h < places; ++h)
     helpers.push_back(std::async(std::launch::async, [&] {
       detail::BudgetReturn giveBack{budget};
       work();
