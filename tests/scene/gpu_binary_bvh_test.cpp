@@ -36,9 +36,7 @@ class GpuBvhBuilderTest : public GpuTest {
   SoftwareBvh buildOnGpu(const SceneData& scene,
                          const std::vector<BvhLayout>& layouts = {allBvhLayouts.begin(), allBvhLayouts.end()}) {
     BvhBuildOptions options{.layouts = layouts};
-    options.levelBuilder = [&](std::span<const Bounds> primitives, std::span<const BvhLayout> asked) {
-      return builder->buildLevel(primitives, asked);
-    };
+    options.levelsBuilder = builder->levelsBuilder();
     return buildSoftwareBvh(scene, options);
   }
   std::unique_ptr<GpuBvhBuilder> builder;
@@ -236,8 +234,8 @@ TEST_F(GpuBvhBuilderTest, LevelsBeyondABatchsLimitGoInTheNext) {
     expectSameLevel(built[l], builder->buildLevel(boxes[l], allBvhLayouts, true), "level " + std::to_string(l));
 }
 
-// Levels that arrive from several threads while a batch runs wait and are built together in
-// the next, whatever layouts each asks for; each is the tree it is alone.
+// Levels asked for from several threads at once are built one call after another, whatever
+// layouts each asks for; each is the tree it is alone.
 TEST_F(GpuBvhBuilderTest, LevelsFromSeveralThreadsAreTheTreesEachBuildsAlone) {
   constexpr size_t threadCount = 9;
   const std::vector<BvhLayout> layoutChoices[] = {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -243,8 +244,8 @@ struct GpuBvhBuilder::ScanTarget {
   uint64_t blockSumCapacity;
 };
 
-// A level on its way through a batch: what its caller's thread prepares, and what the batch
-// gives back for that thread to convert.
+// A level on its way through a batch: what the host prepares, and what the batch gives back for
+// the host to convert.
 struct GpuBvhBuilder::LevelJob {
   uint32_t count = 0;
   bool wantsBvh2 = false, wantsCwbvh = false, withBinary = false;
@@ -253,14 +254,12 @@ struct GpuBvhBuilder::LevelJob {
   // The sorted order is the binary tree's and BVH2's leaf order; CWBVH's has its own.
   std::optional<PooledBuffer> orderBack, cwbvhOrderBack, nodesBack;
   double prepareMs = 0;
-  Clock::time_point queued;
-  double queueWaitMs = 0;
+  Clock::time_point prepared;
+  double batchWaitMs = 0;  // from prepared to its batch's start
   // Filled by the batch.
   LevelSummary summary{};
   uint32_t wideNodeCount = 0;
   std::optional<PooledBuffer> bvh2Back, cwbvhBack;  // the collapsed trees' nodes
-  bool done = false;
-  std::exception_ptr error;
 };
 
 struct GpuBvhBuilder::BatchTimes {
@@ -296,10 +295,6 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, 
       cwbvhEmit_(vk::createComputePipeline(context, "bvh_cwbvh_emit", sizeof(gpu::CwbvhCollapsePush))) {}
 
 GpuBvhBuilder::~GpuBvhBuilder() = default;
-
-void GpuBvhBuilder::releasePooledBuffers() {
-  pool_->releaseFree();
-}
 
 // One workgroup scans up to this many values round by round; longer scans (a level's 2n - 1
 // BVH2 flags, for 50M triangles 100M) are spread over workgroups: block sums, their scan in one
@@ -438,125 +433,128 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
 
 std::vector<PrebuiltLevel> GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests) {
   std::vector<PrebuiltLevel> built(requests.size());
-  std::vector<LevelJob> jobs;
-  std::vector<size_t> jobLevels;
+  ThreadBudget oneThread(1);
+  buildLevels(requests, oneThread, [&](size_t level, PrebuiltLevel trees) { built[level] = std::move(trees); });
+  return built;
+}
+
+LevelsBuilder GpuBvhBuilder::levelsBuilder() {
+  return [this](std::span<const std::span<const Bounds>> levels, std::span<const BvhLayout> layouts,
+                ThreadBudget& budget, const std::function<void(size_t, PrebuiltLevel)>& built) {
+    std::vector<GpuLevelRequest> requests;
+    requests.reserve(levels.size());
+    for (const std::span<const Bounds> level : levels) requests.push_back({.primitives = level, .layouts = layouts});
+    buildLevels(requests, budget, built);
+  };
+}
+
+void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, ThreadBudget& budget,
+                                const std::function<void(size_t, PrebuiltLevel)>& built) {
+  const std::lock_guard oneAtATime(buildMutex_);
   const auto& device = context_.capabilities();
+  std::vector<size_t> jobLevels;
+  for (size_t l = 0; l < requests.size(); ++l) {
+    const uint64_t primitives = requests[l].primitives.size();
+    if (primitives < 2) continue;
+    if (const std::string error = gpuBvhBuildMemoryError(primitives, device.deviceLocalBytes, device.name);
+        !error.empty())
+      throw std::runtime_error(error);
+    jobLevels.push_back(l);
+  }
   for (size_t l = 0; l < requests.size(); ++l) {
     const std::span<const Bounds> primitives = requests[l].primitives;
-    const std::span<const BvhLayout> layouts = requests[l].layouts;
-    if (primitives.empty()) continue;
+    if (primitives.size() > 1) continue;
+    PrebuiltLevel level;
     if (primitives.size() == 1) {
       // One leaf: the CPU's collapses have nothing to gain from the GPU.
-      PrebuiltLevel& level = built[l];
       level.binary.nodes.push_back({.bounds = primitives[0], .firstPrimitive = 0, .primitiveCount = 1});
       level.binary.primitiveOrder = {0};
       level.bounds = primitives[0];
       ThreadBudget oneThread(1);
-      if (hasLayout(layouts, BvhLayout::Bvh2)) level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
-      if (hasLayout(layouts, BvhLayout::Cwbvh)) level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
-      continue;
+      if (hasLayout(requests[l].layouts, BvhLayout::Bvh2)) level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
+      if (hasLayout(requests[l].layouts, BvhLayout::Cwbvh))
+        level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
     }
-    if (const std::string error = gpuBvhBuildMemoryError(primitives.size(), device.deviceLocalBytes, device.name);
-        !error.empty())
-      throw std::runtime_error(error);
-    jobs.push_back(prepare(requests[l]));
-    jobLevels.push_back(l);
+    built(l, std::move(level));
   }
-  buildInBatches(jobs);
-  for (size_t j = 0; j < jobs.size(); ++j)
-    if (jobs[j].error) std::rethrow_exception(jobs[j].error);
-  for (size_t j = 0; j < jobs.size(); ++j) built[jobLevels[j]] = convert(jobs[j]);
-  return built;
+  std::vector<LevelJob> jobs(jobLevels.size());
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const GpuLevelRequest& request = requests[jobLevels[j]];
+    jobs[j].count = static_cast<uint32_t>(request.primitives.size());
+    jobs[j].wantsBvh2 = hasLayout(request.layouts, BvhLayout::Bvh2);
+    jobs[j].wantsCwbvh = hasLayout(request.layouts, BvhLayout::Cwbvh);
+    jobs[j].withBinary = request.withBinary;
+  }
+  const std::vector<std::vector<LevelJob*>> batches = batchesOf(jobs);
+
+  // The host's work beside a batch: the next batch's levels prepared, the last one's converted
+  // (and handed over), all on the budget's threads.
+  const auto hostWork = [&](const std::vector<LevelJob*>* toPrepare, const std::vector<LevelJob*>* toConvert) {
+    const size_t converts = toConvert ? toConvert->size() : 0, prepares = toPrepare ? toPrepare->size() : 0;
+    parallelFor(budget, converts + prepares, [&](size_t i) {
+      if (i < converts) {
+        LevelJob& job = *(*toConvert)[i];
+        const auto j = static_cast<size_t>(&job - jobs.data());
+        built(jobLevels[j], convert(job));
+      } else {
+        LevelJob& job = *(*toPrepare)[i - converts];
+        prepare(requests[jobLevels[static_cast<size_t>(&job - jobs.data())]], job);
+      }
+    });
+  };
+  if (batches.empty()) return;
+  hostWork(&batches[0], nullptr);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    // The batch waits on the device on a thread of its own, outside the budget: it takes no CPU
+    // time while the kernels run.
+    std::future<void> running = std::async(std::launch::async, [&, b] { runBatch(batches[b]); });
+    hostWork(b + 1 < batches.size() ? &batches[b + 1] : nullptr, b > 0 ? &batches[b - 1] : nullptr);
+    try {
+      running.get();
+    } catch (const std::exception& error) {
+      // Every level of the batch fails; the message says the level may not be the one at fault.
+      if (batches[b].size() == 1) throw;
+      uint64_t primitives = 0;
+      for (const LevelJob* job : batches[b]) primitives += job->count;
+      throw std::runtime_error("a batch of " + std::to_string(batches[b].size()) + " levels (" +
+                               std::to_string(primitives) + " primitives) built together failed: " + error.what());
+    }
+  }
+  hostWork(nullptr, &batches.back());
 }
 
-// The host's part before the batch runs on the caller's thread, so that while one batch's
-// kernels run the next levels' boxes are staged and the previous levels' trees converted.
-GpuBvhBuilder::LevelJob GpuBvhBuilder::prepare(const GpuLevelRequest& request) const {
+// The host's part before the batch runs, so that while one batch's kernels run the next
+// batch's boxes are staged and the previous batch's trees converted.
+void GpuBvhBuilder::prepare(const GpuLevelRequest& request, LevelJob& job) const {
   const auto start = Clock::now();
   const std::span<const Bounds> primitives = request.primitives;
-  const std::span<const BvhLayout> layouts = request.layouts;
-  const bool withBinary = request.withBinary;
-  LevelJob job{.count = static_cast<uint32_t>(primitives.size()),
-               .wantsBvh2 = hasLayout(layouts, BvhLayout::Bvh2),
-               .wantsCwbvh = hasLayout(layouts, BvhLayout::Cwbvh),
-               .withBinary = withBinary};
   // The Morton grid spans the centroids' box.
   for (const Bounds& box : primitives) job.centroids.extend(box.center());
   job.staging.emplace(*pool_, primitives.size_bytes(), vk::MemoryUse::Upload);
   std::memcpy(job.staging->mapped(), primitives.data(), primitives.size_bytes());
   job.orderBack.emplace(*pool_, uint64_t{job.count} * 4, vk::MemoryUse::Readback);
   if (job.wantsCwbvh) job.cwbvhOrderBack.emplace(*pool_, uint64_t{job.count} * 4, vk::MemoryUse::Readback);
-  if (withBinary)
+  if (job.withBinary)
     job.nodesBack.emplace(*pool_, (2 * uint64_t{job.count} - 1) * sizeof(gpu::BuildNode), vk::MemoryUse::Readback);
+  job.prepared = Clock::now();
   job.prepareMs = msSince(start);
-  return job;
 }
 
-void GpuBvhBuilder::buildInBatches(std::span<LevelJob> jobs) {
-  std::unique_lock lock(mutex_);
-  std::vector<LevelJob*> queued;
-  for (LevelJob& job : jobs) {
-    job.queued = Clock::now();
-    queued.push_back(&job);
-  }
-  waiting_.insert(waiting_.end(), queued.begin(), queued.end());  // all or none
-  const auto allDone = [&] { return std::all_of(jobs.begin(), jobs.end(), [](const LevelJob& j) { return j.done; }); };
-  while (!allDone()) {
-    if (batchRunning_) {
-      batchDone_.wait(lock);
-      continue;
-    }
-    const std::vector<LevelJob*> batch = takeBatch();
-    batchRunning_ = true;
-    lock.unlock();
-    BatchTimes batchTimes;
-    try {
-      const std::lock_guard device(deviceMutex_);
-      batchTimes = runBatch(batch);
-    } catch (const std::exception& error) {
-      // Every level of the batch fails; the message says the level may not be the one at fault.
-      uint64_t primitives = 0;
-      for (const LevelJob* job : batch) primitives += job->count;
-      const std::exception_ptr failure =
-          batch.size() == 1 ? std::current_exception()
-                            : std::make_exception_ptr(std::runtime_error(
-                                  "a batch of " + std::to_string(batch.size()) + " levels (" +
-                                  std::to_string(primitives) + " primitives) built together failed: " + error.what()));
-      for (LevelJob* job : batch) job->error = failure;
-    } catch (...) {
-      for (LevelJob* job : batch) job->error = std::current_exception();
-    }
-    lock.lock();
-    for (LevelJob* job : batch) job->done = true;
-    times_.gpuMs += batchTimes.gpuMs;
-    for (const auto& [stage, ms] : batchTimes.stageGpuMs) times_.stageGpuMs[stage] += ms;
-    times_.allocateMs += batchTimes.allocateMs;
-    times_.copyMs += batchTimes.copyMs;
-    times_.transferMs += batchTimes.allocateMs + batchTimes.copyMs;
-    ++times_.batches;
-    batchRunning_ = false;
-    batchDone_.notify_all();
-  }
-}
-
-// The levels waiting longest, as many as a batch holds: up to batchPrimitives_ primitives
-// and a quarter of the device's memory, and one level at least.
-std::vector<GpuBvhBuilder::LevelJob*> GpuBvhBuilder::takeBatch() {
+std::vector<std::vector<GpuBvhBuilder::LevelJob*>> GpuBvhBuilder::batchesOf(std::span<LevelJob> jobs) const {
   const uint64_t byteBudget = context_.capabilities().deviceLocalBytes / 4;
-  std::vector<LevelJob*> batch;
-  batch.reserve(waiting_.size());  // nothing to throw once levels leave the queue
+  std::vector<std::vector<LevelJob*>> batches;
   uint64_t primitives = 0, bytes = 0;
-  while (!waiting_.empty()) {
-    LevelJob* next = waiting_.front();
-    const uint64_t nextBytes = gpuBvhBuildDeviceBytes(next->count);
-    if (!batch.empty() && (primitives + next->count > batchPrimitives_ || bytes + nextBytes > byteBudget)) break;
-    next->queueWaitMs = msSince(next->queued);
-    batch.push_back(next);
-    waiting_.pop_front();
-    primitives += next->count;
-    bytes += nextBytes;
+  for (LevelJob& job : jobs) {
+    const uint64_t jobBytes = gpuBvhBuildDeviceBytes(job.count);
+    if (batches.empty() || primitives + job.count > batchPrimitives_ || bytes + jobBytes > byteBudget) {
+      batches.emplace_back();
+      primitives = bytes = 0;
+    }
+    batches.back().push_back(&job);
+    primitives += job.count;
+    bytes += jobBytes;
   }
-  return batch;
+  return batches;
 }
 
 // One batch's run: its arrays (a region per level in each), the kernels' pushes, and the three
@@ -1067,14 +1065,22 @@ class GpuBvhBuilder::Batch {
   std::vector<gpu::CwbvhCollapsePush> cwbvhCollapses_;
 };
 
-GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
+void GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
+  const std::lock_guard device(deviceMutex_);
+  for (LevelJob* job : jobs) job->batchWaitMs = msSince(job->prepared);
   const auto allocateStart = Clock::now();
   Batch batch(*this, jobs);
   batch.times.allocateMs = msSince(allocateStart);
   batch.buildBinaryTrees();
   batch.collapseCwbvhWideLevels();
   batch.readBackTrees();
-  return batch.times;
+  const std::lock_guard lock(mutex_);
+  times_.gpuMs += batch.times.gpuMs;
+  for (const auto& [stage, ms] : batch.times.stageGpuMs) times_.stageGpuMs[stage] += ms;
+  times_.allocateMs += batch.times.allocateMs;
+  times_.copyMs += batch.times.copyMs;
+  times_.transferMs += batch.times.allocateMs + batch.times.copyMs;
+  ++times_.batches;
 }
 
 PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {
@@ -1131,7 +1137,7 @@ PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {
 
   const std::lock_guard lock(mutex_);
   times_.prepareMs += job.prepareMs;
-  times_.batchWaitMs += job.queueWaitMs;
+  times_.batchWaitMs += job.batchWaitMs;
   times_.convertMs += convertMs;
   times_.transferMs += job.prepareMs + convertMs;
   ++times_.trees;

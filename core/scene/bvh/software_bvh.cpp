@@ -109,27 +109,18 @@ class ScratchPool {
   std::vector<std::unique_ptr<LevelScratch>> free_;
 };
 
-LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget,
-                      LevelScratch& scratch) {
-  LevelBuild level{.primitiveCount = static_cast<uint32_t>(primitives.size())};
-  auto start = Clock::now();
-  PrebuiltLevel built;
-  if (options.levelBuilder) {
-    built = options.levelBuilder(primitives, options.layouts);
-  } else {
-    buildBinaryBvh(primitives, options.binary, budget, scratch.binary, scratch.binaryArrays);
-    if (!scratch.binary.nodes.empty()) built.bounds = scratch.binary.nodes[0].bounds;
-  }
-  const BinaryBvh& binary = options.levelBuilder ? built.binary : scratch.binary;
-  level.binaryMs = msSince(start);
-  level.bounds = built.bounds;
+// A level from its builder's trees (moved out of `built`) and binary tree: any layout asked for
+// that the builder did not collapse itself is collapsed here (the collapses only read the binary tree: the second takes
+// a thread when one is spare).
+LevelBuild finishLevel(PrebuiltLevel& built, const BinaryBvh& binary, uint32_t primitiveCount, double binaryMs,
+                       const BvhBuildOptions& options, ThreadBudget& budget, LevelScratch& scratch) {
+  LevelBuild level{.primitiveCount = primitiveCount, .bounds = built.bounds, .binaryMs = binaryMs};
   if (built.bvh2) level.bvh2.tree = std::move(*built.bvh2);
   if (built.cwbvh) level.cwbvh.tree = std::move(*built.cwbvh);
-  // The collapses only read the binary tree: the second takes a thread when one is spare.
   const bool collapsesBvh2 = builds(options, BvhLayout::Bvh2) && !built.bvh2;
   const bool collapsesCwbvh = builds(options, BvhLayout::Cwbvh) && !built.cwbvh;
   forkJoin(
-      budget, collapsesBvh2 && collapsesCwbvh && primitives.size() >= options.binary.parallelThreshold,
+      budget, collapsesBvh2 && collapsesCwbvh && primitiveCount >= options.binary.parallelThreshold,
       [&] {
         if (!collapsesBvh2) return;
         const auto collapseStart = Clock::now();
@@ -143,6 +134,17 @@ LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions&
         level.cwbvh.ms = msSince(collapseStart);
       });
   return level;
+}
+
+// A level by the CPU's binned SAH build.
+LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget,
+                      LevelScratch& scratch) {
+  const auto start = Clock::now();
+  buildBinaryBvh(primitives, options.binary, budget, scratch.binary, scratch.binaryArrays);
+  PrebuiltLevel built;
+  if (!scratch.binary.nodes.empty()) built.bounds = scratch.binary.nodes[0].bounds;
+  return finishLevel(built, scratch.binary, static_cast<uint32_t>(primitives.size()), msSince(start), options, budget,
+                     scratch);
 }
 
 uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
@@ -192,13 +194,54 @@ void gatherTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& bud
 // A mesh's triangles into a layout's array from `into`, in the order its tree's leaves reference
 // them, in pieces on as many threads as the budget spares.
 template <typename Node>
-void placeTriangles(const LevelBuild& level, std::span<const gpu::BvhTriangle> triangles, ThreadBudget& budget,
-                    gpu::BvhTriangle* into) {
+void placeTrianglesIn(const LevelBuild& level, std::span<const gpu::BvhTriangle> triangles, ThreadBudget& budget,
+                      gpu::BvhTriangle* into) {
   const std::vector<uint32_t>& order = level.collapsed<Node>().tree.primitiveOrder;
   const Chunks pieces{.begin = 0, .end = static_cast<uint32_t>(order.size()), .size = elementsPerPiece};
   parallelFor(budget, pieces.count(), [&](size_t c) {
     for (uint32_t i = pieces.first(c); i < pieces.last(c); ++i) into[i] = triangles[order[i]];
   });
+}
+
+// A mesh's triangles into each layout's array built, from `firstTriangle` in its order there.
+void placeTriangles(const LevelBuild& level, std::span<const gpu::BvhTriangle> triangles,
+                    const BvhBuildOptions& options, ThreadBudget& budget, SoftwareBvh& bvh, uint64_t firstTriangle) {
+  if (builds(options, BvhLayout::Bvh2))
+    placeTrianglesIn<gpu::Bvh2Node>(level, triangles, budget, bvh.bvh2.triangles.data() + firstTriangle);
+  if (builds(options, BvhLayout::Cwbvh))
+    placeTrianglesIn<gpu::CwbvhNode>(level, triangles, budget, bvh.cwbvh.triangles.data() + firstTriangle);
+}
+
+// Every mesh's level by the levels builder (the GPU's), given all their boxes at once so that it
+// can batch them: the meshes gathered first (largest first, on the budget's threads), then each
+// mesh's triangles placed in the layouts' arrays from `firstTriangles` as its trees arrive, while
+// the builder's later batches run. The gathered arrays, about 72 bytes a triangle, are all held at
+// once (the CPU's build holds a thread's worth), each freed once its mesh is placed.
+void buildMeshesTogether(const SceneData& scene, std::span<const uint32_t> order, const BvhBuildOptions& options,
+                         ThreadBudget& budget, std::span<const uint64_t> firstTriangles, SoftwareBvh& bvh,
+                         std::vector<LevelBuild>& meshes) {
+  struct Gathered {
+    UninitialisedArray<gpu::BvhTriangle> triangles;
+    UninitialisedArray<Bounds> boxes;
+  };
+  std::vector<Gathered> gathered(scene.meshes.size());
+  parallelFor(budget, order.size(), [&](size_t i) {
+    const uint32_t mesh = order[i];
+    gatherTriangles(scene, scene.meshes[mesh], budget, gathered[mesh].triangles, gathered[mesh].boxes);
+  });
+  std::vector<std::span<const Bounds>> levels(gathered.size());
+  for (size_t mesh = 0; mesh < gathered.size(); ++mesh) levels[mesh] = gathered[mesh].boxes;
+  ScratchPool scratchPool;
+  const auto start = Clock::now();
+  options.levelsBuilder(levels, options.layouts, budget, [&](size_t mesh, PrebuiltLevel built) {
+    std::unique_ptr<LevelScratch> scratch = scratchPool.take();
+    meshes[mesh] = finishLevel(built, built.binary, static_cast<uint32_t>(levels[mesh].size()), msSince(start), options,
+                               budget, *scratch);
+    scratchPool.giveBack(std::move(scratch));
+    placeTriangles(meshes[mesh], gathered[mesh].triangles, options, budget, bvh, firstTriangles[mesh]);
+    gathered[mesh] = {};
+  });
+  scratchPool.release(budget);
 }
 
 // A mesh's level, its triangles placed in the layouts' arrays from `firstTriangle` as soon as its
@@ -208,10 +251,7 @@ LevelBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOpt
                      LevelScratch& scratch, SoftwareBvh& bvh, uint64_t firstTriangle) {
   gatherTriangles(scene, mesh, budget, scratch.triangles, scratch.boxes);
   LevelBuild level = buildLevel(scratch.boxes, options, budget, scratch);
-  if (builds(options, BvhLayout::Bvh2))
-    placeTriangles<gpu::Bvh2Node>(level, scratch.triangles, budget, bvh.bvh2.triangles.data() + firstTriangle);
-  if (builds(options, BvhLayout::Cwbvh))
-    placeTriangles<gpu::CwbvhNode>(level, scratch.triangles, budget, bvh.cwbvh.triangles.data() + firstTriangle);
+  placeTriangles(level, scratch.triangles, options, budget, bvh, firstTriangle);
   return level;
 }
 
@@ -489,14 +529,18 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   if (buildsCwbvh) resizeInHugePages(bvh.cwbvh.triangles, sceneTriangles);
 
   std::vector<LevelBuild> meshes(scene.meshes.size());
-  ScratchPool scratchPool;
-  parallelFor(budget, order.size(), [&](size_t i) {
-    const uint32_t mesh = order[i];
-    std::unique_ptr<LevelScratch> scratch = scratchPool.take();
-    meshes[mesh] = buildMesh(scene, scene.meshes[mesh], options, budget, *scratch, bvh, firstTriangles[mesh]);
-    scratchPool.giveBack(std::move(scratch));
-  });
-  scratchPool.release(budget);
+  if (options.levelsBuilder) {
+    buildMeshesTogether(scene, order, options, budget, firstTriangles, bvh, meshes);
+  } else {
+    ScratchPool scratchPool;
+    parallelFor(budget, order.size(), [&](size_t i) {
+      const uint32_t mesh = order[i];
+      std::unique_ptr<LevelScratch> scratch = scratchPool.take();
+      meshes[mesh] = buildMesh(scene, scene.meshes[mesh], options, budget, *scratch, bvh, firstTriangles[mesh]);
+      scratchPool.giveBack(std::move(scratch));
+    });
+    scratchPool.release(budget);
+  }
 
   // Instances of meshes without triangles have nothing to hit and stay out of the top level.
   std::vector<uint32_t> topInstances;
@@ -508,34 +552,35 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
     instanceBounds.push_back(worldBounds(scene.instances[i], mesh.bounds));
   }
   LevelScratch topScratch;
-  const LevelBuild top = buildLevel(instanceBounds, options, budget, topScratch);
+  LevelBuild top;
+  if (options.levelsBuilder) {
+    const auto topStart = Clock::now();
+    const std::span<const Bounds> topLevel[] = {instanceBounds};
+    options.levelsBuilder(topLevel, options.layouts, budget, [&](size_t, PrebuiltLevel built) {
+      top = finishLevel(built, built.binary, static_cast<uint32_t>(instanceBounds.size()), msSince(topStart), options,
+                        budget, topScratch);
+    });
+  } else {
+    top = buildLevel(instanceBounds, options, budget, topScratch);
+  }
 
   const auto assembleStart = Clock::now();
   LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, firstTriangles, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
   LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, firstTriangles, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
-  // What the level builder frees (the GPU builder's buffers: tens of milliseconds of the driver's
-  // work) is freed beside the assembly, which needs none of it.
-  forkJoin(
-      budget, bool(options.levelsBuilt),
-      [&] {
-        if (options.levelsBuilt) options.levelsBuilt();
-      },
-      [&] {
-        if (buildsBvh2) bvh2.place(budget);
-        if (buildsCwbvh) cwbvh.place(budget);
-        std::vector<Piece> pieces;
-        if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
-        if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
-        parallelFor(budget, pieces.size(), [&](size_t i) {
-          const Piece& piece = pieces[i];
-          if (piece.layout == BvhLayout::Bvh2)
-            bvh2.run(piece, budget);
-          else
-            cwbvh.run(piece, budget);
-        });
-        if (buildsBvh2) bvh2.finish();
-        if (buildsCwbvh) cwbvh.finish();
-      });
+  if (buildsBvh2) bvh2.place(budget);
+  if (buildsCwbvh) cwbvh.place(budget);
+  std::vector<Piece> pieces;
+  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
+  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
+  parallelFor(budget, pieces.size(), [&](size_t i) {
+    const Piece& piece = pieces[i];
+    if (piece.layout == BvhLayout::Bvh2)
+      bvh2.run(piece, budget);
+    else
+      cwbvh.run(piece, budget);
+  });
+  if (buildsBvh2) bvh2.finish();
+  if (buildsCwbvh) cwbvh.finish();
   bvh.stats.assembleMs = msSince(assembleStart);
   bvh.stats.threads = threads;
   bvh.stats.binCount = options.binary.binCount;

@@ -13,6 +13,7 @@
 #include "core/backend.h"
 #include "core/scene/bvh/binary_bvh.h"
 #include "core/scene/bvh/bvh_tree.h"
+#include "core/scene/bvh/thread_budget.h"
 #include "core/scene/huge_pages.h"
 #include "core/scene/scene_data.h"
 #include "core/stage.h"
@@ -30,19 +31,23 @@ struct PrebuiltLevel {
   Bounds bounds;  // the level's box: the root's
 };
 
+// Builds levels in place of buildBinaryBvh and the collapses it does itself (the GPU builder,
+// gpu_binary_bvh.h): given several levels' boxes at once (every mesh's, then the top level's
+// alone) and the layouts asked for, it calls `built(level, trees)` once for each level, from any
+// of the threads `budget` spares, and returns when every level is built.
+using LevelsBuilder =
+    std::function<void(std::span<const std::span<const Bounds>> levels, std::span<const BvhLayout> layouts,
+                       ThreadBudget& budget, const std::function<void(size_t, PrebuiltLevel)>& built)>;
+
 struct BvhBuildOptions {
   unsigned threads = 0;  // 0: every hardware thread
   // The layouts collapsed from the binary trees; the others stay empty (BvhLayoutStats::built).
   std::vector<BvhLayout> layouts{allBvhLayouts.begin(), allBvhLayouts.end()};
   BinaryBvhOptions binary;
   SahCosts costs;
-  // Builds each level in place of buildBinaryBvh, and of the collapses it does itself (the GPU
-  // builder, gpu_binary_bvh.h), given the level's boxes and the layouts asked for; empty: the
-  // CPU's binned SAH build and collapses. Called from several threads at once.
-  std::function<PrebuiltLevel(std::span<const Bounds>, std::span<const BvhLayout>)> levelBuilder;
-  // Called once every level is built, beside the layouts' assembly (on a thread of its own when
-  // one is spare): the GPU builder frees the buffers it kept for later levels.
-  std::function<void()> levelsBuilt;
+  // The builder of every level, given the meshes' boxes all at once so that it can batch them;
+  // empty: the CPU's binned SAH build and collapses, a mesh at a time.
+  LevelsBuilder levelsBuilder;
 };
 
 struct BvhStats {
