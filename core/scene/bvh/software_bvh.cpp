@@ -68,13 +68,11 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
   return hasLayout(options.layouts, layout);
 }
 
-// The memory a level's build works in, about 300 bytes a primitive: the mesh's triangles as
-// gathered, their boxes, the binary tree (which the collapses read and nothing keeps) and the
-// build's and collapses' tables. A thread keeps one from mesh to mesh (ScratchPool): fresh arrays
-// for every mesh made the kernel fault in and zero gigabytes of pages, the binary trees' time
-// growing with the threads that did so at once.
+// The memory a level's build works in, about 250 bytes a primitive: the boxes, the binary tree
+// (which the collapses read and nothing keeps) and the build's and collapses' tables. A thread keeps one from mesh to
+// mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in and zero gigabytes of pages, the binary
+// trees' time growing with the threads that did so at once.
 struct LevelScratch {
-  UninitialisedArray<gpu::BvhTriangle> triangles;  // in the mesh's numbering: geometry by geometry
   UninitialisedArray<Bounds> boxes;
   BinaryBvh binary;
   BinaryBvhScratch binaryArrays;
@@ -154,47 +152,68 @@ uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
   return count;
 }
 
-// Gathers the mesh's triangles and their boxes in one pass, on as many threads as the budget
-// spares; both arrays are overwritten in full.
-void gatherTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget,
-                     UninitialisedArray<gpu::BvhTriangle>& triangles, UninitialisedArray<Bounds>& boxes) {
-  const uint64_t count = meshTriangleCount(scene, mesh);
-  resizeForOverwrite(triangles, count);
-  resizeForOverwrite(boxes, count);
-  uint32_t first = 0;  // the geometry's first triangle in the mesh's numbering
-  for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
-    const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
-    const auto position = [&](uint32_t primitive, uint32_t corner) {
-      return scene.vertices[geometry.firstVertex + scene.indices[geometry.firstIndex + 3 * primitive + corner]]
+// A mesh's triangles as the layouts store them, by their index in the mesh's numbering: geometry
+// by geometry, primitive by primitive.
+class MeshTriangles {
+ public:
+  MeshTriangles(const SceneData& scene, const Mesh& mesh) : scene_(scene), mesh_(mesh) {
+    uint32_t first = 0;
+    for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
+      const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
+      geometryFirsts_.push_back(first);
+      flags_.push_back(
+          gpu::materialNeedsCandidateTest(scene.materials[geometry.material]) ? gpu::BVH_TRIANGLE_NON_OPAQUE : 0);
+      first += geometry.triangleCount;
+    }
+    count_ = first;
+  }
+  uint32_t count() const { return count_; }
+  gpu::BvhTriangle operator[](uint32_t index) const {
+    const auto g = static_cast<uint32_t>(std::upper_bound(geometryFirsts_.begin(), geometryFirsts_.end(), index) -
+                                         geometryFirsts_.begin() - 1);
+    const gpu::Geometry& geometry = scene_.geometries[mesh_.firstGeometry + g];
+    const uint32_t primitive = index - geometryFirsts_[g];
+    const auto position = [&](uint32_t corner) {
+      return scene_.vertices[geometry.firstVertex + scene_.indices[geometry.firstIndex + 3 * primitive + corner]]
           .position;
     };
-    const uint32_t flags =
-        gpu::materialNeedsCandidateTest(scene.materials[geometry.material]) ? gpu::BVH_TRIANGLE_NON_OPAQUE : 0;
-    const Chunks chunks{.begin = 0, .end = geometry.triangleCount, .size = trianglesPerChunk};
-    parallelFor(budget, chunks.count(), [&](size_t c) {
-      for (uint32_t p = chunks.first(c); p < chunks.last(c); ++p) {
-        const gpu::BvhTriangle t = {.v0 = position(p, 0),
-                                    .geometry = g,
-                                    .v1 = position(p, 1),
-                                    .primitive = p,
-                                    .v2 = position(p, 2),
-                                    .flags = flags};
-        triangles[first + p] = t;
-        Bounds box;
-        box.extend(toVec3(t.v0));
-        box.extend(toVec3(t.v1));
-        box.extend(toVec3(t.v2));
-        boxes[first + p] = box;
-      }
-    });
-    first += geometry.triangleCount;
+    return {.v0 = position(0),
+            .geometry = g,
+            .v1 = position(1),
+            .primitive = primitive,
+            .v2 = position(2),
+            .flags = flags_[g]};
   }
+
+ private:
+  const SceneData& scene_;
+  const Mesh& mesh_;
+  std::vector<uint32_t> geometryFirsts_;  // each geometry's first triangle in the mesh's numbering
+  std::vector<uint32_t> flags_;
+  uint32_t count_ = 0;
+};
+
+// The boxes of a mesh's triangles, on as many threads as the budget spares; `boxes` is
+// overwritten in full.
+void meshBoxes(const MeshTriangles& triangles, ThreadBudget& budget, UninitialisedArray<Bounds>& boxes) {
+  resizeForOverwrite(boxes, triangles.count());
+  const Chunks chunks{.begin = 0, .end = triangles.count(), .size = trianglesPerChunk};
+  parallelFor(budget, chunks.count(), [&](size_t c) {
+    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
+      const gpu::BvhTriangle t = triangles[i];
+      Bounds box;
+      box.extend(toVec3(t.v0));
+      box.extend(toVec3(t.v1));
+      box.extend(toVec3(t.v2));
+      boxes[i] = box;
+    }
+  });
 }
 
 // A mesh's triangles into a layout's array from `into`, in the order its tree's leaves reference
-// them, in pieces on as many threads as the budget spares.
+// them, straight from the scene's vertices, in pieces on as many threads as the budget spares.
 template <typename Node>
-void placeTrianglesIn(const LevelBuild& level, std::span<const gpu::BvhTriangle> triangles, ThreadBudget& budget,
+void placeTrianglesIn(const LevelBuild& level, const MeshTriangles& triangles, ThreadBudget& budget,
                       gpu::BvhTriangle* into) {
   const std::vector<uint32_t>& order = level.collapsed<Node>().tree.primitiveOrder;
   const Chunks pieces{.begin = 0, .end = static_cast<uint32_t>(order.size()), .size = elementsPerPiece};
@@ -204,8 +223,8 @@ void placeTrianglesIn(const LevelBuild& level, std::span<const gpu::BvhTriangle>
 }
 
 // A mesh's triangles into each layout's array built, from `firstTriangle` in its order there.
-void placeTriangles(const LevelBuild& level, std::span<const gpu::BvhTriangle> triangles,
-                    const BvhBuildOptions& options, ThreadBudget& budget, SoftwareBvh& bvh, uint64_t firstTriangle) {
+void placeTriangles(const LevelBuild& level, const MeshTriangles& triangles, const BvhBuildOptions& options,
+                    ThreadBudget& budget, SoftwareBvh& bvh, uint64_t firstTriangle) {
   if (builds(options, BvhLayout::Bvh2))
     placeTrianglesIn<gpu::Bvh2Node>(level, triangles, budget, bvh.bvh2.triangles.data() + firstTriangle);
   if (builds(options, BvhLayout::Cwbvh))
@@ -213,24 +232,19 @@ void placeTriangles(const LevelBuild& level, std::span<const gpu::BvhTriangle> t
 }
 
 // Every mesh's level by the levels builder (the GPU's), given all their boxes at once so that it
-// can batch them: the meshes gathered first (largest first, on the budget's threads), then each
-// mesh's triangles placed in the layouts' arrays from `firstTriangles` as its trees arrive, while
-// the builder's later batches run. The gathered arrays, about 72 bytes a triangle, are all held at
-// once (the CPU's build holds a thread's worth), each freed once its mesh is placed.
+// can batch them: the boxes first (largest mesh first, on the budget's threads), then each mesh's
+// triangles placed in the layouts' arrays from `firstTriangles` as its trees arrive, while the
+// builder's later batches run. The boxes, 24 bytes a triangle, are all held at once (the CPU's
+// build holds a thread's worth), each mesh's freed once it is placed.
 void buildMeshesTogether(const SceneData& scene, std::span<const uint32_t> order, const BvhBuildOptions& options,
                          ThreadBudget& budget, std::span<const uint64_t> firstTriangles, SoftwareBvh& bvh,
                          std::vector<LevelBuild>& meshes) {
-  struct Gathered {
-    UninitialisedArray<gpu::BvhTriangle> triangles;
-    UninitialisedArray<Bounds> boxes;
-  };
-  std::vector<Gathered> gathered(scene.meshes.size());
-  parallelFor(budget, order.size(), [&](size_t i) {
-    const uint32_t mesh = order[i];
-    gatherTriangles(scene, scene.meshes[mesh], budget, gathered[mesh].triangles, gathered[mesh].boxes);
-  });
-  std::vector<std::span<const Bounds>> levels(gathered.size());
-  for (size_t mesh = 0; mesh < gathered.size(); ++mesh) levels[mesh] = gathered[mesh].boxes;
+  std::vector<MeshTriangles> triangles;
+  triangles.reserve(scene.meshes.size());
+  for (const Mesh& mesh : scene.meshes) triangles.emplace_back(scene, mesh);
+  std::vector<UninitialisedArray<Bounds>> boxes(scene.meshes.size());
+  parallelFor(budget, order.size(), [&](size_t i) { meshBoxes(triangles[order[i]], budget, boxes[order[i]]); });
+  const std::vector<std::span<const Bounds>> levels(boxes.begin(), boxes.end());
   ScratchPool scratchPool;
   const auto start = Clock::now();
   options.levelsBuilder(levels, options.layouts, budget, [&](size_t mesh, PrebuiltLevel built) {
@@ -238,8 +252,8 @@ void buildMeshesTogether(const SceneData& scene, std::span<const uint32_t> order
     meshes[mesh] = finishLevel(built, built.binary, static_cast<uint32_t>(levels[mesh].size()), msSince(start), options,
                                budget, *scratch);
     scratchPool.giveBack(std::move(scratch));
-    placeTriangles(meshes[mesh], gathered[mesh].triangles, options, budget, bvh, firstTriangles[mesh]);
-    gathered[mesh] = {};
+    placeTriangles(meshes[mesh], triangles[mesh], options, budget, bvh, firstTriangles[mesh]);
+    boxes[mesh] = {};
   });
   scratchPool.release(budget);
 }
@@ -249,9 +263,10 @@ void buildMeshesTogether(const SceneData& scene, std::span<const uint32_t> order
 // build (or wait for the GPU), where after the mesh loop nothing would be left to overlap them with.
 LevelBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget,
                      LevelScratch& scratch, SoftwareBvh& bvh, uint64_t firstTriangle) {
-  gatherTriangles(scene, mesh, budget, scratch.triangles, scratch.boxes);
+  const MeshTriangles triangles(scene, mesh);
+  meshBoxes(triangles, budget, scratch.boxes);
   LevelBuild level = buildLevel(scratch.boxes, options, budget, scratch);
-  placeTriangles(level, scratch.triangles, options, budget, bvh, firstTriangle);
+  placeTriangles(level, triangles, options, budget, bvh, firstTriangle);
   return level;
 }
 
