@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -486,41 +489,87 @@ void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, Threa
     jobs[j].withBinary = request.withBinary;
   }
   const std::vector<std::vector<LevelJob*>> batches = batchesOf(jobs);
-
-  // The host's work beside a batch: the next batch's levels prepared, the last one's converted
-  // (and handed over), all on the budget's threads.
-  const auto hostWork = [&](const std::vector<LevelJob*>* toPrepare, const std::vector<LevelJob*>* toConvert) {
-    const size_t converts = toConvert ? toConvert->size() : 0, prepares = toPrepare ? toPrepare->size() : 0;
-    parallelFor(budget, converts + prepares, [&](size_t i) {
-      if (i < converts) {
-        LevelJob& job = *(*toConvert)[i];
-        const auto j = static_cast<size_t>(&job - jobs.data());
-        built(jobLevels[j], convert(job));
-      } else {
-        LevelJob& job = *(*toPrepare)[i - converts];
-        prepare(requests[jobLevels[static_cast<size_t>(&job - jobs.data())]], job);
-      }
-    });
-  };
   if (batches.empty()) return;
-  hostWork(&batches[0], nullptr);
-  for (size_t b = 0; b < batches.size(); ++b) {
-    // The batch waits on the device on a thread of its own, outside the budget: it takes no CPU
-    // time while the kernels run.
-    std::future<void> running = std::async(std::launch::async, [&, b] { runBatch(batches[b]); });
-    hostWork(b + 1 < batches.size() ? &batches[b + 1] : nullptr, b > 0 ? &batches[b - 1] : nullptr);
-    try {
-      running.get();
-    } catch (const std::exception& error) {
-      // Every level of the batch fails; the message says the level may not be the one at fault.
-      if (batches[b].size() == 1) throw;
-      uint64_t primitives = 0;
-      for (const LevelJob* job : batches[b]) primitives += job->count;
-      throw std::runtime_error("a batch of " + std::to_string(batches[b].size()) + " levels (" +
-                               std::to_string(primitives) + " primitives) built together failed: " + error.what());
+  std::vector<size_t> jobBatches(jobs.size());
+  for (size_t b = 0; b < batches.size(); ++b)
+    for (const LevelJob* job : batches[b]) jobBatches[static_cast<size_t>(job - jobs.data())] = b;
+
+  // The host's work runs beside the batches on every thread the budget spares, as a stream rather
+  // than in steps: a thread converts (and hands over) a level whose batch is done, or else
+  // prepares the next level, of a batch at most one ahead of the one running, so that at most three
+  // batches' host buffers are held. The batches wait on the device on a thread of their own,
+  // outside the budget: it takes no CPU time while the kernels run.
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t nextToPrepare = 0, batchesDone = 0, converted = 0;
+  std::vector<size_t> preparedInBatch(batches.size(), 0);
+  std::deque<LevelJob*> toConvert;
+  std::exception_ptr failure;
+  const auto fail = [&](std::exception_ptr error) {
+    const std::lock_guard lock(mutex);
+    if (!failure) failure = std::move(error);
+    changed.notify_all();
+  };
+  std::future<void> batchesRun = std::async(std::launch::async, [&] {
+    for (size_t b = 0; b < batches.size(); ++b) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return failure || preparedInBatch[b] == batches[b].size(); });
+        if (failure) return;
+      }
+      try {
+        runBatch(batches[b]);
+      } catch (const std::exception& error) {
+        // Every level of the batch fails; the message says the level may not be the one at fault.
+        if (batches[b].size() == 1) return fail(std::current_exception());
+        uint64_t primitives = 0;
+        for (const LevelJob* job : batches[b]) primitives += job->count;
+        return fail(std::make_exception_ptr(std::runtime_error("a batch of " + std::to_string(batches[b].size()) +
+                                                               " levels (" + std::to_string(primitives) +
+                                                               " primitives) built together failed: " + error.what())));
+      } catch (...) {
+        return fail(std::current_exception());
+      }
+      const std::lock_guard lock(mutex);
+      toConvert.insert(toConvert.end(), batches[b].begin(), batches[b].end());
+      ++batchesDone;
+      changed.notify_all();
     }
-  }
-  hostWork(nullptr, &batches.back());
+  });
+  const auto hostWork = [&] {
+    std::unique_lock lock(mutex);
+    while (!failure && converted < jobs.size()) {
+      if (!toConvert.empty()) {
+        LevelJob& job = *toConvert.front();
+        toConvert.pop_front();
+        lock.unlock();
+        try {
+          built(jobLevels[static_cast<size_t>(&job - jobs.data())], convert(job));
+        } catch (...) {
+          fail(std::current_exception());
+        }
+        lock.lock();
+        ++converted;
+      } else if (nextToPrepare < jobs.size() && jobBatches[nextToPrepare] <= batchesDone + 1) {
+        const size_t j = nextToPrepare++;
+        lock.unlock();
+        try {
+          prepare(requests[jobLevels[j]], jobs[j]);
+        } catch (...) {
+          fail(std::current_exception());
+        }
+        lock.lock();
+        ++preparedInBatch[jobBatches[j]];
+        changed.notify_all();
+      } else {
+        changed.wait(lock);
+      }
+    }
+    changed.notify_all();
+  };
+  parallelFor(budget, jobs.size(), [&](size_t) { hostWork(); });
+  batchesRun.get();
+  if (failure) std::rethrow_exception(failure);
 }
 
 // The host's part before the batch runs, so that while one batch's kernels run the next
