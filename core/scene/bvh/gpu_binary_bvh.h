@@ -39,9 +39,12 @@ struct GpuLevelRequest {
 
 class GpuBvhBuilder {
  public:
-  // A batch holds levels up to this many primitives in all (a larger level is a batch alone):
-  // its largest arrays, the binary nodes and CWBVH's cost tables, stay near a gigabyte.
-  static constexpr uint64_t defaultBatchPrimitives = uint64_t{1} << 24;
+  // A batch holds levels up to this many primitives in all (a larger level is a batch alone).
+  // Measured on an H100 (results/published/2026-11-27-gpu-pipeline/), the 50M-triangle scene's
+  // CWBVH: 2^22 built in 0.83-0.89 s, 2^23 in 0.95 s, 2^24 in 1.25-1.33 s. Larger batches hold
+  // more memory at once, and the driver's allocations cost by the byte: the pinned host buffers of
+  // the levels in flight (up to three batches') and the device arrays (468 bytes a primitive).
+  static constexpr uint64_t defaultBatchPrimitives = uint64_t{1} << 22;
   // Rounds of treelet restructuring after the linear build (0: the linear tree as it is).
   static constexpr uint32_t defaultTreeletRounds = 3;
   // The most workgroups a per-element kernel launches (every device's maxComputeWorkGroupCount
