@@ -493,7 +493,7 @@ TEST(BinaryBvh, CentroidsADenormalApartStillGetALeafEach) {
 }
 
 // parallelFor takes every place the budget spares before its helpers start. It used to start
-// each helper as it took its place, and a helper's own parallelFor (a mesh's gathering) took the
+// each helper as it took its place, and a helper's own parallelFor (a mesh's boxes) took the
 // places not yet taken: a 50M-triangle scene's mesh loop ran on 8 of 16 threads. Eight items
 // that each nest a parallelFor, on a budget of eight threads, now all run at once.
 TEST(ThreadBudget, ParallelForTakesEverySparePlaceBeforeItsHelpersStart) {

@@ -131,11 +131,6 @@ class GpuBufferPool {
     const std::lock_guard lock(mutex_);
     free_.emplace_back(use, std::move(buffer));
   }
-  // Every free buffer, so that the layouts' assembly after the build has that memory.
-  void releaseFree() {
-    const std::lock_guard lock(mutex_);
-    free_.clear();
-  }
 
  private:
   void release(vk::MemoryUse use) {
@@ -258,7 +253,8 @@ struct GpuBvhBuilder::LevelJob {
   std::optional<PooledBuffer> orderBack, cwbvhOrderBack, nodesBack;
   double prepareMs = 0;
   Clock::time_point prepared;
-  double batchWaitMs = 0;  // from prepared to its batch's start
+  double batchWaitMs = 0;   // from prepared to its batch's start
+  double batchShareMs = 0;  // its share, by primitives, of its batch's wall clock
   // Filled by the batch.
   LevelSummary summary{};
   uint32_t wideNodeCount = 0;
@@ -496,9 +492,9 @@ void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, Threa
 
   // The host's work runs beside the batches on every thread the budget spares, as a stream rather
   // than in steps: a thread converts (and hands over) a level whose batch is done, or else
-  // prepares the next level, of a batch at most one ahead of the one running, so that at most three
-  // batches' host buffers are held. The batches wait on the device on a thread of their own,
-  // outside the budget: it takes no CPU time while the kernels run.
+  // prepares the next level, of a batch at most one ahead of the one running, so that the host
+  // buffers held stay near three batches' (the last one's until its levels are handed over). The batches wait on the
+  // device on a thread of their own, outside the budget: it takes no CPU time while the kernels run.
   std::mutex mutex;
   std::condition_variable changed;
   size_t nextToPrepare = 0, batchesDone = 0, converted = 0;
@@ -510,32 +506,39 @@ void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, Threa
     if (!failure) failure = std::move(error);
     changed.notify_all();
   };
+  // Every way out of either side goes through fail(), so that the other side stops waiting.
   std::future<void> batchesRun = std::async(std::launch::async, [&] {
-    for (size_t b = 0; b < batches.size(); ++b) {
-      {
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return failure || preparedInBatch[b] == batches[b].size(); });
-        if (failure) return;
-      }
-      try {
+    size_t b = 0;
+    try {
+      for (; b < batches.size(); ++b) {
+        {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return failure || preparedInBatch[b] == batches[b].size(); });
+          if (failure) return;
+        }
         runBatch(batches[b]);
-      } catch (const std::exception& error) {
-        // Every level of the batch fails; the message says the level may not be the one at fault.
-        if (batches[b].size() == 1) return fail(std::current_exception());
-        uint64_t primitives = 0;
-        for (const LevelJob* job : batches[b]) primitives += job->count;
-        return fail(std::make_exception_ptr(std::runtime_error("a batch of " + std::to_string(batches[b].size()) +
-                                                               " levels (" + std::to_string(primitives) +
-                                                               " primitives) built together failed: " + error.what())));
-      } catch (...) {
-        return fail(std::current_exception());
+        const std::lock_guard lock(mutex);
+        toConvert.insert(toConvert.end(), batches[b].begin(), batches[b].end());
+        ++batchesDone;
+        changed.notify_all();
       }
-      const std::lock_guard lock(mutex);
-      toConvert.insert(toConvert.end(), batches[b].begin(), batches[b].end());
-      ++batchesDone;
-      changed.notify_all();
+    } catch (const std::exception& error) {
+      // Every level of the batch fails; the message says the level may not be the one at fault.
+      if (b == batches.size() || batches[b].size() == 1) return fail(std::current_exception());
+      uint64_t primitives = 0;
+      for (const LevelJob* job : batches[b]) primitives += job->count;
+      fail(std::make_exception_ptr(std::runtime_error("a batch of " + std::to_string(batches[b].size()) + " levels (" +
+                                                      std::to_string(primitives) +
+                                                      " primitives) built together failed: " + error.what())));
+    } catch (...) {
+      fail(std::current_exception());
     }
   });
+  // Whether a level waits for conversion or preparation, or the work is over (under `mutex`).
+  const auto workOrEnd = [&] {
+    return failure || converted == jobs.size() || !toConvert.empty() ||
+           (nextToPrepare < jobs.size() && jobBatches[nextToPrepare] <= batchesDone + 1);
+  };
   const auto hostWork = [&] {
     std::unique_lock lock(mutex);
     while (!failure && converted < jobs.size()) {
@@ -562,12 +565,23 @@ void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, Threa
         ++preparedInBatch[jobBatches[j]];
         changed.notify_all();
       } else {
-        changed.wait(lock);
+        // Nothing to do until a batch ends or a level is prepared: the place is lent meanwhile,
+        // so that a level being handed over (its triangles placed) can spread over it.
+        lock.unlock();
+        budget.lendPlaceWhile([&] {
+          std::unique_lock waiting(mutex);
+          changed.wait(waiting, workOrEnd);
+        });
+        lock.lock();
       }
     }
     changed.notify_all();
   };
-  parallelFor(budget, jobs.size(), [&](size_t) { hostWork(); });
+  try {
+    parallelFor(budget, jobs.size(), [&](size_t) { hostWork(); });
+  } catch (...) {
+    fail(std::current_exception());
+  }
   batchesRun.get();
   if (failure) std::rethrow_exception(failure);
 }
@@ -1123,6 +1137,10 @@ void GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
   batch.buildBinaryTrees();
   batch.collapseCwbvhWideLevels();
   batch.readBackTrees();
+  const double batchMs = msSince(allocateStart);
+  uint64_t primitives = 0;
+  for (const LevelJob* job : jobs) primitives += job->count;
+  for (LevelJob* job : jobs) job->batchShareMs = batchMs * double(job->count) / double(primitives);
   const std::lock_guard lock(mutex_);
   times_.gpuMs += batch.times.gpuMs;
   for (const auto& [stage, ms] : batch.times.stageGpuMs) times_.stageGpuMs[stage] += ms;
@@ -1183,6 +1201,7 @@ PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {
   job.bvh2Back.reset();
   job.cwbvhBack.reset();
   const double convertMs = msSince(start);
+  level.buildMs = job.prepareMs + job.batchShareMs + convertMs;
 
   const std::lock_guard lock(mutex_);
   times_.prepareMs += job.prepareMs;

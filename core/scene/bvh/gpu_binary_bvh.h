@@ -43,7 +43,7 @@ class GpuBvhBuilder {
   // Measured on an H100 (results/published/2026-11-27-gpu-pipeline/), the 50M-triangle scene's
   // CWBVH: 2^22 built in 0.83-0.89 s, 2^23 in 0.95 s, 2^24 in 1.25-1.33 s. Larger batches hold
   // more memory at once, and the driver's allocations cost by the byte: the pinned host buffers of
-  // the levels in flight (up to three batches') and the device arrays (468 bytes a primitive).
+  // the levels in flight (about three batches') and the device arrays (468 bytes a primitive).
   static constexpr uint64_t defaultBatchPrimitives = uint64_t{1} << 22;
   // Rounds of treelet restructuring after the linear build (0: the linear tree as it is).
   static constexpr uint32_t defaultTreeletRounds = 3;
@@ -67,7 +67,7 @@ class GpuBvhBuilder {
   // buildLevel gives it. While a batch runs on the GPU, the host prepares the next batch's levels
   // and converts the last one's, on the threads `budget` spares; `built(level, trees)` is called
   // for each level (an empty one too) as soon as it is converted, from any of those threads.
-  // Calls from several threads run one after another.
+  // Calls from several threads run one after another; `built` must not call this builder.
   void buildLevels(std::span<const GpuLevelRequest> requests, ThreadBudget& budget,
                    const std::function<void(size_t, PrebuiltLevel)>& built);
   std::vector<PrebuiltLevel> buildLevels(std::span<const GpuLevelRequest> requests);

@@ -246,10 +246,9 @@ void buildMeshesTogether(const SceneData& scene, std::span<const uint32_t> order
   parallelFor(budget, order.size(), [&](size_t i) { meshBoxes(triangles[order[i]], budget, boxes[order[i]]); });
   const std::vector<std::span<const Bounds>> levels(boxes.begin(), boxes.end());
   ScratchPool scratchPool;
-  const auto start = Clock::now();
   options.levelsBuilder(levels, options.layouts, budget, [&](size_t mesh, PrebuiltLevel built) {
     std::unique_ptr<LevelScratch> scratch = scratchPool.take();
-    meshes[mesh] = finishLevel(built, built.binary, static_cast<uint32_t>(levels[mesh].size()), msSince(start), options,
+    meshes[mesh] = finishLevel(built, built.binary, static_cast<uint32_t>(levels[mesh].size()), built.buildMs, options,
                                budget, *scratch);
     scratchPool.giveBack(std::move(scratch));
     placeTriangles(meshes[mesh], triangles[mesh], options, budget, bvh, firstTriangles[mesh]);
@@ -569,10 +568,9 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   LevelScratch topScratch;
   LevelBuild top;
   if (options.levelsBuilder) {
-    const auto topStart = Clock::now();
     const std::span<const Bounds> topLevel[] = {instanceBounds};
     options.levelsBuilder(topLevel, options.layouts, budget, [&](size_t, PrebuiltLevel built) {
-      top = finishLevel(built, built.binary, static_cast<uint32_t>(instanceBounds.size()), msSince(topStart), options,
+      top = finishLevel(built, built.binary, static_cast<uint32_t>(instanceBounds.size()), built.buildMs, options,
                         budget, topScratch);
     });
   } else {

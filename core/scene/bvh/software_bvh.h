@@ -29,6 +29,9 @@ struct PrebuiltLevel {
   std::optional<BvhTree<gpu::Bvh2Node>> bvh2;
   std::optional<BvhTree<gpu::CwbvhNode>> cwbvh;
   Bounds bounds;  // the level's box: the root's
+  // The builder's time for this level, levels being built together: its own host work and its
+  // share, by primitives, of its batch's wall clock.
+  double buildMs = 0;
 };
 
 // Builds levels in place of buildBinaryBvh and the collapses it does itself (the GPU builder,
