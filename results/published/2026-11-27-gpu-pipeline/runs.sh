@@ -92,3 +92,29 @@ for t in 1 2 4 8 16; do
     echo "10M $b threads=$t: $($b/ptbench --threads $t scene-info /tmp/mesh-10M.glb 2>&1 | line)" | tee -a $OUT/cpu-scaling-10M.txt
   done
 done
+
+# Session 19, call 7 (H200): main (d3cac9c) against main after the review (the binary merged).
+set -uo pipefail
+for f in .gpu-libs/*.deb; do dpkg -x "$f" / ; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+tar -xJf .gpu-bin/bins.tar.xz
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } | tee $OUT/device.txt
+python3 scripts/generate-mesh-glb.py --triangles 50000000 --meshes 64 /tmp/mesh-50M.glb > /dev/null
+first() {  # binary, run
+  local b=$1 n=$2
+  local start=$(date +%s%N)
+  $b/ptbench -v --threads 16 render --scene /tmp/mesh-50M.glb --width 3840 --height 2160 --spp 1 --max-depth 8 --backend software --option software_builder=gpu --out /tmp/first.png > /tmp/first.log 2>&1
+  local rc=$? end=$(date +%s%N)
+  echo "$b $n: exit $rc, process start to image written $(( (end - start) / 1000000 )) ms; $(grep -oE 'software BVH built in [0-9.]+ ms.*' /tmp/first.log | head -1)" | tee -a $OUT/first-image.txt
+}
+for n in 1 2 3; do first new $n; first main $n; done
+new/ptbench --threads 16 scene-info /tmp/mesh-50M.glb --json > $OUT/scene-info-50M-new.json 2>/dev/null
+python3 - $OUT/scene-info-50M-new.json <<'PY' | tee $OUT/scene-info-summary.txt
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ('software_bvh', 'software_bvh_gpu'):
+    s = d[k]
+    print(k, 'build_ms %.0f' % s['build_ms'], 'binary_build_ms %.0f' % s['binary_build_ms'], 'kernels %.0f' % s.get('gpu_build_ms', 0),
+          'batches', s.get('gpu_batches'), 'cwbvh_sah %.6f' % s['cwbvh']['bottom_levels']['sah_cost'], 'bvh2_sah %.6f' % s['bvh2']['bottom_levels']['sah_cost'])
+PY
+gzip $OUT/scene-info-50M-new.json
