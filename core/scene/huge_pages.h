@@ -65,8 +65,8 @@ void resizeForOverwrite(std::vector<T, Allocator>& values, size_t count) {
   resizeInHugePages(values, count);
 }
 
-// The arrays the upload takes as std::vector, whose resize value-initialises every element on
-// one thread: that thread would also take every page fault and the kernel's zeroing of every
+// Arrays kept as std::vector (the collapses' trees, BvhTree), whose resize value-initialises
+// every element on one thread: that thread would also take every page fault and the kernel's zeroing of every
 // page. Room for `count` elements is reserved and its pages written to once, in chunks on the
 // threads the budget spares, so that the resize which follows writes pages already in place.
 // Elements `values` holds stay as they are; the room beyond them is raw storage until then.

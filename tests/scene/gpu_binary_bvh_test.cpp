@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 #include <latch>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -36,9 +37,7 @@ class GpuBvhBuilderTest : public GpuTest {
   SoftwareBvh buildOnGpu(const SceneData& scene,
                          const std::vector<BvhLayout>& layouts = {allBvhLayouts.begin(), allBvhLayouts.end()}) {
     BvhBuildOptions options{.layouts = layouts};
-    options.levelBuilder = [&](std::span<const Bounds> primitives, std::span<const BvhLayout> asked) {
-      return builder->buildLevel(primitives, asked);
-    };
+    options.levelsBuilder = builder->levelsBuilder();
     return buildSoftwareBvh(scene, options);
   }
   std::unique_ptr<GpuBvhBuilder> builder;
@@ -236,8 +235,36 @@ TEST_F(GpuBvhBuilderTest, LevelsBeyondABatchsLimitGoInTheNext) {
     expectSameLevel(built[l], builder->buildLevel(boxes[l], allBvhLayouts, true), "level " + std::to_string(l));
 }
 
-// Levels that arrive from several threads while a batch runs wait and are built together in
-// the next, whatever layouts each asks for; each is the tree it is alone.
+// Many batches on several threads: while a batch runs, other threads prepare the next batch's
+// levels and convert and hand over the last one's. Each level is handed over once, with the
+// trees it has alone, whatever order the threads finish in.
+TEST_F(GpuBvhBuilderTest, LevelsPreparedAndConvertedBesideTheBatchesAreTheTreesEachBuildsAlone) {
+  GpuBvhBuilder limited(*context, SahCosts{}, 5000);
+  std::vector<std::vector<Bounds>> boxes;
+  std::vector<GpuLevelRequest> requests;
+  const std::vector<BvhLayout> layoutChoices[] = {
+      {allBvhLayouts.begin(), allBvhLayouts.end()}, {BvhLayout::Bvh2}, {BvhLayout::Cwbvh}};
+  for (size_t l = 0; l < 14; ++l) boxes.push_back(randomBoxes(l == 5 ? 1 : 1500 + 700 * (l % 5), uint32_t(l) + 11));
+  for (size_t l = 0; l < boxes.size(); ++l)
+    requests.push_back({.primitives = boxes[l], .layouts = layoutChoices[l % 3]});
+  std::vector<PrebuiltLevel> built(requests.size());
+  std::vector<int> handedOver(requests.size(), 0);
+  std::mutex mutex;
+  ThreadBudget budget(4);
+  limited.buildLevels(requests, budget, [&](size_t level, PrebuiltLevel trees) {
+    const std::lock_guard lock(mutex);
+    ++handedOver[level];
+    built[level] = std::move(trees);
+  });
+  EXPECT_GE(limited.times().batches, 5u);
+  for (size_t l = 0; l < requests.size(); ++l) {
+    EXPECT_EQ(handedOver[l], 1) << "level " << l;
+    expectSameLevel(built[l], builder->buildLevel(boxes[l], requests[l].layouts), "level " + std::to_string(l));
+  }
+}
+
+// Levels asked for from several threads at once are built one call after another, whatever
+// layouts each asks for; each is the tree it is alone.
 TEST_F(GpuBvhBuilderTest, LevelsFromSeveralThreadsAreTheTreesEachBuildsAlone) {
   constexpr size_t threadCount = 9;
   const std::vector<BvhLayout> layoutChoices[] = {

@@ -97,10 +97,7 @@ TEST_P(SoftwareTraceTest, GpuTraversalFindsWhatTheReferenceFinds) {
   // Deterministic, for either builder: the arrays GpuScene uploaded.
   GpuBvhBuilder gpuBuilder(*context);
   BvhBuildOptions options;
-  if (builder == BvhBuilder::Gpu)
-    options.levelBuilder = [&](std::span<const Bounds> primitives, std::span<const BvhLayout> layouts) {
-      return gpuBuilder.buildLevel(primitives, layouts);
-    };
+  if (builder == BvhBuilder::Gpu) options.levelsBuilder = gpuBuilder.levelsBuilder();
   const SoftwareBvh bvh = buildSoftwareBvh(scene, options);
 
   const std::vector<Ray> rays = randomRays(scene.bounds, raysPerScene, 7);

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <functional>
+#include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -127,11 +131,6 @@ class GpuBufferPool {
     const std::lock_guard lock(mutex_);
     free_.emplace_back(use, std::move(buffer));
   }
-  // Every free buffer, so that the layouts' assembly after the build has that memory.
-  void releaseFree() {
-    const std::lock_guard lock(mutex_);
-    free_.clear();
-  }
 
  private:
   void release(vk::MemoryUse use) {
@@ -243,8 +242,8 @@ struct GpuBvhBuilder::ScanTarget {
   uint64_t blockSumCapacity;
 };
 
-// A level on its way through a batch: what its caller's thread prepares, and what the batch
-// gives back for that thread to convert.
+// A level on its way through a batch: what the host prepares, and what the batch gives back for
+// the host to convert.
 struct GpuBvhBuilder::LevelJob {
   uint32_t count = 0;
   bool wantsBvh2 = false, wantsCwbvh = false, withBinary = false;
@@ -253,14 +252,13 @@ struct GpuBvhBuilder::LevelJob {
   // The sorted order is the binary tree's and BVH2's leaf order; CWBVH's has its own.
   std::optional<PooledBuffer> orderBack, cwbvhOrderBack, nodesBack;
   double prepareMs = 0;
-  Clock::time_point queued;
-  double queueWaitMs = 0;
+  Clock::time_point prepared;
+  double batchWaitMs = 0;   // from prepared to its batch's start
+  double batchShareMs = 0;  // its share, by primitives, of its batch's wall clock
   // Filled by the batch.
   LevelSummary summary{};
   uint32_t wideNodeCount = 0;
   std::optional<PooledBuffer> bvh2Back, cwbvhBack;  // the collapsed trees' nodes
-  bool done = false;
-  std::exception_ptr error;
 };
 
 struct GpuBvhBuilder::BatchTimes {
@@ -296,10 +294,6 @@ GpuBvhBuilder::GpuBvhBuilder(const vk::Context& context, const SahCosts& costs, 
       cwbvhEmit_(vk::createComputePipeline(context, "bvh_cwbvh_emit", sizeof(gpu::CwbvhCollapsePush))) {}
 
 GpuBvhBuilder::~GpuBvhBuilder() = default;
-
-void GpuBvhBuilder::releasePooledBuffers() {
-  pool_->releaseFree();
-}
 
 // One workgroup scans up to this many values round by round; longer scans (a level's 2n - 1
 // BVH2 flags, for 50M triangles 100M) are spread over workgroups: block sums, their scan in one
@@ -438,125 +432,192 @@ PrebuiltLevel GpuBvhBuilder::buildLevel(std::span<const Bounds> primitives, std:
 
 std::vector<PrebuiltLevel> GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests) {
   std::vector<PrebuiltLevel> built(requests.size());
-  std::vector<LevelJob> jobs;
-  std::vector<size_t> jobLevels;
+  ThreadBudget oneThread(1);
+  buildLevels(requests, oneThread, [&](size_t level, PrebuiltLevel trees) { built[level] = std::move(trees); });
+  return built;
+}
+
+LevelsBuilder GpuBvhBuilder::levelsBuilder() {
+  return [this](std::span<const std::span<const Bounds>> levels, std::span<const BvhLayout> layouts,
+                ThreadBudget& budget, const std::function<void(size_t, PrebuiltLevel)>& built) {
+    std::vector<GpuLevelRequest> requests;
+    requests.reserve(levels.size());
+    for (const std::span<const Bounds> level : levels) requests.push_back({.primitives = level, .layouts = layouts});
+    buildLevels(requests, budget, built);
+  };
+}
+
+void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, ThreadBudget& budget,
+                                const std::function<void(size_t, PrebuiltLevel)>& built) {
+  const std::lock_guard oneAtATime(buildMutex_);
   const auto& device = context_.capabilities();
+  std::vector<size_t> jobLevels;
+  for (size_t l = 0; l < requests.size(); ++l) {
+    const uint64_t primitives = requests[l].primitives.size();
+    if (primitives < 2) continue;
+    if (const std::string error = gpuBvhBuildMemoryError(primitives, device.deviceLocalBytes, device.name);
+        !error.empty())
+      throw std::runtime_error(error);
+    jobLevels.push_back(l);
+  }
   for (size_t l = 0; l < requests.size(); ++l) {
     const std::span<const Bounds> primitives = requests[l].primitives;
-    const std::span<const BvhLayout> layouts = requests[l].layouts;
-    if (primitives.empty()) continue;
+    if (primitives.size() > 1) continue;
+    PrebuiltLevel level;
     if (primitives.size() == 1) {
       // One leaf: the CPU's collapses have nothing to gain from the GPU.
-      PrebuiltLevel& level = built[l];
       level.binary.nodes.push_back({.bounds = primitives[0], .firstPrimitive = 0, .primitiveCount = 1});
       level.binary.primitiveOrder = {0};
       level.bounds = primitives[0];
       ThreadBudget oneThread(1);
-      if (hasLayout(layouts, BvhLayout::Bvh2)) level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
-      if (hasLayout(layouts, BvhLayout::Cwbvh)) level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
-      continue;
+      if (hasLayout(requests[l].layouts, BvhLayout::Bvh2)) level.bvh2 = collapseToBvh2(level.binary, costs_, oneThread);
+      if (hasLayout(requests[l].layouts, BvhLayout::Cwbvh))
+        level.cwbvh = collapseToCwbvh(level.binary, costs_, oneThread);
     }
-    if (const std::string error = gpuBvhBuildMemoryError(primitives.size(), device.deviceLocalBytes, device.name);
-        !error.empty())
-      throw std::runtime_error(error);
-    jobs.push_back(prepare(requests[l]));
-    jobLevels.push_back(l);
+    built(l, std::move(level));
   }
-  buildInBatches(jobs);
-  for (size_t j = 0; j < jobs.size(); ++j)
-    if (jobs[j].error) std::rethrow_exception(jobs[j].error);
-  for (size_t j = 0; j < jobs.size(); ++j) built[jobLevels[j]] = convert(jobs[j]);
-  return built;
+  std::vector<LevelJob> jobs(jobLevels.size());
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const GpuLevelRequest& request = requests[jobLevels[j]];
+    jobs[j].count = static_cast<uint32_t>(request.primitives.size());
+    jobs[j].wantsBvh2 = hasLayout(request.layouts, BvhLayout::Bvh2);
+    jobs[j].wantsCwbvh = hasLayout(request.layouts, BvhLayout::Cwbvh);
+    jobs[j].withBinary = request.withBinary;
+  }
+  const std::vector<std::vector<LevelJob*>> batches = batchesOf(jobs);
+  if (batches.empty()) return;
+  std::vector<size_t> jobBatches(jobs.size());
+  for (size_t b = 0; b < batches.size(); ++b)
+    for (const LevelJob* job : batches[b]) jobBatches[static_cast<size_t>(job - jobs.data())] = b;
+
+  // The host's work runs beside the batches on every thread the budget spares, as a stream rather
+  // than in steps: a thread converts (and hands over) a level whose batch is done, or else
+  // prepares the next level, of a batch at most one ahead of the one running, so that the host
+  // buffers held stay near three batches' (the last one's until its levels are handed over). The batches wait on the
+  // device on a thread of their own, outside the budget: it takes no CPU time while the kernels run.
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t nextToPrepare = 0, batchesDone = 0, converted = 0;
+  std::vector<size_t> preparedInBatch(batches.size(), 0);
+  std::deque<LevelJob*> toConvert;
+  std::exception_ptr failure;
+  const auto fail = [&](std::exception_ptr error) {
+    const std::lock_guard lock(mutex);
+    if (!failure) failure = std::move(error);
+    changed.notify_all();
+  };
+  // Every way out of either side goes through fail(), so that the other side stops waiting.
+  std::future<void> batchesRun = std::async(std::launch::async, [&] {
+    size_t b = 0;
+    try {
+      for (; b < batches.size(); ++b) {
+        {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return failure || preparedInBatch[b] == batches[b].size(); });
+          if (failure) return;
+        }
+        runBatch(batches[b]);
+        const std::lock_guard lock(mutex);
+        toConvert.insert(toConvert.end(), batches[b].begin(), batches[b].end());
+        ++batchesDone;
+        changed.notify_all();
+      }
+    } catch (const std::exception& error) {
+      // Every level of the batch fails; the message says the level may not be the one at fault.
+      if (b == batches.size() || batches[b].size() == 1) return fail(std::current_exception());
+      uint64_t primitives = 0;
+      for (const LevelJob* job : batches[b]) primitives += job->count;
+      fail(std::make_exception_ptr(std::runtime_error("a batch of " + std::to_string(batches[b].size()) + " levels (" +
+                                                      std::to_string(primitives) +
+                                                      " primitives) built together failed: " + error.what())));
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  });
+  // Whether a level waits for conversion or preparation, or the work is over (under `mutex`).
+  const auto workOrEnd = [&] {
+    return failure || converted == jobs.size() || !toConvert.empty() ||
+           (nextToPrepare < jobs.size() && jobBatches[nextToPrepare] <= batchesDone + 1);
+  };
+  const auto hostWork = [&] {
+    std::unique_lock lock(mutex);
+    while (!failure && converted < jobs.size()) {
+      if (!toConvert.empty()) {
+        LevelJob& job = *toConvert.front();
+        toConvert.pop_front();
+        lock.unlock();
+        try {
+          built(jobLevels[static_cast<size_t>(&job - jobs.data())], convert(job));
+        } catch (...) {
+          fail(std::current_exception());
+        }
+        lock.lock();
+        ++converted;
+      } else if (nextToPrepare < jobs.size() && jobBatches[nextToPrepare] <= batchesDone + 1) {
+        const size_t j = nextToPrepare++;
+        lock.unlock();
+        try {
+          prepare(requests[jobLevels[j]], jobs[j]);
+        } catch (...) {
+          fail(std::current_exception());
+        }
+        lock.lock();
+        ++preparedInBatch[jobBatches[j]];
+        changed.notify_all();
+      } else {
+        // Nothing to do until a batch ends or a level is prepared: the place is lent meanwhile,
+        // so that a level being handed over (its triangles placed) can spread over it.
+        lock.unlock();
+        budget.lendPlaceWhile([&] {
+          std::unique_lock waiting(mutex);
+          changed.wait(waiting, workOrEnd);
+        });
+        lock.lock();
+      }
+    }
+    changed.notify_all();
+  };
+  try {
+    parallelFor(budget, jobs.size(), [&](size_t) { hostWork(); });
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  batchesRun.get();
+  if (failure) std::rethrow_exception(failure);
 }
 
-// The host's part before the batch runs on the caller's thread, so that while one batch's
-// kernels run the next levels' boxes are staged and the previous levels' trees converted.
-GpuBvhBuilder::LevelJob GpuBvhBuilder::prepare(const GpuLevelRequest& request) const {
+// The host's part before the batch runs, so that while one batch's kernels run the next
+// batch's boxes are staged and the previous batch's trees converted.
+void GpuBvhBuilder::prepare(const GpuLevelRequest& request, LevelJob& job) const {
   const auto start = Clock::now();
   const std::span<const Bounds> primitives = request.primitives;
-  const std::span<const BvhLayout> layouts = request.layouts;
-  const bool withBinary = request.withBinary;
-  LevelJob job{.count = static_cast<uint32_t>(primitives.size()),
-               .wantsBvh2 = hasLayout(layouts, BvhLayout::Bvh2),
-               .wantsCwbvh = hasLayout(layouts, BvhLayout::Cwbvh),
-               .withBinary = withBinary};
   // The Morton grid spans the centroids' box.
   for (const Bounds& box : primitives) job.centroids.extend(box.center());
   job.staging.emplace(*pool_, primitives.size_bytes(), vk::MemoryUse::Upload);
   std::memcpy(job.staging->mapped(), primitives.data(), primitives.size_bytes());
   job.orderBack.emplace(*pool_, uint64_t{job.count} * 4, vk::MemoryUse::Readback);
   if (job.wantsCwbvh) job.cwbvhOrderBack.emplace(*pool_, uint64_t{job.count} * 4, vk::MemoryUse::Readback);
-  if (withBinary)
+  if (job.withBinary)
     job.nodesBack.emplace(*pool_, (2 * uint64_t{job.count} - 1) * sizeof(gpu::BuildNode), vk::MemoryUse::Readback);
+  job.prepared = Clock::now();
   job.prepareMs = msSince(start);
-  return job;
 }
 
-void GpuBvhBuilder::buildInBatches(std::span<LevelJob> jobs) {
-  std::unique_lock lock(mutex_);
-  std::vector<LevelJob*> queued;
-  for (LevelJob& job : jobs) {
-    job.queued = Clock::now();
-    queued.push_back(&job);
-  }
-  waiting_.insert(waiting_.end(), queued.begin(), queued.end());  // all or none
-  const auto allDone = [&] { return std::all_of(jobs.begin(), jobs.end(), [](const LevelJob& j) { return j.done; }); };
-  while (!allDone()) {
-    if (batchRunning_) {
-      batchDone_.wait(lock);
-      continue;
-    }
-    const std::vector<LevelJob*> batch = takeBatch();
-    batchRunning_ = true;
-    lock.unlock();
-    BatchTimes batchTimes;
-    try {
-      const std::lock_guard device(deviceMutex_);
-      batchTimes = runBatch(batch);
-    } catch (const std::exception& error) {
-      // Every level of the batch fails; the message says the level may not be the one at fault.
-      uint64_t primitives = 0;
-      for (const LevelJob* job : batch) primitives += job->count;
-      const std::exception_ptr failure =
-          batch.size() == 1 ? std::current_exception()
-                            : std::make_exception_ptr(std::runtime_error(
-                                  "a batch of " + std::to_string(batch.size()) + " levels (" +
-                                  std::to_string(primitives) + " primitives) built together failed: " + error.what()));
-      for (LevelJob* job : batch) job->error = failure;
-    } catch (...) {
-      for (LevelJob* job : batch) job->error = std::current_exception();
-    }
-    lock.lock();
-    for (LevelJob* job : batch) job->done = true;
-    times_.gpuMs += batchTimes.gpuMs;
-    for (const auto& [stage, ms] : batchTimes.stageGpuMs) times_.stageGpuMs[stage] += ms;
-    times_.allocateMs += batchTimes.allocateMs;
-    times_.copyMs += batchTimes.copyMs;
-    times_.transferMs += batchTimes.allocateMs + batchTimes.copyMs;
-    ++times_.batches;
-    batchRunning_ = false;
-    batchDone_.notify_all();
-  }
-}
-
-// The levels waiting longest, as many as a batch holds: up to batchPrimitives_ primitives
-// and a quarter of the device's memory, and one level at least.
-std::vector<GpuBvhBuilder::LevelJob*> GpuBvhBuilder::takeBatch() {
+std::vector<std::vector<GpuBvhBuilder::LevelJob*>> GpuBvhBuilder::batchesOf(std::span<LevelJob> jobs) const {
   const uint64_t byteBudget = context_.capabilities().deviceLocalBytes / 4;
-  std::vector<LevelJob*> batch;
-  batch.reserve(waiting_.size());  // nothing to throw once levels leave the queue
+  std::vector<std::vector<LevelJob*>> batches;
   uint64_t primitives = 0, bytes = 0;
-  while (!waiting_.empty()) {
-    LevelJob* next = waiting_.front();
-    const uint64_t nextBytes = gpuBvhBuildDeviceBytes(next->count);
-    if (!batch.empty() && (primitives + next->count > batchPrimitives_ || bytes + nextBytes > byteBudget)) break;
-    next->queueWaitMs = msSince(next->queued);
-    batch.push_back(next);
-    waiting_.pop_front();
-    primitives += next->count;
-    bytes += nextBytes;
+  for (LevelJob& job : jobs) {
+    const uint64_t jobBytes = gpuBvhBuildDeviceBytes(job.count);
+    if (batches.empty() || primitives + job.count > batchPrimitives_ || bytes + jobBytes > byteBudget) {
+      batches.emplace_back();
+      primitives = bytes = 0;
+    }
+    batches.back().push_back(&job);
+    primitives += job.count;
+    bytes += jobBytes;
   }
-  return batch;
+  return batches;
 }
 
 // One batch's run: its arrays (a region per level in each), the kernels' pushes, and the three
@@ -568,6 +629,7 @@ class GpuBvhBuilder::Batch {
       : builder_(builder),
         pool_(*builder.pool_),
         jobs_(jobs),
+        timer_(builder.context_),
         primitives_(perLevel([](const LevelJob& job) { return job.count; })),
         innerNodes_(perLevel([](const LevelJob& job) { return job.count - 1; })),
         nodes_(perLevel([](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; })),
@@ -636,55 +698,58 @@ class GpuBvhBuilder::Batch {
             for (uint32_t round = 0; round < rounds; ++round) restructureTreelets(commands, timer, round);
             renumberLeaves(commands, timer);
           }
+          fitAndCollapseBvh2(commands, timer);
         },
         upload);
+  }
+
+  // The boxes fitted, the nodes placed depth first, BVH2's collapses, and what the host reads of
+  // them before the CWBVH collapses go on.
+  void fitAndCollapseBvh2(VkCommandBuffer commands, vk::StageTimer& timer) {
     const uint32_t bvh2Levels = levelsThat(wantsBvh2);
-    submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
-      lbvhKernel(commands, timer, Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
-      lbvhKernel(commands, timer, Stage::BvhEmit, builder_.emit_,
-                 [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
-      if (bvh2Levels > 0) {
-        std::vector<ScanTarget> scans;
-        forEachLevel([&](size_t j) { scans.push_back(scanOf(j, nodeIndices_->address(j), 2 * jobs_[j]->count - 1)); },
-                     wantsBvh2);
-        timer.time(
-            commands, Stage::BvhCollapse,
-            [&] {
-              forEachLevel(
-                  [&](size_t j) {
-                    dispatch(commands, builder_.bvh2Flag_, bvh2Collapses_[j],
-                             elementWorkgroups(2 * uint64_t{jobs_[j]->count} - 1));
-                  },
-                  wantsBvh2);
-              computeToCompute(commands);
-              // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
-              builder_.recordScans(commands, scans);
-              computeToCompute(commands);
-              forEachLevel(
-                  [&](size_t j) {
-                    dispatch(commands, builder_.bvh2Emit_, bvh2Collapses_[j], elementWorkgroups(jobs_[j]->count - 1));
-                  },
-                  wantsBvh2);
-            },
-            0, 3 * bvh2Levels);
-      }
-      computeToTransfer(commands);
-      forEachLevel(
-          [&](size_t j) {
-            copyBuffer(commands, bvh2Summaries_->buffer(), summariesBack_.buffer(), sizeof(gpu::Bvh2CollapseSummary),
-                       bvh2Summaries_->offset(j), summaryOffset(j, offsetof(LevelSummary, bvh2)));
+    lbvhKernel(commands, timer, Stage::BvhFit, builder_.fit_, [](const LevelJob& job) { return job.count; });
+    lbvhKernel(commands, timer, Stage::BvhEmit, builder_.emit_,
+               [](const LevelJob& job) { return 2 * uint64_t{job.count} - 1; });
+    if (bvh2Levels > 0) {
+      std::vector<ScanTarget> scans;
+      forEachLevel([&](size_t j) { scans.push_back(scanOf(j, nodeIndices_->address(j), 2 * jobs_[j]->count - 1)); },
+                   wantsBvh2);
+      timer.time(
+          commands, Stage::BvhCollapse,
+          [&] {
+            forEachLevel(
+                [&](size_t j) {
+                  dispatch(commands, builder_.bvh2Flag_, bvh2Collapses_[j],
+                           elementWorkgroups(2 * uint64_t{jobs_[j]->count} - 1));
+                },
+                wantsBvh2);
+            computeToCompute(commands);
+            // Prefix sums, not atomics: the nodes' indices do not depend on the scheduling.
+            builder_.recordScans(commands, scans);
+            computeToCompute(commands);
+            forEachLevel(
+                [&](size_t j) {
+                  dispatch(commands, builder_.bvh2Emit_, bvh2Collapses_[j], elementWorkgroups(jobs_[j]->count - 1));
+                },
+                wantsBvh2);
           },
-          wantsBvh2);
-      forEachLevel([&](size_t j) {
-        const LevelJob& job = *jobs_[j];
-        if (job.nodesBack)
-          copyBuffer(commands, builtNodes_.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
-                     builtNodes_.offset(j));
-        copyBuffer(commands, values_[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(),
-                   values_[0].offset(j));
-        copyBuffer(commands, nodeBounds_.buffer(), summariesBack_.buffer(), sizeof(gpu::BuildBounds),
-                   nodeBounds_.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
-      });
+          0, 3 * bvh2Levels);
+    }
+    computeToTransfer(commands);
+    forEachLevel(
+        [&](size_t j) {
+          copyBuffer(commands, bvh2Summaries_->buffer(), summariesBack_.buffer(), sizeof(gpu::Bvh2CollapseSummary),
+                     bvh2Summaries_->offset(j), summaryOffset(j, offsetof(LevelSummary, bvh2)));
+        },
+        wantsBvh2);
+    forEachLevel([&](size_t j) {
+      const LevelJob& job = *jobs_[j];
+      if (job.nodesBack)
+        copyBuffer(commands, builtNodes_.buffer(), job.nodesBack->buffer(), job.nodesBack->bytes(),
+                   builtNodes_.offset(j));
+      copyBuffer(commands, values_[0].buffer(), job.orderBack->buffer(), job.orderBack->bytes(), values_[0].offset(j));
+      copyBuffer(commands, nodeBounds_.buffer(), summariesBack_.buffer(), sizeof(gpu::BuildBounds),
+                 nodeBounds_.offset(j), summaryOffset(j, offsetof(LevelSummary, root)));
     });
   }
 
@@ -1013,7 +1078,7 @@ class GpuBvhBuilder::Batch {
   // its wall clock beyond them is the copies' (and the queue's).
   using Record = std::function<void(VkCommandBuffer, vk::StageTimer&)>;
   void submit(const Record& record, const std::function<void(VkCommandBuffer)>& untimed = {}) {
-    vk::StageTimer timer(builder_.context_);
+    vk::StageTimer& timer = timer_;
     const auto submitStart = Clock::now();
     builder_.context_.submitAndWait([&](VkCommandBuffer commands) {
       // The earlier submissions' writes visible to this one's kernels and copies; pooled arrays
@@ -1044,6 +1109,9 @@ class GpuBvhBuilder::Batch {
   const GpuBvhBuilder& builder_;
   GpuBufferPool& pool_;
   std::span<LevelJob* const> jobs_;
+  // One for all the batch's submissions: its query pools are made once (each submission resets
+  // what it writes), not once a submission.
+  vk::StageTimer timer_;
   const LevelFilter wantsBvh2 = [this](size_t j) { return jobs_[j]->wantsBvh2; };
   const LevelFilter wantsCwbvh = [this](size_t j) { return jobs_[j]->wantsCwbvh; };
   std::vector<uint64_t> primitives_, innerNodes_, nodes_, blockSumCounts_;
@@ -1060,14 +1128,26 @@ class GpuBvhBuilder::Batch {
   std::vector<gpu::CwbvhCollapsePush> cwbvhCollapses_;
 };
 
-GpuBvhBuilder::BatchTimes GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
+void GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
+  const std::lock_guard device(deviceMutex_);
+  for (LevelJob* job : jobs) job->batchWaitMs = msSince(job->prepared);
   const auto allocateStart = Clock::now();
   Batch batch(*this, jobs);
   batch.times.allocateMs = msSince(allocateStart);
   batch.buildBinaryTrees();
   batch.collapseCwbvhWideLevels();
   batch.readBackTrees();
-  return batch.times;
+  const double batchMs = msSince(allocateStart);
+  uint64_t primitives = 0;
+  for (const LevelJob* job : jobs) primitives += job->count;
+  for (LevelJob* job : jobs) job->batchShareMs = batchMs * double(job->count) / double(primitives);
+  const std::lock_guard lock(mutex_);
+  times_.gpuMs += batch.times.gpuMs;
+  for (const auto& [stage, ms] : batch.times.stageGpuMs) times_.stageGpuMs[stage] += ms;
+  times_.allocateMs += batch.times.allocateMs;
+  times_.copyMs += batch.times.copyMs;
+  times_.transferMs += batch.times.allocateMs + batch.times.copyMs;
+  ++times_.batches;
 }
 
 PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {
@@ -1121,10 +1201,11 @@ PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {
   job.bvh2Back.reset();
   job.cwbvhBack.reset();
   const double convertMs = msSince(start);
+  level.buildMs = job.prepareMs + job.batchShareMs + convertMs;
 
   const std::lock_guard lock(mutex_);
   times_.prepareMs += job.prepareMs;
-  times_.batchWaitMs += job.queueWaitMs;
+  times_.batchWaitMs += job.batchWaitMs;
   times_.convertMs += convertMs;
   times_.transferMs += job.prepareMs + convertMs;
   ++times_.trees;

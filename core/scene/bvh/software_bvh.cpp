@@ -69,9 +69,9 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
 }
 
 // The memory a level's build works in, about 250 bytes a primitive: the boxes, the binary tree
-// (which the collapses read and nothing keeps) and the build's and collapses' tables. A thread
-// keeps one from mesh to mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in
-// and zero gigabytes of pages, the binary trees' time growing with the threads that did so at once.
+// (which the collapses read and nothing keeps) and the build's and collapses' tables. A thread keeps one from mesh to
+// mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in and zero gigabytes of pages, the binary
+// trees' time growing with the threads that did so at once.
 struct LevelScratch {
   UninitialisedArray<Bounds> boxes;
   BinaryBvh binary;
@@ -107,27 +107,18 @@ class ScratchPool {
   std::vector<std::unique_ptr<LevelScratch>> free_;
 };
 
-LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget,
-                      LevelScratch& scratch) {
-  LevelBuild level{.primitiveCount = static_cast<uint32_t>(primitives.size())};
-  auto start = Clock::now();
-  PrebuiltLevel built;
-  if (options.levelBuilder) {
-    built = options.levelBuilder(primitives, options.layouts);
-  } else {
-    buildBinaryBvh(primitives, options.binary, budget, scratch.binary, scratch.binaryArrays);
-    if (!scratch.binary.nodes.empty()) built.bounds = scratch.binary.nodes[0].bounds;
-  }
-  const BinaryBvh& binary = options.levelBuilder ? built.binary : scratch.binary;
-  level.binaryMs = msSince(start);
-  level.bounds = built.bounds;
+// A level from its builder's trees (moved out of `built`) and binary tree: any layout asked for
+// that the builder did not collapse itself is collapsed here (the collapses only read the binary tree: the second takes
+// a thread when one is spare).
+LevelBuild finishLevel(PrebuiltLevel& built, const BinaryBvh& binary, uint32_t primitiveCount, double binaryMs,
+                       const BvhBuildOptions& options, ThreadBudget& budget, LevelScratch& scratch) {
+  LevelBuild level{.primitiveCount = primitiveCount, .bounds = built.bounds, .binaryMs = binaryMs};
   if (built.bvh2) level.bvh2.tree = std::move(*built.bvh2);
   if (built.cwbvh) level.cwbvh.tree = std::move(*built.cwbvh);
-  // The collapses only read the binary tree: the second takes a thread when one is spare.
   const bool collapsesBvh2 = builds(options, BvhLayout::Bvh2) && !built.bvh2;
   const bool collapsesCwbvh = builds(options, BvhLayout::Cwbvh) && !built.cwbvh;
   forkJoin(
-      budget, collapsesBvh2 && collapsesCwbvh && primitives.size() >= options.binary.parallelThreshold,
+      budget, collapsesBvh2 && collapsesCwbvh && primitiveCount >= options.binary.parallelThreshold,
       [&] {
         if (!collapsesBvh2) return;
         const auto collapseStart = Clock::now();
@@ -143,6 +134,17 @@ LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions&
   return level;
 }
 
+// A level by the CPU's binned SAH build.
+LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget,
+                      LevelScratch& scratch) {
+  const auto start = Clock::now();
+  buildBinaryBvh(primitives, options.binary, budget, scratch.binary, scratch.binaryArrays);
+  PrebuiltLevel built;
+  if (!scratch.binary.nodes.empty()) built.bounds = scratch.binary.nodes[0].bounds;
+  return finishLevel(built, scratch.binary, static_cast<uint32_t>(primitives.size()), msSince(start), options, budget,
+                     scratch);
+}
+
 uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
   uint64_t count = 0;
   for (uint32_t g = mesh.firstGeometry; g < mesh.firstGeometry + mesh.geometryCount; ++g)
@@ -150,56 +152,121 @@ uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
   return count;
 }
 
-struct MeshBuild {
-  // In the mesh's numbering: geometry by geometry, primitive by primitive. Its first touch is
-  // the parallel gathering's.
-  UninitialisedArray<gpu::BvhTriangle> triangles;
-  LevelBuild level;
-};
-
-// Gathers the mesh's triangles and their boxes in one pass, on as many threads as the budget
-// spares; the boxes go to `boxes`, overwritten in full.
-void gatherTriangles(const SceneData& scene, const Mesh& mesh, ThreadBudget& budget,
-                     UninitialisedArray<gpu::BvhTriangle>& triangles, UninitialisedArray<Bounds>& boxes) {
-  const uint64_t count = meshTriangleCount(scene, mesh);
-  resizeInHugePages(triangles, count);
-  resizeForOverwrite(boxes, count);
-  uint32_t first = 0;  // the geometry's first triangle in the mesh's numbering
-  for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
-    const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
-    const auto position = [&](uint32_t primitive, uint32_t corner) {
-      return scene.vertices[geometry.firstVertex + scene.indices[geometry.firstIndex + 3 * primitive + corner]]
+// A mesh's triangles as the layouts store them, by their index in the mesh's numbering: geometry
+// by geometry, primitive by primitive.
+class MeshTriangles {
+ public:
+  MeshTriangles(const SceneData& scene, const Mesh& mesh) : scene_(scene), mesh_(mesh) {
+    uint32_t first = 0;
+    for (uint32_t g = 0; g < mesh.geometryCount; ++g) {
+      const gpu::Geometry& geometry = scene.geometries[mesh.firstGeometry + g];
+      geometryFirsts_.push_back(first);
+      flags_.push_back(
+          gpu::materialNeedsCandidateTest(scene.materials[geometry.material]) ? gpu::BVH_TRIANGLE_NON_OPAQUE : 0);
+      first += geometry.triangleCount;
+    }
+    count_ = first;
+  }
+  uint32_t count() const { return count_; }
+  gpu::BvhTriangle operator[](uint32_t index) const {
+    const auto g = static_cast<uint32_t>(std::upper_bound(geometryFirsts_.begin(), geometryFirsts_.end(), index) -
+                                         geometryFirsts_.begin() - 1);
+    const gpu::Geometry& geometry = scene_.geometries[mesh_.firstGeometry + g];
+    const uint32_t primitive = index - geometryFirsts_[g];
+    const auto position = [&](uint32_t corner) {
+      return scene_.vertices[geometry.firstVertex + scene_.indices[geometry.firstIndex + 3 * primitive + corner]]
           .position;
     };
-    const uint32_t flags =
-        gpu::materialNeedsCandidateTest(scene.materials[geometry.material]) ? gpu::BVH_TRIANGLE_NON_OPAQUE : 0;
-    const Chunks chunks{.begin = 0, .end = geometry.triangleCount, .size = trianglesPerChunk};
-    parallelFor(budget, chunks.count(), [&](size_t c) {
-      for (uint32_t p = chunks.first(c); p < chunks.last(c); ++p) {
-        const gpu::BvhTriangle t = {.v0 = position(p, 0),
-                                    .geometry = g,
-                                    .v1 = position(p, 1),
-                                    .primitive = p,
-                                    .v2 = position(p, 2),
-                                    .flags = flags};
-        triangles[first + p] = t;
-        Bounds box;
-        box.extend(toVec3(t.v0));
-        box.extend(toVec3(t.v1));
-        box.extend(toVec3(t.v2));
-        boxes[first + p] = box;
-      }
-    });
-    first += geometry.triangleCount;
+    return {.v0 = position(0),
+            .geometry = g,
+            .v1 = position(1),
+            .primitive = primitive,
+            .v2 = position(2),
+            .flags = flags_[g]};
   }
+
+ private:
+  const SceneData& scene_;
+  const Mesh& mesh_;
+  std::vector<uint32_t> geometryFirsts_;  // each geometry's first triangle in the mesh's numbering
+  std::vector<uint32_t> flags_;
+  uint32_t count_ = 0;
+};
+
+// The boxes of a mesh's triangles, on as many threads as the budget spares; `boxes` is
+// overwritten in full.
+void meshBoxes(const MeshTriangles& triangles, ThreadBudget& budget, UninitialisedArray<Bounds>& boxes) {
+  resizeForOverwrite(boxes, triangles.count());
+  const Chunks chunks{.begin = 0, .end = triangles.count(), .size = trianglesPerChunk};
+  parallelFor(budget, chunks.count(), [&](size_t c) {
+    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
+      const gpu::BvhTriangle t = triangles[i];
+      Bounds box;
+      box.extend(toVec3(t.v0));
+      box.extend(toVec3(t.v1));
+      box.extend(toVec3(t.v2));
+      boxes[i] = box;
+    }
+  });
 }
 
-MeshBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget,
-                    LevelScratch& scratch) {
-  MeshBuild build;
-  gatherTriangles(scene, mesh, budget, build.triangles, scratch.boxes);
-  build.level = buildLevel(scratch.boxes, options, budget, scratch);
-  return build;
+// A mesh's triangles into a layout's array from `into`, in the order its tree's leaves reference
+// them, straight from the scene's vertices, in pieces on as many threads as the budget spares.
+template <typename Node>
+void placeTrianglesIn(const LevelBuild& level, const MeshTriangles& triangles, ThreadBudget& budget,
+                      gpu::BvhTriangle* into) {
+  const std::vector<uint32_t>& order = level.collapsed<Node>().tree.primitiveOrder;
+  const Chunks pieces{.begin = 0, .end = static_cast<uint32_t>(order.size()), .size = elementsPerPiece};
+  parallelFor(budget, pieces.count(), [&](size_t c) {
+    for (uint32_t i = pieces.first(c); i < pieces.last(c); ++i) into[i] = triangles[order[i]];
+  });
+}
+
+// A mesh's triangles into each layout's array built, from `firstTriangle` in its order there.
+void placeTriangles(const LevelBuild& level, const MeshTriangles& triangles, const BvhBuildOptions& options,
+                    ThreadBudget& budget, SoftwareBvh& bvh, uint64_t firstTriangle) {
+  if (builds(options, BvhLayout::Bvh2))
+    placeTrianglesIn<gpu::Bvh2Node>(level, triangles, budget, bvh.bvh2.triangles.data() + firstTriangle);
+  if (builds(options, BvhLayout::Cwbvh))
+    placeTrianglesIn<gpu::CwbvhNode>(level, triangles, budget, bvh.cwbvh.triangles.data() + firstTriangle);
+}
+
+// Every mesh's level by the levels builder (the GPU's), given all their boxes at once so that it
+// can batch them: the boxes first (largest mesh first, on the budget's threads), then each mesh's
+// triangles placed in the layouts' arrays from `firstTriangles` as its trees arrive, while the
+// builder's later batches run. The boxes, 24 bytes a triangle, are all held at once (the CPU's
+// build holds a thread's worth), each mesh's freed once it is placed.
+void buildMeshesTogether(const SceneData& scene, std::span<const uint32_t> order, const BvhBuildOptions& options,
+                         ThreadBudget& budget, std::span<const uint64_t> firstTriangles, SoftwareBvh& bvh,
+                         std::vector<LevelBuild>& meshes) {
+  std::vector<MeshTriangles> triangles;
+  triangles.reserve(scene.meshes.size());
+  for (const Mesh& mesh : scene.meshes) triangles.emplace_back(scene, mesh);
+  std::vector<UninitialisedArray<Bounds>> boxes(scene.meshes.size());
+  parallelFor(budget, order.size(), [&](size_t i) { meshBoxes(triangles[order[i]], budget, boxes[order[i]]); });
+  const std::vector<std::span<const Bounds>> levels(boxes.begin(), boxes.end());
+  ScratchPool scratchPool;
+  options.levelsBuilder(levels, options.layouts, budget, [&](size_t mesh, PrebuiltLevel built) {
+    std::unique_ptr<LevelScratch> scratch = scratchPool.take();
+    meshes[mesh] = finishLevel(built, built.binary, static_cast<uint32_t>(levels[mesh].size()), built.buildMs, options,
+                               budget, *scratch);
+    scratchPool.giveBack(std::move(scratch));
+    placeTriangles(meshes[mesh], triangles[mesh], options, budget, bvh, firstTriangles[mesh]);
+    boxes[mesh] = {};
+  });
+  scratchPool.release(budget);
+}
+
+// A mesh's level, its triangles placed in the layouts' arrays from `firstTriangle` as soon as its
+// trees give their order: the gigabytes of a large scene's triangles are copied while other meshes
+// build (or wait for the GPU), where after the mesh loop nothing would be left to overlap them with.
+LevelBuild buildMesh(const SceneData& scene, const Mesh& mesh, const BvhBuildOptions& options, ThreadBudget& budget,
+                     LevelScratch& scratch, SoftwareBvh& bvh, uint64_t firstTriangle) {
+  const MeshTriangles triangles(scene, mesh);
+  meshBoxes(triangles, budget, scratch.boxes);
+  LevelBuild level = buildLevel(scratch.boxes, options, budget, scratch);
+  placeTriangles(level, triangles, options, budget, bvh, firstTriangle);
+  return level;
 }
 
 float roundDown(double value) {
@@ -316,28 +383,32 @@ BvhStats levelStats(const LevelBuild& level, size_t leafEntryBytes, ThreadBudget
 }
 
 // A part of the layouts' assembly that runs beside the others: a mesh's statistics, or a range
-// of its nodes or triangles copied into one layout's arrays.
+// of its nodes copied into one layout's array.
 struct Piece {
-  enum class Kind { SizeNodes, Statistics, Nodes, Triangles };
+  enum class Kind { Statistics, Nodes };
   BvhLayout layout;
   Kind kind;
   uint32_t mesh;
   uint32_t begin = 0, end = 0;
 };
 
-// One layout's arrays assembled from the levels: each mesh's place in them and the node array's
-// room, its pages faulted in on every thread (place), then the pieces (on as many threads as the
-// budget spares, both layouts' at once: a 50M-triangle scene's triangles are gigabytes, gathered
-// in leaf order) in two rounds: the node array's resize (one thread's value-initialisation, of
-// pages already in place) beside the statistics and the triangles, which do not need it, then
-// the nodes; then the sums and the instance entries (finish). The triangle arrays, larger, were
-// sized beside the meshes' builds.
+// One layout's nodes assembled from the levels: each mesh's place in them and the node array
+// sized (place), then the pieces (on as many threads as the budget spares, both layouts' at
+// once), then the sums and the instance entries (finish). The triangles are in place already:
+// each mesh's build put them there (buildMesh).
 template <typename Node>
 class LayoutAssembly {
  public:
-  LayoutAssembly(const SceneData& scene, const std::vector<MeshBuild>& meshes, const LevelBuild& top,
+  LayoutAssembly(const SceneData& scene, const std::vector<LevelBuild>& meshes,
+                 const std::vector<uint64_t>& firstTriangles, const LevelBuild& top,
                  const std::vector<uint32_t>& topInstances, SoftwareBvhLayout<Node>& layout, BvhLayoutStats& stats)
-      : scene_(scene), meshes_(meshes), top_(top), topInstances_(topInstances), layout_(layout), stats_(stats) {}
+      : scene_(scene),
+        meshes_(meshes),
+        firstTriangles_(firstTriangles),
+        top_(top),
+        topInstances_(topInstances),
+        layout_(layout),
+        stats_(stats) {}
 
   void place(ThreadBudget& budget) {
     stats_.built = true;
@@ -349,68 +420,46 @@ class LayoutAssembly {
 
     stats_.meshes.assign(meshes_.size(), {});
     layout_.meshRoots.assign(meshes_.size(), NO_BVH_ROOT);
-    triangleOffsets_.assign(meshes_.size(), 0);
-    size_t nodeCount = layout_.nodes.size(), triangleCount = 0;
+    size_t nodeCount = layout_.nodes.size();
     for (size_t m = 0; m < meshes_.size(); ++m) {
-      const BvhTree<Node>& tree = meshes_[m].level.collapsed<Node>().tree;
+      const BvhTree<Node>& tree = meshes_[m].collapsed<Node>().tree;
       if (tree.nodes.empty()) continue;
       layout_.meshRoots[m] = static_cast<uint32_t>(nodeCount);
-      triangleOffsets_[m] = static_cast<uint32_t>(triangleCount);
       nodeCount += tree.nodes.size();
-      triangleCount += meshes_[m].triangles.size();
     }
-    nodeCount_ = nodeCount;
-    reserveTouchedInHugePages(layout_.nodes, nodeCount_, budget);
-    if (triangleCount != layout_.triangles.size())
-      throw std::logic_error("software BVH: the meshes' trees hold " + std::to_string(triangleCount) +
-                             " triangles, the layout's array was sized for " +
-                             std::to_string(layout_.triangles.size()));
+    resizeInHugePages(layout_.nodes, nodeCount);
   }
-  // The nodes' pieces need the node array sized: by a SizeNodes piece that runs before them.
-  void addPieces(BvhLayout layout, std::vector<Piece>& beforeNodes, std::vector<Piece>& nodes) const {
-    const auto addRanges = [&](Piece::Kind kind, uint32_t mesh, size_t count) {
-      for (size_t begin = 0; begin < count; begin += elementsPerPiece)
-        (kind == Piece::Kind::Nodes ? nodes : beforeNodes)
-            .push_back({.layout = layout,
-                        .kind = kind,
-                        .mesh = mesh,
-                        .begin = static_cast<uint32_t>(begin),
-                        .end = static_cast<uint32_t>(std::min(count, begin + elementsPerPiece))});
-    };
+  void addPieces(BvhLayout layout, std::vector<Piece>& pieces) const {
     for (uint32_t m = 0; m < meshes_.size(); ++m) {
-      const BvhTree<Node>& tree = meshes_[m].level.collapsed<Node>().tree;
-      if (tree.nodes.empty()) continue;
-      beforeNodes.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
-      addRanges(Piece::Kind::Nodes, m, tree.nodes.size());
-      addRanges(Piece::Kind::Triangles, m, tree.primitiveOrder.size());
+      const size_t nodes = meshes_[m].collapsed<Node>().tree.nodes.size();
+      if (nodes == 0) continue;
+      pieces.push_back({.layout = layout, .kind = Piece::Kind::Statistics, .mesh = m});
+      for (size_t begin = 0; begin < nodes; begin += elementsPerPiece)
+        pieces.push_back({.layout = layout,
+                          .kind = Piece::Kind::Nodes,
+                          .mesh = m,
+                          .begin = static_cast<uint32_t>(begin),
+                          .end = static_cast<uint32_t>(std::min(nodes, begin + elementsPerPiece))});
     }
   }
 
   void run(const Piece& piece, ThreadBudget& budget) {
-    if (piece.kind == Piece::Kind::SizeNodes) {
-      layout_.nodes.resize(nodeCount_);
-      return;
-    }
-    const MeshBuild& mesh = meshes_[piece.mesh];
-    const BvhTree<Node>& tree = mesh.level.collapsed<Node>().tree;
-    const uint32_t nodeOffset = layout_.meshRoots[piece.mesh], triangleOffset = triangleOffsets_[piece.mesh];
+    const LevelBuild& mesh = meshes_[piece.mesh];
+    const BvhTree<Node>& tree = mesh.collapsed<Node>().tree;
     switch (piece.kind) {
-      case Piece::Kind::SizeNodes:
-        break;
       case Piece::Kind::Statistics:
-        stats_.meshes[piece.mesh] = levelStats<Node>(mesh.level, sizeof(gpu::BvhTriangle), budget);
+        stats_.meshes[piece.mesh] = levelStats<Node>(mesh, sizeof(gpu::BvhTriangle), budget);
         break;
-      case Piece::Kind::Nodes:
+      case Piece::Kind::Nodes: {
+        const uint32_t nodeOffset = layout_.meshRoots[piece.mesh];
+        const auto triangleOffset = static_cast<uint32_t>(firstTriangles_[piece.mesh]);
         for (uint32_t n = piece.begin; n < piece.end; ++n) {
           Node node = tree.nodes[n];
           offsetIndices(node, nodeOffset, triangleOffset);
           layout_.nodes[nodeOffset + n] = node;
         }
         break;
-      case Piece::Kind::Triangles:
-        for (uint32_t i = piece.begin; i < piece.end; ++i)
-          layout_.triangles[triangleOffset + i] = mesh.triangles[tree.primitiveOrder[i]];
-        break;
+      }
     }
   }
 
@@ -446,13 +495,12 @@ class LayoutAssembly {
 
  private:
   const SceneData& scene_;
-  const std::vector<MeshBuild>& meshes_;
+  const std::vector<LevelBuild>& meshes_;
+  const std::vector<uint64_t>& firstTriangles_;  // each mesh's first triangle in the layout's array
   const LevelBuild& top_;
   const std::vector<uint32_t>& topInstances_;
   SoftwareBvhLayout<Node>& layout_;
   BvhLayoutStats& stats_;
-  std::vector<uint32_t> triangleOffsets_;  // each mesh's first triangle in the layout's array
-  size_t nodeCount_ = 0;
 };
 
 }  // namespace
@@ -481,68 +529,69 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return meshTriangleCount(scene, scene.meshes[a]) > meshTriangleCount(scene, scene.meshes[b]);
   });
-  // Each layout's triangle array holds every mesh's triangles once: the build's largest arrays.
-  // Their pages are faulted in on every thread first; their resizes (std::vector's, as the upload
-  // takes it: one thread's value-initialisation each) are the mesh loop's first items, and the
-  // meshes that start late take up the lag: a large mesh's subtrees go to the threads that
-  // finish first. After the loop nothing would be left to overlap them with.
+  // Each layout's triangle array holds every mesh's triangles once, in mesh order: the build's
+  // largest arrays, written by the meshes' builds as each finishes.
   SoftwareBvh bvh;
   const bool buildsBvh2 = builds(options, BvhLayout::Bvh2), buildsCwbvh = builds(options, BvhLayout::Cwbvh);
+  std::vector<uint64_t> firstTriangles(scene.meshes.size());
   uint64_t sceneTriangles = 0;
-  for (const Mesh& mesh : scene.meshes) sceneTriangles += meshTriangleCount(scene, mesh);
-  std::vector<std::function<void()>> triangleSizings;
-  if (buildsBvh2) {
-    reserveTouchedInHugePages(bvh.bvh2.triangles, sceneTriangles, budget);
-    triangleSizings.push_back([&] { bvh.bvh2.triangles.resize(sceneTriangles); });
+  for (size_t m = 0; m < scene.meshes.size(); ++m) {
+    firstTriangles[m] = sceneTriangles;
+    sceneTriangles += meshTriangleCount(scene, scene.meshes[m]);
   }
-  if (buildsCwbvh) {
-    reserveTouchedInHugePages(bvh.cwbvh.triangles, sceneTriangles, budget);
-    triangleSizings.push_back([&] { bvh.cwbvh.triangles.resize(sceneTriangles); });
-  }
+  if (buildsBvh2) resizeInHugePages(bvh.bvh2.triangles, sceneTriangles);
+  if (buildsCwbvh) resizeInHugePages(bvh.cwbvh.triangles, sceneTriangles);
 
-  std::vector<MeshBuild> meshes(scene.meshes.size());
-  ScratchPool scratchPool;
-  parallelFor(budget, triangleSizings.size() + order.size(), [&](size_t i) {
-    if (i < triangleSizings.size()) return triangleSizings[i]();
-    const uint32_t mesh = order[i - triangleSizings.size()];
-    std::unique_ptr<LevelScratch> scratch = scratchPool.take();
-    meshes[mesh] = buildMesh(scene, scene.meshes[mesh], options, budget, *scratch);
-    scratchPool.giveBack(std::move(scratch));
-  });
-  scratchPool.release(budget);
+  std::vector<LevelBuild> meshes(scene.meshes.size());
+  if (options.levelsBuilder) {
+    buildMeshesTogether(scene, order, options, budget, firstTriangles, bvh, meshes);
+  } else {
+    ScratchPool scratchPool;
+    parallelFor(budget, order.size(), [&](size_t i) {
+      const uint32_t mesh = order[i];
+      std::unique_ptr<LevelScratch> scratch = scratchPool.take();
+      meshes[mesh] = buildMesh(scene, scene.meshes[mesh], options, budget, *scratch, bvh, firstTriangles[mesh]);
+      scratchPool.giveBack(std::move(scratch));
+    });
+    scratchPool.release(budget);
+  }
 
   // Instances of meshes without triangles have nothing to hit and stay out of the top level.
   std::vector<uint32_t> topInstances;
   std::vector<Bounds> instanceBounds;
   for (uint32_t i = 0; i < scene.instances.size(); ++i) {
-    const LevelBuild& mesh = meshes[scene.instanceMeshes[i]].level;
+    const LevelBuild& mesh = meshes[scene.instanceMeshes[i]];
     if (mesh.primitiveCount == 0) continue;
     topInstances.push_back(i);
     instanceBounds.push_back(worldBounds(scene.instances[i], mesh.bounds));
   }
   LevelScratch topScratch;
-  const LevelBuild top = buildLevel(instanceBounds, options, budget, topScratch);
-  if (options.levelsBuilt) options.levelsBuilt();
+  LevelBuild top;
+  if (options.levelsBuilder) {
+    const std::span<const Bounds> topLevel[] = {instanceBounds};
+    options.levelsBuilder(topLevel, options.layouts, budget, [&](size_t, PrebuiltLevel built) {
+      top = finishLevel(built, built.binary, static_cast<uint32_t>(instanceBounds.size()), built.buildMs, options,
+                        budget, topScratch);
+    });
+  } else {
+    top = buildLevel(instanceBounds, options, budget, topScratch);
+  }
 
   const auto assembleStart = Clock::now();
-  LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
-  LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
+  LayoutAssembly<gpu::Bvh2Node> bvh2(scene, meshes, firstTriangles, top, topInstances, bvh.bvh2, bvh.stats.bvh2);
+  LayoutAssembly<gpu::CwbvhNode> cwbvh(scene, meshes, firstTriangles, top, topInstances, bvh.cwbvh, bvh.stats.cwbvh);
   if (buildsBvh2) bvh2.place(budget);
   if (buildsCwbvh) cwbvh.place(budget);
-  // The resizes first, each on a thread of its own.
-  std::vector<Piece> beforeNodes, nodes;
-  if (buildsBvh2) beforeNodes.push_back({.layout = BvhLayout::Bvh2, .kind = Piece::Kind::SizeNodes});
-  if (buildsCwbvh) beforeNodes.push_back({.layout = BvhLayout::Cwbvh, .kind = Piece::Kind::SizeNodes});
-  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, beforeNodes, nodes);
-  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, beforeNodes, nodes);
-  for (const std::vector<Piece>* round : {&beforeNodes, &nodes})
-    parallelFor(budget, round->size(), [&](size_t i) {
-      const Piece& piece = (*round)[i];
-      if (piece.layout == BvhLayout::Bvh2)
-        bvh2.run(piece, budget);
-      else
-        cwbvh.run(piece, budget);
-    });
+  std::vector<Piece> pieces;
+  if (buildsBvh2) bvh2.addPieces(BvhLayout::Bvh2, pieces);
+  if (buildsCwbvh) cwbvh.addPieces(BvhLayout::Cwbvh, pieces);
+  parallelFor(budget, pieces.size(), [&](size_t i) {
+    const Piece& piece = pieces[i];
+    if (piece.layout == BvhLayout::Bvh2)
+      bvh2.run(piece, budget);
+    else
+      cwbvh.run(piece, budget);
+  });
   if (buildsBvh2) bvh2.finish();
   if (buildsCwbvh) cwbvh.finish();
   bvh.stats.assembleMs = msSince(assembleStart);
@@ -550,9 +599,9 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   bvh.stats.binCount = options.binary.binCount;
   bvh.stats.costs = options.costs;
   bvh.stats.binaryBuildMs = top.binaryMs;
-  for (const MeshBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.level.binaryMs;
+  for (const LevelBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.binaryMs;
   bvh.stats.buildMs = msSince(start);
-  // The meshes' triangles and trees are as large as the layouts: freed on several threads too.
+  // The meshes' trees are nearly as large as the layouts' nodes: freed on several threads too.
   parallelFor(budget, meshes.size(), [&](size_t m) { meshes[m] = {}; });
   return bvh;
 }

@@ -13,6 +13,8 @@
 #include "core/backend.h"
 #include "core/scene/bvh/binary_bvh.h"
 #include "core/scene/bvh/bvh_tree.h"
+#include "core/scene/bvh/thread_budget.h"
+#include "core/scene/huge_pages.h"
 #include "core/scene/scene_data.h"
 #include "core/stage.h"
 #include "shared/bvh.h"
@@ -27,7 +29,18 @@ struct PrebuiltLevel {
   std::optional<BvhTree<gpu::Bvh2Node>> bvh2;
   std::optional<BvhTree<gpu::CwbvhNode>> cwbvh;
   Bounds bounds;  // the level's box: the root's
+  // The builder's time for this level, levels being built together: its own host work and its
+  // share, by primitives, of its batch's wall clock.
+  double buildMs = 0;
 };
+
+// Builds levels in place of buildBinaryBvh and the collapses it does itself (the GPU builder,
+// gpu_binary_bvh.h): given several levels' boxes at once (every mesh's, then the top level's
+// alone) and the layouts asked for, it calls `built(level, trees)` once for each level, from any
+// of the threads `budget` spares, and returns when every level is built.
+using LevelsBuilder =
+    std::function<void(std::span<const std::span<const Bounds>> levels, std::span<const BvhLayout> layouts,
+                       ThreadBudget& budget, const std::function<void(size_t, PrebuiltLevel)>& built)>;
 
 struct BvhBuildOptions {
   unsigned threads = 0;  // 0: every hardware thread
@@ -35,13 +48,9 @@ struct BvhBuildOptions {
   std::vector<BvhLayout> layouts{allBvhLayouts.begin(), allBvhLayouts.end()};
   BinaryBvhOptions binary;
   SahCosts costs;
-  // Builds each level in place of buildBinaryBvh, and of the collapses it does itself (the GPU
-  // builder, gpu_binary_bvh.h), given the level's boxes and the layouts asked for; empty: the
-  // CPU's binned SAH build and collapses. Called from several threads at once.
-  std::function<PrebuiltLevel(std::span<const Bounds>, std::span<const BvhLayout>)> levelBuilder;
-  // Called once every level is built, before the layouts are assembled: the GPU builder frees
-  // the buffers it kept for later levels, so that the assembly has that memory.
-  std::function<void()> levelsBuilt;
+  // The builder of every level, given the meshes' boxes all at once so that it can batch them;
+  // empty: the CPU's binned SAH build and collapses, a mesh at a time.
+  LevelsBuilder levelsBuilder;
 };
 
 struct BvhStats {
@@ -99,11 +108,13 @@ struct SoftwareBvhStats {
   BvhLayoutStats cwbvh;
 };
 
-// One layout's arrays, as they are uploaded (shared/bvh.h says how they refer to each other).
+// One layout's arrays, as they are uploaded (shared/bvh.h says how they refer to each other). The
+// nodes and triangles, gigabytes for the largest scenes, are sized before the build's threads
+// write them (in parallel, each element once), so their resizes write nothing.
 template <typename Node>
 struct SoftwareBvhLayout {
-  std::vector<Node> nodes;  // the top level from node 0, then each mesh's bottom level
-  std::vector<gpu::BvhTriangle> triangles;
+  UninitialisedArray<Node> nodes;  // the top level from node 0, then each mesh's bottom level
+  UninitialisedArray<gpu::BvhTriangle> triangles;
   std::vector<gpu::BvhInstance> instances;
   std::vector<uint32_t> meshRoots;  // each mesh's bottom-level root, NO_BVH_ROOT for a mesh without triangles
 };

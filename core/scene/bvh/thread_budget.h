@@ -41,12 +41,19 @@ class ThreadBudget {
   // place idle: the mesh loop's caller while a helper built the last large mesh, a fork's caller
   // while its other half ran.
   void wait(std::future<void>& done) {
-    if (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      release();
-      done.wait();
-      spare_.fetch_sub(1);
-    }
+    if (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) lendPlaceWhile([&] { done.wait(); });
     done.get();
+  }
+  // Runs `wait`, something that blocks without using the CPU, with this thread's place lent to
+  // the rest of the build meanwhile, as wait() does.
+  template <typename Wait>
+  void lendPlaceWhile(Wait&& wait) {
+    release();
+    struct TakeBack {
+      std::atomic<int>& spare;
+      ~TakeBack() { spare.fetch_sub(1); }
+    } takeBack{spare_};
+    wait();
   }
 
  private:
@@ -85,19 +92,30 @@ struct Chunks {
   uint32_t last(size_t chunk) const { return std::min(end, first(chunk) + size); }
 };
 
-// body(i) for every i < count, on this thread and on as many more as the budget spares.
+// body(i) for every i < count, on this thread and on as many more as the budget spares. The
+// places are taken before any helper starts: a helper's own parallelFor (a mesh's boxes) would
+// otherwise take the spare places first, and the mesh loop ran on half the threads.
 template <typename Body>
 void parallelFor(ThreadBudget& budget, size_t count, Body&& body) {
   std::atomic<size_t> next{0};
   const auto work = [&] {
     for (size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) body(i);
   };
+  size_t places = 0;
+  while (places + 1 < count && budget.tryAcquire()) ++places;
   std::vector<std::future<void>> helpers;
-  while (helpers.size() + 1 < count && budget.tryAcquire())
-    helpers.push_back(std::async(std::launch::async, [&] {
-      detail::BudgetReturn giveBack{budget};
-      work();
-    }));
+  try {
+    helpers.reserve(places);
+    for (; places > 0; --places)
+      helpers.push_back(std::async(std::launch::async, [&] {
+        detail::BudgetReturn giveBack{budget};
+        work();
+      }));
+  } catch (...) {
+    // The places no helper took go back; the helpers started are joined as their futures go.
+    for (; places > 0; --places) budget.release();
+    throw;
+  }
   work();
   for (auto& helper : helpers) budget.wait(helper);
 }
