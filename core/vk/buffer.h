@@ -49,7 +49,11 @@ class Buffer {
   void* mapped_ = nullptr;
 };
 
-// A device-local buffer filled from host data through a staging buffer (one submit).
+// The most host memory uploadBuffer stages at once.
+constexpr VkDeviceSize uploadChunkBytes = VkDeviceSize{64} << 20;
+
+// A device-local buffer filled from host data through a staging buffer of at most
+// uploadChunkBytes, one submission a chunk.
 Buffer uploadBuffer(const Context& context, std::span<const std::byte> data, VkBufferUsageFlags usage);
 
 template <typename T>

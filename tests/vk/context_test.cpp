@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <vector>
+
 #include "core/errors.h"
+#include "core/vk/barrier.h"
 #include "core/vk/buffer.h"
 #include "core/vk/check.h"
 #include "gpu_test.h"
@@ -54,11 +58,30 @@ TEST(ContextErrors, SelectsByIndexAndByNameSubstring) {
   EXPECT_NE(byName.capabilities().name.find("llvmpipe"), std::string::npos);
 }
 
+// uploadBuffer stages a chunk at a time (pinning a large array's host memory whole cost more than
+// the copy): an upload of two chunks and a part gives the device every byte in place.
+TEST_F(ContextTest, UploadsLargerThanAChunkArriveWhole) {
+  context = makeValidatedContext({Backend::Software});
+  std::vector<uint32_t> words((2 * vk::uploadChunkBytes + 4 * 12345) / 4);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = static_cast<uint32_t>(i * 2654435761u);
+  const vk::Buffer uploaded =
+      vk::uploadBuffer(*context, std::span<const uint32_t>(words), VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  const vk::Buffer back(*context, uploaded.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback);
+  context->submitAndWait([&](VkCommandBuffer commands) {
+    const VkBufferCopy region{.size = uploaded.bytes()};
+    vkCmdCopyBuffer(commands, uploaded.get(), back.get(), 1, &region);
+    vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+  });
+  EXPECT_EQ(std::memcmp(back.mapped(), words.data(), uploaded.bytes()), 0);
+}
+
 // No validation here: the point is the driver's refusal, which the layer would flag first.
 TEST(ContextErrors, OutOfMemoryIsAVulkanErrorThatSaysWhatToDo) {
   vk::Context context(vk::ContextOptions{.deviceSelector = testDevice});
   try {
-    vk::Buffer impossible(context, VkDeviceSize{1} << 52, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceOnly);
+    vk::Buffer impossible(context, VkDeviceSize{1} << 52, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                          vk::MemoryUse::DeviceOnly);
     FAIL() << "a 4 PiB buffer was allocated";
   } catch (const vk::VulkanError& error) {
     const std::string message = error.what();

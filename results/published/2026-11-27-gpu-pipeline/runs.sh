@@ -118,3 +118,24 @@ for k in ('software_bvh', 'software_bvh_gpu'):
           'batches', s.get('gpu_batches'), 'cwbvh_sah %.6f' % s['cwbvh']['bottom_levels']['sah_cost'], 'bvh2_sah %.6f' % s['bvh2']['bottom_levels']['sah_cost'])
 PY
 gzip $OUT/scene-info-50M-new.json
+
+# Session 19, calls 8 and 9 (H200): main after the merge (b8c3580) against the chunked upload (branch chunked-upload). Call 8 piped the log through a plain 'tr', which buffered it, so its per-line stamps (and the build/upload columns) are void; call 9 used 'stdbuf -o0 tr', as below.
+set -uo pipefail
+for f in .gpu-libs/*.deb; do dpkg -x "$f" / ; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+tar -xJf .gpu-bin/bins.tar.xz
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } | tee $OUT/device.txt
+python3 scripts/generate-mesh-glb.py --triangles 50000000 --meshes 64 /tmp/mesh-50M.glb > /dev/null
+stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s%3N)" "$l"; done; }
+first() {  # binary, run, builder
+  local b=$1 n=$2 builder=$3
+  local start=$(date +%s%3N)
+  $b/ptbench -v --threads 16 render --scene /tmp/mesh-50M.glb --width 3840 --height 2160 --spp 1 --max-depth 8 --backend software --option software_builder=$builder --out /tmp/first.png 2>&1 | stdbuf -o0 tr '\r' '\n' | stamp > /tmp/first.log
+  local end=$(date +%s%3N)
+  local built=$(grep -E "building the software BVH.*done in" /tmp/first.log | head -1 | cut -d' ' -f1)
+  local uploaded=$(grep -E "software BVH built in" /tmp/first.log | head -1 | cut -d' ' -f1)
+  
+  echo "$b $builder $n: process start to image written $((end - start)) ms; build done $((built - start)) ms after start; uploaded $((uploaded - built)) ms after the build; $(grep -oE 'software BVH built in [0-9.]+ ms' /tmp/first.log | head -1)" | tee -a $OUT/first-image.txt
+}
+for n in 1 2 3; do first chunked $n gpu; first merged $n gpu; done
+first chunked 1 cpu; first merged 1 cpu
