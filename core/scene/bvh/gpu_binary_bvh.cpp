@@ -493,8 +493,9 @@ void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, Threa
   // The host's work runs beside the batches on every thread the budget spares, as a stream rather
   // than in steps: a thread converts (and hands over) a level whose batch is done, or else
   // prepares the next level, of a batch at most one ahead of the one running, so that the host
-  // buffers held stay near three batches' (the last one's until its levels are handed over). The batches wait on the
-  // device on a thread of their own, outside the budget: it takes no CPU time while the kernels run.
+  // buffers held stay near three batches' (the last one's until its levels are handed over). The
+  // batches wait on the device on a thread of their own, outside the budget: it takes no CPU time
+  // while the kernels run.
   std::mutex mutex;
   std::condition_variable changed;
   size_t nextToPrepare = 0, batchesDone = 0, converted = 0;
@@ -534,11 +535,10 @@ void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, Threa
       fail(std::current_exception());
     }
   });
-  // Whether a level waits for conversion or preparation, or the work is over (under `mutex`).
-  const auto workOrEnd = [&] {
-    return failure || converted == jobs.size() || !toConvert.empty() ||
-           (nextToPrepare < jobs.size() && jobBatches[nextToPrepare] <= batchesDone + 1);
-  };
+  // Under `mutex`: whether the next level may be prepared; whether a level waits for conversion
+  // or preparation, or the work is over.
+  const auto mayPrepare = [&] { return nextToPrepare < jobs.size() && jobBatches[nextToPrepare] <= batchesDone + 1; };
+  const auto workOrEnd = [&] { return failure || converted == jobs.size() || !toConvert.empty() || mayPrepare(); };
   const auto hostWork = [&] {
     std::unique_lock lock(mutex);
     while (!failure && converted < jobs.size()) {
@@ -553,7 +553,7 @@ void GpuBvhBuilder::buildLevels(std::span<const GpuLevelRequest> requests, Threa
         }
         lock.lock();
         ++converted;
-      } else if (nextToPrepare < jobs.size() && jobBatches[nextToPrepare] <= batchesDone + 1) {
+      } else if (mayPrepare()) {
         const size_t j = nextToPrepare++;
         lock.unlock();
         try {

@@ -69,9 +69,9 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
 }
 
 // The memory a level's build works in, about 250 bytes a primitive: the boxes, the binary tree
-// (which the collapses read and nothing keeps) and the build's and collapses' tables. A thread keeps one from mesh to
-// mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in and zero gigabytes of pages, the binary
-// trees' time growing with the threads that did so at once.
+// (which the collapses read and nothing keeps) and the build's and collapses' tables. A thread
+// keeps one from mesh to mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in
+// and zero gigabytes of pages, the binary trees' time growing with the threads that did so at once.
 struct LevelScratch {
   UninitialisedArray<Bounds> boxes;
   BinaryBvh binary;
@@ -108,8 +108,8 @@ class ScratchPool {
 };
 
 // A level from its builder's trees (moved out of `built`) and binary tree: any layout asked for
-// that the builder did not collapse itself is collapsed here (the collapses only read the binary tree: the second takes
-// a thread when one is spare).
+// that the builder did not collapse itself is collapsed here (the collapses only read the binary
+// tree: the second takes a thread when one is spare).
 LevelBuild finishLevel(PrebuiltLevel& built, const BinaryBvh& binary, uint32_t primitiveCount, double binaryMs,
                        const BvhBuildOptions& options, ThreadBudget& budget, LevelScratch& scratch) {
   LevelBuild level{.primitiveCount = primitiveCount, .bounds = built.bounds, .binaryMs = binaryMs};
