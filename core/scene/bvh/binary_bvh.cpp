@@ -33,8 +33,11 @@ Float4 upperOf(Float4 grown, Float4 value) {
 constexpr Float4 emptyLower = {INFINITY, INFINITY, INFINITY, INFINITY};
 constexpr Float4 emptyUpper = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
 
+// Left unset when declared, so that the bins a node does not use cost nothing (AxisBins): a box
+// that is to grow starts as empty().
 struct Box4 {
-  Float4 lower = emptyLower, upper = emptyUpper;
+  Float4 lower, upper;
+  static Box4 empty() { return {.lower = emptyLower, .upper = emptyUpper}; }
   void extend(Float4 pointLower, Float4 pointUpper) {
     lower = lowerOf(lower, pointLower);
     upper = upperOf(upper, pointUpper);
@@ -84,15 +87,23 @@ struct Split {
   }
 };
 
+// Only the bins a node uses (binCount of each axis's 32) are emptied: emptying all of them cost a
+// node of a few primitives more than binning them, and most nodes are such nodes.
 struct AxisBins {
+  explicit AxisBins(uint32_t binCount) {
+    for (int axis = 0; axis < 3; ++axis) {
+      std::fill_n(boxes[axis], binCount, Box4::empty());
+      std::fill_n(counts[axis], binCount, 0u);
+    }
+  }
   Box4 boxes[3][maxBinCount];
-  uint32_t counts[3][maxBinCount]{};
+  uint32_t counts[3][maxBinCount];
 };
 
 // A shared node's chunks' partial results are merged in chunk order. Box unions and counts are
 // exact, so merged bins and bounds are numerically one pass's (a zero's sign may differ).
 struct RangeBounds {
-  Box4 bounds, centroids;
+  Box4 bounds = Box4::empty(), centroids = Box4::empty();
   void add(const PrimitiveRef& ref) {
     bounds.extend(ref.lower, ref.upper);
     const Float4 centroid = ref.centroid();
@@ -170,7 +181,7 @@ class Builder {
       for (uint32_t i = begin; i < end; ++i) add(refs_[i], bins);
       return;
     }
-    AxisBins odd;
+    AxisBins odd(binCount);
     uint32_t i = begin;
     for (; i + 1 < end; i += 2) {
       add(refs_[i], bins);
@@ -221,9 +232,9 @@ class Builder {
       if (extent > 0)
         binnings[axis] = {.origin = centroids.min[axis], .scale = float(binCount) / extent, .binCount = binCount};
     }
-    AxisBins bins;
+    AxisBins bins(binCount);
     if (chunks) {
-      std::vector<AxisBins> partial(chunks->count());
+      std::vector<AxisBins> partial(chunks->count(), AxisBins(binCount));
       parallelFor(budget_, chunks->count(),
                   [&](size_t c) { addToBins(chunks->first(c), chunks->last(c), binnings, partial[c]); });
       for (const AxisBins& p : partial)
@@ -243,14 +254,14 @@ class Builder {
       if (binnings[axis].binCount == 0) continue;
       const Box4* boxes = bins.boxes[axis];
       const uint32_t* counts = bins.counts[axis];
-      Box4 right;
+      Box4 right = Box4::empty();
       uint32_t rightCount = 0;
       for (uint32_t b = binCount - 1; b > 0; --b) {
         right.extend(boxes[b]);
         rightCount += counts[b];
         rightCost[b] = right.bounds().halfArea() * float(rightCount);
       }
-      Box4 left;
+      Box4 left = Box4::empty();
       uint32_t leftCount = 0;
       for (uint32_t b = 1; b < binCount; ++b) {
         left.extend(boxes[b - 1]);
