@@ -144,3 +144,26 @@ for rep in 1 2 3 4; do
 done | tee $O/processes-625k.txt
 for rep in 1 2; do for mode in alu fault-huge; do for t in 1 16; do ./thread_ceiling $mode $t; done; done; done | tee $O/ceiling.txt
 tar -C /tmp/tr -czf $O/traces.tar.gz .
+
+# Session 20, call 6: bins (905dccb) against steal (a thread of the mesh loop whose meshes are done
+# runs the forks the other meshes deferred), both with per-mesh spans (PTBENCH_BUILD_TRACE).
+set -uo pipefail
+for f in .gpu-libs/*.deb; do dpkg -x "$f" / ; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+tar -xJf .gpu-bin/bins.tar.xz
+O=$OUT
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; uptime; } > $O/device.txt
+python3 scripts/generate-mesh-glb.py --triangles 10000000 --meshes 16 /tmp/m10M.glb > /dev/null &
+python3 scripts/generate-mesh-glb.py --triangles 10000000 --meshes 64 /tmp/m10M-64.glb > /dev/null &
+python3 scripts/generate-mesh-glb.py --triangles 50000000 --meshes 64 /tmp/m50M.glb > /dev/null
+wait
+line() { grep -E "software BVH built in .* on [0-9]+ threads \(" ; }
+mkdir -p /tmp/tr
+go() {  # binary scene threads tag
+  PTBENCH_BUILD_TRACE=/tmp/tr/$4.txt $1/ptbench --threads $3 scene-info $2 2>&1 | line | sed "s/^/$4 /"
+}
+for rep in 1 2 3 4 5; do for b in bins steal; do go $b /tmp/m10M.glb 16 10M-$b-t16-r$rep; done; done | tee $O/lines.txt
+for rep in 1 2; do for b in bins steal; do go $b /tmp/m10M.glb 1 10M-$b-t1-r$rep; done; done | tee -a $O/lines.txt
+for rep in 1 2 3; do for b in bins steal; do go $b /tmp/m10M-64.glb 16 10M64-$b-t16-r$rep; done; done | tee -a $O/lines.txt
+for rep in 1 2; do for b in bins steal; do go $b /tmp/m50M.glb 16 50M-$b-t16-r$rep; done; done | tee -a $O/lines.txt
+tar -C /tmp/tr -czf $O/traces.tar.gz .
