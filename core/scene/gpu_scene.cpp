@@ -211,15 +211,12 @@ void GpuScene::uploadSoftwareBvh(const vk::Context& context, const SceneData& sc
       }
       return buffers;
     };
-    const auto outOfMemory = [](const vk::VulkanError& failure) {
-      return failure.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || failure.result() == VK_ERROR_OUT_OF_HOST_MEMORY;
-    };
     std::optional<SoftwareBvhBuffers> buffers;
     while (!buffers) {
       try {
         buffers = uploadLayout();
       } catch (const vk::VulkanError& failure) {
-        if (!outOfMemory(failure)) throw;
+        if (!failure.outOfMemory()) throw;
         if (!builderFreed.valid()) break;  // nothing more to free
         builderFreed.get();
       }

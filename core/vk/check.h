@@ -23,12 +23,16 @@ class VulkanError : public std::runtime_error {
                            hint(result)),
         result_(result) {}
   VkResult result() const { return result_; }
+  // Device or host memory ran out: a caller that can free memory, or ask for less, may try again.
+  bool outOfMemory() const { return outOfMemory(result_); }
 
  private:
+  static bool outOfMemory(VkResult result) {
+    return result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
   // What a user can do about the failures that depend on the input rather than on ptbench.
   static std::string hint(VkResult result) {
-    if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
-      return " (out of memory: use a smaller resolution or scene, or a device with more memory)";
+    if (outOfMemory(result)) return " (out of memory: use a smaller resolution or scene, or a device with more memory)";
     if (result == VK_ERROR_DEVICE_LOST) return " (the device was lost: a driver reset or a kernel that ran too long)";
     if (result == VK_TIMEOUT)
       return " (the GPU did not finish a submission within --gpu-timeout: hung, or a frame too large for the "

@@ -86,7 +86,11 @@ TEST(ContextErrors, OutOfMemoryIsAVulkanErrorThatSaysWhatToDo) {
   } catch (const vk::VulkanError& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find("out of memory: use a smaller resolution or scene"), std::string::npos) << message;
+    // What the callers that free memory and try again (the GPU builder's pool, the layouts'
+    // upload) test.
+    EXPECT_TRUE(error.outOfMemory()) << message;
   }
+  EXPECT_FALSE(vk::VulkanError(VK_ERROR_DEVICE_LOST, "vkQueueSubmit2", __FILE__, __LINE__).outOfMemory());
 }
 
 }  // namespace

@@ -123,7 +123,7 @@ class GpuBufferPool {
     try {
       return vk::Buffer(context_, pooledBytes(bytes), scratchUsage, use);
     } catch (const vk::VulkanError& error) {
-      if (error.result() != VK_ERROR_OUT_OF_DEVICE_MEMORY && error.result() != VK_ERROR_OUT_OF_HOST_MEMORY) throw;
+      if (!error.outOfMemory()) throw;
       return vk::Buffer(context_, bytes, scratchUsage, use);
     }
   }
