@@ -234,7 +234,10 @@ class Builder {
     }
     AxisBins bins(binCount);
     if (chunks) {
-      std::vector<AxisBins> partial(chunks->count(), AxisBins(binCount));
+      // Each constructed in place: a copy would read the bins beyond binCount, never written.
+      std::vector<AxisBins> partial;
+      partial.reserve(chunks->count());
+      for (size_t c = 0; c < chunks->count(); ++c) partial.emplace_back(binCount);
       parallelFor(budget_, chunks->count(),
                   [&](size_t c) { addToBins(chunks->first(c), chunks->last(c), binnings, partial[c]); });
       for (const AxisBins& p : partial)
