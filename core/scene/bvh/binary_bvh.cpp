@@ -96,6 +96,14 @@ struct AxisBins {
       std::fill_n(counts[axis], binCount, 0u);
     }
   }
+  // Bins of the same node (the same binCount) gathered elsewhere, bin by bin.
+  void extend(const AxisBins& other, uint32_t binCount) {
+    for (int axis = 0; axis < 3; ++axis)
+      for (uint32_t b = 0; b < binCount; ++b) {
+        boxes[axis][b].extend(other.boxes[axis][b]);
+        counts[axis][b] += other.counts[axis][b];
+      }
+  }
   Box4 boxes[3][maxBinCount];
   uint32_t counts[3][maxBinCount];
 };
@@ -188,11 +196,7 @@ class Builder {
       add(refs_[i + 1], odd);
     }
     if (i < end) add(refs_[i], bins);
-    for (int axis = 0; axis < 3; ++axis)
-      for (uint32_t b = 0; b < binCount; ++b) {
-        bins.boxes[axis][b].extend(odd.boxes[axis][b]);
-        bins.counts[axis][b] += odd.counts[axis][b];
-      }
+    bins.extend(odd, binCount);
   }
 
   // Left primitives first, then right ones, each in their order: through the scratch range, each
@@ -240,12 +244,7 @@ class Builder {
       for (size_t c = 0; c < chunks->count(); ++c) partial.emplace_back(binCount);
       parallelFor(budget_, chunks->count(),
                   [&](size_t c) { addToBins(chunks->first(c), chunks->last(c), binnings, partial[c]); });
-      for (const AxisBins& p : partial)
-        for (int axis = 0; axis < 3; ++axis)
-          for (uint32_t b = 0; b < binCount; ++b) {
-            bins.boxes[axis][b].extend(p.boxes[axis][b]);
-            bins.counts[axis][b] += p.counts[axis][b];
-          }
+      for (const AxisBins& p : partial) bins.extend(p, binCount);
     } else {
       addToBins(begin, end, binnings, bins);
     }
