@@ -126,54 +126,70 @@ struct RangeBounds {
 class Builder {
  public:
   // `scratch` as large as `refs` when a node may be shared (parallelNodeThreshold), else empty.
+  // Each leaf writes its primitive's index to `order`.
   Builder(std::span<PrimitiveRef> refs, std::span<PrimitiveRef> scratch, std::span<BinaryBvhNode> nodes,
-          const BinaryBvhOptions& options, ThreadBudget& budget)
-      : refs_(refs), scratch_(scratch), nodes_(nodes), options_(options), budget_(budget) {}
+          std::span<uint32_t> order, const BinaryBvhOptions& options, ThreadBudget& budget)
+      : refs_(refs), scratch_(scratch), nodes_(nodes), order_(order), options_(options), budget_(budget) {}
 
-  void build(uint32_t node, uint32_t begin, uint32_t end) {
+  void build() { build(0, 0, static_cast<uint32_t>(refs_.size()), refs_, scratch_); }
+
+ private:
+  // The range's refs are in `refs`. A shared node's partition moves them to `spare`, where its
+  // children then build (`refs` their spare): copying them back cost two of a shared node's seven
+  // passes over memory. An unshared node partitions in place.
+  void build(uint32_t node, uint32_t begin, uint32_t end, std::span<PrimitiveRef> refs, std::span<PrimitiveRef> spare) {
     const uint32_t count = end - begin;
     const bool shared = count >= options_.parallelNodeThreshold;
     const Chunks chunks{.begin = begin, .end = end, .size = std::max(1u, options_.parallelNodeThreshold / 4)};
     RangeBounds range;
     if (shared) {
       std::vector<RangeBounds> partial(chunks.count());
-      parallelFor(budget_, chunks.count(), [&](size_t c) { partial[c] = boundsOf(chunks.first(c), chunks.last(c)); });
+      parallelFor(budget_, chunks.count(),
+                  [&](size_t c) { partial[c] = boundsOf(refs, chunks.first(c), chunks.last(c)); });
       for (const RangeBounds& p : partial) range.extend(p);
     } else {
-      range = boundsOf(begin, end);
+      range = boundsOf(refs, begin, end);
     }
     nodes_[node] = {.bounds = range.bounds.bounds(), .firstPrimitive = begin, .primitiveCount = count};
-    if (count == 1) return;
+    if (count == 1) {
+      order_[begin] = refs[begin].index();
+      return;
+    }
 
     // Two primitives have one split; the sweep would find it.
+    std::vector<uint32_t> chunkLefts;
     const Split split =
-        count > 2 ? findSplit(begin, end, range.centroids.bounds(), shared ? &chunks : nullptr) : Split{};
+        count > 2 ? findSplit(refs, begin, end, range.centroids.bounds(), shared ? &chunks : nullptr, chunkLefts)
+                  : Split{};
     uint32_t middle = begin + count / 2;
-    if (split.axis >= 0 && shared) {
-      middle = partitionStably(chunks, split);
+    const bool moves = split.axis >= 0 && shared;
+    if (moves) {
+      middle = partitionStably(chunks, split, chunkLefts, refs, spare);
     } else if (split.axis >= 0) {
-      const auto right = std::partition(refs_.begin() + begin, refs_.begin() + end,
+      const auto right = std::partition(refs.begin() + begin, refs.begin() + end,
                                         [&](const PrimitiveRef& ref) { return split.goesLeft(ref); });
-      middle = static_cast<uint32_t>(right - refs_.begin());
+      middle = static_cast<uint32_t>(right - refs.begin());
     }
     // A subtree over m primitives takes 2m - 1 nodes, so the right child's place is known now.
     const uint32_t rightChild = node + 2 * (middle - begin);
     nodes_[node].rightChild = rightChild;
+    const std::span<PrimitiveRef> childRefs = moves ? spare : refs, childSpare = moves ? refs : spare;
     forkJoin(
-        budget_, count >= options_.parallelThreshold, [&] { build(BinaryBvh::leftChild(node), begin, middle); },
-        [&] { build(rightChild, middle, end); });
+        budget_, count >= options_.parallelThreshold,
+        [&] { build(BinaryBvh::leftChild(node), begin, middle, childRefs, childSpare); },
+        [&] { build(rightChild, middle, end, childRefs, childSpare); });
   }
 
- private:
-  RangeBounds boundsOf(uint32_t begin, uint32_t end) const {
+  static RangeBounds boundsOf(std::span<const PrimitiveRef> refs, uint32_t begin, uint32_t end) {
     RangeBounds range;
-    for (uint32_t i = begin; i < end; ++i) range.add(refs_[i]);
+    for (uint32_t i = begin; i < end; ++i) range.add(refs[i]);
     return range;
   }
 
   // Consecutive primitives of a mesh tend to fall in the same bins, and each bin's update waits
   // for the one before it; a large range alternates between two sets of bins, merged after.
-  void addToBins(uint32_t begin, uint32_t end, const std::array<Binning, 3>& binnings, AxisBins& bins) const {
+  static void addToBins(std::span<const PrimitiveRef> refs, uint32_t begin, uint32_t end,
+                        const std::array<Binning, 3>& binnings, AxisBins& bins) {
     const auto add = [&](const PrimitiveRef& ref, AxisBins& to) {
       const Float4 centroid = ref.centroid();
       for (int axis = 0; axis < 3; ++axis) {
@@ -186,48 +202,44 @@ class Builder {
     const uint32_t binCount = std::max({binnings[0].binCount, binnings[1].binCount, binnings[2].binCount});
     if (binCount == 0) return;  // every axis flat: nothing to bin
     if (end - begin < 16 * binCount) {
-      for (uint32_t i = begin; i < end; ++i) add(refs_[i], bins);
+      for (uint32_t i = begin; i < end; ++i) add(refs[i], bins);
       return;
     }
     AxisBins odd(binCount);
     uint32_t i = begin;
     for (; i + 1 < end; i += 2) {
-      add(refs_[i], bins);
-      add(refs_[i + 1], odd);
+      add(refs[i], bins);
+      add(refs[i + 1], odd);
     }
-    if (i < end) add(refs_[i], bins);
+    if (i < end) add(refs[i], bins);
     bins.extend(odd, binCount);
   }
 
-  // Left primitives first, then right ones, each in their order: through the scratch range, each
-  // chunk writing where the chunks before it end.
-  uint32_t partitionStably(const Chunks& chunks, const Split& split) {
-    std::vector<uint32_t> lefts(chunks.count());
-    parallelFor(budget_, chunks.count(), [&](size_t c) {
-      lefts[c] = static_cast<uint32_t>(std::count_if(refs_.begin() + chunks.first(c), refs_.begin() + chunks.last(c),
-                                                     [&](const PrimitiveRef& ref) { return split.goesLeft(ref); }));
-    });
+  // Left primitives first, then right ones, each in their order: from `from` to `to`, each chunk
+  // writing where the chunks before it end.
+  uint32_t partitionStably(const Chunks& chunks, const Split& split, std::span<const uint32_t> chunkLefts,
+                           std::span<const PrimitiveRef> from, std::span<PrimitiveRef> to) {
     std::vector<uint32_t> leftAt(chunks.count()), rightAt(chunks.count());
-    const uint32_t middle = chunks.begin + std::accumulate(lefts.begin(), lefts.end(), 0u);
+    const uint32_t middle = chunks.begin + std::accumulate(chunkLefts.begin(), chunkLefts.end(), 0u);
     for (uint32_t c = 0, left = chunks.begin, right = middle; c < chunks.count(); ++c) {
       leftAt[c] = left;
       rightAt[c] = right;
-      left += lefts[c];
-      right += chunks.last(c) - chunks.first(c) - lefts[c];
+      left += chunkLefts[c];
+      right += chunks.last(c) - chunks.first(c) - chunkLefts[c];
     }
     parallelFor(budget_, chunks.count(), [&](size_t c) {
       for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
-        scratch_[split.goesLeft(refs_[i]) ? leftAt[c]++ : rightAt[c]++] = refs_[i];
-    });
-    parallelFor(budget_, chunks.count(), [&](size_t c) {
-      std::copy(scratch_.begin() + chunks.first(c), scratch_.begin() + chunks.last(c), refs_.begin() + chunks.first(c));
+        to[split.goesLeft(from[i]) ? leftAt[c]++ : rightAt[c]++] = from[i];
     });
     return middle;
   }
 
   // The binned split of least SAH cost (area x count summed over both sides), over every axis;
-  // binned chunk by chunk on the budget's spare threads when `chunks` are given.
-  Split findSplit(uint32_t begin, uint32_t end, const Bounds& centroids, const Chunks* chunks) const {
+  // binned chunk by chunk on the budget's spare threads when `chunks` are given, and then
+  // `chunkLefts` holds how many of each chunk's primitives go left: the chunk's own bins count
+  // them (goesLeft bins as addToBins does), so the partition need not.
+  Split findSplit(std::span<const PrimitiveRef> refs, uint32_t begin, uint32_t end, const Bounds& centroids,
+                  const Chunks* chunks, std::vector<uint32_t>& chunkLefts) const {
     const uint32_t count = end - begin;
     const uint32_t binCount = std::min(options_.binCount, count);  // more would stay empty
     std::array<Binning, 3> binnings;
@@ -237,16 +249,16 @@ class Builder {
         binnings[axis] = {.origin = centroids.min[axis], .scale = float(binCount) / extent, .binCount = binCount};
     }
     AxisBins bins(binCount);
+    std::vector<AxisBins> partial;  // a shared node's, chunk by chunk
     if (chunks) {
       // Each constructed in place: a copy would read the bins beyond binCount, never written.
-      std::vector<AxisBins> partial;
       partial.reserve(chunks->count());
       for (size_t c = 0; c < chunks->count(); ++c) partial.emplace_back(binCount);
       parallelFor(budget_, chunks->count(),
-                  [&](size_t c) { addToBins(chunks->first(c), chunks->last(c), binnings, partial[c]); });
+                  [&](size_t c) { addToBins(refs, chunks->first(c), chunks->last(c), binnings, partial[c]); });
       for (const AxisBins& p : partial) bins.extend(p, binCount);
     } else {
-      addToBins(begin, end, binnings, bins);
+      addToBins(refs, begin, end, binnings, bins);
     }
 
     Split best;
@@ -276,12 +288,20 @@ class Builder {
         }
       }
     }
+    if (best.axis >= 0 && chunks) {
+      chunkLefts.resize(partial.size());
+      for (size_t c = 0; c < partial.size(); ++c) {
+        const uint32_t* counts = partial[c].counts[best.axis];
+        chunkLefts[c] = std::accumulate(counts, counts + best.bin, 0u);
+      }
+    }
     return best;
   }
 
   std::span<PrimitiveRef> refs_;
   std::span<PrimitiveRef> scratch_;
   std::span<BinaryBvhNode> nodes_;
+  std::span<uint32_t> order_;
   const BinaryBvhOptions& options_;
   ThreadBudget& budget_;
 };
@@ -322,13 +342,10 @@ void buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& 
     }
   });
   resizeForOverwrite(arrays.scratch, count >= options.parallelNodeThreshold ? count : 0);
-  // The build assigns every node in full.
+  // The build assigns every node in full, and each leaf its primitive's place in the order.
   resizeForOverwrite(bvh.nodes, 2 * size_t(count) - 1);
-  Builder(refs, arrays.scratch, bvh.nodes, options, budget).build(0, 0, count);
   resizeForOverwrite(bvh.primitiveOrder, count);
-  parallelFor(budget, chunks.count(), [&](size_t c) {
-    for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) bvh.primitiveOrder[i] = refs[i].index();
-  });
+  Builder(refs, arrays.scratch, bvh.nodes, bvh.primitiveOrder, options, budget).build();
 }
 
 BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget) {
