@@ -131,18 +131,22 @@ class Builder {
           std::span<uint32_t> order, const BinaryBvhOptions& options, ThreadBudget& budget)
       : refs_(refs), scratch_(scratch), nodes_(nodes), order_(order), options_(options), budget_(budget) {}
 
-  void build() { build(0, 0, static_cast<uint32_t>(refs_.size()), refs_, scratch_); }
+  void build() { build(0, 0, static_cast<uint32_t>(refs_.size()), refs_, scratch_, nullptr); }
 
  private:
   // The range's refs are in `refs`. A shared node's partition moves them to `spare`, where its
   // children then build (`refs` their spare): copying them back cost two of a shared node's seven
-  // passes over memory. An unshared node partitions in place.
-  void build(uint32_t node, uint32_t begin, uint32_t end, std::span<PrimitiveRef> refs, std::span<PrimitiveRef> spare) {
+  // passes over memory. An unshared node partitions in place. `known` is the range's bounds where
+  // the parent's partition gathered them, else null.
+  void build(uint32_t node, uint32_t begin, uint32_t end, std::span<PrimitiveRef> refs, std::span<PrimitiveRef> spare,
+             const RangeBounds* known) {
     const uint32_t count = end - begin;
     const bool shared = count >= options_.parallelNodeThreshold;
     const Chunks chunks{.begin = begin, .end = end, .size = std::max(1u, options_.parallelNodeThreshold / 4)};
     RangeBounds range;
-    if (shared) {
+    if (known) {
+      range = *known;
+    } else if (shared) {
       std::vector<RangeBounds> partial(chunks.count());
       parallelFor(budget_, chunks.count(),
                   [&](size_t c) { partial[c] = boundsOf(refs, chunks.first(c), chunks.last(c)); });
@@ -163,8 +167,9 @@ class Builder {
                   : Split{};
     uint32_t middle = begin + count / 2;
     const bool moves = split.axis >= 0 && shared;
+    RangeBounds sides[2];
     if (moves) {
-      middle = partitionStably(chunks, split, chunkLefts, refs, spare);
+      middle = partitionStably(chunks, split, chunkLefts, refs, spare, sides);
     } else if (split.axis >= 0) {
       const auto right = std::partition(refs.begin() + begin, refs.begin() + end,
                                         [&](const PrimitiveRef& ref) { return split.goesLeft(ref); });
@@ -176,8 +181,8 @@ class Builder {
     const std::span<PrimitiveRef> childRefs = moves ? spare : refs, childSpare = moves ? refs : spare;
     forkJoin(
         budget_, count >= options_.parallelThreshold,
-        [&] { build(BinaryBvh::leftChild(node), begin, middle, childRefs, childSpare); },
-        [&] { build(rightChild, middle, end, childRefs, childSpare); });
+        [&] { build(BinaryBvh::leftChild(node), begin, middle, childRefs, childSpare, moves ? &sides[0] : nullptr); },
+        [&] { build(rightChild, middle, end, childRefs, childSpare, moves ? &sides[1] : nullptr); });
   }
 
   static RangeBounds boundsOf(std::span<const PrimitiveRef> refs, uint32_t begin, uint32_t end) {
@@ -216,9 +221,11 @@ class Builder {
   }
 
   // Left primitives first, then right ones, each in their order: from `from` to `to`, each chunk
-  // writing where the chunks before it end.
+  // writing where the chunks before it end. Each side's bounds are gathered on the way, the
+  // chunks' merged in chunk order: the order in which a pass over the side meets its primitives,
+  // so the bounds it would find (a zero's sign too), and the children need no pass of their own.
   uint32_t partitionStably(const Chunks& chunks, const Split& split, std::span<const uint32_t> chunkLefts,
-                           std::span<const PrimitiveRef> from, std::span<PrimitiveRef> to) {
+                           std::span<const PrimitiveRef> from, std::span<PrimitiveRef> to, RangeBounds (&sides)[2]) {
     std::vector<uint32_t> leftAt(chunks.count()), rightAt(chunks.count());
     const uint32_t middle = chunks.begin + std::accumulate(chunkLefts.begin(), chunkLefts.end(), 0u);
     for (uint32_t c = 0, left = chunks.begin, right = middle; c < chunks.count(); ++c) {
@@ -227,10 +234,24 @@ class Builder {
       left += chunkLefts[c];
       right += chunks.last(c) - chunks.first(c) - chunkLefts[c];
     }
+    std::vector<std::array<RangeBounds, 2>> partial(chunks.count());
     parallelFor(budget_, chunks.count(), [&](size_t c) {
-      for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i)
-        to[split.goesLeft(from[i]) ? leftAt[c]++ : rightAt[c]++] = from[i];
+      RangeBounds left, right;
+      for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
+        if (split.goesLeft(from[i])) {
+          left.add(from[i]);
+          to[leftAt[c]++] = from[i];
+        } else {
+          right.add(from[i]);
+          to[rightAt[c]++] = from[i];
+        }
+      }
+      partial[c] = {left, right};
     });
+    for (const std::array<RangeBounds, 2>& p : partial) {
+      sides[0].extend(p[0]);
+      sides[1].extend(p[1]);
+    }
     return middle;
   }
 
