@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -113,5 +115,32 @@ struct UninitialisedAllocator : std::allocator<T> {
 
 template <typename T>
 using UninitialisedArray = std::vector<T, UninitialisedAllocator<T>>;
+
+// Memory that one array after another uses, each of its own type, where the one before is dead:
+// on 16 threads building 16 meshes each thread's memory is fresh, and the pages the kernel
+// faults in and zeroes cost more the more threads fault at once. Grows as resizeForOverwrite
+// does, in huge pages; never shrinks.
+class ScratchMemory {
+ public:
+  // `count` objects of T at the start, their values indeterminate: the array taken before ends
+  // here (its memory is reused, whatever it held).
+  template <typename T>
+  std::span<T> take(size_t count) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>);
+    static_assert(alignof(T) <= alignof(Line));
+    const size_t bytes = count * sizeof(T);
+    resizeForOverwrite(lines_, (bytes + sizeof(Line) - 1) / sizeof(Line));
+    if (count == 0) return {};
+    // An array of bytes begun over the memory creates the T objects the caller then uses.
+    return {std::launder(reinterpret_cast<T*>(::new (static_cast<void*>(lines_.data())) std::byte[bytes])), count};
+  }
+  size_t bytes() const { return lines_.capacity() * sizeof(Line); }  // held, whatever the last array took
+
+ private:
+  struct alignas(64) Line {
+    std::byte bytes[64];
+  };
+  UninitialisedArray<Line> lines_;
+};
 
 }  // namespace ptbench

@@ -536,20 +536,21 @@ TEST(BinaryBvh, ReusedScratchBuildsTheTreesFreshMemoryBuilds) {
   const BvhTree<gpu::Bvh2Node> freshBvh2 = collapseToBvh2(fresh, SahCosts{}, budget);
   const BvhTree<gpu::CwbvhNode> freshCwbvh = collapseToCwbvh(fresh, SahCosts{}, budget);
 
+  // The binary build works in the CWBVH collapse's cost table's memory, as a mesh's build does.
   BinaryBvh reused;
-  BinaryBvhScratch scratch;
   CollapseScratch bvh2Scratch, cwbvhScratch;
-  buildBinaryBvh(large, options, budget, reused, scratch);
+  buildBinaryBvh(large, options, budget, reused, cwbvhScratch.cost);
   collapseToBvh2(reused, SahCosts{}, budget, bvh2Scratch);
   collapseToCwbvh(reused, SahCosts{}, budget, cwbvhScratch);
   for (CollapseScratch* tables : {&bvh2Scratch, &cwbvhScratch}) {
-    std::fill(tables->cost.begin(), tables->cost.end(), -1.0f);
+    const std::span<uint8_t> cost = tables->cost.take<uint8_t>(tables->cost.bytes());
+    std::fill(cost.begin(), cost.end(), uint8_t(0xff));  // NaN as floats, and as refs
     std::fill(tables->split.begin(), tables->split.end(), uint8_t(0xff));
     std::fill(tables->makesLeaf.begin(), tables->makesLeaf.end(), uint8_t(0xff));
     std::fill(tables->subtreeNodes.begin(), tables->subtreeNodes.end(), 0xffffffffu);
     std::fill(tables->levels.begin(), tables->levels.end(), 0xffffffffu);
   }
-  buildBinaryBvh(small, options, budget, reused, scratch);
+  buildBinaryBvh(small, options, budget, reused, cwbvhScratch.cost);
   ASSERT_EQ(reused.nodes.size(), fresh.nodes.size());
   EXPECT_EQ(std::memcmp(reused.nodes.data(), fresh.nodes.data(), fresh.nodes.size() * sizeof(BinaryBvhNode)), 0);
   EXPECT_EQ(reused.primitiveOrder, fresh.primitiveOrder);
@@ -565,6 +566,27 @@ TEST(BinaryBvh, ReusedScratchBuildsTheTreesFreshMemoryBuilds) {
   EXPECT_EQ(cwbvh.primitiveOrder, freshCwbvh.primitiveOrder);
   EXPECT_EQ(cwbvh.sahCost, freshCwbvh.sahCost);
   EXPECT_EQ(cwbvh.leafCount, freshCwbvh.leafCount);
+}
+
+// One array after another in the same memory (the binary build's refs, then the CWBVH costs):
+// it grows only when an array needs more, and each array starts at the same aligned place.
+TEST(HugePages, ScratchMemoryReusesItsMemoryAndGrowsOnlyWhenAnArrayNeedsMore) {
+  ScratchMemory memory;
+  EXPECT_TRUE(memory.take<float>(0).empty());
+  const std::span<float> floats = memory.take<float>(1000);
+  ASSERT_EQ(floats.size(), 1000u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(floats.data()) % 64, 0u);
+  std::fill(floats.begin(), floats.end(), 2.0f);
+  const size_t bytes = memory.bytes();
+  EXPECT_GE(bytes, 1000 * sizeof(float));
+  const std::span<uint32_t> words = memory.take<uint32_t>(10);
+  EXPECT_EQ(static_cast<void*>(words.data()), static_cast<void*>(floats.data()));
+  EXPECT_EQ(memory.bytes(), bytes);
+  using Triple = std::array<double, 3>;
+  const std::span<Triple> triples = memory.take<Triple>(bytes);  // 24 times as many bytes
+  EXPECT_GE(memory.bytes(), bytes * sizeof(Triple));
+  EXPECT_EQ(triples.size(), bytes);
+  triples.back() = {1, 2, 3};
 }
 
 // The build's large arrays grow into fresh memory that asks for huge pages; what they held stays.

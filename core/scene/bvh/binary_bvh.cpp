@@ -329,18 +329,8 @@ class Builder {
 
 }  // namespace
 
-struct BinaryBvhScratch::Arrays {
-  UninitialisedArray<PrimitiveRef> refs;
-  UninitialisedArray<PrimitiveRef> scratch;
-};
-
-BinaryBvhScratch::BinaryBvhScratch() : arrays_(std::make_unique<Arrays>()) {}
-BinaryBvhScratch::~BinaryBvhScratch() = default;
-BinaryBvhScratch::BinaryBvhScratch(BinaryBvhScratch&&) noexcept = default;
-BinaryBvhScratch& BinaryBvhScratch::operator=(BinaryBvhScratch&&) noexcept = default;
-
 void buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget,
-                    BinaryBvh& bvh, BinaryBvhScratch& scratch) {
+                    BinaryBvh& bvh, ScratchMemory& scratch) {
   if (options.binCount < 2 || options.binCount > maxBinCount)
     throw std::logic_error("BVH bin count " + std::to_string(options.binCount) + " outside 2.." +
                            std::to_string(maxBinCount));
@@ -351,27 +341,26 @@ void buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& 
     return;
   }
   const Chunks chunks{.begin = 0, .end = count, .size = std::max(1u, options.parallelNodeThreshold / 4)};
-  // Every ref is written before it is read, and the partition's scratch range before it is
-  // copied back: what the arrays held before does not matter.
-  BinaryBvhScratch::Arrays& arrays = scratch.arrays();
-  resizeForOverwrite(arrays.refs, count);
-  const std::span<PrimitiveRef> refs = arrays.refs;
+  // Every ref is written before it is read, and the partition's second array before its children
+  // read it: what the memory held before does not matter.
+  const size_t partitionCount = count >= options.parallelNodeThreshold ? count : 0;
+  const std::span<PrimitiveRef> arrays = scratch.take<PrimitiveRef>(count + partitionCount);
+  const std::span<PrimitiveRef> refs = arrays.first(count);
   parallelFor(budget, chunks.count(), [&](size_t c) {
     for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
       const Bounds& box = primitives[i];
       refs[i] = PrimitiveRef::of(box, i);
     }
   });
-  resizeForOverwrite(arrays.scratch, count >= options.parallelNodeThreshold ? count : 0);
   // The build assigns every node in full, and each leaf its primitive's place in the order.
   resizeForOverwrite(bvh.nodes, 2 * size_t(count) - 1);
   resizeForOverwrite(bvh.primitiveOrder, count);
-  Builder(refs, arrays.scratch, bvh.nodes, bvh.primitiveOrder, options, budget).build();
+  Builder(refs, arrays.subspan(count), bvh.nodes, bvh.primitiveOrder, options, budget).build();
 }
 
 BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget) {
   BinaryBvh bvh;
-  BinaryBvhScratch scratch;
+  ScratchMemory scratch;
   buildBinaryBvh(primitives, options, budget, bvh, scratch);
   return bvh;
 }

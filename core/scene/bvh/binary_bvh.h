@@ -59,30 +59,14 @@ struct BinaryBvh {
   static uint32_t leftChild(uint32_t node) { return node + 1; }
 };
 
-// The arrays a build works in (its primitives' references and the stable partition's scratch
-// range, 64 bytes a primitive), kept by a thread that builds several levels in turn so that each
-// reuses the memory the one before faulted in rather than fresh pages the kernel must zero.
-class BinaryBvhScratch {
- public:
-  BinaryBvhScratch();
-  ~BinaryBvhScratch();
-  BinaryBvhScratch(BinaryBvhScratch&&) noexcept;
-  BinaryBvhScratch& operator=(BinaryBvhScratch&&) noexcept;
-
-  struct Arrays;  // binary_bvh.cpp's
-  Arrays& arrays() { return *arrays_; }
-
- private:
-  std::unique_ptr<Arrays> arrays_;
-};
-
 // Primitives whose centroids coincide on every axis cannot be told apart by binning; they are
 // split in half by index.
 BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget);
 // The same tree into `bvh`, whose arrays are reused (all they held is overwritten), working in
-// `scratch`.
+// `scratch` (the primitives' refs and a stable partition's second array, 64 bytes a primitive),
+// which is dead once the tree is built.
 void buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget,
-                    BinaryBvh& bvh, BinaryBvhScratch& scratch);
+                    BinaryBvh& bvh, ScratchMemory& scratch);
 
 // visit(n) for every node of the subtree at `root`, both children before their parent, as the
 // collapses' bottom-up costs need: a subtree over m primitives is its root and the 2m - 2 nodes

@@ -18,10 +18,9 @@ class Bvh2Collapse {
   Bvh2Collapse(const BinaryBvh& binary, const SahCosts& costs, CollapseScratch& scratch)
       : binary_(binary), costs_(costs) {
     // All written for every node, children before parents, before any is read.
-    resizeForOverwrite(scratch.cost, binary.nodes.size());
     resizeForOverwrite(scratch.makesLeaf, binary.nodes.size());
     resizeForOverwrite(scratch.subtreeNodes, binary.nodes.size());
-    cost_ = scratch.cost;
+    cost_ = scratch.cost.take<float>(binary.nodes.size());
     makesLeaf_ = scratch.makesLeaf;
     subtreeNodes_ = scratch.subtreeNodes;
   }

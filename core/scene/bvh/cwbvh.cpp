@@ -38,12 +38,11 @@ class CwbvhCollapse {
   CwbvhCollapse(const BinaryBvh& binary, const SahCosts& costs, CollapseScratch& scratch)
       : binary_(binary), costs_(costs) {
     // solve() writes every entry of a node before its parent reads it (a leaf's splits too).
-    resizeForOverwrite(scratch.cost, binary.nodes.size() * maxRoots);
     resizeForOverwrite(scratch.split, binary.nodes.size() * width);
     resizeForOverwrite(scratch.makesLeaf, binary.nodes.size());
     // emit()'s two levels, written before they are read: a level holds at most n wide nodes.
     resizeForOverwrite(scratch.levels, 2 * binary.primitiveOrder.size());
-    cost_ = scratch.cost;
+    cost_ = scratch.cost.take<float>(binary.nodes.size() * maxRoots);
     split_ = scratch.split;
     makesLeaf_ = scratch.makesLeaf;
     levels_ = scratch.levels;

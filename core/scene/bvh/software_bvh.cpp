@@ -68,14 +68,15 @@ bool builds(const BvhBuildOptions& options, BvhLayout layout) {
   return hasLayout(options.layouts, layout);
 }
 
-// The memory a level's build works in, about 250 bytes a primitive: the boxes, the binary tree
+// The memory a level's build works in, about 200 bytes a primitive: the boxes, the binary tree
 // (which the collapses read and nothing keeps) and the build's and collapses' tables. A thread
 // keeps one from mesh to mesh (ScratchPool): fresh arrays for every mesh made the kernel fault in
 // and zero gigabytes of pages, the binary trees' time growing with the threads that did so at once.
 struct LevelScratch {
   UninitialisedArray<Bounds> boxes;
   BinaryBvh binary;
-  BinaryBvhScratch binaryArrays;
+  // cwbvh.cost is also the binary build's: its refs are dead once the tree is built, and the CWBVH
+  // collapse's costs (56 bytes a primitive) take their place rather than fresh memory.
   CollapseScratch bvh2, cwbvh;
 };
 
@@ -138,7 +139,7 @@ LevelBuild finishLevel(PrebuiltLevel& built, const BinaryBvh& binary, uint32_t p
 LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions& options, ThreadBudget& budget,
                       LevelScratch& scratch) {
   const auto start = Clock::now();
-  buildBinaryBvh(primitives, options.binary, budget, scratch.binary, scratch.binaryArrays);
+  buildBinaryBvh(primitives, options.binary, budget, scratch.binary, scratch.cwbvh.cost);
   PrebuiltLevel built;
   if (!scratch.binary.nodes.empty()) built.bounds = scratch.binary.nodes[0].bounds;
   return finishLevel(built, scratch.binary, static_cast<uint32_t>(primitives.size()), msSince(start), options, budget,
