@@ -530,7 +530,7 @@ TEST(BinaryBvh, ReusedScratchBuildsTheTreesFreshMemoryBuilds) {
   };
   const std::vector<Bounds> large = randomBoxes(30000, 1), small = randomBoxes(7000, 2);
   BinaryBvhOptions options;
-  options.parallelNodeThreshold = 1024;  // shared nodes: the stable partition's scratch range
+  options.parallelNodeThreshold = 1024;  // shared nodes: the stable partition's second array
   ThreadBudget budget(3);
   const BinaryBvh fresh = buildBinaryBvh(small, options, budget);
   const BvhTree<gpu::Bvh2Node> freshBvh2 = collapseToBvh2(fresh, SahCosts{}, budget);

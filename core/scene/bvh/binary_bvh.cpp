@@ -109,7 +109,9 @@ struct AxisBins {
 };
 
 // A shared node's chunks' partial results are merged in chunk order. Box unions and counts are
-// exact, so merged bins and bounds are numerically one pass's (a zero's sign may differ).
+// exact, and a union keeps the first of equal values, so merged bounds equal one pass's, a
+// zero's sign included; merged bins equal one pass's but for a zero's sign (addToBins' odd and
+// even bins merge out of order).
 struct RangeBounds {
   Box4 bounds = Box4::empty(), centroids = Box4::empty();
   void add(const PrimitiveRef& ref) {
@@ -251,6 +253,15 @@ class Builder {
     for (const std::array<RangeBounds, 2>& p : partial) {
       sides[0].extend(p[0]);
       sides[1].extend(p[1]);
+    }
+    // The bins counted what goesLeft decides: had they disagreed, chunks would have written into
+    // each other's ranges.
+    for (uint32_t c = 0, left = chunks.begin; c < chunks.count(); ++c) {
+      left += chunkLefts[c];
+      if (leftAt[c] != left)
+        throw std::logic_error("BVH partition: chunk " + std::to_string(c) + " sent " +
+                               std::to_string(leftAt[c] - (left - chunkLefts[c])) + " primitives left, its bins " +
+                               std::to_string(chunkLefts[c]));
     }
     return middle;
   }

@@ -3,7 +3,6 @@
 // collapsed from (bvh2.h, cwbvh.h).
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <vector>
 

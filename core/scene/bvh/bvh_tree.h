@@ -19,7 +19,7 @@ struct BvhTree {
 // thread that builds several meshes, so that each reuses the memory the one before faulted in.
 // Every entry the programme reads it has written first, whatever the arrays held before.
 struct CollapseScratch {
-  ScratchMemory cost;  // CWBVH's: 56 bytes a primitive, where the binary build's refs were
+  ScratchMemory cost;  // in a LevelScratch's CWBVH tables, also the binary build's refs
   UninitialisedArray<uint8_t> split;
   UninitialisedArray<uint8_t> makesLeaf;
   UninitialisedArray<uint32_t> subtreeNodes;  // BVH2's: the nodes each subtree emits
