@@ -127,19 +127,22 @@ struct RangeBounds {
 
 class Builder {
  public:
-  // `scratch` as large as `refs` when a node may be shared (parallelNodeThreshold), else empty.
   // Each leaf writes its primitive's index to `order`.
-  Builder(std::span<PrimitiveRef> refs, std::span<PrimitiveRef> scratch, std::span<BinaryBvhNode> nodes,
-          std::span<uint32_t> order, const BinaryBvhOptions& options, ThreadBudget& budget)
-      : refs_(refs), scratch_(scratch), nodes_(nodes), order_(order), options_(options), budget_(budget) {}
+  Builder(std::span<BinaryBvhNode> nodes, std::span<uint32_t> order, const BinaryBvhOptions& options,
+          ThreadBudget& budget)
+      : nodes_(nodes), order_(order), options_(options), budget_(budget) {}
 
-  void build() { build(0, 0, static_cast<uint32_t>(refs_.size()), refs_, scratch_, nullptr); }
+  // The tree over all of `refs`, whose bounds are `range`; `spare` as large as `refs` when a node
+  // may be shared (parallelNodeThreshold), else empty.
+  void build(std::span<PrimitiveRef> refs, std::span<PrimitiveRef> spare, const RangeBounds& range) {
+    build(0, 0, static_cast<uint32_t>(refs.size()), refs, spare, &range);
+  }
 
  private:
   // The range's refs are in `refs`. A shared node's partition moves them to `spare`, where its
   // children then build (`refs` their spare): copying them back cost two of a shared node's seven
   // passes over memory. An unshared node partitions in place. `known` is the range's bounds where
-  // the parent's partition gathered them, else null.
+  // the parent's partition (or, for the root, the writing of the refs) gathered them, else null.
   void build(uint32_t node, uint32_t begin, uint32_t end, std::span<PrimitiveRef> refs, std::span<PrimitiveRef> spare,
              const RangeBounds* known) {
     const uint32_t count = end - begin;
@@ -330,8 +333,6 @@ class Builder {
     return best;
   }
 
-  std::span<PrimitiveRef> refs_;
-  std::span<PrimitiveRef> scratch_;
   std::span<BinaryBvhNode> nodes_;
   std::span<uint32_t> order_;
   const BinaryBvhOptions& options_;
@@ -357,16 +358,22 @@ void buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& 
   const size_t partitionCount = count >= options.parallelNodeThreshold ? count : 0;
   const std::span<PrimitiveRef> arrays = scratch.take<PrimitiveRef>(count + partitionCount);
   const std::span<PrimitiveRef> refs = arrays.first(count);
+  // The root's bounds are gathered as the refs are written, in the chunks a shared root would use
+  // and merged in their order: what a pass of the root's own would find.
+  std::vector<RangeBounds> partial(chunks.count());
   parallelFor(budget, chunks.count(), [&](size_t c) {
     for (uint32_t i = chunks.first(c); i < chunks.last(c); ++i) {
       const Bounds& box = primitives[i];
       refs[i] = PrimitiveRef::of(box, i);
+      partial[c].add(refs[i]);
     }
   });
+  RangeBounds range;
+  for (const RangeBounds& p : partial) range.extend(p);
   // The build assigns every node in full, and each leaf its primitive's place in the order.
   resizeForOverwrite(bvh.nodes, 2 * size_t(count) - 1);
   resizeForOverwrite(bvh.primitiveOrder, count);
-  Builder(refs, arrays.subspan(count), bvh.nodes, bvh.primitiveOrder, options, budget).build();
+  Builder(bvh.nodes, bvh.primitiveOrder, options, budget).build(refs, arrays.subspan(count), range);
 }
 
 BinaryBvh buildBinaryBvh(std::span<const Bounds> primitives, const BinaryBvhOptions& options, ThreadBudget& budget) {
