@@ -1,6 +1,7 @@
 // `ptbench scene-info SCENE`: what a scene holds, and what it costs on the chosen device.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -104,9 +105,11 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
     const SoftwareBvhStats& bvh = *built;
     if (builder == BvhBuilder::Cpu)
       std::cout << fmt::format(
-          "  software BVH built in {:.1f} ms on {} threads ({:.2f} Mtriangles/s), the layouts assembled in the last "
-          "{:.1f} ms\n",
-          bvh.buildMs, bvh.threads, double(scene.uniqueTriangleCount()) / (bvh.buildMs * 1e3), bvh.assembleMs);
+          "  software BVH built in {:.1f} ms on {} threads ({:.2f} Mtriangles/s; {:.0f} ms of CPU time, {:.0f}% "
+          "of the threads' time, {:.0f}% of it in the kernel), the layouts assembled in the last {:.1f} ms\n",
+          bvh.buildMs, bvh.threads, double(scene.uniqueTriangleCount()) / (bvh.buildMs * 1e3), bvh.cpuMs,
+          100.0 * bvh.cpuMs / (bvh.buildMs * bvh.threads), 100.0 * bvh.systemCpuMs / std::max(bvh.cpuMs, 1e-9),
+          bvh.assembleMs);
     else
       std::cout << fmt::format(
           "  software BVH built in {:.1f} ms by the GPU builder on {} threads, {} batches: {:.1f} ms of kernels "

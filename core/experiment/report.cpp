@@ -868,6 +868,8 @@ json softwareBvhJson(const SoftwareBvhStats& stats) {
   json out = {{"builder", bvhBuilderName(stats.builder)},
               {"build_ms", stats.buildMs},
               {"binary_build_ms", stats.binaryBuildMs},
+              {"build_cpu_ms", stats.cpuMs},
+              {"build_system_cpu_ms", stats.systemCpuMs},
               {"threads", stats.threads},
               {"bins", stats.binCount},
               {"cwbvh", layoutJson(stats.cwbvh)},

@@ -186,6 +186,8 @@ TEST(SceneInfoCommand, JsonDescribesTheScene) {
   // The software BVH's figures, both layouts: one mesh of 15,452 triangles, one instance.
   const auto& bvh = json.at("software_bvh");
   EXPECT_GT(bvh["build_ms"].get<double>(), 0.0);
+  EXPECT_GT(bvh["build_cpu_ms"].get<double>(), 0.0);
+  EXPECT_LE(bvh["build_system_cpu_ms"].get<double>(), bvh["build_cpu_ms"].get<double>());
   for (const char* layout : {"cwbvh", "bvh2"}) {
     const auto& figures = bvh.at(layout);
     EXPECT_EQ(figures["bottom_levels"]["primitives"], 15452) << layout;

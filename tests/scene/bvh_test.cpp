@@ -389,6 +389,21 @@ TEST(SoftwareBvh, MillionsOfTrianglesBuildTheSameTreeOnAnyThreadCount) {
   }
 }
 
+// The build reports the process's CPU time beside its wall clock, so that a user can tell threads
+// that wait from threads that run slower: on one thread, at most the wall clock (but for the
+// accounting's rounding) and, on an idle machine, nearly all of it.
+TEST(SoftwareBvh, ReportsTheCpuTimeItsThreadsTook) {
+  const SceneData scene = loadScene("builtin:spheres?n=1&subdiv=300");
+  for (unsigned threads : {1u, 3u}) {
+    const SoftwareBvh bvh = buildSoftwareBvh(scene, {.threads = threads});
+    const SoftwareBvhStats& s = bvh.stats;
+    EXPECT_GT(s.cpuMs, 0.0) << threads << " threads";
+    EXPECT_GE(s.systemCpuMs, 0.0) << threads << " threads";
+    EXPECT_LE(s.systemCpuMs, s.cpuMs) << threads << " threads";
+    EXPECT_LE(s.cpuMs, s.buildMs * threads + 20.0) << threads << " threads";
+  }
+}
+
 // Issue 24: both layouts were collapsed for every scene, even for runs that traverse one.
 TEST(SoftwareBvh, BuildsOnlyTheLayoutsAskedFor) {
   const SceneData scene = loadScene("builtin:spheres?n=4&subdiv=32");

@@ -14,6 +14,8 @@
 #include <thread>
 #include <type_traits>
 
+#include <sys/resource.h>
+
 #include "core/scene/bvh/bvh2.h"
 #include "core/scene/bvh/cwbvh.h"
 #include "core/scene/huge_pages.h"
@@ -40,6 +42,18 @@ constexpr uint32_t elementsPerPiece = 65536;
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
+
+// The process's CPU time so far, every thread's: the build's threads, and any other thread of the
+// process that runs meanwhile (the GPU builder's driver threads).
+struct ProcessCpuTime {
+  double userMs = 0, systemMs = 0;
+  static ProcessCpuTime now() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto ms = [](const timeval& t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
+    return {.userMs = ms(usage.ru_utime), .systemMs = ms(usage.ru_stime)};
+  }
+};
 
 template <typename Node>
 struct Collapsed {
@@ -521,6 +535,7 @@ std::array<gpu::vec4, 3> worldToObjectRows(const gpu::Instance& instance) {
 
 SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& options) {
   const auto start = Clock::now();
+  const ProcessCpuTime cpuStart = ProcessCpuTime::now();
   const unsigned threads = threadsToUse(options.threads);
   ThreadBudget budget(threads);
 
@@ -602,6 +617,9 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   bvh.stats.binaryBuildMs = top.binaryMs;
   for (const LevelBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.binaryMs;
   bvh.stats.buildMs = msSince(start);
+  const ProcessCpuTime cpuEnd = ProcessCpuTime::now();
+  bvh.stats.cpuMs = cpuEnd.userMs + cpuEnd.systemMs - cpuStart.userMs - cpuStart.systemMs;
+  bvh.stats.systemCpuMs = cpuEnd.systemMs - cpuStart.systemMs;
   // The meshes' trees are nearly as large as the layouts' nodes: freed on several threads too.
   parallelFor(budget, meshes.size(), [&](size_t m) { meshes[m] = {}; });
   return bvh;

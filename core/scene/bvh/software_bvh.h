@@ -101,6 +101,10 @@ struct SoftwareBvhStats {
   // Wall clock of the layouts' assembly into the scene's arrays, the build's last part (not in
   // reports; scene-info and the build-speed tests print it).
   double assembleMs = 0;
+  // The process's CPU time while buildMs ran, summed over its threads, and the kernel's part of it
+  // (page faults, thread starts): next to buildMs x threads, how busy the threads were.
+  double cpuMs = 0;
+  double systemCpuMs = 0;
   unsigned threads = 0;
   uint32_t binCount = 0;
   SahCosts costs;
