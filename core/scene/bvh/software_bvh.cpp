@@ -1,5 +1,7 @@
 #include "core/scene/bvh/software_bvh.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -13,8 +15,6 @@
 #include <string>
 #include <thread>
 #include <type_traits>
-
-#include <sys/resource.h>
 
 #include "core/scene/bvh/bvh2.h"
 #include "core/scene/bvh/cwbvh.h"
