@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -44,14 +45,18 @@ double msSince(Clock::time_point start) {
 }
 
 // The process's CPU time so far, every thread's: the build's threads, and any other thread of the
-// process that runs meanwhile (the GPU builder's driver threads).
+// process that runs meanwhile (the GPU builder's driver threads). The total from the process's
+// CPU clock, exact to the nanosecond; the kernel's part from getrusage, which splits a thread's
+// time between user and kernel by the scheduler's ticks and may lag a running thread by one.
 struct ProcessCpuTime {
-  double userMs = 0, systemMs = 0;
+  double totalMs = 0, systemMs = 0;
   static ProcessCpuTime now() {
+    timespec total{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &total);
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    const auto ms = [](const timeval& t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
-    return {.userMs = ms(usage.ru_utime), .systemMs = ms(usage.ru_stime)};
+    return {.totalMs = double(total.tv_sec) * 1e3 + double(total.tv_nsec) / 1e6,
+            .systemMs = double(usage.ru_stime.tv_sec) * 1e3 + double(usage.ru_stime.tv_usec) / 1e3};
   }
 };
 
@@ -618,8 +623,8 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   for (const LevelBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.binaryMs;
   bvh.stats.buildMs = msSince(start);
   const ProcessCpuTime cpuEnd = ProcessCpuTime::now();
-  bvh.stats.cpuMs = cpuEnd.userMs + cpuEnd.systemMs - cpuStart.userMs - cpuStart.systemMs;
-  bvh.stats.systemCpuMs = cpuEnd.systemMs - cpuStart.systemMs;
+  bvh.stats.cpuMs = cpuEnd.totalMs - cpuStart.totalMs;
+  bvh.stats.systemCpuMs = std::clamp(cpuEnd.systemMs - cpuStart.systemMs, 0.0, bvh.stats.cpuMs);
   // The meshes' trees are nearly as large as the layouts' nodes: freed on several threads too.
   parallelFor(budget, meshes.size(), [&](size_t m) { meshes[m] = {}; });
   return bvh;
