@@ -5,8 +5,8 @@
 # modes, call 3's the port mode; the modes it had were the same). Every call an H200 host.
 
 # Session 22, call 1: where the 16 threads' time goes. The build's CPU time (user and kernel)
-# against its wall clock x threads, page faults and threads started (diagnostic lines of a debug
-# build of main + build_cpu_ms), and the host's TLB shootdowns and THP counters per run; 10M in 16
+# against its wall clock x threads, page faults and threads started (the diagnostic lines of
+# diagnostic-lines.patch), and the host's TLB shootdowns and THP counters per run; 10M in 16
 # meshes and 50M in 64 on 1 and 16 threads, interleaved.
 set -uo pipefail
 for f in .gpu-libs/*.deb; do dpkg -x "$f" / ; done; ldconfig
@@ -108,3 +108,31 @@ go() {  # scene threads tag [hog]
   go /tmp/m50M-1024.glb 1 1024-t1-alone-r2
   go /tmp/m50M-1024.glb 1 1024-t1-beside-15-computing-r2 hog-alu
   go /tmp/m50M-1024.glb 16 1024-t16-r3; } 2>&1 | tee $O/lines.txt
+
+# (Run as: timeout 170 bash s22-run5.sh)
+# Session 22, call 5: is the loss beside busy cores the host taking CPU time from the vCPUs? The
+# guest's steal time (/proc/stat) over: 30 back-to-back runs of the alu loop on 16 threads (about
+# 25 s of sustained load, where call 2's lasted 1 s); and a build of 10M triangles in 1024 meshes
+# on one thread alone, beside 15 computing threads, and on 16 threads.
+set -uo pipefail
+for f in .gpu-libs/*.deb; do dpkg -x "$f" / ; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+tar -xJf .gpu-bin/bins.tar.xz
+O=$OUT
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; uptime; lscpu | grep -iE 'model name|^Model:'; head -1 /proc/stat; } > $O/device.txt 2>&1
+python3 scripts/generate-mesh-glb.py --triangles 10000000 --meshes 1024 /tmp/m10M-1024.glb > /dev/null 2>&1
+steal() { awk '/^cpu /{print $9}' /proc/stat; }  # clock ticks (USER_HZ) summed over vCPUs
+{ s=$(steal); for i in 1 2 3; do diag/ceiling2 alu 1; done; echo "steal ticks over 3 x alu 1: $(( $(steal) - s ))"
+  s=$(steal); for i in $(seq 1 30); do diag/ceiling2 alu 16; done; echo "steal ticks over 30 x alu 16: $(( $(steal) - s ))"; } | tee $O/ceiling.txt
+go() {  # scene threads tag [hog]
+  local hog="" s; s=$(steal)
+  if [ -n "${4:-}" ]; then diag/ceiling2 $4 15 & hog=$!; sleep 1; fi
+  diag/ptbench --threads $2 scene-info $1 2>&1 | grep -E "on [0-9]+ threads \(" | sed 's/, the layouts.*//' | sed "s/^/$3 /"
+  if [ -n "$hog" ]; then kill $hog; wait $hog 2>/dev/null; fi
+  echo "$3 steal ticks: $(( $(steal) - s ))"
+}
+{ go /tmp/m10M-1024.glb 1 t1-alone
+  go /tmp/m10M-1024.glb 1 t1-beside-15-computing hog-alu
+  go /tmp/m10M-1024.glb 16 t16-r1
+  go /tmp/m10M-1024.glb 1 t1-alone-r2
+  go /tmp/m10M-1024.glb 16 t16-r2; } 2>&1 | tee $O/lines.txt

@@ -1,8 +1,10 @@
 // What one machine's threads give when they run at once with nothing shared: each thread does the
 // same fixed work on its own data, started together behind a barrier, and reports its own time.
 // Scaling at N threads = N * (one thread's time) / (slowest of N threads' time).
-//   thread_ceiling alu|stream|fault|fault-huge THREADS
-//   thread_ceiling touch GIB
+//   thread_ceiling2 alu|alu4|port|stream|fault|fault-huge THREADS
+//   thread_ceiling2 chase THREADS MIB
+//   thread_ceiling2 touch GIB
+//   thread_ceiling2 hog-stream|hog-alu THREADS   (runs until killed)
 #include <sys/mman.h>
 
 #include <algorithm>
