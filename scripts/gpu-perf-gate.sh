@@ -10,8 +10,8 @@
 #   scripts/gpu-perf-gate.sh --compare-only BASE.json NEW.json
 #       the compare step alone, as the gate prints it
 # Exit 0: no run slower beyond the threshold and twice the noise; 1: a regression; 2: undecided
-# (no baseline for this GPU, runs missing or failed on one side, a slowdown within the noise);
-# 3: the measurement wrote no report.
+# (no baseline for this GPU, runs missing or failed on one side, a slowdown within the noise) or a
+# usage mistake; 3: the measurement wrote no report.
 # Environment: PTBENCH (default build/ptbench), PERF_GATE_BASELINES (default results/baselines),
 # PERF_GATE_THRESHOLD (default 3%). With --out DIR, DIR ends with report.json and compare.txt
 # (every stage and bounce) at its top, for the device tool to bring back.
@@ -52,8 +52,15 @@ while [ $# -gt 0 ]; do
       status=0
       compare "$2" "$3" || status=$?
       exit $status ;;
-    --report) report=${2:?$usage}; shift 2 ;;
-    --out) out=${2:?$usage}; shift 2 ;;
+    --report | --out)
+      # A missing value is a usage mistake (2): bash's own ${2:?} would exit 1, a regression's code.
+      if [ -z "${2:-}" ] || [[ $2 == -* ]]; then
+        echo "gpu-perf-gate: $1 needs a value" >&2
+        echo "$usage" >&2
+        exit 2
+      fi
+      if [ "$1" = --report ]; then report=$2; else out=$2; fi
+      shift 2 ;;
     --update-baseline) update=true; shift ;;
     -h | --help) echo "$usage"; exit 0 ;;
     *) run_args+=("$1"); shift ;;
