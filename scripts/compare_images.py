@@ -6,10 +6,11 @@ variance of the mean, as OpenEXR or PFM (`ptbench render --out A.exr --out-varia
   - every pixel and channel within --sigmas (default 5) standard errors of the difference,
     sqrt(var_a + var_b), plus 1e-4 for pixels of (near) zero variance: the tests' criterion.
 
-Prints the numbers and exits 0 when both hold, 1 when not, 2 on unreadable input: a file that is
-not a colour PFM or an OpenEXR of the kind ptbench writes (single-part scanline, uncompressed or
-ZIP, half or float R, G and B). Pixels are (x, y) from the top left. Pure Python (no numpy), so
-that it runs on a bare GPU machine.
+Prints the numbers and exits 0 when both hold, 1 when not, 2 on bad input: a file that is not a
+colour PFM or an OpenEXR of the kind ptbench writes (single-part scanline, uncompressed or ZIP,
+half or float R, G and B), images of different sizes or of no pixels, a value that is not finite,
+a negative variance, or an option out of range. Pixels are (x, y) from the top left. Pure Python
+(no numpy), so that it runs on a bare GPU machine.
 
     scripts/compare_images.py A.exr A-var.exr B.exr B-var.exr [--means 0.005] [--sigmas 5]
 """
@@ -28,12 +29,17 @@ class BadInput(Exception):
 
 def read_pfm(path, data):
     lines = data.split(b"\n", 3)
-    if len(lines) < 4 or lines[0] != b"PF":
-        raise BadInput(f"{path}: not a colour PFM")
-    width, height = (int(v) for v in lines[1].split())
-    scale = float(lines[2])
+    if lines[0] == b"Pf":
+        raise BadInput(f"{path}: a greyscale PFM; expected a colour one (PF)")
+    try:
+        width, height = (int(v) for v in lines[1].split())
+        scale = float(lines[2])
+    except (IndexError, ValueError):
+        raise BadInput(f"{path}: not a PFM header (PF, then width and height, then the scale)") from None
+    if width < 0 or height < 0 or not math.isfinite(scale) or scale == 0:
+        raise BadInput(f"{path}: a PFM header of {width}x{height} pixels and scale {scale}")
     pixels = array.array("f")
-    pixels.frombytes(lines[3][: width * height * 3 * 4])
+    pixels.frombytes(lines[3][: width * height * 3 * 4] if len(lines) > 3 else b"")
     if len(pixels) != width * height * 3:
         raise BadInput(f"{path}: {len(pixels)} floats, expected {width * height * 3}")
     if (scale < 0) != (sys.byteorder == "little"):
@@ -197,9 +203,27 @@ def read_image(path):
         raise BadInput(f"{path}: {error.strerror or error}") from None
     if data.startswith(EXR_MAGIC):
         return read_exr(path, data)
-    if data.startswith(b"PF"):
+    if data.startswith((b"PF\n", b"Pf\n")):
         return read_pfm(path, data)
     raise BadInput(f"{path}: neither a colour PFM nor an OpenEXR")
+
+
+def first_at(values, bad, width):
+    """How many values are bad, and where the first is: (count, "pixel (x, y) channel C", value)."""
+    found = [i for i, v in enumerate(values) if bad(v)]
+    i = found[0]
+    return len(found), f"pixel ({i // 3 % width}, {i // 3 // width}) channel {'RGB'[i % 3]}", values[i]
+
+
+def check_values(path, width, values, variance):
+    # Summed in double precision, float values overflow nowhere: one NaN or infinity shows in the sum.
+    if not math.isfinite(sum(values)):
+        count, where, value = first_at(values, lambda v: not math.isfinite(v), width)
+        raise BadInput(f"{path}: {count} value(s) are not finite, the first {value} at {where}")
+    if variance and values and min(values) < 0:
+        count, where, value = first_at(values, lambda v: v < 0, width)
+        raise BadInput(f"{path}: {count} negative variance(s), the first {value:g} at {where}; "
+                       f"is it the image rather than its variance?")
 
 
 def main():
@@ -211,15 +235,24 @@ def main():
     parser.add_argument("--means", type=float, default=0.005)
     parser.add_argument("--sigmas", type=float, default=5.0)
     args = parser.parse_args()
+    if not (math.isfinite(args.means) and args.means >= 0):
+        parser.error(f"--means {args.means:g}: expected a relative difference >= 0")
+    if not (math.isfinite(args.sigmas) and args.sigmas > 0):
+        parser.error(f"--sigmas {args.sigmas:g}: expected a number of standard errors > 0")
+    paths = (args.a, args.a_variance, args.b, args.b_variance)
     try:
-        images = [read_image(p) for p in (args.a, args.a_variance, args.b, args.b_variance)]
-    except (BadInput, ValueError) as error:
+        images = [read_image(p) for p in paths]
+        if len({(w, h) for w, h, _ in images}) != 1:
+            sizes = ", ".join(f"{p} {w}x{h}" for p, (w, h, _) in zip(paths, images))
+            raise BadInput(f"the four images differ in size: {sizes}")
+        width, height, _ = images[0]
+        if width * height == 0:
+            raise BadInput(f"{args.a}: the image has no pixels ({width}x{height})")
+        for index, (path, (_, _, values)) in enumerate(zip(paths, images)):
+            check_values(path, width, values, variance=index % 2 == 1)
+    except BadInput as error:
         print(f"compare_images: {error}", file=sys.stderr)
         return 2
-    if len({(w, h) for w, h, _ in images}) != 1:
-        print("compare_images: the four images differ in size", file=sys.stderr)
-        return 2
-    width = images[0][0]
     (_, _, a), (_, _, va), (_, _, b), (_, _, vb) = images
     pixels = len(a) // 3
     ok = True

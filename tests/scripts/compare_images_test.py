@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""scripts/compare_images.py reads the OpenEXRs that ptbench writes (tinyexr: uncompressed below
-16x16 pixels, ZIP above, float; and half) as well as PFMs; an EXR it cannot read is one line
-naming the file and the problem with exit 2, never a traceback nor a verdict."""
+"""scripts/compare_images.py: it reads the OpenEXRs that ptbench writes (tinyexr: uncompressed
+below 16x16 pixels, ZIP above, float; and half) as well as PFMs, and bad input (a value that is
+not finite, a negative variance, an empty or unreadable image, an option out of range) is one
+line naming the file and the problem with exit 2, never a traceback nor a verdict."""
 import base64
 import importlib.util
+import math
 import pathlib
 import struct
 import subprocess
@@ -147,6 +149,31 @@ class Compare(unittest.TestCase):
         values[0] += 1
         self.assertEqual(self.compare(image, variance, self.file("b.pfm", pfm(values, 5, 4)), variance).returncode, 1)
 
+    def test_a_nan_or_infinity_is_bad_input_not_agreement(self):
+        values = formula(5, 4)
+        image, other = self.file("a.pfm", pfm(values, 5, 4)), self.file("b.pfm", pfm([v + 1 for v in values], 5, 4))
+        good = self.file("var.pfm", pfm([1e-6] * 60, 5, 4))
+        nan = self.file("nan-var.pfm", pfm([1e-6] * 13 + [math.nan] * 47, 5, 4))
+        self.assertBadInput(self.compare(image, nan, other, good), "nan-var.pfm", "47 value(s) are not finite",
+                            "pixel (4, 0) channel G")
+        infinite = self.file("inf.pfm", pfm(values[:-1] + [math.inf], 5, 4))
+        self.assertBadInput(self.compare(image, good, infinite, good), "inf.pfm", "not finite")
+
+    def test_a_negative_variance_is_bad_input(self):
+        image = self.file("a.pfm", pfm(formula(5, 4), 5, 4))
+        good = self.file("var.pfm", pfm([1e-6] * 60, 5, 4))
+        negative = self.file("negative-var.pfm", pfm([1e-6] * 59 + [-0.25], 5, 4))
+        self.assertBadInput(self.compare(image, good, image, negative), "negative-var.pfm", "negative variance",
+                            "-0.25", "pixel (4, 3) channel B")
+
+    def test_an_image_of_no_pixels_is_bad_input(self):
+        empty = self.file("empty.pfm", pfm([], 0, 0))
+        self.assertBadInput(self.compare(empty, empty, empty, empty), "empty.pfm", "no pixels (0x0)")
+
+    def test_images_of_different_sizes_are_named_with_their_sizes(self):
+        small, large = self.file("small.pfm", pfm([0.0] * 12, 2, 2)), self.file("large.pfm", pfm([0.0] * 27, 3, 3))
+        self.assertBadInput(self.compare(small, small, large, small), "differ in size", "large.pfm 3x3")
+
     def test_unreadable_files_are_named(self):
         zip_float = bytearray(ZIP_FLOAT)
         piz = bytearray(UNCOMPRESSED_FLOAT)
@@ -159,6 +186,9 @@ class Compare(unittest.TestCase):
         for name, data, phrase in (
                 ("missing.exr", None, "No such file or directory"),
                 ("text.exr", b"hello", "neither a colour PFM nor an OpenEXR"),
+                ("grey.pfm", b"Pf\n1 1\n-1.0\n\0\0\0\0", "greyscale PFM"),
+                ("header.pfm", b"PF\nwide high\n-1.0\n", "not a PFM header"),
+                ("short.pfm", pfm([0.0] * 12, 2, 2)[:-4], "11 floats, expected 12"),
                 ("short.exr", bytes(zip_float[:600]), "ends early"),
                 ("piz.exr", bytes(piz), "PIZ compression"),
                 ("corrupt.exr", bytes(corrupt), "chunk 1 does not hold 1 lines of 20 pixels"),
@@ -167,6 +197,17 @@ class Compare(unittest.TestCase):
             with self.subTest(name=name):
                 path = str(self.folder / name) if data is None else self.file(name, data)
                 self.assertBadInput(self.compare(path, good, good, good), name, phrase)
+
+    def test_options_out_of_range_are_bad_input(self):
+        image = self.file("a.pfm", pfm([0.0] * 12, 2, 2))
+        for option in (["--sigmas", "0"], ["--sigmas", "nan"], ["--means", "-1"]):
+            with self.subTest(option=option):
+                self.assertBadInput(self.compare(image, image, image, image, options=option), option[0])
+
+    def test_the_usage_names_exit_2_for_bad_input(self):
+        result = self.compare("--help")
+        self.assertEqual(result.returncode, 0)
+        self.assertRegex(" ".join(result.stdout.split()), r"2 on bad input")
 
 
 if __name__ == "__main__":
