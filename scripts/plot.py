@@ -43,14 +43,27 @@ Every time axis says that lower is better.
 import argparse
 import json
 import math
+import os
 import pathlib
 import re
 import sys
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as error:
+    # matplotlib imports numpy: either may be the one missing. Debian's packages install them for
+    # the system Python, which a python3 earlier on PATH (a virtual environment's) is not.
+    module = error.name or "matplotlib"
+    package = "python3-numpy" if module == "numpy" else "python3-matplotlib"
+    system = os.path.realpath(sys.executable) == os.path.realpath("/usr/bin/python3")
+    print(f"plot.py: Python package {module} is missing" + ("" if system else f" from {sys.executable}") +
+          ("" if isinstance(error, ModuleNotFoundError) else f" ({error})") +
+          f"; install it with `apt-get install {package}` (or scripts/setup.sh)" +
+          ("" if system else ", then run scripts/plot.py with /usr/bin/python3"), file=sys.stderr)
+    sys.exit(2)
 
 SWEPT = ["source", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler", "counters",
          "timing"]
