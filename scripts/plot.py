@@ -38,7 +38,7 @@ backend and any swept parameter as the README and configs spell them (`wavefront
 compaction=false schedule=pool max_depth=5`), and the device when several reports are drawn.
 Every time axis says that lower is better.
 
-    scripts/plot.py REPORT.json... [--out DIR]     (default: beside the first report)
+    scripts/plot.py REPORT.json... [--out DIR]     (default: plots/ beside the first report)
 
 Exits 0 when it drew the figures, 2 when it could not: a Python package missing, a file that is
 not a report, no successful run. A run, or a part of one, that is not as ptbench writes it is left
@@ -624,9 +624,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("reports", type=pathlib.Path, nargs="+", metavar="REPORT.json")
     parser.add_argument("-o", "--out", "--output", dest="out", type=pathlib.Path,
-                        help="folder for the figures (default: the first report's)")
+                        help="folder for the figures (default: plots/ in the first report's folder)")
     args = parser.parse_args()
-    folder = args.out or args.reports[0].parent
+    # Not the report's own folder: that holds the runs' images, and figures among them get lost.
+    folder = args.out or args.reports[0].parent / "plots"
     try:
         reports, runs = load(args.reports)
         folder.mkdir(parents=True, exist_ok=True)

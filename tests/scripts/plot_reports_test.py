@@ -202,14 +202,15 @@ def full_report():
 SCRATCH = tempfile.TemporaryDirectory(dir="/dev/shm" if pathlib.Path("/dev/shm").is_dir() else None)
 
 
-def plot(report, *arguments, raw=None):
-    """plot.py's main on a report (an object, or raw bytes) in a scratch folder, by default with
-    --out figures there: (exit code, stderr with the report's path as report.json, figures saved,
-    as paths relative to the scratch folder)."""
+def plot(report, *arguments, raw=None, folders=None):
+    """plot.py's main on a report (an object, or raw bytes) in a scratch folder, with arguments or
+    --out figures there: (exit code, stderr with the report's path as report.json, the names of the
+    figures saved); the folders they were saved in, relative to the scratch folder, into folders."""
     folder = pathlib.Path(SCRATCH.name)
     path = folder / "report.json"
     path.write_bytes(raw if raw is not None else json.dumps(report).encode())
-    argv, sys.argv = sys.argv, ["plot.py", str(path), *(arguments or ("--out", str(folder / "figures")))]
+    arguments = [a.replace("SCRATCH", str(folder)) for a in arguments] if arguments else ["--out", str(folder / "x")]
+    argv, sys.argv = sys.argv, ["plot.py", str(path), *arguments]
     Figure.saved = []
     stderr = io.StringIO()
     try:
@@ -220,7 +221,9 @@ def plot(report, *arguments, raw=None):
     finally:
         sys.argv = argv
     figures = sorted({p.stem for p in Figure.saved if p.suffix == ".png"})
-    return code, stderr.getvalue().replace(str(path), "report.json"), figures
+    if folders is not None:
+        folders.update(str(p.parent.relative_to(folder)) for p in Figure.saved)
+    return code, stderr.getvalue().replace(str(path), "report.json").replace(str(folder), "SCRATCH"), figures
 
 
 class OddReports(unittest.TestCase):
@@ -334,6 +337,26 @@ class OddReports(unittest.TestCase):
                     self.assertIn(code, (0, 2), stderr)
                     self.assertNotes(stderr)
         self.assertGreater(len(seen), 150)
+
+
+class OutputFolder(unittest.TestCase):
+    def test_figures_go_into_plots_beside_the_report_not_among_its_images(self):
+        folders = set()
+        self.assertEqual(plot(full_report(), "--", folders=folders)[:2], (0, ""))  # "--": no --out
+        self.assertEqual(folders, {"plots"})
+
+    def test_out_names_another_folder(self):
+        for flag in ("--out", "-o", "--output"):
+            with self.subTest(flag=flag):
+                folders = set()
+                self.assertEqual(plot(full_report(), flag, "SCRATCH/figures/h100", folders=folders)[:2], (0, ""))
+                self.assertEqual(folders, {"figures/h100"})
+
+    def test_an_out_that_cannot_be_a_folder_is_named(self):
+        (pathlib.Path(SCRATCH.name) / "a-file").write_text("")
+        code, stderr, figures = plot(full_report(), "--out", "SCRATCH/a-file")
+        self.assertEqual((code, figures), (2, []))
+        self.assertEqual(stderr, "plot.py: SCRATCH/a-file: File exists\n")
 
 
 if __name__ == "__main__":
