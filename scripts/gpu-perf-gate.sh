@@ -30,17 +30,27 @@ compare() {
   return $status
 }
 
-# The report's device name, its slug, and how many of its runs did not finish ok.
+# The report's device name, its slug, and how many of its runs did not finish ok; for a file that
+# is no report, one line saying why (exit 2 follows), not Python's traceback.
 device_of() {
   python3 - "$1" <<'EOF'
 import json, re, sys
-report = json.load(open(sys.argv[1]))
-name = (report.get("device") or {}).get("name") or ""
-if not name:
-    sys.exit(sys.argv[1] + ": the report names no device")
+path = sys.argv[1]
+try:
+    with open(path) as f:
+        report = json.load(f)
+except (OSError, ValueError) as error:
+    sys.exit(f"gpu-perf-gate: {path}: not a JSON report ({error})")
+device = report.get("device") if isinstance(report, dict) else None
+name = device.get("name") if isinstance(device, dict) else None
+if not isinstance(name, str) or not name:
+    sys.exit(f"gpu-perf-gate: {path}: the report names no device")
+runs = report.get("runs", [])
+if not isinstance(runs, list):
+    sys.exit(f"gpu-perf-gate: {path}: the report has no runs list")
 print(name)
 print(re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-"))
-print(sum(run.get("status") != "ok" for run in report.get("runs", [])))
+print(sum(not isinstance(run, dict) or run.get("status") != "ok" for run in runs))
 EOF
 }
 

@@ -41,6 +41,21 @@ class Usage(unittest.TestCase):
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("no-such-report.json: no such report", result.stderr)
 
+    def test_a_report_it_cannot_read_is_one_line_exit_2(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            for name, text, phrase in (("text.json", "not json", "not a JSON report"),
+                                       ("list.json", "[1, 2]", "the report names no device"),
+                                       ("nameless.json", '{"device": "H100", "runs": []}', "the report names no device"),
+                                       ("runless.json", '{"device": {"name": "H100"}, "runs": 3}', "the report has no runs list")):
+                with self.subTest(name=name):
+                    path = pathlib.Path(scratch) / name
+                    path.write_text(text)
+                    result = gate("--report", str(path))
+                    self.assertEqual(result.returncode, 2, result.stderr)
+                    lines = result.stderr.splitlines()
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    self.assertTrue(lines[0].startswith(f"gpu-perf-gate: {path}: {phrase}"), result.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
