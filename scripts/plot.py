@@ -244,16 +244,20 @@ def draw_bounces(runs, title):
                               label=stage["name"])
         axes[row, 0].set_ylabel(f"stage GPU time (ms, median; {LOWER_IS_BETTER})")
         work = run.get("work_per_bounce", {})
-        for key, colour in (("live_paths", "tab:blue"), ("shadow_rays", "tab:orange"), ("paths_started", "tab:grey")):
-            if work.get(key):
-                axes[row, 1].plot(range(len(work[key])), work[key], marker="o", markersize=3, color=colour,
-                                  label=key.replace("_", " "))
+        colours_of_work = {"live_paths": "tab:blue", "shadow_rays": "tab:orange", "paths_started": "tab:grey"}
+        counted = [key for key in colours_of_work if work.get(key)]
+        for key in counted:
+            axes[row, 1].plot(range(len(work[key])), work[key], marker="o", markersize=3, color=colours_of_work[key],
+                              label=key.replace("_", " "))
         axes[row, 1].set_ylabel("per frame (count)")
         for axis in axes[row]:
             axis.set_xlabel("bounce (pool schedule: iteration)")
             axis.set_title(name, fontsize=9)
-            if stage_names or work:
-                axis.legend(fontsize=6)
+        # Each panel's legend only where it has lines: matplotlib warns of an empty one.
+        if stage_names:
+            axes[row, 0].legend(fontsize=6)
+        if counted:
+            axes[row, 1].legend(fontsize=6)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.25 / len(runs)))
     return fig
@@ -489,6 +493,7 @@ def is_number(value):
 # free without it) and lists their items ([item]). Options that key a run's peers are hashable.
 NUMBER = ("a number", is_number)
 POSITIVE = ("a number > 0", lambda v: is_number(v) and v > 0)
+RATE = ("a number >= 0", lambda v: is_number(v) and v >= 0)
 COUNT = ("a count", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0)
 NUMBER_OR_NULL = ("a number or null", lambda v: v is None or is_number(v))
 TEXT = ("a string", lambda v: isinstance(v, str))
@@ -513,8 +518,8 @@ SECTIONS = {
                     "gpu_ms_mean": NUMBER, "efficiency?": NUMBER},
     "simt": {"per_bounce": [{"bounce": NUMBER, "utilisation": NUMBER_OR_NULL, "coherence": NUMBER_OR_NULL}]},
     "clocks": {"phases": PHASE_SHARES, "per_stage?": [{"stage": TEXT, "phases": PHASE_SHARES}]},
-    "raycast": {"rays_per_s": NUMBER},
-    "throughput": {"rays_per_s": NUMBER},
+    "raycast": {"rays_per_s": RATE},
+    "throughput": {"rays_per_s": RATE},
 }
 REPORT_SECTIONS = {"device": {"name?": TEXT}, "config": {"name?": TEXT}}
 # Past this many notes on one report, the rest are counted: a report of another schema would

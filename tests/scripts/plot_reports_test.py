@@ -79,13 +79,19 @@ DRAWN = {"barh": ((0, 1), ("left", "xerr")), "bar": ((0, 1, 2), ()), "plot": ((0
 
 class Axes:
     def __init__(self):
-        self.drawn = False
+        self.drawn = self.labelled = False
 
     def has_data(self):
         return self.drawn
 
+    def legend(self, *args, **kwargs):
+        # matplotlib logs a warning to stderr for a legend of nothing.
+        assert self.labelled, "a legend without labelled artists"
+
     def __getattr__(self, name):
         def call(*args, **kwargs):
+            if kwargs.get("label") is not None:
+                self.labelled = True
             if name in DRAWN:
                 indices, keywords = DRAWN[name]
                 values = [args[i] for i in indices if i < len(args)] + [kwargs[k] for k in keywords if k in kwargs]
@@ -283,11 +289,14 @@ class OddReports(unittest.TestCase):
         report = full_report()
         report["runs"][3]["frame_gpu_ms"]["median"] = "2.5"
         report["runs"][0]["simt"]["per_bounce"][1]["utilisation"] = "high"
+        report["runs"][2]["throughput"]["rays_per_s"] = -5  # a bar on the roofline's log axis
         code, stderr, written = plot(report)
         self.assertEqual(code, 0)
         self.assertEqual(stderr.splitlines(), [
             'plot.py: report.json: /runs/0/simt/per_bounce/1/utilisation: expected a number or null, got "high"; '
             "its simt is left out",
+            "plot.py: report.json: /runs/2/throughput/rays_per_s: expected a number >= 0, got -5; "
+            "its throughput is left out",
             'plot.py: report.json: /runs/3/frame_gpu_ms/median: expected a number > 0, got "2.5"; '
             "that run is left out"])
         self.assertNotIn("simt", written)
