@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """scripts/gpu-perf-gate.sh's usage mistakes: a flag without its value prints the usage and exits 2
-(undecided), never 1, which a CI job reads as a regression. No GPU: it stops before measuring."""
+(undecided), never 1, which a CI job reads as a regression; a --report it cannot read is one line,
+exit 2. No GPU: it stops before measuring."""
 import os
 import pathlib
 import subprocess
