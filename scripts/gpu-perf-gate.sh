@@ -10,8 +10,8 @@
 #   scripts/gpu-perf-gate.sh --compare-only BASE.json NEW.json
 #       the compare step alone, as the gate prints it
 # Exit 0: no run slower beyond the threshold and twice the noise; 1: a regression; 2: undecided
-# (no baseline for this GPU, runs missing or failed on one side, a slowdown within the noise);
-# 3: the measurement wrote no report.
+# (no baseline for this GPU, runs missing or failed on one side, a slowdown within the noise) or a
+# usage mistake; 3: the measurement wrote no report.
 # Environment: PTBENCH (default build/ptbench), PERF_GATE_BASELINES (default results/baselines),
 # PERF_GATE_THRESHOLD (default 3%). With --out DIR, DIR ends with report.json and compare.txt
 # (every stage and bounce) at its top, for the device tool to bring back.
@@ -30,17 +30,27 @@ compare() {
   return $status
 }
 
-# The report's device name, its slug, and how many of its runs did not finish ok.
+# The report's device name, its slug, and how many of its runs did not finish ok; for a file that
+# is no report, one line saying why (exit 2 follows), not Python's traceback.
 device_of() {
   python3 - "$1" <<'EOF'
 import json, re, sys
-report = json.load(open(sys.argv[1]))
-name = (report.get("device") or {}).get("name") or ""
-if not name:
-    sys.exit(sys.argv[1] + ": the report names no device")
+path = sys.argv[1]
+try:
+    with open(path) as f:
+        report = json.load(f)
+except (OSError, ValueError) as error:
+    sys.exit(f"gpu-perf-gate: {path}: not a JSON report ({error})")
+device = report.get("device") if isinstance(report, dict) else None
+name = device.get("name") if isinstance(device, dict) else None
+if not isinstance(name, str) or not name:
+    sys.exit(f"gpu-perf-gate: {path}: the report names no device")
+runs = report.get("runs", [])
+if not isinstance(runs, list):
+    sys.exit(f"gpu-perf-gate: {path}: the report has no runs list")
 print(name)
 print(re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-"))
-print(sum(run.get("status") != "ok" for run in report.get("runs", [])))
+print(sum(not isinstance(run, dict) or run.get("status") != "ok" for run in runs))
 EOF
 }
 
@@ -52,8 +62,15 @@ while [ $# -gt 0 ]; do
       status=0
       compare "$2" "$3" || status=$?
       exit $status ;;
-    --report) report=${2:?$usage}; shift 2 ;;
-    --out) out=${2:?$usage}; shift 2 ;;
+    --report | --out)
+      # A missing value is a usage mistake (2): bash's own ${2:?} would exit 1, a regression's code.
+      if [ -z "${2:-}" ] || [[ $2 == -* ]]; then
+        echo "gpu-perf-gate: $1 needs a value" >&2
+        echo "$usage" >&2
+        exit 2
+      fi
+      if [ "$1" = --report ]; then report=$2; else out=$2; fi
+      shift 2 ;;
     --update-baseline) update=true; shift ;;
     -h | --help) echo "$usage"; exit 0 ;;
     *) run_args+=("$1"); shift ;;

@@ -38,19 +38,38 @@ backend and any swept parameter as the README and configs spell them (`wavefront
 compaction=false schedule=pool max_depth=5`), and the device when several reports are drawn.
 Every time axis says that lower is better.
 
-    scripts/plot.py REPORT.json... [--out DIR]     (default: beside the first report)
+    scripts/plot.py REPORT.json... [--out DIR]     (default: plots/ beside the first report)
+
+Exits 0 when it drew the figures, 2 when it could not: a Python package missing, a file that is
+not a report, no successful run. A run, or a part of one, that is not as ptbench writes it is left
+out with a note on stderr naming where (a JSON pointer) and what was expected there.
 """
 import argparse
+import gzip
 import json
 import math
+import os
 import pathlib
 import re
 import sys
+import zlib
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as error:
+    # matplotlib imports numpy: either may be the one missing. Debian's packages install them for
+    # the system Python, which a python3 earlier on PATH (a virtual environment's) is not.
+    module = error.name or "matplotlib"
+    package = "python3-numpy" if module == "numpy" else "python3-matplotlib"
+    system = os.path.realpath(sys.executable) == os.path.realpath("/usr/bin/python3")
+    print(f"plot.py: Python package {module} is missing" + ("" if system else f" from {sys.executable}") +
+          ("" if isinstance(error, ModuleNotFoundError) else f" ({error})") +
+          f"; install it with `apt-get install {package}` (or scripts/setup.sh)" +
+          ("" if system else ", then run scripts/plot.py with /usr/bin/python3"), file=sys.stderr)
+    sys.exit(2)
 
 SWEPT = ["source", "backend", "width", "height", "spp", "max_depth", "rr_depth", "seed", "sampler", "counters",
          "timing"]
@@ -130,11 +149,19 @@ def per_scene_figure(runs, title, draw, horizontal=True):
     return fig
 
 
+def spread(run):
+    """A run's frame time (min, median, max); a report without min or max has no whisker there."""
+    stats = run["frame_gpu_ms"]
+    median = stats["median"]
+    return min(stats.get("min", median), median), median, max(stats.get("max", median), median)
+
+
 def draw_frames(axis, runs):
     label = labeller(runs)
-    stats = [r["frame_gpu_ms"] for r in runs]
-    axis.barh(range(len(runs)), [s["median"] for s in stats],
-              xerr=[[s["median"] - s["min"] for s in stats], [s["max"] - s["median"] for s in stats]], capsize=3)
+    stats = [spread(r) for r in runs]
+    axis.barh(range(len(runs)), [median for _, median, _ in stats],
+              xerr=[[median - low for low, median, _ in stats], [high - median for _, median, high in stats]],
+              capsize=3)
     axis.set_yticks(range(len(runs)), [label(r) for r in runs], fontsize=7)
     axis.invert_yaxis()
     axis.set_xlabel(f"frame GPU time (ms; median, min-max; {LOWER_IS_BETTER})")
@@ -183,10 +210,11 @@ def draw_speedup(axis, runs):
     backends = len({backend_label(r) for r in others}) > 1
     speedups, low, high = [], [], []
     for run in others:
-        base, own = megakernels[(peer_key(run), run["_occurrence"])]["frame_gpu_ms"], run["frame_gpu_ms"]
-        speedups.append(base["median"] / own["median"])
-        low.append(max(0.0, speedups[-1] - base["min"] / own["max"]))
-        high.append(max(0.0, base["max"] / own["min"] - speedups[-1]))
+        (base_min, base_median, base_max), (own_min, own_median, own_max) = (
+            spread(megakernels[(peer_key(run), run["_occurrence"])]), spread(run))
+        speedups.append(base_median / own_median)
+        low.append(max(0.0, speedups[-1] - base_min / own_max))
+        high.append(max(0.0, base_max / own_min - speedups[-1]) if own_min > 0 else 0.0)
     axis.barh(range(len(others)), speedups, xerr=[low, high], capsize=3,
               color=["tab:green" if s >= 1 else "tab:red" for s in speedups])
     # Each value just past its whisker's end, where neither bar nor whisker runs (on a white ground
@@ -209,23 +237,27 @@ def draw_bounces(runs, title):
     colours = plt.get_cmap("tab10")
     for row, run in enumerate(runs):
         name = f"{scene_name(run)}: {label(run)}"
-        stage_names = [s["name"] for s in run["stages"] if "gpu_ms_median_per_bounce" in s]
-        for index, stage in enumerate(s for s in run["stages"] if "gpu_ms_median_per_bounce" in s):
+        stage_names = [s["name"] for s in run.get("stages", []) if "gpu_ms_median_per_bounce" in s]
+        for index, stage in enumerate(s for s in run.get("stages", []) if "gpu_ms_median_per_bounce" in s):
             values = stage["gpu_ms_median_per_bounce"]
             axes[row, 0].plot(range(len(values)), values, marker="o", markersize=3, color=colours(index % 10),
                               label=stage["name"])
         axes[row, 0].set_ylabel(f"stage GPU time (ms, median; {LOWER_IS_BETTER})")
         work = run.get("work_per_bounce", {})
-        for key, colour in (("live_paths", "tab:blue"), ("shadow_rays", "tab:orange"), ("paths_started", "tab:grey")):
-            if work.get(key):
-                axes[row, 1].plot(range(len(work[key])), work[key], marker="o", markersize=3, color=colour,
-                                  label=key.replace("_", " "))
+        colours_of_work = {"live_paths": "tab:blue", "shadow_rays": "tab:orange", "paths_started": "tab:grey"}
+        counted = [key for key in colours_of_work if work.get(key)]
+        for key in counted:
+            axes[row, 1].plot(range(len(work[key])), work[key], marker="o", markersize=3, color=colours_of_work[key],
+                              label=key.replace("_", " "))
         axes[row, 1].set_ylabel("per frame (count)")
         for axis in axes[row]:
             axis.set_xlabel("bounce (pool schedule: iteration)")
             axis.set_title(name, fontsize=9)
-            if stage_names or work:
-                axis.legend(fontsize=6)
+        # Each panel's legend only where it has lines: matplotlib warns of an empty one.
+        if stage_names:
+            axes[row, 0].legend(fontsize=6)
+        if counted:
+            axes[row, 1].legend(fontsize=6)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.25 / len(runs)))
     return fig
@@ -335,7 +367,7 @@ def draw_camera_paths(runs, title):
             text = f'{label(run)}: {path["gpu_ms_mean"]:.3g} ms'
             if "efficiency" in path:
                 text += f', 1/(relMSE·s) = {path["efficiency"]:.3g}'
-                error_axis.plot(frames, [f["relmse"] for f in path["frames"]], marker=".", label=text)
+                error_axis.plot(frames, [f.get("relmse") for f in path["frames"]], marker=".", label=text)
             time_axis.plot(frames, [f["gpu_ms"] for f in path["frames"]], marker=".", label=text)
         error_axis.set_yscale("log")
         error_axis.set_xlabel("frame of the camera path")
@@ -418,7 +450,7 @@ def draw_roofline(axis, runs):
     """Grouped bars: one group per backend, one bar per kind of rays or path tracer."""
     def kind(run):
         p = run["parameters"]
-        return f'raycast {p["options"]["rays"]}' if "raycast" in run else p["integrator"] + (
+        return f'raycast {p.get("options", {}).get("rays", "?")}' if "raycast" in run else p["integrator"] + (
             f' {p["options"]["schedule"]}' if "schedule" in p.get("options", {}) else "")
 
     backends = list(dict.fromkeys(backend_label(r) for r in runs))
@@ -444,32 +476,152 @@ def draw_roofline(axis, runs):
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
+class Unplottable(Exception):
+    """Input with nothing to plot: an unreadable file, one that is not a report, no successful run."""
+
+
+class Malformed(Exception):
+    """Where a report is not as ptbench writes it: the JSON pointer, what was expected, what was found."""
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# What plot.py reads of a report, no more (`ptbench compare` checks the rest): leaves are (what is
+# expected, test); objects name the keys read ("key?" optional; "*" the shape of every other key,
+# free without it) and lists their items ([item]). Options that key a run's peers are hashable.
+NUMBER = ("a number", is_number)
+POSITIVE = ("a number > 0", lambda v: is_number(v) and v > 0)
+RATE = ("a number >= 0", lambda v: is_number(v) and v >= 0)
+COUNT = ("a count", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0)
+NUMBER_OR_NULL = ("a number or null", lambda v: v is None or is_number(v))
+TEXT = ("a string", lambda v: isinstance(v, str))
+SCALAR = ("a string, number, boolean or null", lambda v: v is None or isinstance(v, (str, bool)) or is_number(v))
+OPTIONS = {"pool_size?": COUNT, **{f"{name}?": SCALAR for name in (
+    "software_bvh", "software_builder", "schedule", "rays", *MEGAKERNEL_OPTIONS)}}
+PARAMETERS = {"scene": TEXT, "integrator": TEXT, "backend": TEXT, "sampler": TEXT, "width": COUNT, "height": COUNT,
+              "spp": COUNT, "max_depth": COUNT, "rr_depth": COUNT, "seed": COUNT, "counters?": TEXT, "timing?": TEXT,
+              "options?": OPTIONS}
+# A run that did not finish is counted (its parameters pair the runs after it), not drawn.
+UNFINISHED_RUN = {"parameters": PARAMETERS}
+RUN = {"parameters": PARAMETERS, "frame_gpu_ms": {"median": POSITIVE, "min?": NUMBER, "max?": NUMBER}}
+PHASE_SHARES = {phase: NUMBER_OR_NULL for phase in PHASES}
+# A run's optional parts: one that is malformed is left out of its figures, the run drawn in the rest.
+SECTIONS = {
+    "stages": [{"name": TEXT, "gpu_ms": {"median": NUMBER}, "gpu_ms_median_per_bounce?": [NUMBER]}],
+    "overhead_gpu_ms": {"median": NUMBER},
+    "work_per_bounce": {"*": [NUMBER]},
+    "material_classes": {"*": NUMBER},
+    "convergence": {"relmse?": NUMBER, "efficiency?": NUMBER},
+    "camera_path": {"frames": [{"frame": NUMBER, "gpu_ms": NUMBER, "relmse?": NUMBER}],
+                    "gpu_ms_mean": NUMBER, "efficiency?": NUMBER},
+    "simt": {"per_bounce": [{"bounce": NUMBER, "utilisation": NUMBER_OR_NULL, "coherence": NUMBER_OR_NULL}]},
+    "clocks": {"phases": PHASE_SHARES, "per_stage?": [{"stage": TEXT, "phases": PHASE_SHARES}]},
+    "raycast": {"rays_per_s": RATE},
+    "throughput": {"rays_per_s": RATE},
+}
+REPORT_SECTIONS = {"device": {"name?": TEXT}, "config": {"name?": TEXT}}
+# Past this many notes on one report, the rest are counted: a report of another schema would
+# otherwise repeat one note for every run.
+NOTES_PER_REPORT = 10
+
+
+def check(value, shape, at):
+    """Raises Malformed at the first place where value departs from shape."""
+    def malformed(expected):
+        return Malformed(f"{at}: expected {expected}, got {json.dumps(value)[:40]}")
+
+    if isinstance(shape, tuple):
+        if not shape[1](value):
+            raise malformed(shape[0])
+    elif isinstance(shape, list):
+        if not isinstance(value, list):
+            raise malformed("a list")
+        for index, item in enumerate(value):
+            check(item, shape[0], f"{at}/{index}")
+    else:
+        if not isinstance(value, dict):
+            raise malformed("an object")
+        named = {key.rstrip("?"): (inner, key.endswith("?")) for key, inner in shape.items() if key != "*"}
+        for key, (inner, optional) in named.items():
+            if key in value:
+                check(value[key], inner, f"{at}/{key}")
+            elif not optional:
+                raise Malformed(f"{at}/{key}: missing")
+        for key, item in value.items():
+            if key not in named and "*" in shape:
+                check(item, shape["*"], f"{at}/{key}")
+
+
+def read_report(path):
+    try:
+        data = path.read_bytes()
+        # results/published keeps its larger reports gzip-compressed.
+        return json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+    except OSError as error:
+        raise Unplottable(f"{path}: {error.strerror or error}") from None
+    except (ValueError, EOFError, zlib.error, RecursionError) as error:  # ValueError: not JSON, not UTF-8
+        raise Unplottable(f"{path}: not a JSON report ({error})") from None
+
+
+def without_malformed(value, sections, at, notes):
+    """value less the sections that are not as ptbench writes them, each with a note."""
+    value = dict(value)
+    for key, shape in sections.items():
+        if key in value:
+            try:
+                check(value[key], shape, f"{at}/{key}")
+            except Malformed as problem:
+                notes.append(f"{problem}; its {key} is left out")
+                del value[key]
+    return value
+
+
 def load(paths):
-    """The reports and their successful runs, each run tagged with its report's device."""
-    reports, runs = [], []
+    """The reports and their successful runs, each run tagged with its report's device. Runs, and
+    parts of runs, that are not as ptbench writes them are left out, each with a note."""
+    reports, notes = [], []
     for path in paths:
-        try:
-            report = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as error:
-            raise SystemExit(f"plot.py: {path}: {error}")
+        report = read_report(path)
         if not isinstance(report, dict) or not isinstance(report.get("runs"), list):
-            raise SystemExit(f"plot.py: {path}: not a ptbench report (no runs list)")
-        reports.append(report)
+            raise Unplottable(f"{path}: not a ptbench report (an object with a runs list)")
+        notes.append([])
+        reports.append(without_malformed(report, REPORT_SECTIONS, "", notes[-1]))
     names = [r.get("device", {}).get("name", "?") for r in reports]
-    for index, (report, name) in enumerate(zip(reports, names)):
+    runs, statuses, left_out = [], [], 0
+    for index, (report, name, report_notes) in enumerate(zip(reports, names, notes)):
         # Reports of one device are told apart by their number in the footer.
         source = name if names.count(name) == 1 else f"#{index + 1}"
         # A sweep point given twice (a scene listed twice) has the same parameters twice: its k-th
         # run of an integrator variant is compared with the k-th megakernel run there. Failed
         # runs count, so that one failure does not shift the pairs after it.
         occurrences = {}
-        for run in report["runs"]:
-            run = dict(run, _source=source)
+        for number, run in enumerate(report["runs"]):
+            ok = isinstance(run, dict) and run.get("status") == "ok"
+            try:
+                check(run, RUN if ok else UNFINISHED_RUN, f"/runs/{number}")
+            except Malformed as problem:
+                report_notes.append(f"{problem}; that run is left out")
+                left_out += 1
+                continue
+            statuses.append(str(run.get("status")))
+            run = dict(without_malformed(run, SECTIONS, f"/runs/{number}", report_notes), _source=source)
             variant = (peer_key(run), run["parameters"]["integrator"], json.dumps(run["parameters"].get("options", {})))
             run["_occurrence"] = occurrences.get(variant, 0)
             occurrences[variant] = run["_occurrence"] + 1
-            if run.get("status") == "ok":
+            if ok:
                 runs.append(run)
+    for path, report_notes in zip(paths, notes):
+        for text in report_notes[:NOTES_PER_REPORT]:
+            print(f"plot.py: {path}: {text}", file=sys.stderr)
+        if len(report_notes) > NOTES_PER_REPORT:
+            print(f"plot.py: {path}: {len(report_notes) - NOTES_PER_REPORT} more notes like these", file=sys.stderr)
+    if not runs:
+        counts = [f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses)] + (
+            [f"{left_out} left out as malformed"] if left_out else [])
+        raise Unplottable(f"{', '.join(map(str, paths))}: no successful run to plot "
+                          f"({', '.join(counts) if counts else 'no runs'})")
     return reports, runs
 
 
@@ -477,14 +629,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("reports", type=pathlib.Path, nargs="+", metavar="REPORT.json")
     parser.add_argument("-o", "--out", "--output", dest="out", type=pathlib.Path,
-                        help="folder for the figures (default: the first report's)")
+                        help="folder for the figures (default: plots/ in the first report's folder)")
     args = parser.parse_args()
-    reports, runs = load(args.reports)
-    if not runs:
-        print(f"plot.py: {', '.join(map(str, args.reports))}: no successful runs to plot", file=sys.stderr)
-        return 1
-    folder = args.out or args.reports[0].parent
-    folder.mkdir(parents=True, exist_ok=True)
+    # Not the report's own folder: that holds the runs' images, and figures among them get lost.
+    folder = args.out or args.reports[0].parent / "plots"
+    try:
+        reports, runs = load(args.reports)
+        folder.mkdir(parents=True, exist_ok=True)
+        draw_figures(reports, runs, folder)
+    except Unplottable as problem:
+        print(f"plot.py: {problem}", file=sys.stderr)
+        return 2
+    except OSError as error:  # the folder or a figure cannot be written
+        print(f"plot.py: {error.filename or folder}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def draw_figures(reports, runs, folder):
     title = " + ".join(dict.fromkeys(f'{r.get("config", {}).get("name", "")} on {r.get("device", {}).get("name", "?")}'
                                      for r in reports))
     save(per_scene_figure(runs, title, draw_frames), folder, "frame_gpu_ms", reports)
@@ -501,7 +663,7 @@ def main() -> int:
         figure = sweep_figure(runs, name, axis_label, value, scene_varies, title)
         if figure:
             save(figure, folder, f"sweep_{name}", reports)
-    converged = [r for r in runs if "relmse" in r.get("convergence", {})]
+    converged = [r for r in runs if {"relmse", "efficiency"} <= r.get("convergence", {}).keys()]
     if converged:
         save(per_scene_figure(converged, title + ": error against time (lower left is better)", draw_convergence,
                               horizontal=False), folder, "convergence", reports)
@@ -516,9 +678,9 @@ def main() -> int:
         save(per_scene_figure(clocked, title + ": where the time goes (counters: clocks; their frame times are "
                               "perturbed by the clocks)", draw_clocks), folder, "clocks", reports)
     if any("raycast" in r for r in runs):
-        save(per_scene_figure(runs, title + " (numbers on bars: roofline_fraction)", draw_roofline, horizontal=False),
+        rated = [r for r in runs if "raycast" in r or "throughput" in r]
+        save(per_scene_figure(rated, title + " (numbers on bars: roofline_fraction)", draw_roofline, horizontal=False),
              folder, "roofline", reports)
-    return 0
 
 
 if __name__ == "__main__":

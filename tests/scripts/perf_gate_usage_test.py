@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""scripts/gpu-perf-gate.sh's usage mistakes: a flag without its value prints the usage and exits 2
+(undecided), never 1, which a CI job reads as a regression; a --report it cannot read is one line,
+exit 2. No GPU: it stops before measuring."""
+import os
+import pathlib
+import subprocess
+import tempfile
+import unittest
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "gpu-perf-gate.sh"
+
+
+def gate(*args):
+    with tempfile.TemporaryDirectory() as scratch:
+        # Were it to measure, the missing binary would exit 3, not 2; nothing is written here.
+        environment = dict(os.environ, PTBENCH=os.path.join(scratch, "no-ptbench"), PERF_GATE_BASELINES=scratch,
+                           TMPDIR=scratch)
+        return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=environment,
+                              timeout=30)
+
+
+class Usage(unittest.TestCase):
+    def test_a_flag_without_its_value_prints_the_usage_and_exits_2(self):
+        for args, flag in ((["--report"], "--report"), (["--out"], "--out"),
+                           (["--update-baseline", "--report"], "--report"),
+                           (["--report", "--update-baseline"], "--report"), (["--report", ""], "--report"),
+                           (["--out", "--report", "new.json"], "--out")):
+            with self.subTest(args=args):
+                result = gate(*args)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(f"{flag} needs a value", result.stderr)
+                self.assertIn("usage: gpu-perf-gate.sh", result.stderr)
+
+    def test_help_still_prints_the_usage_and_exits_0(self):
+        result = gate("--help")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("usage: gpu-perf-gate.sh", result.stdout)
+
+    def test_a_report_that_is_not_there_is_named(self):
+        result = gate("--report", "no-such-report.json")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("no-such-report.json: no such report", result.stderr)
+
+    def test_a_report_it_cannot_read_is_one_line_exit_2(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            for name, text, phrase in (("text.json", "not json", "not a JSON report"),
+                                       ("list.json", "[1, 2]", "the report names no device"),
+                                       ("nameless.json", '{"device": "H100", "runs": []}', "the report names no device"),
+                                       ("runless.json", '{"device": {"name": "H100"}, "runs": 3}', "the report has no runs list")):
+                with self.subTest(name=name):
+                    path = pathlib.Path(scratch) / name
+                    path.write_text(text)
+                    result = gate("--report", str(path))
+                    self.assertEqual(result.returncode, 2, result.stderr)
+                    lines = result.stderr.splitlines()
+                    self.assertEqual(len(lines), 1, result.stderr)
+                    self.assertTrue(lines[0].startswith(f"gpu-perf-gate: {path}: {phrase}"), result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
