@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/experiment/metrics.h"
 #include "core/experiment/report.h"
+#include "core/experiment/statistics.h"
 #include "core/number_range.h"
 
 namespace ptbench {
@@ -55,35 +57,43 @@ std::string ratio(double base, double next) {
   return base > 0 ? fmt::format("{:.3f}", next / base) : std::string();
 }
 
-// The coefficient of variation of a statistics block, as a percentage; blank where it has none.
+// The coefficient of variation of a statistics block, as a percentage, with a '!' where it is
+// above noisyFrameCv; blank where it has none.
 std::string noise(const json& stats) {
-  return stats.contains("cv") && stats["cv"].is_number() ? fmt::format("{:.2f}%", stats["cv"].get<double>() * 100)
-                                                         : std::string();
+  if (!stats.contains("cv") || !stats["cv"].is_number()) return "";
+  const double cv = stats["cv"].get<double>();
+  return fmt::format("{:.2f}%{}", cv * 100, cv > noisyFrameCv ? "!" : "");
 }
 
 void addLine(std::string& table, const std::string& verdict, const std::string& stage, const std::string& base,
-             const std::string& next, const std::string& change, const std::string& baseNoise,
-             const std::string& nextNoise, const std::string& key) {
-  table += fmt::format("{:<9} {:<14} {:>12} {:>12} {:>8} {:>8} {:>8}  {}\n", verdict, stage, base, next, change,
-                       baseNoise, nextNoise, key);
+             const std::string& next, const std::string& change, const std::string& interval,
+             const std::string& baseNoise, const std::string& nextNoise, const std::string& key) {
+  table += fmt::format("{:<9} {:<14} {:>12} {:>12} {:>8} {:>15} {:>8} {:>8}  {}\n", verdict, stage, base, next, change,
+                       interval, baseNoise, nextNoise, key);
 }
 
 struct Tally {
-  size_t runs = 0, same = 0, faster = 0, regressed = 0, noisy = 0, unsure = 0, missing = 0;
+  size_t runs = 0, same = 0, faster = 0, regressed = 0, unsure = 0, fewFrames = 0, missing = 0;
 };
 
-// Fewer frames than this give no estimate of a run's noise (one frame's cv is 0): its time may
-// differ from another's by its noise alone, and the difference decides nothing.
-constexpr double framesForNoise = 3;
+// A run's measured frame times, or none where the report holds none that are all positive.
+std::vector<double> frameSamples(const json& run) {
+  std::vector<double> samples;
+  for (const auto& value : run.value("frame_gpu_ms_samples", json::array())) {
+    if (!value.is_number() || !(value.get<double>() > 0)) return {};
+    samples.push_back(value.get<double>());
+  }
+  return samples;
+}
 
-// Whether a run's frame statistics estimate its noise; a report that gives no count is taken at
-// its word (its cv).
-bool hasNoiseEstimate(const json& run, const json& frame) {
-  const json& count = frame.contains("count") ? frame["count"] : run.contains("frames") ? run["frames"] : json();
-  return !count.is_number() || count.get<double>() >= framesForNoise;
+// A report measured on a CPU implementation of Vulkan (lavapipe, llvmpipe, SwiftShader): its times
+// are the host's, which other processes share, and say nothing of a GPU.
+bool onCpuDevice(const json& report) {
+  return report.value("device", json::object()).value("type", "") == "cpu";
 }
 
 }  // namespace
+
 
 // A slowdown of 0 would call every run's noise a regression; one of 10x is no threshold.
 constexpr NumberRange thresholdRange{0, 10, true};
@@ -102,6 +112,17 @@ double parseThreshold(const std::string& text) {
     throw UserError("--threshold " + text + ": expected a fraction or percentage, " + thresholdRange.text() +
                     " (1000%), such as 0.03 or 3%");
   }
+}
+
+std::string judgeRun(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& options,
+                     std::optional<RatioInterval>& interval) {
+  interval = ratioInterval(base, next, compareConfidence);
+  if (!interval) return "unsure";
+  if (interval->low > 1 + options.threshold) return "REGRESSED";
+  if (interval->high < 1 - options.threshold) return "faster";
+  // Reaching past the threshold without lying beyond it: a regression the frames cannot rule out.
+  if (interval->high > 1 + options.threshold) return "unsure";
+  return "same";
 }
 
 CompareResult compareReports(const json& base, const json& next, const CompareOptions& options) {
@@ -127,15 +148,19 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
       return result;
     }
   const KeyedRuns baseRuns = keyedRuns(base), nextRuns = keyedRuns(next);
+  // The host's other work moves a CPU implementation's times by more than any threshold: what
+  // its runs say of the code is too little to fail a build on.
+  const bool cpu = onCpuDevice(base) || onCpuDevice(next);
   Tally tally;
   std::string& table = result.table;
-  addLine(table, "verdict", "stage", "base ms", "new ms", "ratio", "base cv", "new cv", "run");
+  addLine(table, "verdict", "stage", "base ms", "new ms", "ratio",
+          fmt::format("{:g}% interval", compareConfidence * 100), "base cv", "new cv", "run");
   // A run on one side only, or one that failed or was interrupted: listed, and the comparison
   // goes on; its column says what became of it.
   auto missing = [&](const json* baseRun, const json* nextRun, const std::string& key) {
     ++tally.missing;
     auto state = [](const json* run) { return !run ? std::string("absent") : run->value("status", std::string("?")); };
-    addLine(table, "missing", "frame", state(baseRun), state(nextRun), "", "", "", key);
+    addLine(table, "missing", "frame", state(baseRun), state(nextRun), "", "", "", "", key);
   };
   for (const auto& [key, baseRun] : baseRuns.inOrder) {
     ++tally.runs;
@@ -149,47 +174,36 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     const json& nextFrame = nextRun->at("frame_gpu_ms");
     const double b = baseFrame.at(options.metric);
     const double n = nextFrame.at(options.metric);
-    // After nvbench: a difference within the threshold is "same"; beyond it, one larger than
-    // twice the runs' combined frame-time noise is "faster" or "REGRESSED", and a slowdown the
-    // noise could explain is "noisy" (undecided). Identical inputs are always the same.
-    const double baseCv = baseFrame.value("cv", 0.0);
-    const double nextCv = nextFrame.value("cv", 0.0);
-    const double combinedNoise = std::sqrt(baseCv * baseCv + nextCv * nextCv);
-    const double change = b > 0 ? n / b - 1 : 0.0;
-    // Runs of fewer than 3 frames have no noise estimate: a difference between them beyond the
-    // threshold is "unsure" (undecided), faster or slower, never a regression.
-    const bool noiseKnown = hasNoiseEstimate(*baseRun, baseFrame) && hasNoiseEstimate(*nextRun, nextFrame);
-    std::string verdict = "same";
-    if (std::fabs(change) > options.threshold) {
-      const bool beyondNoise = std::fabs(change) > 2 * combinedNoise;
-      if (!noiseKnown)
-        verdict = "unsure";
-      else if (change < 0)
-        verdict = beyondNoise ? "faster" : "same";
-      else
-        verdict = beyondNoise ? "REGRESSED" : "noisy";
-    }
+    // After nvbench-compare, with ranks rather than deviations: a run is REGRESSED (or faster)
+    // only where the whole interval of its slowdown lies beyond the threshold, unsure where the
+    // interval reaches above the threshold without lying beyond it (or there are too few frames
+    // for one), and the same otherwise. Noise widens the interval, so it can make a run unsure,
+    // never a regression.
+    std::optional<RatioInterval> interval;
+    std::string verdict = judgeRun(frameSamples(*baseRun), frameSamples(*nextRun), options, interval);
+    if (cpu && verdict != "same") verdict = "unsure";
+    if (!interval) ++tally.fewFrames;
     if (verdict == "same") ++tally.same;
     if (verdict == "faster") ++tally.faster;
     if (verdict == "REGRESSED") ++tally.regressed;
-    if (verdict == "noisy") ++tally.noisy;
     if (verdict == "unsure") ++tally.unsure;
-    addLine(table, verdict, "frame", milliseconds(b), milliseconds(n), ratio(b, n), noise(baseFrame), noise(nextFrame),
-            key);
+    addLine(table, verdict, "frame", milliseconds(b), milliseconds(n), ratio(b, n),
+            interval ? fmt::format("[{:.3f}, {:.3f}]", interval->low, interval->high) : "", noise(baseFrame),
+            noise(nextFrame), key);
     if (options.runsOnly) continue;
     if (baseRun->contains("overhead_gpu_ms") && nextRun->contains("overhead_gpu_ms")) {
       const json& baseOverhead = baseRun->at("overhead_gpu_ms");
       const json& nextOverhead = nextRun->at("overhead_gpu_ms");
       const double bo = baseOverhead.at(options.metric), no = nextOverhead.at(options.metric);
-      addLine(table, "", "overhead", milliseconds(bo), milliseconds(no), ratio(bo, no), noise(baseOverhead),
+      addLine(table, "", "overhead", milliseconds(bo), milliseconds(no), ratio(bo, no), "", noise(baseOverhead),
               noise(nextOverhead), key);
     }
     for (const auto& stage : baseRun->at("stages")) {
       const json* other = findStage(*nextRun, stage.at("name"));
       if (!other) continue;
       const double bs = stage.at("gpu_ms").at(options.metric), ns = other->at("gpu_ms").at(options.metric);
-      addLine(table, "", stage.at("name"), milliseconds(bs), milliseconds(ns), ratio(bs, ns), noise(stage["gpu_ms"]),
-              noise(other->at("gpu_ms")), key);
+      addLine(table, "", stage.at("name"), milliseconds(bs), milliseconds(ns), ratio(bs, ns), "",
+              noise(stage["gpu_ms"]), noise(other->at("gpu_ms")), key);
       // Stages match by name and bounce; per-bounce figures are medians.
       if (!stage.contains("gpu_ms_median_per_bounce") || !other->contains("gpu_ms_median_per_bounce")) continue;
       const json& baseBounces = stage.at("gpu_ms_median_per_bounce");
@@ -197,7 +211,7 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
       for (size_t bounce = 0; bounce < std::min(baseBounces.size(), nextBounces.size()); ++bounce) {
         const double bb = baseBounces[bounce], nb = nextBounces[bounce];
         addLine(table, "", stage.at("name").get<std::string>() + "[" + std::to_string(bounce) + "]", milliseconds(bb),
-                milliseconds(nb), ratio(bb, nb), "", "", key);
+                milliseconds(nb), ratio(bb, nb), "", "", "", key);
       }
     }
   }
@@ -225,20 +239,33 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     table +=
         "note: runs of one report with the same parameters (a scene listed twice, with other lights or another "
         "camera?) are matched by their order among themselves (#2, #3, ...)\n";
+  if (tally.fewFrames > 0)
+    table += fmt::format(
+        "note: {} run(s) have fewer than {} frames on a side, too few for a {:g}% interval: raise repeats (or "
+        "min_samples)\n",
+        tally.fewFrames, compareMinFrames, compareConfidence * 100);
+  if (cpu)
+    table +=
+        "note: a report measured on a CPU implementation of Vulkan (device type cpu, such as lavapipe): its times "
+        "are the host's, shared with whatever else runs there, so no verdict is drawn from them; compare reports "
+        "of a GPU\n";
 
   // The line a CI log greps for: the verdict, and how many runs each verdict took.
-  const bool undecided = tally.noisy > 0 || tally.unsure > 0 || tally.missing > 0 || tally.runs == 0;
-  result.exitCode = tally.regressed ? compareExitRegression : undecided ? compareExitUndecided : compareExitOk;
+  const bool undecided = cpu || tally.unsure > 0 || tally.missing > 0 || tally.runs == 0;
+  result.exitCode = cpu                ? compareExitUndecided
+                    : tally.regressed  ? compareExitRegression
+                    : undecided        ? compareExitUndecided
+                                       : compareExitOk;
   std::string counts;
   for (const auto& [count, what] : {std::pair{tally.same, "same"},
                                     {tally.faster, "faster"},
-                                    {tally.noisy, "noisy (slower, within the noise)"},
-                                    {tally.unsure, "unsure (fewer than 3 frames: no noise estimate)"},
+                                    {tally.unsure, "unsure (a slowdown beyond the threshold within the interval, or too few frames)"},
                                     {tally.missing, "missing or failed on one side"}})
     if (count > 0) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, what);
-  const char* verdict = tally.regressed ? "REGRESSION" : undecided ? "UNDECIDED" : "OK";
-  table += fmt::format("compare: verdict {} ({} of {} runs slower beyond {:g}% and 2x noise{}{})\n", verdict,
-                       tally.regressed, tally.runs, options.threshold * 100, counts.empty() ? "" : "; ", counts);
+  const char* verdict = cpu ? "UNDECIDED" : tally.regressed ? "REGRESSION" : undecided ? "UNDECIDED" : "OK";
+  table += fmt::format("compare: verdict {} ({} of {} runs slower beyond {:g}% with {:g}% confidence{}{}{})\n", verdict,
+                       tally.regressed, tally.runs, options.threshold * 100, compareConfidence * 100,
+                       counts.empty() ? "" : "; ", counts, cpu ? "; measured on a CPU device" : "");
   return result;
 }
 

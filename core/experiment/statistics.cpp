@@ -33,3 +33,41 @@ nlohmann::json toJson(const Summary& s) {
 }
 
 }  // namespace ptbench
+
+namespace ptbench {
+
+std::optional<RatioInterval> ratioInterval(std::span<const double> base, std::span<const double> next,
+                                           double confidence) {
+  const size_t m = base.size(), n = next.size();
+  if (m == 0 || n == 0) return std::nullopt;
+  // Logarithms make a ratio a shift, which is what the U statistic's interval estimates.
+  std::vector<double> differences;
+  differences.reserve(m * n);
+  for (double b : base)
+    for (double x : next) {
+      if (!(b > 0) || !(x > 0)) return std::nullopt;
+      differences.push_back(std::log(x) - std::log(b));
+    }
+  std::sort(differences.begin(), differences.end());
+  // The two-sided normal quantile of `confidence`, by bisection on erfc (no table, no library).
+  const double tail = 1 - confidence;
+  double lowZ = 0, highZ = 10;
+  for (int i = 0; i < 100; ++i) {
+    const double z = 0.5 * (lowZ + highZ);
+    (std::erfc(z / std::sqrt(2.0)) > tail ? lowZ : highZ) = z;
+  }
+  const double z = 0.5 * (lowZ + highZ);
+  const double mn = double(m) * double(n);
+  // The count of pairwise differences cut off each end (the large-sample critical value of U).
+  const double cut = std::floor(mn / 2 - z * std::sqrt(mn * double(m + n + 1) / 12));
+  if (cut < 0) return std::nullopt;
+  const size_t k = size_t(cut);
+  const size_t count = differences.size();
+  const double median = count % 2 ? differences[count / 2]
+                                  : 0.5 * (differences[count / 2 - 1] + differences[count / 2]);
+  return RatioInterval{.estimate = std::exp(median),
+                       .low = std::exp(differences[k]),
+                       .high = std::exp(differences[count - 1 - k])};
+}
+
+}  // namespace ptbench
