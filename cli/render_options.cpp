@@ -165,6 +165,7 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
   config.scenes = {entry};
   // Read before any device is chosen, so that a bad scene is reported as such on any machine.
   std::unique_ptr<SceneData> sceneData = loadSceneData(entry, global.threads);
+  if (const std::string unlit = unlitSceneWarning(entry, *sceneData); !unlit.empty()) spdlog::warn("{}", unlit);
 
   const ExperimentPlan plan = planExperiment(config, vk::selectDevice(global.device));
   if (plan.runs.size() != 1) throw std::logic_error("render planned " + std::to_string(plan.runs.size()) + " runs");

@@ -16,6 +16,7 @@
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/interrupt.h"
 #include "core/experiment/merge.h"
+#include "core/experiment/metrics.h"
 #include "core/experiment/plan.h"
 #include "core/experiment/report.h"
 #include "core/experiment/runner.h"
@@ -52,25 +53,92 @@ fs::path defaultConfig() {
                   exitConfigMissing);
 }
 
-std::string runLabel(const RunRecord& run) {
-  const auto& s = run.spec.settings;
-  const std::string options = optionsText(runOptionsJson(run.spec.integrator, run.backend, s));
-  // Runs with counters are runs of their own: a sweep's twins must not read alike.
-  const std::string counters =
-      s.counters == Counters::Off ? "" : " | counters=" + std::string(countersName(s.counters));
-  return fmt::format("{} | {}{} | {} | {}x{} | {} spp{}", fs::path(run.scene).filename().string(),
-                     integratorName(run.spec.integrator), options.empty() ? "" : " [" + options + "]", run.backend,
-                     s.width, s.height, s.samplesPerPixel, counters);
+// The runs' labels name every setting that differs between them (metrics.h: runLabel), so that
+// no two runs of a sweep read alike.
+class RunLabels {
+ public:
+  void plan(const std::vector<RunRecord>& runs) {
+    json planned = json::array();
+    for (const RunRecord& run : runs) planned.push_back({{"parameters", runParametersJson(run)}});
+    varying_ = varyingAxes(runAxes(planned), planned);
+  }
+  std::string operator()(const RunRecord& run) const { return runLabel(runParametersJson(run), varying_); }
+
+ private:
+  std::vector<Axis> varying_;
+};
+
+std::string duration(double seconds) {
+  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 5400) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+// The newest report of the config's name under its output folder, where one exists: what the
+// dry-run estimates from.
+std::optional<fs::path> previousReport(const fs::path& folder) {
+  std::optional<fs::path> newest;
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) return std::nullopt;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    const fs::path report = entry.path() / "report.json";
+    // Stamps sort as times do.
+    if (fs::is_regular_file(report, error) && (!newest || report > *newest)) newest = report;
+  }
+  return newest;
+}
+
+// --dry-run's estimate of the sweep's time: each run as long as the same run (same settings,
+// runKey) took in the newest earlier report of this config, its scenes' loads once each.
+std::string sweepEstimate(const ExperimentConfig& config, const std::vector<RunRecord>& runs, const fs::path& root) {
+  const fs::path folder = root / config.name;
+  const std::optional<fs::path> found = previousReport(folder);
+  if (!found) return "no estimate of its time: no earlier report under " + folder.string() + " (run it once)";
+  json previous;
+  try {
+    previous = readCheckedReport(found->string());
+  } catch (const UserError& error) {
+    return std::string("no estimate of its time: ") + error.what();
+  }
+  std::map<std::string, const json*> measured;
+  for (const auto& run : previous["runs"])
+    if (run["status"] == "ok") measured.emplace(runKey(run), &run);
+  double seconds = 0;
+  size_t known = 0;
+  std::map<std::string, double> sceneLoads;
+  for (const RunRecord& run : runs) {
+    if (run.kept || !run.error.empty()) continue;
+    const auto match = measured.find(runKey(json{{"parameters", runParametersJson(run)}}));
+    if (match == measured.end()) continue;
+    const json& was = *match->second;
+    double ms = was.value("wall_ms", 0.0);
+    if (!(ms > 0))  // reports from before wall_ms: its frames and pipelines
+      ms = was.value("pipeline_create_ms", 0.0) +
+           double(was.value("warmup_frames", 0) + was.value("frames", 0) + 1) *
+               was.value("frame_host_ms", json::object()).value("mean", 0.0);
+    seconds += ms * 1e-3;
+    sceneLoads[run.scene] = std::max(sceneLoads[run.scene], was.value("scene_load_ms", 0.0) * 1e-3);
+    ++known;
+  }
+  for (const auto& [scene, load] : sceneLoads) seconds += load;
+  const size_t toRun = size_t(std::count_if(runs.begin(), runs.end(), [](const RunRecord& r) { return !r.kept && r.error.empty(); }));
+  if (known == 0) return "no estimate of its time: none of its runs is in " + found->string();
+  const std::string device = previous.value("device", json::object()).value("name", "?");
+  return fmt::format("estimated time: about {}{} (as its runs took in {}, on {})", duration(seconds),
+                     known < toRun ? fmt::format(" for the {} of {} runs found there", known, toRun) : "",
+                     found->string(), device);
 }
 
 // --dry-run: the runs the sweep resolves to on this device, one line each, before any GPU work.
 // Returns 1 when a run could not run (its reason is on its line), else 0.
 // With --resume, `previous` is the folder's report: the runs it finished are marked kept.
 int printPlan(const ExperimentConfig& config, const GlobalOptions& global, const std::optional<Shard>& shard,
-              const json& previous) {
+              const json& previous, const fs::path& root) {
   const vk::DeviceCapabilities device = vk::selectDevice(global.device.empty() ? config.device : global.device);
   ExperimentPlan plan = planExperiment(config, device, shard);
   if (!previous.is_null()) keepFinishedRuns(plan.runs, previous);
+  RunLabels label;
+  label.plan(plan.runs);
   std::string backends;
   for (Backend backend : plan.backends) backends += (backends.empty() ? "" : ", ") + std::string(backendName(backend));
   std::cout << fmt::format("{}: {} run(s) from {} point(s) of the sweep on {} (backends: {}); nothing run\n",
@@ -80,25 +148,35 @@ int printPlan(const ExperimentConfig& config, const GlobalOptions& global, const
     const std::string outcome = run.kept            ? "  kept: " + run.status() + " in the folder's report"
                                 : run.error.empty() ? ""
                                                     : "  CANNOT RUN: " + run.error;
-    std::cout << fmt::format("  {} {}{}\n", run.id, runLabel(run), outcome);
+    std::cout << fmt::format("  {} {}{}\n", run.id, label(run), outcome);
     if (!run.wavefrontPoolReason.empty()) std::cout << "       pool: " << run.wavefrontPoolReason << "\n";
   }
   for (const std::string& note : plan.notes) std::cout << "  note: " << note << "\n";
+  std::cout << "  " << sweepEstimate(config, plan.runs, root) << "\n";
   return std::any_of(plan.runs.begin(), plan.runs.end(), [](const RunRecord& r) { return !r.kept && !r.error.empty(); })
              ? 1
              : 0;
 }
 
+// Progress on stderr: a line as each run finishes, with the sweep's ETA; and inside a run that
+// lasts more than a few seconds its frames so far and how long it has left, as `reference` does.
 class Progress {
  public:
-  explicit Progress(bool quiet) : quiet_(quiet), terminal_(isatty(STDERR_FILENO)), start_(Clock::now()) {}
+  Progress(bool quiet, const ExperimentConfig& config)
+      : quiet_(quiet), terminal_(isatty(STDERR_FILENO)), config_(config), start_(Clock::now()) {}
 
-  void operator()(size_t index, size_t total, const RunRecord& run, bool finished) {
+  void planned(const std::vector<RunRecord>& runs) { label_.plan(runs); }
+
+  void operator()(size_t index, size_t total, const RunRecord& run, RunPhase phase) {
     if (quiet_) return;
     const std::string position = fmt::format("[{}/{}]", index + 1, total);
-    if (!finished) {
-      if (terminal_) std::cerr << fmt::format("\r\033[K{} {} ...", position, runLabel(run)) << std::flush;
-      runStart_ = Clock::now();
+    if (phase == RunPhase::Started) {
+      if (terminal_) std::cerr << fmt::format("\r\033[K{} {} ...", position, label_(run)) << std::flush;
+      runStart_ = lastLine_ = Clock::now();
+      return;
+    }
+    if (phase == RunPhase::BetweenFrames) {
+      betweenFrames(position, run);
       return;
     }
     ++done_;
@@ -109,15 +187,55 @@ class Progress {
                                 : run.interrupted ? std::string("interrupted")
                                                   : "FAILED: " + run.error;
     if (terminal_)
-      std::cerr << fmt::format("\r\033[K{} {}  {}  ETA {:.0f} s\n", position, runLabel(run), outcome, eta);
+      std::cerr << fmt::format("\r\033[K{} {}  {}  ETA {:.0f} s\n", position, label_(run), outcome, eta);
     else
-      spdlog::info("{} {}  {}", position, runLabel(run), outcome);
+      spdlog::info("{} {}  {}", position, label_(run), outcome);
   }
 
  private:
   using Clock = std::chrono::steady_clock;
+
+  // Within a run: nothing for its first seconds, then its frames so far, every second on a
+  // terminal (one line rewritten) and every 10 s in a log.
+  void betweenFrames(const std::string& position, const RunRecord& run) {
+    const auto now = Clock::now();
+    const double running = std::chrono::duration<double>(now - runStart_).count();
+    const double sinceLine = std::chrono::duration<double>(now - lastLine_).count();
+    // Before its first frame the run is creating its pipelines, which say so themselves (StepProgress).
+    if (running < 3 || sinceLine < (terminal_ ? 1.0 : 10.0) || (run.warmupFrames == 0 && run.frameGpuMs.empty()))
+      return;
+    lastLine_ = now;
+    const size_t measured = run.frameGpuMs.size();
+    std::string where;
+    if (measured == 0) {
+      where = fmt::format("warm-up, {} frame(s)", run.warmupFrames);
+    } else {
+      const SceneEntry& entry = config_.scenes[run.spec.scene];
+      // A camera path is timed once and rendered again for its images: twice its frames.
+      const std::optional<size_t> frames = entry.cameraPath     ? std::optional<size_t>(entry.cameraPath->frames)
+                                           : config_.repetition.repeats ? std::optional<size_t>(*config_.repetition.repeats)
+                                                                        : std::nullopt;
+      const double frameSeconds = summarize(run.frameHostMs).mean * 1e-3;
+      if (frames) {
+        const double timedLeft = double(*frames > measured ? *frames - measured : 0) * frameSeconds;
+        const double left = timedLeft + (entry.cameraPath ? double(*frames) * frameSeconds : 0.0);
+        where = fmt::format("{} of {} frames, about {} left", measured, *frames, duration(left));
+      } else {
+        where = fmt::format("{} frames, until their cv is within {:g}% (at most {})", measured,
+                            config_.repetition.maxNoise * 100, duration(config_.repetition.timeoutSeconds));
+      }
+    }
+    const std::string line = fmt::format("{} {}: {}, {} so far", position, label_(run), where, duration(running));
+    if (terminal_)
+      std::cerr << "\r\033[K" << line << std::flush;
+    else
+      spdlog::info("{}", line);
+  }
+
   bool quiet_, terminal_;
-  Clock::time_point start_, runStart_;
+  const ExperimentConfig& config_;
+  RunLabels label_;
+  Clock::time_point start_, runStart_, lastLine_;
   size_t done_ = 0;
 };
 
@@ -141,12 +259,13 @@ int run(const GlobalOptions& global, const RunOptions& options) {
       options.resume.empty()
           ? loadConfig(options.config.empty() ? defaultConfig() : fs::path(options.config), options.overrides)
           : configFromJson(previous["config"], previous["config_file"].get<std::string>());
-  if (options.dryRun) return printPlan(config, global, shard, previous);
+  if (options.dryRun)
+    return printPlan(config, global, shard, previous, options.out.empty() ? config.output : fs::path(options.out));
   if (!options.json.empty() && options.json != "-") requireOutputFolder(options.json, "--json");
   if (!options.markdown.empty()) requireOutputFolder(options.markdown, "--md");
   // --quiet as the global -q: the long steps' progress (core/progress.h) is silenced with the rest.
   if (options.quiet) spdlog::set_level(spdlog::level::warn);
-  Progress progress(options.quiet || !spdlog::should_log(spdlog::level::info));
+  Progress progress(options.quiet || !spdlog::should_log(spdlog::level::info), config);
   const InterruptGuard interrupts;
   const ExperimentResult result = runExperiment(
       config,
@@ -157,7 +276,8 @@ int run(const GlobalOptions& global, const RunOptions& options) {
           .sceneThreads = global.threads,
           .shard = shard,
           .outputRoot = options.out,
-          .progress = [&](size_t i, size_t n, const RunRecord& r, bool done) { progress(i, n, r, done); },
+          .planned = [&](const std::vector<RunRecord>& runs) { progress.planned(runs); },
+          .progress = [&](size_t i, size_t n, const RunRecord& r, RunPhase phase) { progress(i, n, r, phase); },
           .stopRequested = [] { return InterruptGuard::signal() != 0; },
           .checkpoint = [](const ExperimentResult& partial) { writeReportFiles(partial.folder, reportJson(partial)); },
           .resumeFolder = options.resume,

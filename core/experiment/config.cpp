@@ -597,6 +597,17 @@ void readScenes(Validator& v, const json& config, const fs::path& file, Experime
 
 }  // namespace
 
+std::string unlitSceneWarning(const SceneEntry& entry, const SceneData& scene) {
+  const bool environment =
+      scene.environmentMap || (entry.environment && (entry.environment->x > 0 || entry.environment->y > 0 ||
+                                                     entry.environment->z > 0));
+  if (!scene.emissiveTriangles.empty() || !scene.punctualLights.empty() || environment) return "";
+  return entry.spec +
+         ": nothing in it emits light (no emissive material, no punctual or sun light, no environment), so its "
+         "images are black; light it with an environment (a scene entry's \"env\": [1, 1, 1], or render --env "
+         "1,1,1) or a sun";
+}
+
 void applySceneEntry(const SceneEntry& entry, SceneData& scene) {
   if (const auto& map = entry.environmentMap) {
     scene.environmentMap = loadEnvironmentMap(map->file, map->intensity, map->rotationDegrees);

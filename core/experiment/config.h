@@ -88,6 +88,11 @@ CameraPathSpec readCameraPathFile(const std::filesystem::path& file);
 // override (a UserError when it matches no material).
 void applySceneEntry(const SceneEntry& entry, SceneData& scene);
 
+// Why the entry's scene, its entry applied, renders black: nothing in it emits light (no emissive
+// material, no punctual or sun light, no environment); empty where something does. Many glTF
+// files are made to be lit by their viewer and carry no light of their own.
+std::string unlitSceneWarning(const SceneEntry& entry, const SceneData& scene);
+
 struct Repetition {
   std::optional<uint32_t> repeats;  // fixed count; otherwise until min_samples and max_noise, or timeout
   uint32_t minSamples = 5;

@@ -98,6 +98,14 @@ ExperimentPlan planExperiment(const ExperimentConfig& config, const vk::DeviceCa
       }
     }
   }
+  if (device.type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    notes.insert(device.name +
+                 " is a CPU implementation of Vulkan: its times are the host CPU's, shared with whatever else runs "
+                 "there, and say nothing of a GPU; compare draws no verdict from them");
+    if (std::any_of(config.backends.begin(), config.backends.end(), [](const std::string& b) { return b == "auto"; }))
+      notes.insert("backend auto is software on a CPU implementation: its own traversal is 10 to 100 times slower "
+                   "there behind ray queries and pipelines");
+  }
   plan.notes.assign(notes.begin(), notes.end());
   plan.backends.assign(needed.begin(), needed.end());
   return plan;

@@ -64,9 +64,11 @@ struct RunRecord {
   std::string wavefrontPoolReason;  // why options.pool_size is what it is (the default's derivation)
   uint64_t launchesPerFrame = 0;    // kernel launches in the last frame, every stage
   double pipelineCreateMs = 0;
+  double wallMs = 0;  // the run on the host, from its integrator's creation to its last image written
   std::vector<KernelStatistics> kernels;  // the integrator's, with the driver's statistics
   double sceneLoadMs = 0;
   std::vector<std::string> unshadedExtensions;  // SceneData::unshadedExtensions of its scene
+  std::vector<std::string> notes;               // what its reader should know of it (an unlit scene)
   // Triangles (as instanced) of each material class the scene uses, by materialClassName.
   std::map<std::string, uint64_t> materialClassTriangles;
   // accelerationStructureBytes: the hardware backends' BLASes and TLAS, or the software BVH's

@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/device_json.h"
+#include "core/experiment/metrics.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/options.h"
 #include "core/integrators/registry.h"
@@ -352,11 +353,15 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   out["launches_per_frame"] = run.launchesPerFrame;
   if (!run.wavefrontPoolReason.empty()) out["wavefront_pool_reason"] = run.wavefrontPoolReason;
   out["pipeline_create_ms"] = run.pipelineCreateMs;
+  // What the run took on the host, warm-up and images included: `run --dry-run` estimates a
+  // sweep's time from a previous report's.
+  out["wall_ms"] = run.wallMs;
   json kernels = json::array();
   for (const auto& kernel : run.kernels) kernels.push_back(kernelJson(kernel));
   out["kernels"] = kernels;
   out["scene_load_ms"] = run.sceneLoadMs;
   out["unshaded_extensions"] = run.unshadedExtensions;
+  out["notes"] = run.notes;
   out["material_classes"] = run.materialClassTriangles;
   out["memory_bytes"] = {{"scene_buffers", run.sceneBufferBytes},
                          {"scene_textures", run.sceneTextureBytes},
@@ -567,44 +572,55 @@ std::string optionsText(const json& options) {
   return text;
 }
 
-// The columns between `counters` and `error`: empty in a failed run's row.
-constexpr size_t csvStatisticsColumns = 18;
+// Statistics of a stage's (or the frame's) GPU times, each a column of its rows.
+constexpr const char* csvStageStatistics[] = {"median", "mean", "min", "max", "stddev", "cv"};
 
 std::string reportCsv(const json& report) {
-  std::string csv =
-      "run_id,status,scene,integrator,options,backend,width,height,spp,max_depth,rr_depth,seed,sampler,counters,stage,"
-      "bounce,launches_per_frame,frames,gpu_ms_median,gpu_ms_mean,gpu_ms_min,gpu_ms_max,gpu_ms_stddev,gpu_ms_cv,"
-      "paths_per_s,rays_per_s,segments_per_s,invalid_samples,raycast_rays_per_s,roofline_fraction,simt_utilisation,"
-      "simt_coherence,error\n";
-  for (const auto& run : report["runs"]) {
+  // One flat table, tidy for pandas: a row per run and stage (and bounce); the run's settings,
+  // each axis a column of its own (runAxes), then the stage's times, then the run's metrics
+  // (runMetrics) on every row of the run, and the device on every row, so that a table
+  // concatenated from several reports still says where each row was measured.
+  const json& runs = report["runs"];
+  const std::vector<Axis> axes = runAxes(runs);
+  std::vector<const Metric*> metrics;
+  // The frame's own statistics are its row's stage columns.
+  for (const Metric& m : runMetrics())
+    if (m.name != "frame_gpu_ms_median" && m.name != "frame_gpu_ms_cv" && m.name != "frames") metrics.push_back(&m);
+  std::string csv = "run_id,status,device";
+  for (const Axis& axis : axes) csv += "," + csvField(axis.name);
+  csv += ",stage,bounce,launches_per_frame,frames";
+  for (const char* statistic : csvStageStatistics) csv += std::string(",gpu_ms_") + statistic;
+  for (const Metric* m : metrics) csv += "," + m->name;
+  csv += ",error\n";
+  const std::string device = csvField(report.value("device", json::object()).value("name", ""));
+  for (const auto& run : runs) {
     const auto& p = run["parameters"];
-    const std::string prefix = csvField(run["id"]) + "," + csvField(run["status"]) + "," + csvField(p["scene"]) + "," +
-                               csvField(p["integrator"]) + "," + csvField(optionsText(p["options"])) + "," +
-                               csvField(p["backend"]) + "," + number(p["width"]) + "," + number(p["height"]) + "," +
-                               number(p["spp"]) + "," + number(p["max_depth"]) + "," + number(p["rr_depth"]) + "," +
-                               number(p["seed"]) + "," + csvField(p["sampler"]) + "," +
-                               csvField(p.value("counters", "off")) + ",";
+    std::string prefix = csvField(run["id"]) + "," + csvField(run["status"]) + "," + device;
+    for (const Axis& axis : axes) prefix += "," + csvField(axis.value(p));
     if (run["status"] != "ok") {
-      csv += prefix + std::string(csvStatisticsColumns, ',') + csvField(run.value("error", "")) + "\n";
+      csv += prefix + std::string(4 + std::size(csvStageStatistics) + metrics.size(), ',') + "," +
+             csvField(run.value("error", "")) + "\n";
       continue;
     }
-    const auto& t = run["throughput"];
-    const std::string rates = number(t["paths_per_s"]) + "," + number(t["rays_per_s"]) + "," +
-                              number(t["segments_per_s"]) + "," + number(run["invalid_samples"]) + "," +
-                              (run.contains("raycast") ? number(run["raycast"]["rays_per_s"]) : "") + "," +
-                              number(run.value("roofline_fraction", json()));
     // A statistic the summary lacks (per-bounce rows have medians only) is an empty cell;
-    // operator[] of a const json on a missing key is undefined behaviour (ASan found it).
-    const json noSimt = json::object();
-    auto row = [&](const std::string& stage, const std::string& bounce, const json& launches, const json& s,
+    // operator[] of a const json on a missing key is undefined behaviour (ASan found it). The
+    // SIMT figures belong to the stage they were counted in, and its bounces' rows.
+    auto row = [&](const std::string& stage, const std::string& bounce, const json& launches, const json& stats,
                    const json& simt) {
-      auto cell = [&](const char* key) { return number(s.value(key, json())); };
-      csv += prefix + stage + "," + bounce + "," + number(launches) + "," + number(run["frames"]) + "," +
-             cell("median") + "," + cell("mean") + "," + cell("min") + "," + cell("max") + "," + cell("stddev") + "," +
-             cell("cv") + "," + rates + "," + number(simt.value("utilisation", json())) + "," +
-             number(simt.value("coherence", json())) + ",\n";
+      csv += prefix + "," + csvField(stage) + "," + bounce + "," + number(launches) + "," + number(run["frames"]);
+      for (const char* statistic : csvStageStatistics) csv += "," + number(stats.value(statistic, json()));
+      for (const Metric* m : metrics) {
+        std::optional<double> value = m->value(run);
+        if (m->name == "simt_utilisation" || m->name == "simt_coherence") {
+          const json& counted = simt.value(m->name == "simt_utilisation" ? "utilisation" : "coherence", json());
+          value = counted.is_number() ? std::optional<double>(counted.get<double>()) : std::nullopt;
+        }
+        csv += "," + (value ? number(json(*value)) : std::string());
+      }
+      csv += ",\n";
     };
     const json simt = run.value("simt", json::object());
+    const json noSimt = json::object();
     row("frame", "", json(), run["frame_gpu_ms"], noSimt);
     if (run.contains("overhead_gpu_ms")) row("overhead", "", json(), run["overhead_gpu_ms"], noSimt);
     for (const auto& stage : run["stages"]) {
@@ -765,6 +781,7 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
     if (run["status"] != "ok") continue;
     check.field(run, at, "frames", Kind::Count);
     check.field(run, at, "invalid_samples", Kind::Count);
+    check.each(run, at, "notes", Kind::String);
     for (const char* block : {"frame_gpu_ms", "overhead_gpu_ms"}) {
       if (!check.field(run, at, block, Kind::Object, std::string(block) == "frame_gpu_ms")) continue;
       for (const char* statistic : {"median", "cv"}) check.field(run[block], at + "/" + block, statistic, Kind::Number);

@@ -199,6 +199,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   result.shardSpecs = std::move(plan.shardSpecs);
   for (const std::string& note : result.notes) spdlog::info("{}", note);
   if (!options.resumeFolder.empty()) keepFinishedRuns(result.runs, options.resumeReport);
+  if (options.planned) options.planned(result.runs);
 
   const fs::path root = options.outputRoot.empty() ? config.output : options.outputRoot;
   result.folder =
@@ -244,6 +245,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
     }
     const double loadMs = millisecondsSince(loadStart);
     const SceneData& scene = *prepared.data;
+    const std::string unlit = unlitSceneWarning(entry, scene);
+    if (!unlit.empty()) spdlog::warn("{}", unlit);
     const GpuScene& gpuScene = *prepared.gpu;
     for (RunRecord* record : sceneRuns) {
       if (context.lost()) break;
@@ -252,8 +255,10 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         continue;
       }
       const size_t index = size_t(record - result.runs.data());
-      if (options.progress) options.progress(index, total, *record, false);
+      if (options.progress) options.progress(index, total, *record, RunPhase::Started);
+      const auto runStart = Clock::now();
       record->sceneLoadMs = loadMs;
+      if (!unlit.empty()) record->notes.push_back(unlit);
       record->unshadedExtensions = scene.unshadedExtensions;
       record->materialClassTriangles = materialClassTrianglesByName(scene);
       record->sceneBufferBytes = gpuScene.bufferBytes();
@@ -267,7 +272,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         if (const std::string& error = gpuScene.softwareBvhError(settings.softwareBvh, settings.softwareBuilder);
             !error.empty()) {
           record->error = error;
-          if (options.progress) options.progress(index, total, *record, true);
+          if (options.progress) options.progress(index, total, *record, RunPhase::Finished);
           continue;
         }
       }
@@ -278,7 +283,13 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
           path.frameDone = [&](uint32_t frame, const FrameResult& rendered) {
             keepPathFrame(*record, frame, rendered, run.settings, config, result.folder, entry);
           };
-        std::optional<FrameResult> last = measure(*record, *run.integrator, run.settings, config, monitor, stop, path);
+        // measure asks before every frame whether to stop: the moment to say how far the run got.
+        const std::function<bool()> betweenFrames = [&] {
+          if (options.progress) options.progress(index, total, *record, RunPhase::BetweenFrames);
+          return stop();
+        };
+        std::optional<FrameResult> last =
+            measure(*record, *run.integrator, run.settings, config, monitor, betweenFrames, path);
         record->interrupted = !last;
         if (last && run.pathCameras.empty())
           keepImage(*record, *last, run.settings, config, result.folder, reference ? &*reference : nullptr);
@@ -290,7 +301,8 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
         // A broken invariant ends this run, not the sweep: the report still gets written.
         record->error = std::string("internal error: ") + error.what();
       }
-      if (options.progress) options.progress(index, total, *record, true);
+      record->wallMs = millisecondsSince(runStart);
+      if (options.progress) options.progress(index, total, *record, RunPhase::Finished);
       checkpoint();
     }
   }

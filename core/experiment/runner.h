@@ -18,6 +18,10 @@
 
 namespace ptbench {
 
+// Where a run is when the runner reports its progress: starting, between two of its frames (the
+// record holds the frames so far), or finished (measured, failed or interrupted).
+enum class RunPhase { Started, BetweenFrames, Finished };
+
 struct RunnerOptions {
   std::string device;  // --device; overrides the config's device
   bool validate = false;
@@ -25,8 +29,11 @@ struct RunnerOptions {
   unsigned sceneThreads = 0;         // --threads: a scene's load and software BVH build (0: every hardware thread)
   std::optional<Shard> shard;        // --shard K/N: only that part of the sweep
   std::filesystem::path outputRoot;  // --out; overrides the config's output folder
-  // Called before each run (index, count, record) and after it; for progress display.
-  std::function<void(size_t, size_t, const RunRecord&, bool finished)> progress;
+  // Called once the sweep is planned, with every run, before any runs: labels can then name the
+  // settings that differ between them.
+  std::function<void(const std::vector<RunRecord>&)> planned;
+  // Called before each run (index, count, record), between its frames and after it; for progress display.
+  std::function<void(size_t, size_t, const RunRecord&, RunPhase)> progress;
   // Asked between frames and runs; true stops the sweep, keeping what has finished.
   std::function<bool()> stopRequested;
   // Called once the runs are planned and after each finishes, with complete false: the caller

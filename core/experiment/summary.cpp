@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "core/experiment/metrics.h"
 #include "core/experiment/report.h"
 #include "core/integrators/registry.h"
 
@@ -52,16 +53,24 @@ double geometricMean(const std::vector<double>& values) {
   return std::exp(logSum / double(values.size()));
 }
 
-// The parameters a run shares with the megakernel run it is timed against: all but the
-// integrator and its options, except the options the megakernel takes too (`restir`,
+// Whether `name` is an option of some integrator (rather than of a backend).
+bool integratorOption(const std::string& name) {
+  for (IntegratorKind kind : allIntegrators)
+    for (const IntegratorOption& option : integratorEntry(kind).options)
+      if (option.info.name == name) return true;
+  return false;
+}
+
+// The settings a run shares with the megakernel run it is timed against: every axis but the
+// integrator and the integrators' options, except the options the megakernel takes too (`restir`,
 // `ms_compensation`), at their defaults where a run has none: a wavefront with ReSTIR is timed
-// against the megakernel with ReSTIR, not the plain one. The backend comes with its BVH layout:
-// the software backend's CWBVH and BVH2 are as different as two backends.
-std::string peerKey(const json& p) {
-  std::string key = p["scene"].get<std::string>() + "|" + backendLabel(p) + "|" + p["width"].dump() + "x" +
-                    p["height"].dump() + "|" + p["spp"].dump() + "|" + p["max_depth"].dump() + "|" +
-                    p["rr_depth"].dump() + "|" + p["seed"].dump() + "|" + p["sampler"].get<std::string>() + "|" +
-                    p.value("counters", "off");
+// against the megakernel with ReSTIR, not the plain one. Timing, counters and every backend option
+// are part of it: a stage-timed wavefront is never set against a frame-timed megakernel.
+std::string peerKey(const json& p, const std::vector<Axis>& axes) {
+  std::string key;
+  for (const Axis& axis : axes)
+    if (axis.name != "integrator" && !(axis.option && integratorOption(axis.name)))
+      key += axis.name + "=" + axis.value(p) + "|";
   const json& options = p.value("options", json::object());
   for (const IntegratorOption& option : integratorEntry(IntegratorKind::Megakernel).options) {
     const std::string& name = option.info.name;
@@ -70,15 +79,65 @@ std::string peerKey(const json& p) {
   return key;
 }
 
+// Options the integrator's label spells in words of its own for every run that has them
+// (registry.h: IntegratorOption::label); the others are shown as name=value.
+bool labelledByIntegrator(const Axis& axis, const json& runs) {
+  if (!axis.option) return false;
+  bool any = false;
+  for (const auto& run : runs) {
+    const json& p = run["parameters"];
+    const json& options = p.value("options", json::object());
+    const std::string name = axis.name.rfind("option_", 0) == 0 ? axis.name.substr(7) : axis.name;
+    if (!options.contains(name)) continue;
+    const auto kind = parseIntegrator(p.value("integrator", ""));
+    if (!kind) return false;
+    bool labelled = false;
+    for (const IntegratorOption& option : integratorEntry(*kind).options)
+      if (option.info.name == name) labelled = !option.label(options[name]).empty();
+    if (!labelled) return false;
+    any = true;
+  }
+  return any;
+}
+
+// The varying axes that the scene, integrator and backend columns do not already show.
+std::vector<Axis> settingsAxes(const std::vector<Axis>& varying, const json& runs) {
+  std::vector<Axis> shown;
+  for (const Axis& axis : varying)
+    // The integrator's label says its counters ([simt]) and options; the backend's its BVH.
+    if (axis.name != "scene" && axis.name != "integrator" && axis.name != "backend" && axis.name != "counters" &&
+        axis.name != "software_bvh" && axis.name != "software_builder" && !labelledByIntegrator(axis, runs))
+      shown.push_back(axis);
+  return shown;
+}
+
+// The settings of `axes` as cells print them: width and height as one size, the rest name=value.
+std::string settingsText(const std::vector<Axis>& axes, const json& p) {
+  std::vector<Axis> rest;
+  std::string text;
+  for (const Axis& axis : axes) {
+    if (axis.name == "height") continue;
+    if (axis.name == "width") {
+      text += (text.empty() ? "" : " ") + p["width"].dump() + "x" + p["height"].dump();
+      continue;
+    }
+    if (axis.name == "spp" || axis.name == "max_depth" || axis.name == "rr_depth" || axis.name == "seed" ||
+        axis.name == "sampler" || axis.name == "counters" || axis.name == "timing" || axis.option)
+      if (const std::string value = axis.value(p); !value.empty()) text += (text.empty() ? "" : " ") + axis.name + "=" + value;
+  }
+  return text;
+}
+
 // The megakernel's times for each peer key in the report's order, none where it failed. A sweep
 // point given twice (a scene listed twice, with another camera say) has the same parameters
 // twice: the k-th run of an integrator variant there is timed against the k-th megakernel run.
-std::map<std::string, std::vector<std::optional<double>>> megakernelTimes(const json& runs) {
+std::map<std::string, std::vector<std::optional<double>>> megakernelTimes(const json& runs,
+                                                                        const std::vector<Axis>& axes) {
   std::map<std::string, std::vector<std::optional<double>>> times;
   for (const auto& run : runs) {
     if (run["parameters"]["integrator"] != integratorName(IntegratorKind::Megakernel)) continue;
     const bool timed = run["status"] == "ok" && run["frame_gpu_ms"]["median"].get<double>() > 0;
-    times[peerKey(run["parameters"])].push_back(timed ? std::optional<double>(run["frame_gpu_ms"]["median"])
+    times[peerKey(run["parameters"], axes)].push_back(timed ? std::optional<double>(run["frame_gpu_ms"]["median"])
                                                       : std::nullopt);
   }
   return times;
@@ -92,28 +151,27 @@ struct RelativeTime {
   std::vector<double> ratios;
 };
 
-// The parameters that set a line apart besides scene, integrator and backend, as the block
-// shows them: only those that differ between its lines (a resolution sweep's sizes, say).
-std::vector<std::string> distinguishingParameters(const std::vector<RelativeTime>& lines) {
-  static std::string (*const shown[])(const json&) = {
-      [](const json& p) { return p["width"].dump() + "x" + p["height"].dump(); },
-      [](const json& p) { return "spp=" + p["spp"].dump(); },
-      [](const json& p) { return "depth=" + p["max_depth"].dump(); },
-      [](const json& p) { return "rr=" + p["rr_depth"].dump(); },
-      [](const json& p) { return "seed=" + p["seed"].dump(); },
-      [](const json& p) { return p["sampler"].get<std::string>(); },
-  };
-  std::vector<std::string> cells(lines.size());
-  for (const auto format : shown) {
-    std::set<std::string> values;
-    for (const RelativeTime& line : lines) values.insert(format(line.parameters));
-    if (values.size() < 2) continue;
-    for (size_t i = 0; i < lines.size(); ++i) cells[i] += (cells[i].empty() ? "" : " ") + format(lines[i].parameters);
-  }
-  return cells;
+}  // namespace
+
+std::string deviceName(const json& report) {
+  return report.value("device", json::object()).value("name", "");
 }
 
-}  // namespace
+std::string deviceLine(const json& report) {
+  const json& device = report.value("device", json::object());
+  const json& tool = report.value("tool", json::object());
+  std::string line = device.value("name", "unknown device");
+  std::vector<std::string> details;
+  if (device.contains("driver_info") && device["driver_info"].is_string())
+    details.push_back("driver " + device["driver_info"].get<std::string>());
+  if (device.value("type", "") == "cpu") details.push_back("a CPU implementation: its times are the host's, not a GPU's");
+  if (!details.empty()) line += " (" + fmt::format("{}", fmt::join(details, "; ")) + ")";
+  if (tool.contains("git_revision") && tool["git_revision"].is_string())
+    line += ", ptbench " + tool["git_revision"].get<std::string>().substr(0, 7) +
+            (tool.value("git_dirty", false) ? " (modified)" : "");
+  if (report.contains("date") && report["date"].is_string()) line += ", " + report["date"].get<std::string>();
+  return line;
+}
 
 std::optional<SummaryFormat> parseSummaryFormat(std::string_view name) {
   if (name == "table") return SummaryFormat::Table;
@@ -138,24 +196,45 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     anyRaycast |= run.contains("raycast");
     anySimt |= run.contains("simt");
   }
-  std::vector<Column> columns = {{"run", -5},     {"scene", -32}, {"integrator", -36}, {"backend", -14},
-                                 {"size", 9},     {"spp", 4},     {"GPU ms", 11},      {"cv %", 6},
-                                 {"Mrays/s", 10}, {"vs mk", 8},   {"roofline", 8}};
-  if (anySimt) {
-    columns.push_back({"SIMT util", 9});
-    columns.push_back({"classes", 7});
+  const std::vector<Axis> axes = runAxes(runs);
+  // Every setting that differs between the runs gets a column: two runs never read alike.
+  std::vector<Axis> settings;
+  for (const Axis& axis : settingsAxes(varyingAxes(axes, runs), runs))
+    if (axis.name != "width" && axis.name != "height" && axis.name != "spp") settings.push_back(axis);
+  std::vector<Column> columns = {{"run", -5}, {"scene", -32}, {"integrator", -36}, {"backend", -14},
+                                 {"size", 9}, {"spp", 4}};
+  if (!settings.empty()) columns.push_back({"settings", -8});
+  // The metrics of the summary that some run has, from the one list; the time relative to the
+  // megakernel after the throughput.
+  std::vector<const Metric*> shownMetrics;
+  for (const Metric& m : runMetrics()) {
+    if (!m.inSummary) continue;
+    const bool any = std::any_of(runs.begin(), runs.end(), [&](const json& run) { return m.value(run).has_value(); });
+    // Every summary has the time, noise, rays and roofline columns; the counters' and errors' only with them.
+    const bool always = m.name == "frame_gpu_ms_median" || m.name == "frame_gpu_ms_cv" || m.name == "rays_per_s" ||
+                        m.name == "roofline_fraction";
+    if (any || always) shownMetrics.push_back(&m);
+  }
+  for (const Metric* m : shownMetrics) {
+    columns.push_back({m->header, std::max(8, int(m->header.size()))});
+    if (m->name == "rays_per_s") columns.push_back({"vs mk", 8});
   }
   // Each run is timed against the megakernel of its scene, backend (and layout) and parameters.
-  const auto megakernelMs = megakernelTimes(runs);
+  const auto megakernelMs = megakernelTimes(runs, axes);
   std::map<std::string, size_t> occurrences;  // runs so far of each peer key and integrator variant
   std::vector<RelativeTime> relativeTimes;    // in the order of their first runs: the sweep's
   std::map<std::string, size_t> relativeTimeIndex;
   std::vector<Row> rows;
+  std::vector<std::string> noisy;
   for (const auto& run : runs) {
     const auto& p = run["parameters"];
     const std::string scene = fs::path(p["scene"].get<std::string>()).filename().string();
     const std::string integrator = integratorLabel(p);
-    const size_t occurrence = occurrences[peerKey(p) + "|" + integrator]++;
+    const std::string peer = peerKey(p, axes);
+    // A line of the relative block: every setting of the run (runKey), so that runs that differ
+    // in any of them are never averaged.
+    const std::string lineKey = runKey(run);
+    const size_t occurrence = occurrences[peer + "|" + lineKey]++;
     Row row;
     row.cells = {run["id"].get<std::string>(),
                  scene,
@@ -163,6 +242,7 @@ std::string reportSummary(const json& report, SummaryFormat format) {
                  backendLabel(p),
                  p["width"].dump() + "x" + p["height"].dump(),
                  p["spp"].dump()};
+    if (!settings.empty()) row.cells.push_back(settingsText(settings, p));
     if (run["status"] != "ok") {
       row.failure = run["status"] == "interrupted" ? "interrupted" : "failed: " + run["error"].get<std::string>();
       rows.push_back(row);
@@ -171,37 +251,41 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     const double ms = run["frame_gpu_ms"]["median"];
     const bool raycast = run.contains("raycast");
     std::string relative;
-    const auto found = megakernelMs.find(peerKey(p));
+    const auto found = megakernelMs.find(peer);
     if (!raycast && found != megakernelMs.end() && occurrence < found->second.size() && found->second[occurrence]) {
       const double megakernel = *found->second[occurrence];
       relative = fmt::format("{:.3f}", ms / megakernel);
       // The megakernel against itself is 1 by construction: its line would say nothing.
       if (p["integrator"] != integratorName(IntegratorKind::Megakernel)) {
-        const auto [line, added] = relativeTimeIndex.try_emplace(peerKey(p) + "|" + integrator, relativeTimes.size());
+        const auto [line, added] = relativeTimeIndex.try_emplace(peer + "|" + lineKey, relativeTimes.size());
         if (added) relativeTimes.push_back({scene, integrator, backendLabel(p), p, {}});
         relativeTimes[line->second].ratios.push_back(ms / megakernel);
       }
     }
-    const double raysPerSecond = (raycast ? run["raycast"] : run["throughput"])["rays_per_s"].get<double>();
     // A shadow raycast in a scene without emitters has no light samples to trace towards.
     const bool noRays = raycast && run["raycast"]["rays_traced"] == 0;
-    const json& fraction = run.value("roofline_fraction", json());
-    row.cells.push_back(fmt::format("{:.3f}", ms));
-    row.cells.push_back(fmt::format("{:.2f}", 100.0 * run["frame_gpu_ms"]["cv"].get<double>()));
-    row.cells.push_back(noRays ? std::string("none") : fmt::format("{:.2f}", raysPerSecond * 1e-6));
-    row.cells.push_back(relative);
-    row.cells.push_back(fraction.is_number() ? fmt::format("{:.3f}", fraction.get<double>()) : "");
-    if (anySimt) {
-      const json simt = run.value("simt", json::object());
-      auto number = [&](const char* key) {
-        return simt.contains(key) && simt[key].is_number() ? fmt::format("{:.3f}", simt[key].get<double>()) : "";
-      };
-      row.cells.push_back(number("utilisation"));
-      row.cells.push_back(number("coherence"));
+    const std::optional<double> cv = metric("frame_gpu_ms_cv").value(run);
+    if (cv && *cv > noisyFrameCv) noisy.push_back(run["id"].get<std::string>());
+    for (const Metric* m : shownMetrics) {
+      // A raycast's rays are its trace stage's (its roofline's), as the note under the table says.
+      const std::optional<double> value =
+          m->name == "rays_per_s" && raycast ? metric("raycast_rays_per_s").value(run) : m->value(run);
+      if (m->name == "rays_per_s" && noRays)
+        row.cells.push_back("none");
+      else
+        row.cells.push_back(value ? fmt::format("{:.{}f}", *value * m->scale, m->decimals) : "");
+      // The noise bound's flag, beside the number it judges.
+      if (m->name == "frame_gpu_ms_cv" && cv && *cv > noisyFrameCv) row.cells.back() += "!";
+      if (m->name == "rays_per_s") row.cells.push_back(relative);
     }
     rows.push_back(row);
   }
   std::vector<std::string> notes;
+  if (!noisy.empty())
+    notes.push_back(fmt::format(
+        "noisy (cv %!): run(s) {} vary by more than {:g}% from frame to frame: their medians are uncertain and compare "
+        "may call them unsure (more frames, more warm-up, or an idle GPU help)",
+        fmt::join(noisy, ", "), noisyFrameCv * 100));
   if (anyRaycast)
     notes.push_back(
         "raycast rows: Mrays/s of the trace stage alone (none: no emitter to aim shadow rays at). roofline: a path "
@@ -287,6 +371,17 @@ std::string reportSummary(const json& report, SummaryFormat format) {
                                   run["id"].get<std::string>(), fmt::join(kernels, "; ")));
   }
   for (const auto& note : report.value("notes", json::array())) notes.push_back(note.get<std::string>());
+  // Runs' own notes (an unlit scene), each once with the runs it concerns.
+  std::vector<std::pair<std::string, std::vector<std::string>>> runNotes;
+  for (const auto& run : runs)
+    for (const auto& note : run.value("notes", json::array())) {
+      if (!note.is_string()) continue;
+      auto found = std::find_if(runNotes.begin(), runNotes.end(), [&](const auto& entry) { return entry.first == note; });
+      if (found == runNotes.end()) found = runNotes.insert(runNotes.end(), {note.get<std::string>(), {}});
+      found->second.push_back(run["id"].get<std::string>());
+    }
+  for (const auto& [note, ids] : runNotes)
+    notes.push_back(fmt::format("warning: run{} {}: {}", ids.size() > 1 ? "s" : "", fmt::join(ids, ", "), note));
   // A GPU that changed its clocks or throttled during a run measured something else than asked.
   for (const auto& run : runs) {
     const json context = run.value("gpu_context", json::object());
@@ -308,7 +403,13 @@ std::string reportSummary(const json& report, SummaryFormat format) {
   // may lie on either side of 1.
   std::vector<Column> relativeColumns = {{"scene", -1}, {"integrator", -1}, {"backend", -1}};
   std::vector<std::vector<std::string>> relative;
-  const std::vector<std::string> parameters = distinguishingParameters(relativeTimes);
+  // The settings that set a line apart beside scene, integrator and backend: those that differ
+  // between its lines (a resolution sweep's sizes, timing frame and stages, a pool size, ...).
+  json lineRuns = json::array();
+  for (const RelativeTime& line : relativeTimes) lineRuns.push_back({{"parameters", line.parameters}});
+  const std::vector<Axis> lineSettings = settingsAxes(varyingAxes(runAxes(lineRuns), lineRuns), lineRuns);
+  std::vector<std::string> parameters;
+  for (const RelativeTime& line : relativeTimes) parameters.push_back(settingsText(lineSettings, line.parameters));
   bool anyRepeated = false;
   for (const RelativeTime& line : relativeTimes) anyRepeated |= line.ratios.size() > 1;
   if (!parameters.empty() && !parameters[0].empty()) relativeColumns.push_back({"parameters", -1});
@@ -327,16 +428,19 @@ std::string reportSummary(const json& report, SummaryFormat format) {
       "that differ in nothing else; < 1 is faster)";
 
   std::string out;
+  const std::string device = deviceName(report);
   if (format == SummaryFormat::Csv) {
     for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csvField(columns[c].name);
-    out += ",status\n";
+    out += ",status,device\n";
     for (const Row& row : rows) {
       for (size_t c = 0; c < columns.size(); ++c)
         out += (c ? "," : "") + csvField(c < row.cells.size() ? row.cells[c] : "");
-      out += "," + csvField(row.failure.empty() ? "ok" : row.failure) + "\n";
+      out += "," + csvField(row.failure.empty() ? "ok" : row.failure) + "," + csvField(device) + "\n";
     }
     return out;
   }
+  // A table pasted elsewhere keeps what it was measured on.
+  out += "device: " + deviceLine(report) + "\n\n";
   if (format == SummaryFormat::Markdown) {
     std::string header = "|", rule = "|";
     for (const Column& column : columns) {

@@ -16,6 +16,12 @@ enum class SummaryFormat { Table, Markdown, Csv };
 
 std::optional<SummaryFormat> parseSummaryFormat(std::string_view name);
 
+// The report's device by name, and the line that names it with its driver, whether it is a CPU
+// implementation, and the ptbench build and date: at the top of every summary but the CSV's,
+// which carries the name in a column.
+std::string deviceName(const nlohmann::json& report);
+std::string deviceLine(const nlohmann::json& report);
+
 std::string reportSummary(const nlohmann::json& report, SummaryFormat format);
 
 // The integrator and what sets its runs apart: "wavefront pool 1.05M -compact +matq",

@@ -57,7 +57,8 @@ std::string backendChoicesHelp() {
   for (const BackendDescriptor* backend : registry)
     autoRule +=
         autoRule.empty() ? std::string(backend->name) + " where supported" : ", else " + std::string(backend->name);
-  return "auto, " + backendNameList(" or ") + " (auto: " + autoRule + ")";
+  return "auto, " + backendNameList(" or ") + " (auto: " + autoRule + "; on a CPU implementation such as lavapipe, " +
+         std::string(descriptor(Backend::Software).name) + ")";
 }
 
 void enableAccelerationStructures(vk::DeviceSetup& setup) {

@@ -348,6 +348,9 @@ DeviceCapabilities selectDevice(const std::string& selector) {
 
 Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested) {
   if (requested == "auto") {
+    // On a CPU implementation ptbench's own BVH: lavapipe's traversal behind ray queries and
+    // pipelines runs 10 to 100 times slower there on the shipped scenes (docs/config.md, "backends").
+    if (device.type == VK_PHYSICAL_DEVICE_TYPE_CPU && device.supports(Backend::Software)) return Backend::Software;
     // The first the device supports in the registry's order: the driver's traversal where there
     // is one; ptbench's own BVH in compute shaders elsewhere. When there is none, the last, which
     // needs the least, is the one to name.

@@ -86,7 +86,10 @@ TEST(Summary, TextColumnsWidenToTheirLongestCell) {
   const std::string summary =
       reportSummary(reportOf({okRun("r000", "megakernel", "pipeline", 1.5), gpuBuilt}), SummaryFormat::Table);
   std::istringstream in(summary);
-  std::string header, first, second;
+  std::string device, blank, header, first, second;
+  std::getline(in, device);
+  std::getline(in, blank);
+  EXPECT_EQ(device.rfind("device: ", 0), 0u) << summary;
   std::getline(in, header);
   std::getline(in, first);
   std::getline(in, second);
@@ -177,6 +180,64 @@ TEST(Summary, RelativeTimesPerSizeAndMeanOnlyOverIdenticalRuns) {
   ASSERT_EQ(rows.size(), 7u);
   EXPECT_NE(rows[4].find(",0.500,"), std::string::npos) << rows[4];
   EXPECT_NE(rows[6].find(",1.000,"), std::string::npos) << rows[6];
+}
+
+// configs/paper.json sweeps timing (frame, stages) and the wavefront's material queues: each
+// setting is its own line, each against the megakernel of its own timing, never a mean over both
+// timings; the run table names the timing of every run.
+TEST(Summary, RelativeTimesKeepEverySweptSettingApart) {
+  auto timed = [](json run, const char* timing) {
+    run["parameters"]["timing"] = timing;
+    return run;
+  };
+  const json queues = {{"material_queues", true}}, noQueues = {{"material_queues", false}};
+  const json report =
+      reportOf({timed(okRun("r000", "megakernel", "pipeline", 10), "frame"),
+                timed(okRun("r001", "megakernel", "pipeline", 20), "stages"),
+                timed(okRun("r002", "wavefront", "pipeline", 5, noQueues), "frame"),
+                timed(okRun("r003", "wavefront", "pipeline", 6, queues), "frame"),
+                timed(okRun("r004", "wavefront", "pipeline", 30, noQueues), "stages"),
+                timed(okRun("r005", "wavefront", "pipeline", 40, queues), "stages")});
+  for (const SummaryFormat format : {SummaryFormat::Table, SummaryFormat::Markdown}) {
+    const std::string summary = reportSummary(report, format);
+    const auto lines = relativeLines(summary);
+    ASSERT_EQ(lines.size(), 4u) << summary;
+    EXPECT_NE(lineWith(lines, {"timing=frame", "material_queues=false"}).find("0.500x"), std::string::npos);
+    EXPECT_NE(lineWith(lines, {"timing=frame", "material_queues=true"}).find("0.600x"), std::string::npos);
+    EXPECT_NE(lineWith(lines, {"timing=stages", "material_queues=false"}).find("1.500x"), std::string::npos);
+    EXPECT_NE(lineWith(lines, {"timing=stages", "material_queues=true"}).find("2.000x"), std::string::npos);
+    EXPECT_EQ(summary.find("relative GPU time  runs"), std::string::npos) << "no line averages two runs: " << summary;
+    EXPECT_EQ(summary.find("relative GPU time | runs"), std::string::npos) << "no line averages two runs: " << summary;
+    // Every run's row says its timing.
+    for (const char* id : {"r000", "r001", "r002", "r003", "r004", "r005"}) {
+      const size_t row = summary.find(std::string(format == SummaryFormat::Markdown ? "| " : "") + id);
+      ASSERT_NE(row, std::string::npos) << summary;
+      EXPECT_NE(summary.substr(row, summary.find('\n', row) - row).find("timing="), std::string::npos) << summary;
+    }
+  }
+}
+
+// A run whose frames vary by more than the noise bound is flagged beside its cv and in a note;
+// every summary but the CSV names the device first, the CSV in a column.
+TEST(Summary, NoisyRunsAreFlaggedAndTheDeviceNamed) {
+  json noisy = okRun("r001", "wavefront", "pipeline", 8, pool);
+  noisy["frame_gpu_ms"]["cv"] = 0.279;
+  json report = reportOf({okRun("r000", "megakernel", "pipeline", 10), noisy});
+  report["device"] = {{"name", "llvmpipe (LLVM 15.0.6, 256 bits)"}, {"type", "cpu"}, {"driver_info", "Mesa 25.0.7"}};
+  report["tool"] = {{"git_revision", "c4ff8ea0000000000000000000000000000000000"}, {"git_dirty", false}};
+  for (const SummaryFormat format : {SummaryFormat::Table, SummaryFormat::Markdown}) {
+    const std::string summary = reportSummary(report, format);
+    EXPECT_NE(summary.find("27.90!"), std::string::npos) << summary;
+    EXPECT_EQ(summary.find("1.00!"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("noisy (cv %!): run(s) r001 vary by more than 5%"), std::string::npos) << summary;
+    EXPECT_EQ(summary.rfind("device: llvmpipe (LLVM 15.0.6, 256 bits) (driver Mesa 25.0.7; a CPU implementation", 0),
+              0u)
+        << summary;
+    EXPECT_NE(summary.find("ptbench c4ff8ea"), std::string::npos) << summary;
+  }
+  const std::string csv = reportSummary(report, SummaryFormat::Csv);
+  EXPECT_NE(csv.find(",status,device\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",ok,\"llvmpipe (LLVM 15.0.6, 256 bits)\"\n"), std::string::npos) << csv;
 }
 
 // Parameters that do not differ between the block's lines are not repeated on every line.

@@ -97,7 +97,8 @@ TEST(BackendRegistry, NamesTheBackendsInMessagesAndHelp) {
   EXPECT_EQ(trace::backendNameList(" or "), "rayquery, pipeline or software");
   EXPECT_EQ(trace::backendNameList(", "), "rayquery, pipeline, software");
   EXPECT_EQ(trace::backendChoicesHelp(),
-            "auto, rayquery, pipeline or software (auto: rayquery where supported, else pipeline, else software)");
+            "auto, rayquery, pipeline or software (auto: rayquery where supported, else pipeline, else software; on a "
+            "CPU implementation such as lavapipe, software)");
 }
 
 }  // namespace
