@@ -165,6 +165,30 @@ TEST(GlobalOptions, ActTheSameAfterTheCommandAsBeforeIt) {
   fs::remove_all(dir);
 }
 
+// configs/*.json names configs/schema.json, the JSON Schema of the configs, too: validate says it
+// skips it and checks the rest. A config that names that schema in its own "$schema" is checked.
+TEST(ValidateCommand, SkipsAJsonSchemaAmongTheConfigs) {
+  namespace fs = std::filesystem;
+  const auto shipped = runPtbench("validate configs/*.json", "", PTBENCH_SOURCE_DIR);
+  EXPECT_EQ(shipped.exitCode, 0) << shipped.all();
+  EXPECT_NE(shipped.out.find("configs/schema.json: a JSON Schema, not a config; skipped\n"), std::string::npos)
+      << shipped.all();
+  EXPECT_NE(shipped.out.find("configs/camera-path.json: ok"), std::string::npos) << shipped.all();
+
+  const fs::path dir = fs::temp_directory_path() / ("ptbench-validate-schema-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "draft7.json") << R"({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})";
+  std::ofstream(dir / "broken.json") << R"({"$schema": "./schema.json", "schema_version": 1, "name": "x"})";
+  const auto schema = runPtbench("validate " + (dir / "draft7.json").string());
+  EXPECT_EQ(schema.exitCode, 0) << schema.all();
+  EXPECT_NE(schema.out.find("draft7.json: a JSON Schema, not a config; skipped"), std::string::npos) << schema.all();
+  const auto broken = runPtbench("validate " + (dir / "broken.json").string());
+  EXPECT_EQ(broken.exitCode, 65) << broken.all();
+  EXPECT_NE(broken.err.find("broken.json: /scenes: required"), std::string::npos) << broken.all();
+  fs::remove_all(dir);
+}
+
 TEST(DevicesCommand, JsonListsLavapipeWithItsBackends) {
   const auto result = runPtbench("devices --json");
   ASSERT_EQ(result.exitCode, 0) << result.all();
