@@ -44,6 +44,9 @@ int runCommandLine(int argc, char** argv) {
   CLI::App app{"ptbench: megakernel vs wavefront GPU path tracing benchmark", "ptbench"};
   app.set_version_flag("--version", std::string(version));
   app.require_subcommand(1);
+  // Global options may follow the command too (ptbench run CONFIG --device 1): a command hands
+  // what it does not know to ptbench's own options. run's --quiet stays run's (it does what -q does).
+  app.fallthrough();
   cli::GlobalOptions global;
   app.add_option("--device", global.device, "Vulkan device: index or part of its name (see `ptbench devices`)")
       ->envname("PTBENCH_DEVICE");
@@ -76,6 +79,10 @@ int runCommandLine(int argc, char** argv) {
   cli::addSummaryCommand(app, global);
   cli::addReferenceCommand(app, global);
   cli::addMergeCommand(app, global);
+  // Set after the commands are added, so that their own --help does not inherit it.
+  app.footer(
+      "Global options go before or after the command: ptbench --device 1 run CONFIG, or ptbench run "
+      "CONFIG --device 1.");
 
   try {
     app.parse(argc, argv);

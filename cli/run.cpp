@@ -314,7 +314,8 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
                       "put results/<name>/<stamp>/ under this folder instead of the config's output");
   command->add_option("--set", options->overrides,
                       "override a config key: key=value (value as JSON, or a bare word; a value starting with [, { or "
-                      "\" must be valid JSON), repeatable");
+                      "\" must be valid JSON; a number in the key picks a list's element: "
+                      "scenes.0.camera.path.frames=8), repeatable");
   command->add_flag("--quiet", options->quiet,
                     "no progress output (of runs, or of steps over a second): as the global -q");
   command->add_option("--json", options->json, "also write the report to this file; - for stdout");

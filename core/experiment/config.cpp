@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -195,16 +196,51 @@ void applyOverride(json& config, const std::string& assignment) {
   }
   json value =
       json::accept(text) ? parseJsonRefusingDuplicateKeys(text, "--set " + key, exitConfigInvalid) : json(text);
-  json* target = &config;
   std::stringstream parts(key);
   std::string part;
   std::vector<std::string> path;
   while (std::getline(parts, part, '.')) path.push_back(part);
-  for (size_t i = 0; i + 1 < path.size(); ++i) {
-    if (!(*target)[path[i]].is_object()) (*target)[path[i]] = json::object();
-    target = &(*target)[path[i]];
+  const auto refuse = [&](const std::string& why) {
+    throw UserError("--set " + assignment + ": " + why, exitConfigInvalid);
+  };
+  // The key, part by part: a number picks an element of a list that is there (scenes.0); a name
+  // picks a member of an object, made where there is none (a member that holds something else,
+  // such as the [1, 1, 1] of env under scenes.0.env.file, is replaced). An element is never
+  // replaced: one that is not what the rest of the key needs is refused.
+  json* target = &config;
+  std::string reached;   // the dotted key of *target
+  bool element = false;  // *target is a list's element
+  for (size_t i = 0; i < path.size(); ++i) {
+    const std::string& name = path[i];
+    const std::string where = reached.empty() ? "the config" : reached;
+    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      if (target->is_null()) refuse(where + " is not in the config: there is no list to index with " + name);
+      if (!target->is_array())
+        refuse(where + " is " + (target->is_object() ? "an object" : Validator::describe(*target)) +
+               ", not a list to index with " + name);
+      size_t index = 0;
+      if (std::from_chars(name.data(), name.data() + name.size(), index).ec != std::errc() || index >= target->size())
+        refuse(where + " has no element " + name +
+               (target->empty() ? ": it is an empty list"
+                                : ": its elements are 0 to " + std::to_string(target->size() - 1)));
+      target = &(*target)[index];
+      element = true;
+    } else {
+      if (!target->is_object()) {
+        // A scene given as its path alone stands for {"path": ...}: scenes.0.env gives it an env.
+        if (element && i == 2 && path[0] == "scenes" && target->is_string())
+          *target = json{{"path", *target}};
+        else if (element)
+          refuse(where + " is " + Validator::describe(*target) + ", not an object to set " + name + " in");
+        else
+          *target = json::object();
+      }
+      target = &(*target)[name];
+      element = false;
+    }
+    reached += (reached.empty() ? "" : ".") + name;
   }
-  (*target)[path.back()] = value;
+  *target = value;
 }
 
 // One keyframe of a camera path; `previousTime`, the last valid keyframe's, for the order check.

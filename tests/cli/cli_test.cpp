@@ -39,6 +39,16 @@ std::set<std::string> helpFlags(const std::string& help) {
   return flags;
 }
 
+// The commands `ptbench --help` lists under "Subcommands:".
+std::set<std::string> helpCommands(const std::string& help) {
+  std::set<std::string> commands;
+  std::istringstream lines(help.substr(help.find("Subcommands:")));
+  const std::regex subcommand(R"(^  ([a-z][-a-z]*) )");
+  for (std::string line; std::getline(lines, line);)
+    if (std::smatch match; std::regex_search(line, match, subcommand)) commands.insert(match[1]);
+  return commands;
+}
+
 // The README's synopsis (the first code block under "## Commands"), command by command: the
 // flags (and PTBENCH_ variables) each entry names; "" holds ptbench's own.
 std::map<std::string, std::set<std::string>> readmeSynopsis(const std::set<std::string>& commands) {
@@ -69,13 +79,7 @@ std::map<std::string, std::set<std::string>> readmeSynopsis(const std::set<std::
 TEST(Help, TheReadmeSynopsisAndEveryHelpAgree) {
   const auto top = runPtbench("--help");
   ASSERT_EQ(top.exitCode, 0) << top.all();
-  std::set<std::string> commands;
-  {
-    std::istringstream lines(top.out.substr(top.out.find("Subcommands:")));
-    const std::regex subcommand(R"(^  ([a-z][-a-z]*) )");
-    for (std::string line; std::getline(lines, line);)
-      if (std::smatch match; std::regex_search(line, match, subcommand)) commands.insert(match[1]);
-  }
+  const std::set<std::string> commands = helpCommands(top.out);
   ASSERT_GE(commands.size(), 11u) << top.out;
   const auto synopsis = readmeSynopsis(commands);
   const auto difference = [](const std::set<std::string>& a, const std::set<std::string>& b) {
@@ -108,6 +112,81 @@ TEST(Help, TheReadmeSynopsisAndEveryHelpAgree) {
   const std::string compareHelp = runPtbench("compare --help").out;
   EXPECT_NE(compareHelp.find("2 when it cannot decide"), std::string::npos) << compareHelp;
   EXPECT_NE(compareHelp.find("up to 10 (1000%)"), std::string::npos) << compareHelp;
+}
+
+// Global options act after the command as they do before it, with every command: the same
+// output and exit code, the device they name the one each command looks for. run's own --quiet
+// is run's, and does what -q does.
+TEST(GlobalOptions, ActTheSameAfterTheCommandAsBeforeIt) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ptbench-global-options-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string missing = (dir / "missing.json").string();
+  // Each command with arguments that end quickly, and what its output says with a device that
+  // is not there.
+  const std::map<std::string, std::pair<std::string, std::string>> commands = {
+      {"run", {"configs/ci.json --dry-run", "nonexistent-gpu"}},
+      {"validate", {"configs/ci.json", "configs/ci.json: ok"}},
+      {"compare", {missing + " " + missing, "missing.json"}},
+      {"render", {"--scene builtin:cornell --width 8 --height 8 --spp 1", "nonexistent-gpu"}},
+      {"devices", {"--json", "llvmpipe"}},
+      {"selftest", {"", "nonexistent-gpu"}},
+      {"scene-info", {"builtin:cornell", "nonexistent-gpu"}},
+      {"verify", {"--quick", "nonexistent-gpu"}},
+      {"summary", {missing, "missing.json"}},
+      {"reference", {"builtin:cornell --spp 1 --out " + (dir / "ref.exr").string(), "nonexistent-gpu"}},
+      {"merge", {missing + " --out " + (dir / "merged").string(), "missing.json"}},
+  };
+  const auto top = runPtbench("--help");
+  ASSERT_EQ(top.exitCode, 0) << top.all();
+  for (const std::string& command : helpCommands(top.out))
+    EXPECT_TRUE(commands.contains(command)) << command << " is not tried here";
+  const std::string global = "--device nonexistent-gpu --validate --gpu-timeout 5 --threads 2 -v -q";
+  for (const auto& [command, call] : commands) {
+    const auto& [arguments, says] = call;
+    const auto before = runPtbench(global + " " + command + " " + arguments, "", PTBENCH_SOURCE_DIR);
+    const auto after = runPtbench(command + " " + arguments + " " + global, "", PTBENCH_SOURCE_DIR);
+    EXPECT_EQ(after.exitCode, before.exitCode) << command << "\n" << after.all();
+    EXPECT_EQ(after.all(), before.all()) << command;
+    EXPECT_NE(after.all().find(says), std::string::npos) << command << "\n" << after.all();
+  }
+  const auto lavapipe = runPtbench("run configs/ci.json --dry-run --device llvmpipe", "", PTBENCH_SOURCE_DIR);
+  EXPECT_EQ(lavapipe.exitCode, 0) << lavapipe.all();
+  EXPECT_NE(lavapipe.out.find("on llvmpipe"), std::string::npos) << lavapipe.all();
+  for (const char* quiet : {"--quiet", "-q"}) {
+    const auto result = runPtbench(std::string("run configs/ci.json --dry-run ") + quiet, "", PTBENCH_SOURCE_DIR);
+    EXPECT_EQ(result.exitCode, 0) << quiet << "\n" << result.all();
+  }
+  const auto silenced = runPtbench("scene-info builtin:cornell -q", "PTBENCH_PROGRESS_AFTER_MS=0");
+  EXPECT_EQ(silenced.exitCode, 0) << silenced.all();
+  EXPECT_EQ(silenced.err.find("done in "), std::string::npos) << "-q after the command silences progress\n"
+                                                              << silenced.err;
+  fs::remove_all(dir);
+}
+
+// configs/*.json names configs/schema.json, the JSON Schema of the configs, too: validate says it
+// skips it and checks the rest. A config that names that schema in its own "$schema" is checked.
+TEST(ValidateCommand, SkipsAJsonSchemaAmongTheConfigs) {
+  namespace fs = std::filesystem;
+  const auto shipped = runPtbench("validate configs/*.json", "", PTBENCH_SOURCE_DIR);
+  EXPECT_EQ(shipped.exitCode, 0) << shipped.all();
+  EXPECT_NE(shipped.out.find("configs/schema.json: a JSON Schema, not a config; skipped\n"), std::string::npos)
+      << shipped.all();
+  EXPECT_NE(shipped.out.find("configs/camera-path.json: ok"), std::string::npos) << shipped.all();
+
+  const fs::path dir = fs::temp_directory_path() / ("ptbench-validate-schema-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "draft7.json") << R"({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})";
+  std::ofstream(dir / "broken.json") << R"({"$schema": "./schema.json", "schema_version": 1, "name": "x"})";
+  const auto schema = runPtbench("validate " + (dir / "draft7.json").string());
+  EXPECT_EQ(schema.exitCode, 0) << schema.all();
+  EXPECT_NE(schema.out.find("draft7.json: a JSON Schema, not a config; skipped"), std::string::npos) << schema.all();
+  const auto broken = runPtbench("validate " + (dir / "broken.json").string());
+  EXPECT_EQ(broken.exitCode, 65) << broken.all();
+  EXPECT_NE(broken.err.find("broken.json: /scenes: required"), std::string::npos) << broken.all();
+  fs::remove_all(dir);
 }
 
 TEST(DevicesCommand, JsonListsLavapipeWithItsBackends) {

@@ -546,6 +546,40 @@ TEST_F(ConfigTest, ACameraPathTakesAReferenceAFrame) {
   EXPECT_EQ(frameImagePath(*loaded.scenes[0].reference, 1), dir / "refs" / "cornell-frame001.exr");
 }
 
+// A number in a --set key picks an element of a list that is there; a scene given as its path
+// alone takes keys as the {"path": ...} it stands for. An element the list lacks, or one that
+// holds no keys, is refused naming the flag.
+TEST_F(ConfigTest, SetReachesIntoTheElementsOfLists) {
+  const std::string config = R"({"schema_version": 1, "name": "t", "spp": [1, 2])" + pathScene(threeKeyframes) + "}";
+  const auto set = loadConfig(write(config),
+                              {"scenes.0.camera.path.frames=8", "scenes.0.camera.path.keyframes.1.fov=40", "spp.1=16"});
+  ASSERT_TRUE(set.scenes[0].cameraPath.has_value());
+  EXPECT_EQ(set.scenes[0].cameraPath->frames, 8u);
+  EXPECT_EQ(set.scenes[0].cameraPath->keyframes.at(1).fovDegrees, 40.0f);
+  EXPECT_EQ(set.scenes[0].cameraPath->keyframes.size(), 3u) << "the other keyframes are kept";
+  EXPECT_EQ(set.spps, (std::vector<uint32_t>{1, 16}));
+
+  const auto bare = loadConfig(write(minimal()), {"scenes.0.env=[1,1,1]"});
+  EXPECT_EQ(bare.scenes.at(0).spec, "builtin:cornell");
+  ASSERT_TRUE(bare.scenes[0].environment.has_value());
+  EXPECT_EQ(*bare.scenes[0].environment, (Vec3{1, 1, 1}));
+  EXPECT_EQ(loadConfig(write(minimal()), {"scenes.0=builtin:furnace"}).scenes.at(0).spec, "builtin:furnace");
+
+  for (const auto& [assignment, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"scenes.1.env=[1,1,1]", "--set scenes.1.env=[1,1,1]: scenes has no element 1: its elements are 0 to 0"},
+           {"scenes.99999999999999999999.env=[1,1,1]", "scenes has no element 99999999999999999999"},
+           {"spp.0.x=1", "--set spp.0.x=1: spp.0 is 1, not an object to set x in"},
+           {"name.0=x", "--set name.0=x: name is \"t\", not a list to index with 0"},
+           {"width.0=8", "--set width.0=8: width is not in the config: there is no list to index with 0"},
+           {"0=8", "--set 0=8: the config is an object, not a list to index with 0"},
+       }) {
+    const auto [message, code] =
+        failure(R"({"schema_version": 1, "name": "t", "spp": [1, 2], "scenes": ["x.glb"]})", {assignment});
+    EXPECT_EQ(code, exitConfigInvalid) << assignment;
+    EXPECT_NE(message.find(expected), std::string::npos) << message;
+  }
+}
+
 TEST(ShippedConfigs, AllValidate) {
   for (const auto& entry : fs::directory_iterator(fs::path(PTBENCH_SOURCE_DIR) / "configs")) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
