@@ -38,13 +38,14 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
                          "it cannot decide");
   command->footer(
       "Runs are matched by their parameters (scene, integrator and options, backend and its options, size, spp, "
-      "depths, seed, sampler, counters), never by their place or id. Each gets a verdict: REGRESSED (slower by more "
-      "than the threshold and by more than twice the two runs' combined noise, sqrt(cv^2 + cv^2)), faster, same, "
-      "noisy (slower by more than the threshold, within the noise), unsure (faster or slower by more than the "
-      "threshold, but a side has fewer than 3 frames: no noise estimate) or missing (absent, failed or interrupted on "
-      "one side). The last line is 'compare: verdict OK|REGRESSION|UNDECIDED (...)'. Exit 0: no regression; 1: a "
-      "regression; 2: undecided (a run missing, noisy or unsure, a report without runs: nothing to compare, or a "
-      "report that cannot be read).");
+      "depths, seed, sampler, counters, timing), never by their place or id. Each gets a verdict from every frame of "
+      "both runs: the Hodges-Lehmann estimate of new/base and its 99% Mann-Whitney interval. REGRESSED where the "
+      "interval lies wholly above 1 + threshold, faster where wholly below 1 - threshold, unsure where it reaches "
+      "above 1 + threshold without lying there or a side has fewer than 5 frames, same otherwise, missing where a "
+      "run is absent, failed or interrupted on one side. Reports measured on a CPU implementation (lavapipe) are "
+      "never judged: UNDECIDED. The last line is 'compare: verdict OK|REGRESSION|UNDECIDED (...)'. Exit 0: no "
+      "regression; 1: a regression; 2: undecided (a run missing or unsure, a CPU device, a report without runs: "
+      "nothing to compare, or a report that cannot be read).");
   struct Options {
     std::string base, next, threshold = "3%", metric = "median";
     bool runsOnly = false;
@@ -54,9 +55,12 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
   command->add_option("new", options->next, "new report.json")->required();
   command
       ->add_option("--threshold", options->threshold,
-                   "slowdown that counts as a regression: more than 0, up to 10 (1000%); 3% or 0.03")
+                   "slowdown that counts as a regression (the whole 99% interval beyond it): more than 0, up to 10 "
+                   "(1000%); 3% or 0.03")
       ->capture_default_str();
-  command->add_option("--metric", options->metric, "median, mean or min of the frame GPU time")->capture_default_str();
+  command->add_option("--metric", options->metric,
+                      "median, mean or min of the frame GPU time, as the table prints it (the verdict reads every "
+                      "frame)")->capture_default_str();
   command->add_flag("--runs-only", options->runsOnly, "one line per run: no overhead, stage or bounce lines");
   command->callback([options] {
     CompareOptions compareOptions{.metric = options->metric, .runsOnly = options->runsOnly};

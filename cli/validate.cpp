@@ -1,6 +1,7 @@
 // `ptbench validate CONFIG...`: the config checks of `run`, and nothing else.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -15,6 +16,8 @@ namespace {
 // configs: its "$schema" is a json-schema.org meta-schema's URI, where a config's names the
 // config schema (./schema.json). A file that does not parse is left for loadConfig to report.
 bool isJsonSchema(const std::string& file) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) return false;  // loadConfig names what it is
   std::ifstream in(file);
   try {
     const nlohmann::json document = parseJsonRefusingDuplicateKeys(in, file, exitConfigInvalid);

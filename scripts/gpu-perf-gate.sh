@@ -9,8 +9,9 @@
 #       judge (or promote) a report measured already, on this machine or another; no GPU work
 #   scripts/gpu-perf-gate.sh --compare-only BASE.json NEW.json
 #       the compare step alone, as the gate prints it
-# Exit 0: no run slower beyond the threshold and twice the noise; 1: a regression; 2: undecided
-# (no baseline for this GPU, runs missing or failed on one side, a slowdown within the noise) or a
+# Exit 0: no run slower beyond the threshold (its 99% interval wholly above it); 1: a regression;
+# 2: undecided (no baseline for this GPU, runs missing or failed on one side, an unsure run, a
+# report from a CPU device) or a
 # usage mistake; 3: the measurement wrote no report.
 # Environment: PTBENCH (default build/ptbench), PERF_GATE_BASELINES (default results/baselines),
 # PERF_GATE_THRESHOLD (default 3%). With --out DIR, DIR ends with report.json and compare.txt

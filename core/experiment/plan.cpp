@@ -103,8 +103,8 @@ ExperimentPlan planExperiment(const ExperimentConfig& config, const vk::DeviceCa
                  " is a CPU implementation of Vulkan: its times are the host CPU's, shared with whatever else runs "
                  "there, and say nothing of a GPU; compare draws no verdict from them");
     if (std::any_of(config.backends.begin(), config.backends.end(), [](const std::string& b) { return b == "auto"; }))
-      notes.insert("backend auto is software on a CPU implementation: its own traversal is 10 to 100 times slower "
-                   "there behind ray queries and pipelines");
+      notes.insert("backend auto is software on a CPU implementation: on lavapipe it was 3.7x as fast as ray "
+                   "queries and 4.9x as fast as pipelines over the shipped scenes (geometric means; up to 129x)");
   }
   plan.notes.assign(notes.begin(), notes.end());
   plan.backends.assign(needed.begin(), needed.end());

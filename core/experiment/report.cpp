@@ -305,6 +305,8 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   out["warmup_frames"] = run.warmupFrames;
   out["frames"] = run.frameGpuMs.size();
   out["frame_gpu_ms"] = toJson(frame);
+  // Frames that vary by more than the noise bound: a median to read with care (metrics.h).
+  out["noisy"] = frame.cv > noisyFrameCv;
   out["frame_host_ms"] = toJson(summarize(run.frameHostMs));
   out["frame_gpu_ms_samples"] = run.frameGpuMs;
   // Absent under timing: frame, whose frames have no stages to subtract.
