@@ -73,7 +73,8 @@ void addLine(std::string& table, const std::string& verdict, const std::string& 
 }
 
 struct Tally {
-  size_t runs = 0, same = 0, faster = 0, regressed = 0, unsure = 0, fewFrames = 0, missing = 0;
+  size_t runs = 0, same = 0, faster = 0, regressed = 0, unsure = 0, missing = 0;
+  size_t fewFrames = 0, noSamples = 0;  // of the unsure: too few frames on a side, or none recorded
 };
 
 // A run's measured frame times, or none where the report holds none that are all positive.
@@ -93,7 +94,6 @@ bool onCpuDevice(const json& report) {
 }
 
 }  // namespace
-
 
 // A slowdown of 0 would call every run's noise a regression; one of 10x is no threshold.
 constexpr NumberRange thresholdRange{0, 10, true};
@@ -116,6 +116,8 @@ double parseThreshold(const std::string& text) {
 
 std::string judgeRun(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& options,
                      std::optional<RatioInterval>& interval) {
+  interval.reset();
+  if (base.size() < compareMinFrames || next.size() < compareMinFrames) return "unsure";
   interval = ratioInterval(base, next, compareConfidence);
   if (!interval) return "unsure";
   if (interval->low > 1 + options.threshold) return "REGRESSED";
@@ -180,9 +182,13 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     // for one), and the same otherwise. Noise widens the interval, so it can make a run unsure,
     // never a regression.
     std::optional<RatioInterval> interval;
-    std::string verdict = judgeRun(frameSamples(*baseRun), frameSamples(*nextRun), options, interval);
+    const std::vector<double> baseSamples = frameSamples(*baseRun), nextSamples = frameSamples(*nextRun);
+    std::string verdict = judgeRun(baseSamples, nextSamples, options, interval);
     if (cpu && verdict != "same") verdict = "unsure";
-    if (!interval) ++tally.fewFrames;
+    if (baseSamples.empty() || nextSamples.empty())
+      ++tally.noSamples;
+    else if (!interval)
+      ++tally.fewFrames;
     if (verdict == "same") ++tally.same;
     if (verdict == "faster") ++tally.faster;
     if (verdict == "REGRESSED") ++tally.regressed;
@@ -224,7 +230,13 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
   // A run with counters and the same run without look alike, but their times must not be set
   // side by side: say why they were not.
   const std::string countersKey = " counters=";
-  auto withoutCounters = [&](const std::string& key) { return key.substr(0, key.find(countersKey)); };
+  // The key without its " counters=..." word (what follows it, timing or a camera path, kept).
+  auto withoutCounters = [&](const std::string& key) {
+    const size_t start = key.find(countersKey);
+    if (start == std::string::npos) return key;
+    const size_t end = key.find(' ', start + 1);
+    return key.substr(0, start) + (end == std::string::npos ? "" : key.substr(end));
+  };
   bool countersApart = false;
   for (const auto& [from, to] :
        {std::pair{&baseRuns.byKey, &nextRuns.byKey}, std::pair{&nextRuns.byKey, &baseRuns.byKey}})
@@ -239,6 +251,11 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     table +=
         "note: runs of one report with the same parameters (a scene listed twice, with other lights or another "
         "camera?) are matched by their order among themselves (#2, #3, ...)\n";
+  if (tally.noSamples > 0)
+    table += fmt::format(
+        "note: {} run(s) have no frame times of their own on a side (frame_gpu_ms_samples missing, or a time "
+        "that is not positive), so no interval: measure them again with this ptbench\n",
+        tally.noSamples);
   if (tally.fewFrames > 0)
     table += fmt::format(
         "note: {} run(s) have fewer than {} frames on a side, too few for a {:g}% interval: raise repeats (or "
@@ -259,7 +276,10 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
   std::string counts;
   for (const auto& [count, what] : {std::pair{tally.same, "same"},
                                     {tally.faster, "faster"},
-                                    {tally.unsure, "unsure (a slowdown beyond the threshold within the interval, or too few frames)"},
+                                    {tally.unsure,
+                                     cpu ? "unsure (measured on a CPU device)"
+                                         : "unsure (a slowdown beyond the threshold within the interval, or too few "
+                                           "frames)"},
                                     {tally.missing, "missing or failed on one side"}})
     if (count > 0) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, what);
   const char* verdict = cpu ? "UNDECIDED" : tally.regressed ? "REGRESSION" : undecided ? "UNDECIDED" : "OK";

@@ -644,6 +644,36 @@ std::string unlitSceneWarning(const SceneEntry& entry, const SceneData& scene) {
          "1,1,1) or a sun";
 }
 
+std::string cameraPathText(const SceneEntry& entry) {
+  if (!entry.cameraPath) return "";
+  const CameraPathSpec& path = *entry.cameraPath;
+  std::string what;
+  if (path.animationName)
+    what = "animation " + *path.animationName;
+  else if (path.animationIndex)
+    what = "animation " + std::to_string(*path.animationIndex);
+  else {
+    // FNV-1a over the keyframes' numbers as written: equal paths hash alike in every report.
+    uint32_t hash = 2166136261u;
+    auto mix = [&](double value) {
+      const std::string text = fmt::format("{}", value);
+      for (char c : text) hash = (hash ^ uint8_t(c)) * 16777619u;
+      hash = (hash ^ uint8_t(',')) * 16777619u;
+    };
+    for (const CameraPathSpec::Keyframe& key : path.keyframes) {
+      mix(key.time);
+      for (float v : {key.position.x, key.position.y, key.position.z}) mix(v);
+      if (key.target) for (float v : {key.target->x, key.target->y, key.target->z}) mix(v);
+      if (key.up) for (float v : {key.up->x, key.up->y, key.up->z}) mix(v);
+      if (key.rotation) for (float v : {key.rotation->x, key.rotation->y, key.rotation->z, key.rotation->w}) mix(v);
+      for (const auto& optional : {key.fovDegrees, key.aperture, key.focusDistance}) mix(optional ? *optional : -1.0);
+    }
+    what = fmt::format("{} keyframes {:08x}", path.keyframes.size(), hash);
+  }
+  return fmt::format("{}, {} frames at {:g} fps, {}", what, path.frames, path.fps,
+                     path.interpolation == PathInterpolation::Linear ? "linear" : "catmull-rom");
+}
+
 void applySceneEntry(const SceneEntry& entry, SceneData& scene) {
   if (const auto& map = entry.environmentMap) {
     scene.environmentMap = loadEnvironmentMap(map->file, map->intensity, map->rotationDegrees);

@@ -79,6 +79,12 @@ Camera cameraFor(const SceneEntry& entry, const SceneData& scene);
 // is fixed. A UserError names a glTF animation the scene lacks.
 std::vector<Camera> cameraPathFrames(const SceneEntry& entry, const SceneData& scene);
 
+// The entry's camera path in a few words, for reports, labels and run keys: the animation or the
+// number of keyframes, the frames, fps and interpolation, and a short hash of the keyframes that
+// tells two paths of the same counts apart ("3 keyframes 3f1a9c0e, 25 frames at 12 fps,
+// catmull-rom"); empty for a fixed camera.
+std::string cameraPathText(const SceneEntry& entry);
+
 // A camera path from a JSON file of its own (`reference --camera-path`, or a config's
 // camera.path given as a file name): validated as a config's, every problem in one UserError.
 CameraPathSpec readCameraPathFile(const std::filesystem::path& file);

@@ -44,7 +44,7 @@ std::vector<Axis> runAxes(const json& runs) {
                             parameterAxis("width"),     parameterAxis("height"),     parameterAxis("spp"),
                             parameterAxis("max_depth"), parameterAxis("rr_depth"),   parameterAxis("seed"),
                             parameterAxis("sampler"),   parameterAxis("counters", "off"),
-                            parameterAxis("timing", "stages")};
+                            parameterAxis("timing", "stages"), parameterAxis("camera_path")};
   std::set<std::string> parameters, options;
   for (const Axis& axis : axes) parameters.insert(axis.name);
   for (const auto& run : runs) {

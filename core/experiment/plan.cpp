@@ -73,6 +73,7 @@ ExperimentPlan planExperiment(const ExperimentConfig& config, const vk::DeviceCa
       record.id = runId(plan.runs.size() - 1);
       record.spec = spec;
       record.scene = config.scenes[spec.scene].spec;
+      record.cameraPath = cameraPathText(config.scenes[spec.scene]);
       record.backend = backend;
       record.error = error;
       record.sweepIndex = sweepIndex;

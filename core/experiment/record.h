@@ -27,6 +27,7 @@ struct RunRecord {
   size_t variant = 0;
   RunSpec spec;
   std::string scene;                    // as written in the config
+  std::string cameraPath;               // its entry's camera path (cameraPathText); empty for a fixed camera
   std::string backend;                  // resolved (rayquery, pipeline, ...), or as configured when resolving failed
   std::optional<Backend> traceBackend;  // the backend resolved; none when resolving failed
   std::string error;                    // empty when the run succeeded

@@ -93,7 +93,7 @@ json kernelJson(const KernelStatistics& kernel) {
 
 json runParametersJson(const RunRecord& run) {
   const RenderSettings& s = run.spec.settings;
-  return {{"scene", run.scene},
+  json parameters = {{"scene", run.scene},
           {"integrator", integratorName(run.spec.integrator)},
           {"backend", run.backend},
           {"width", s.width},
@@ -106,6 +106,9 @@ json runParametersJson(const RunRecord& run) {
           {"counters", countersName(s.counters)},
           {"timing", s.stageTimestamps ? "stages" : "frame"},
           {"options", runOptionsJson(run.spec.integrator, run.backend, s)}};
+  // A scene listed twice with two camera paths is two settings, not a repeat.
+  if (!run.cameraPath.empty()) parameters["camera_path"] = run.cameraPath;
+  return parameters;
 }
 
 namespace {
@@ -779,6 +782,7 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
     check.field(p, at + "/parameters", "options", Kind::Object);
     check.field(p, at + "/parameters", "counters", Kind::String, false);
     check.field(p, at + "/parameters", "timing", Kind::String, false);
+    check.field(p, at + "/parameters", "camera_path", Kind::String, false);
     check.field(run, at, "error", Kind::String, run["status"] == "error");
     if (run["status"] != "ok") continue;
     check.field(run, at, "frames", Kind::Count);
@@ -933,6 +937,7 @@ std::string runKey(const json& run) {
   if (p.value("counters", "off") != "off") key += " counters=" + p["counters"].get<std::string>();
   // Runs timed per frame only are distinct runs of their own (what stage timing costs).
   if (p.value("timing", "stages") != "stages") key += " timing=" + p["timing"].get<std::string>();
+  if (p.contains("camera_path")) key += " camera_path=" + p["camera_path"].get<std::string>();
   return key;
 }
 

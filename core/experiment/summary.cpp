@@ -113,16 +113,17 @@ std::vector<Axis> settingsAxes(const std::vector<Axis>& varying, const json& run
 
 // The settings of `axes` as cells print them: width and height as one size, the rest name=value.
 std::string settingsText(const std::vector<Axis>& axes, const json& p) {
-  std::vector<Axis> rest;
   std::string text;
+  bool size = false;  // width or height varies: the size once, as WxH
   for (const Axis& axis : axes) {
-    if (axis.name == "height") continue;
-    if (axis.name == "width") {
-      text += (text.empty() ? "" : " ") + p["width"].dump() + "x" + p["height"].dump();
+    if (axis.name == "width" || axis.name == "height") {
+      if (!size) text += (text.empty() ? "" : " ") + p["width"].dump() + "x" + p["height"].dump();
+      size = true;
       continue;
     }
     if (axis.name == "spp" || axis.name == "max_depth" || axis.name == "rr_depth" || axis.name == "seed" ||
-        axis.name == "sampler" || axis.name == "counters" || axis.name == "timing" || axis.option)
+        axis.name == "sampler" || axis.name == "counters" || axis.name == "timing" || axis.name == "camera_path" ||
+        axis.option)
       if (const std::string value = axis.value(p); !value.empty()) text += (text.empty() ? "" : " ") + axis.name + "=" + value;
   }
   return text;
@@ -412,13 +413,16 @@ std::string reportSummary(const json& report, SummaryFormat format) {
   for (const RelativeTime& line : relativeTimes) parameters.push_back(settingsText(lineSettings, line.parameters));
   bool anyRepeated = false;
   for (const RelativeTime& line : relativeTimes) anyRepeated |= line.ratios.size() > 1;
-  if (!parameters.empty() && !parameters[0].empty()) relativeColumns.push_back({"parameters", -1});
+  // A column where any line has settings to show, and a cell on every line then, empty or not.
+  const bool anyParameters =
+      std::any_of(parameters.begin(), parameters.end(), [](const std::string& text) { return !text.empty(); });
+  if (anyParameters) relativeColumns.push_back({"parameters", -1});
   relativeColumns.push_back({"relative GPU time", 1});
   if (anyRepeated) relativeColumns.push_back({"runs", 1});
   for (size_t i = 0; i < relativeTimes.size(); ++i) {
     const RelativeTime& line = relativeTimes[i];
     std::vector<std::string> cells = {line.scene, line.integrator, line.backend};
-    if (!parameters[i].empty()) cells.push_back(parameters[i]);
+    if (anyParameters) cells.push_back(parameters[i]);
     cells.push_back(fmt::format("{:.3f}x", geometricMean(line.ratios)));
     if (anyRepeated) cells.push_back(std::to_string(line.ratios.size()));
     relative.push_back(cells);

@@ -190,6 +190,33 @@ TEST(Report, RooflineFractionIsOverTheDiffuseRaycastOfTheSameSceneAndBackend) {
   }
 }
 
+// A scene listed twice with two camera paths is two settings: the path is a parameter of its
+// runs, in their key, and equal paths read alike; a fixed camera has none.
+TEST(Report, ACameraPathIsASettingOfItsRuns) {
+  SceneEntry entry{.spec = "builtin:cornell"};
+  EXPECT_EQ(cameraPathText(entry), "");
+  CameraPathSpec path{.fps = 12, .frames = 25};
+  path.keyframes = {{.time = 0, .position = {0, 0, -1}, .target = Vec3{0, 0, 0}},
+                    {.time = 1, .position = {0.5f, 0, -1}, .target = Vec3{0, 0, 0}}};
+  entry.cameraPath = path;
+  const std::string text = cameraPathText(entry);
+  EXPECT_EQ(text.rfind("2 keyframes ", 0), 0u) << text;
+  EXPECT_NE(text.find(", 25 frames at 12 fps, catmull-rom"), std::string::npos) << text;
+  SceneEntry other = entry;
+  other.cameraPath->keyframes[1].position.x = 0.25f;
+  EXPECT_NE(cameraPathText(other), text) << "paths of the same counts told apart";
+  EXPECT_EQ(cameraPathText(SceneEntry(entry)), text);
+
+  RunRecord fixed;
+  fixed.scene = "builtin:cornell";
+  RunRecord moving = fixed;
+  moving.cameraPath = text;
+  EXPECT_FALSE(runParametersJson(fixed).contains("camera_path"));
+  EXPECT_EQ(runParametersJson(moving)["camera_path"], text);
+  EXPECT_NE(runKey(json{{"parameters", runParametersJson(fixed)}}),
+            runKey(json{{"parameters", runParametersJson(moving)}}));
+}
+
 TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   const fs::path folder = fs::temp_directory_path() / ("ptbench-report-" + std::to_string(::getpid()));
   fs::create_directories(folder);
@@ -589,6 +616,18 @@ TEST(Compare, RunsWithTooFewFramesAreNeverARegression) {
                            frames(syntheticReport({{"megakernel", 13.7, 0.0}}), 5), {})
                 .exitCode,
             compareExitRegression);
+}
+
+// A baseline whose times are 0 or negative once made every new run "same" (a change of 0), so
+// a run 100 times slower passed: no interval can be drawn from such times, and the run is unsure.
+TEST(Compare, ABaselineOfZeroOrNegativeTimesIsNeverPassed) {
+  for (double time : {0.0, -5.0}) {
+    json base = syntheticReport({{"megakernel", 10.0, 0.01}});
+    setFrames(base["runs"][0], time, 0.0);
+    const auto result = compareReports(base, syntheticReport({{"megakernel", 1000.0, 0.01}}), {});
+    EXPECT_EQ(result.exitCode, compareExitUndecided) << result.table;
+    EXPECT_NE(result.table.find("no frame times of their own"), std::string::npos) << result.table;
+  }
 }
 
 // A committed GPU baseline against a copy of itself made 10% slower is a regression that names
