@@ -49,7 +49,8 @@ std::vector<Axis> runAxes(const json& runs) {
   for (const Axis& axis : axes) parameters.insert(axis.name);
   for (const auto& run : runs) {
     const json& given = run.value("parameters", json::object()).value("options", json::object());
-    for (const auto& [name, value] : given.items()) {
+    for (const auto& entry : given.items()) {
+      const std::string name = entry.key();
       if (!options.insert(name).second) continue;
       // An option named like a parameter would make two columns of one name.
       const std::string column = parameters.count(name) ? "option_" + name : name;
