@@ -121,10 +121,8 @@ std::string settingsText(const std::vector<Axis>& axes, const json& p) {
       size = true;
       continue;
     }
-    if (axis.name == "spp" || axis.name == "max_depth" || axis.name == "rr_depth" || axis.name == "seed" ||
-        axis.name == "sampler" || axis.name == "counters" || axis.name == "timing" || axis.name == "camera_path" ||
-        axis.option)
-      if (const std::string value = axis.value(p); !value.empty()) text += (text.empty() ? "" : " ") + axis.name + "=" + value;
+    if (const std::string value = axis.value(p); !value.empty())
+      text += (text.empty() ? "" : " ") + axis.name + "=" + value;
   }
   return text;
 }
