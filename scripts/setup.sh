@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake ninja-build ccache pkg-config git
   libvulkan-dev vulkan-tools vulkan-validationlayers
   glslang-tools spirv-tools
   libtinygltf-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libstb-dev libtinyexr-dev

@@ -1,29 +1,123 @@
 #!/usr/bin/env bash
 # Sets up, builds (warnings are errors) and runs every test, on lavapipe where there is no GPU;
 # then the unit and bad-input tests again under ASan and UBSan, and each fuzzer for 30 s.
+# Prints each stage's time as it ends, and last a table of them and one line:
+#   test.sh: N passed, N failed, N skipped (N flaky) in M min S s
+# Every skipped test is named there with why. Exit 0 only when nothing failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+passed=0 failed=0 skipped=0 flaky=0
+notes=()
+stages=()
+stage="" stage_start=0 run_start=$(date +%s)
+
+end_stage() {
+  if [ -n "$stage" ]; then
+    local seconds=$(($(date +%s) - stage_start))
+    stages+=("$(printf '%-34s %5d s' "$stage" "$seconds")")
+    echo "test.sh: $stage took $seconds s"
+  fi
+  stage=""
+}
+begin_stage() {
+  end_stage
+  stage=$1
+  stage_start=$(date +%s)
+  echo "test.sh: == $stage"
+}
+# Adds what scripts/count_tests.py counted in FILE (KIND: junit, gtest or verify).
+count() {
+  local counted
+  counted=$(python3 scripts/count_tests.py "$1" "$2") || {
+    failed=$((failed + 1))
+    notes+=("failed: $stage wrote no results ($2)")
+    return 0
+  }
+  local p f s
+  read -r p f s <<<"$(head -1 <<<"$counted")"
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  while IFS= read -r note; do [ -n "$note" ] && notes+=("$note ($stage)"); done < <(tail -n +2 <<<"$counted")
+}
+finish() {
+  local status=$?
+  if [ -n "$stage" ] && [ "$status" -ne 0 ]; then
+    failed=$((failed + 1))
+    notes+=("failed: $stage stopped with exit $status")
+  fi
+  end_stage
+  echo
+  echo "test.sh: stages"
+  printf '  %s\n' "${stages[@]}"
+  [ ${#notes[@]} -eq 0 ] || printf '  %s\n' "${notes[@]}"
+  local total=$(($(date +%s) - run_start))
+  echo "test.sh: $passed passed, $failed failed, $skipped skipped ($flaky flaky) in $((total / 60)) min $((total % 60)) s"
+  if [ "$failed" -gt 0 ] && [ "$status" -eq 0 ]; then exit 1; fi
+}
+trap finish EXIT
+
+# Ninja and ccache where setup installed them; a build folder keeps the generator it was made with.
+configure() {
+  local folder=$1
+  shift
+  local generator=()
+  [ -f "$folder/CMakeCache.txt" ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
+  local launcher=()
+  ! command -v ccache >/dev/null || launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake -S . -B "$folder" "${generator[@]}" "${launcher[@]}" "$@" >/dev/null
+}
+
+begin_stage "setup"
 scripts/setup.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPTBENCH_WERROR=ON
+
+begin_stage "build (release)"
+configure build -DCMAKE_BUILD_TYPE=Release -DPTBENCH_WERROR=ON
 cmake --build build -j"$(nproc)"
+
 # The same code under AddressSanitizer and UBSan (clang): the unit tests, the bad-input tests
 # and each fuzzer for a short, fixed time. (The other GPU tests stay on the plain build:
 # lavapipe under ASan is slow, and its own leaks are not ours.)
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+begin_stage "build (sanitizers)"
+configure build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DPTBENCH_SANITIZE=ON -DPTBENCH_FUZZ=ON -DPTBENCH_WERROR=ON
 cmake --build build-sanitize -j"$(nproc)" --target ptbench ptbench_unit_tests ptbench_gpu_tests fuzz_config fuzz_gltf fuzz_hdr
-build-sanitize/ptbench_unit_tests --gtest_brief=1
-ASAN_OPTIONS=detect_leaks=0 build-sanitize/ptbench_gpu_tests --gtest_brief=1 --gtest_filter='BadInputTest.*'
+
+begin_stage "sanitizers: unit tests"
+build-sanitize/ptbench_unit_tests --gtest_brief=1 --gtest_output=json:build-sanitize/unit-tests.json || true
+count gtest build-sanitize/unit-tests.json
+begin_stage "sanitizers: bad-input tests"
+ASAN_OPTIONS=detect_leaks=0 build-sanitize/ptbench_gpu_tests --gtest_brief=1 --gtest_filter='BadInputTest.*' \
+  --gtest_output=json:build-sanitize/bad-input-tests.json || true
+count gtest build-sanitize/bad-input-tests.json
+
+begin_stage "fuzzers (3 x 30 s)"
 scripts/fuzz.sh 30
-# A failed test runs once more, alone: one that fails again fails the run; one that then passes
-# is named as flaky at the end, its first failure's output (for a crash, its stack) above. One
-# has: a bus error inside a lavapipe test once in many runs under CTest's load, never reproduced.
-if ! ctest --test-dir build --output-on-failure -j"$(nproc)"; then
+passed=$((passed + 3))
+
+# The tests of the plain build, every label (unit, gpu, slurm, scripts). A failed test runs once
+# more, alone: one that fails again fails the run; one that then passes is named FLAKY at the
+# end, its first failure's output (for a crash, its stack) above. One has: a bus error inside a
+# lavapipe test once in many runs under CTest's load, never reproduced.
+begin_stage "tests (ctest)"
+if ! ctest --test-dir build --output-on-failure -j"$(nproc)" --output-junit ctest.xml; then
   echo "test.sh: running the failed tests once more, alone"
-  ctest --test-dir build --output-on-failure --rerun-failed
-  echo "test.sh: FLAKY: the tests CTest listed as failed above passed when run again alone;" \
-    "their first output is above"
+  ctest --test-dir build --output-on-failure --rerun-failed --output-junit ctest-rerun.xml || true
+  first=$(python3 scripts/count_tests.py junit build/ctest.xml | grep '^failed: ' | sed 's/^failed: //' || true)
+  again=$(python3 scripts/count_tests.py junit build/ctest-rerun.xml | grep '^failed: ' | sed 's/^failed: //' || true)
+  while IFS= read -r name; do
+    [ -n "$name" ] || continue
+    if ! grep -qxF "$name" <<<"$again"; then
+      flaky=$((flaky + 1))
+      notes+=("FLAKY: $name failed, then passed alone; its first output is above")
+    fi
+  done <<<"$first"
 fi
+count junit build/ctest.xml
+# The flaky ones counted as failed above passed alone.
+passed=$((passed + flaky)) failed=$((failed - flaky))
+
 # The analytic checks with every integrator and backend lavapipe has, through the binary users
 # run (README, "Checking a device"); exit 3 on a wrong image.
-build/ptbench --validate verify --quick
+begin_stage "verify (--quick)"
+build/ptbench --validate verify --quick --json build/verify.json || true
+count verify build/verify.json

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/scene/gpu_scene.h"
 #include "core/trace/registry.h"
 #include "core/vk/barrier.h"
 #include "shared/bvh.h"
@@ -98,7 +99,7 @@ ShaderBindingTable createShaderBindingTable(const vk::Context& context, VkPipeli
 
 }  // namespace
 
-Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, VkDescriptorSetLayout sceneLayout)
+Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, const GpuScene& scene)
     : desc_(std::move(desc)), traceRowWidth_(context.capabilities().traceRowWidth) {
   const auto start = std::chrono::steady_clock::now();
   std::string shader = desc_.shader;
@@ -115,13 +116,37 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
   }
   const Specialization specialization(desc_.specialization, desc_.shadedClassLimit, desc_.msCompensation, desc_.restir,
                                       softwareBvh);
-  if (!rayGeneration_) {
-    auto pipeline =
-        vk::createComputePipeline(context, shader, desc_.pushBytes, std::span(&sceneLayout, 1), specialization.get());
-    layout_ = std::move(pipeline.layout);
-    pipeline_ = std::move(pipeline.pipeline);
+  // Everything compile() reads.
+  std::string key = shader + " push " + std::to_string(desc_.pushBytes) + " scene set " +
+                    scene.descriptorSetLayoutKey() + "constants";
+  for (const VkSpecializationMapEntry& entry : specialization.entries)
+    key += " " + std::to_string(entry.constantID) + "=" + std::to_string(specialization.values[entry.offset / 4]);
+  vk::ReusablePipelines& reusable = context.reusablePipelines();
+  compiled_ = std::static_pointer_cast<const Compiled>(reusable.find(key));
+  if (!compiled_) {
+    compiled_ = std::make_shared<const Compiled>(compile(context, shader, rayGeneration_, desc_.pushBytes,
+                                                         scene.descriptorSetLayout(), specialization.get()));
+    reusable.keep(key, compiled_);
+  }
+  createMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  shaderName_ = shader;
+  // A ray-generation launch's threads are scheduled per warp; a compute kernel's per workgroup.
+  const uint32_t threadsPerWorkgroup = rayGeneration_ || desc_.singleInvocation ? 1
+                                       : desc_.tiled ? gpu::MEGAKERNEL_TILE * gpu::MEGAKERNEL_TILE
+                                                     : gpu::WORKGROUP_SIZE_1D;
+  occupancy_ = vk::occupancy(context.capabilities(), compiled_->executables, threadsPerWorkgroup);
+}
+
+Kernel::Compiled Kernel::compile(const vk::Context& context, const std::string& shader, bool rayGeneration,
+                                 uint32_t pushBytes, VkDescriptorSetLayout sceneLayout,
+                                 const VkSpecializationInfo* specialization) {
+  Compiled compiled;
+  if (!rayGeneration) {
+    auto pipeline = vk::createComputePipeline(context, shader, pushBytes, std::span(&sceneLayout, 1), specialization);
+    compiled.layout = std::move(pipeline.layout);
+    compiled.pipeline = std::move(pipeline.pipeline);
   } else {
-    layout_ = vk::createPipelineLayout(context, desc_.pushBytes, std::span(&sceneLayout, 1));
+    compiled.layout = vk::createPipelineLayout(context, pushBytes, std::span(&sceneLayout, 1));
     const VkDevice device = context.device();
     const vk::ShaderModule raygenModule = vk::createShaderModule(context, shader);
     const vk::ShaderModule missModule = vk::createShaderModule(context, "rt_miss");
@@ -137,7 +162,7 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
                                              .pSpecializationInfo = info};
     };
     const std::vector<VkPipelineShaderStageCreateInfo> stages = {
-        stage(VK_SHADER_STAGE_RAYGEN_BIT_KHR, raygenModule.get(), specialization.get()),
+        stage(VK_SHADER_STAGE_RAYGEN_BIT_KHR, raygenModule.get(), specialization),
         stage(VK_SHADER_STAGE_MISS_BIT_KHR, missModule.get(), nullptr),
         stage(VK_SHADER_STAGE_MISS_BIT_KHR, shadowMissModule.get(), nullptr),
         stage(VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, closestHitModule.get(), nullptr),
@@ -175,27 +200,21 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
                                                  .pGroups = groups.data(),
                                                  // Only the ray-generation shader traces rays.
                                                  .maxPipelineRayRecursionDepth = 1,
-                                                 .layout = layout_.get()};
+                                                 .layout = compiled.layout.get()};
     VkPipeline pipeline = VK_NULL_HANDLE;
     VK_CHECK(vkCreateRayTracingPipelinesKHR(device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline));
-    pipeline_ = {device, pipeline};
-    bindingTable_ = createShaderBindingTable(context, pipeline, uint32_t(groups.size()));
+    compiled.pipeline = {device, pipeline};
+    compiled.bindingTable = createShaderBindingTable(context, pipeline, uint32_t(groups.size()));
   }
-  createMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  shaderName_ = shader;
-  executables_ = vk::pipelineExecutables(context, pipeline_.get());
-  // A ray-generation launch's threads are scheduled per warp; a compute kernel's per workgroup.
-  const uint32_t threadsPerWorkgroup = rayGeneration_ || desc_.singleInvocation ? 1
-                                       : desc_.tiled ? gpu::MEGAKERNEL_TILE * gpu::MEGAKERNEL_TILE
-                                                     : gpu::WORKGROUP_SIZE_1D;
-  occupancy_ = vk::occupancy(context.capabilities(), executables_, threadsPerWorkgroup);
+  compiled.executables = vk::pipelineExecutables(context, compiled.pipeline.get());
+  return compiled;
 }
 
 KernelStatistics Kernel::statistics(Stage stage) const {
   return {.stage = stage,
           .shader = shaderName_,
           .createMs = createMs_,
-          .executables = executables_,
+          .executables = compiled_->executables,
           .occupancy = occupancy_};
 }
 
@@ -208,9 +227,9 @@ double pipelineCreateMs(const std::vector<KernelStatistics>& kernels) {
 void Kernel::bind(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push) const {
   const VkPipelineBindPoint bindPoint =
       rayGeneration_ ? VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR : VK_PIPELINE_BIND_POINT_COMPUTE;
-  vkCmdBindPipeline(commands, bindPoint, pipeline_.get());
-  vkCmdBindDescriptorSets(commands, bindPoint, layout_.get(), gpu::SCENE_SET, 1, &sceneSet, 0, nullptr);
-  vkCmdPushConstants(commands, layout_.get(), VK_SHADER_STAGE_ALL, 0, desc_.pushBytes, push);
+  vkCmdBindPipeline(commands, bindPoint, compiled_->pipeline.get());
+  vkCmdBindDescriptorSets(commands, bindPoint, compiled_->layout.get(), gpu::SCENE_SET, 1, &sceneSet, 0, nullptr);
+  vkCmdPushConstants(commands, compiled_->layout.get(), VK_SHADER_STAGE_ALL, 0, desc_.pushBytes, push);
 }
 
 void Kernel::launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t width,
@@ -218,7 +237,7 @@ void Kernel::launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const vo
   if (!desc_.tiled) throw std::logic_error("kernel " + desc_.shader + " is 1-D: launch it over a count");
   bind(commands, sceneSet, push);
   if (rayGeneration_) {
-    const auto& t = bindingTable_;
+    const auto& t = compiled_->bindingTable;
     vkCmdTraceRaysKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable, width, height, 1);
   } else {
     vkCmdDispatch(commands, divideRoundingUp(width, gpu::MEGAKERNEL_TILE),
@@ -232,7 +251,7 @@ void Kernel::launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const vo
   bind(commands, sceneSet, push);
   if (rayGeneration_) {
     const uint32_t width = std::min(count, traceRowWidth_);
-    const auto& t = bindingTable_;
+    const auto& t = compiled_->bindingTable;
     vkCmdTraceRaysKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable, width, divideRoundingUp(count, width), 1);
   } else {
     const uint32_t groups = divideRoundingUp(count, gpu::WORKGROUP_SIZE_1D);
@@ -247,7 +266,7 @@ void Kernel::launchIndirect(VkCommandBuffer commands, VkDescriptorSet sceneSet, 
   static_assert(offsetof(gpu::LaunchRecord, width) == 12, "the trace-rays command follows the dispatch command");
   bind(commands, sceneSet, push);
   if (rayGeneration_) {
-    const auto& t = bindingTable_;
+    const auto& t = compiled_->bindingTable;
     vkCmdTraceRaysIndirectKHR(commands, &t.raygen, &t.miss, &t.hit, &t.callable,
                               records.address() + recordOffset + offsetof(gpu::LaunchRecord, width));
   } else {

@@ -3,6 +3,7 @@
 // same push constants and the same launches (direct over a grid or a count, or indirect from
 // a record a GPU kernel wrote), so integrators never see the difference.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,9 +60,14 @@ struct ShaderBindingTable {
   VkStridedDeviceAddressRegionKHR raygen{}, miss{}, hit{}, callable{};
 };
 
+class GpuScene;
+
 class Kernel {
  public:
-  Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, VkDescriptorSetLayout sceneLayout);
+  // Reuses the pipeline an earlier kernel of the same shader, backend and constants made on this
+  // context for a scene of the same descriptor-set layout (then its createMs is this one's
+  // lookup, near 0), else creates it.
+  Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, const GpuScene& scene);
 
   // One invocation per pixel of a width x height grid (tiled kernels).
   void launch(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push, uint32_t width,
@@ -80,17 +86,24 @@ class Kernel {
   KernelStatistics statistics(Stage stage) const;
 
  private:
+  // What creating the pipeline made, shared by the kernels that reuse it.
+  struct Compiled {
+    vk::PipelineLayout layout;
+    vk::PipelineHandle pipeline;
+    ShaderBindingTable bindingTable;  // ray generation only
+    std::vector<vk::PipelineExecutable> executables;
+  };
+  static Compiled compile(const vk::Context& context, const std::string& shader, bool rayGeneration,
+                          uint32_t pushBytes, VkDescriptorSetLayout sceneLayout,
+                          const VkSpecializationInfo* specialization);
   void bind(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push) const;
 
   KernelDesc desc_;
   std::string shaderName_;  // desc_.shader with its backend suffix
   uint32_t traceRowWidth_;  // DeviceCapabilities::traceRowWidth
   bool rayGeneration_ = false;
-  vk::PipelineLayout layout_;
-  vk::PipelineHandle pipeline_;
-  ShaderBindingTable bindingTable_;
+  std::shared_ptr<const Compiled> compiled_;
   double createMs_ = 0;
-  std::vector<vk::PipelineExecutable> executables_;
   vk::OccupancyResult occupancy_;
 };
 

@@ -53,7 +53,7 @@ MegakernelIntegrator::MegakernelIntegrator(const vk::Context& context, const Gpu
     : context_(context),
       scene_(scene),
       regenerate_(kind == IntegratorKind::MegakernelRegen),
-      kernel_(context, megakernelDesc(kind, settings, scene), target, scene.descriptorSetLayout()),
+      kernel_(context, megakernelDesc(kind, settings, scene), target, scene),
       frame_(context, scene, target, settings.counters) {
   if (settings.restir == Restir::Off) return;
   // Only the plain megakernel's launches are sample passes ReSTIR's passes can follow (its

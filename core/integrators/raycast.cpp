@@ -92,12 +92,12 @@ uint32_t RaycastIntegrator::batchSamples(const RenderSettings& settings) {
 RaycastIntegrator::RaycastIntegrator(const vk::Context& context, const GpuScene& scene, TraceTarget target)
     : context_(context),
       scene_(scene),
-      generate_(context, raycastKernel("raycast_generate"), checkDevice(context, target), scene.descriptorSetLayout()),
-      prepare_(context, singleInvocation(raycastKernel("raycast_prepare")), target, scene.descriptorSetLayout()),
-      spawn_(context, raycastKernel("raycast_spawn"), target, scene.descriptorSetLayout()),
-      resolve_(context, raycastKernel("raycast_resolve"), target, scene.descriptorSetLayout()),
-      traceClosest_(context, raycastKernel("raycast_trace", true, {0}), target, scene.descriptorSetLayout()),
-      traceAny_(context, raycastKernel("raycast_trace", true, {1}), target, scene.descriptorSetLayout()),
+      generate_(context, raycastKernel("raycast_generate"), checkDevice(context, target), scene),
+      prepare_(context, singleInvocation(raycastKernel("raycast_prepare")), target, scene),
+      spawn_(context, raycastKernel("raycast_spawn"), target, scene),
+      resolve_(context, raycastKernel("raycast_resolve"), target, scene),
+      traceClosest_(context, raycastKernel("raycast_trace", true, {0}), target, scene),
+      traceAny_(context, raycastKernel("raycast_trace", true, {1}), target, scene),
       frame_(context, scene, target, Counters::Off),
       control_(context, controlBytes,
                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |

@@ -49,9 +49,9 @@ RestirPasses::RestirPasses(const vk::Context& context, const GpuScene& scene, Tr
       scene_(scene),
       restir_(restir),
       temporal_(context, passDesc("restir_temporal", scene, restir, msCompensation), target,
-                scene.descriptorSetLayout()),
-      spatial_(context, passDesc("restir_spatial", scene, restir, msCompensation), target, scene.descriptorSetLayout()),
-      shade_(context, passDesc("restir_shade", scene, restir, msCompensation), target, scene.descriptorSetLayout()),
+                scene),
+      spatial_(context, passDesc("restir_spatial", scene, restir, msCompensation), target, scene),
+      shade_(context, passDesc("restir_shade", scene, restir, msCompensation), target, scene),
       frameBuffer_(context, sizeof(gpu::RestirFrame),
                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
 

@@ -84,26 +84,26 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
       scene_(scene),
       options_(checkDevice(context, target.backend, settings.wavefront)),
       generate_(context, stageKernel("wavefront_generate", false, settings, scene), target,
-                scene.descriptorSetLayout()),
+                scene),
       extend_(context, stageKernel(countedKernel("wavefront_extend", settings), true, settings, scene), target,
-              scene.descriptorSetLayout()),
+              scene),
       shadow_(context, stageKernel(countedKernel("wavefront_shadow", settings), true, settings, scene), target,
-              scene.descriptorSetLayout()),
+              scene),
       accumulate_(context, stageKernel("wavefront_accumulate", false, settings, scene), target,
-                  scene.descriptorSetLayout()),
+                  scene),
       prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, settings, scene)), target,
-               scene.descriptorSetLayout()),
+               scene),
       frame_(context, scene, target, settings.counters) {
   if (settings.restir != Restir::Off) restir_.emplace(context, scene, target, settings.restir, settings.msCompensation);
   const std::string shade = countedKernel("wavefront_shade", settings);
   if (options_.materialQueues) {
     classify_.emplace(context, stageKernel("wavefront_classify", false, settings, scene), target,
-                      scene.descriptorSetLayout());
+                      scene);
     for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
       shade_.emplace_back(context, stageKernel(shade, false, settings, scene, materialClass), target,
-                          scene.descriptorSetLayout());
+                          scene);
   } else {
-    shade_.emplace_back(context, stageKernel(shade, false, settings, scene), target, scene.descriptorSetLayout());
+    shade_.emplace_back(context, stageKernel(shade, false, settings, scene), target, scene);
   }
   shaderStages_ = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | extend_.pipelineStage();
 }

@@ -500,6 +500,10 @@ void GpuScene::createDescriptors(const vk::Context& context) {
   VkDescriptorSetLayout layout = VK_NULL_HANDLE;
   VK_CHECK(vkCreateDescriptorSetLayout(device, &layoutInfo, nullptr, &layout));
   setLayout_ = {device, layout};
+  setLayoutKey_.clear();
+  for (size_t i = 0; i < bindings.size(); ++i)
+    setLayoutKey_ += fmt::format("{}:{}x{}:{:x}:{:x} ", bindings[i].binding, int(bindings[i].descriptorType),
+                                 bindings[i].descriptorCount, bindings[i].stageFlags, flags[i]);
 
   const uint32_t textureCount = std::max<uint32_t>(uint32_t(images_.size()), 1);
   std::vector<VkDescriptorPoolSize> poolSizes = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, textureCount}};

@@ -69,6 +69,9 @@ class GpuScene {
     return softwareBvhErrors_[size_t(builder)][size_t(layout)];
   }
   VkDescriptorSetLayout descriptorSetLayout() const { return setLayout_.get(); }
+  // The definition of descriptorSetLayout(): kernels of scenes with the same one can share
+  // pipelines (vk::ReusablePipelines).
+  const std::string& descriptorSetLayoutKey() const { return setLayoutKey_; }
   VkDescriptorSet descriptorSet() const { return set_; }
   bool hasAccelerationStructures() const { return tlas_.get() != VK_NULL_HANDLE; }
   // The highest material class (gpu::MATERIAL_CLASS_*) a triangle of the scene has: what the
@@ -102,6 +105,7 @@ class GpuScene {
   AccelerationStructure tlas_;
   vk::Buffer tlasInstances_;
   vk::DescriptorSetLayout setLayout_;
+  std::string setLayoutKey_;
   vk::DeviceHandle<VkDescriptorPool, vkDestroyDescriptorPool> pool_;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   gpu::SceneAddresses addresses_{};

@@ -466,11 +466,16 @@ Context::~Context() {
 }
 
 void Context::release() {
-  if (deviceAbandoned()) return;  // a submission may still run: tearing down under it can crash the driver
+  if (deviceAbandoned()) {  // a submission may still run: tearing down under it can crash the driver
+    reusablePipelines_.abandon();
+    return;
+  }
   if (device_) {
     // A lost or hung device may never go idle: it is left to the process's end.
+    if (lost_) reusablePipelines_.abandon();
     if (!lost_) {
       vkDeviceWaitIdle(device_);
+      reusablePipelines_.clear();
       if (commandPool_) vkDestroyCommandPool(device_, commandPool_, nullptr);
       vkDestroyDevice(device_, nullptr);
     }

@@ -3,7 +3,9 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +27,38 @@ struct ContextOptions {
   double submitTimeoutSeconds = 0;
 };
 
+// Pipelines made on this device, kept for their later users: a sweep's runs share most of their
+// kernels, and compiling each again cost lavapipe 0.3-1 s a kernel, most of a short run.
+// Whoever makes a pipeline files it under a key naming everything its creation read (shader,
+// specialisation, push-constant size, the definition of each descriptor-set layout: pipelines
+// of identically defined layouts are compatible).
+class ReusablePipelines {
+ public:
+  std::shared_ptr<const void> find(const std::string& key) const {
+    const std::lock_guard lock(mutex_);
+    const auto found = pipelines_.find(key);
+    return found == pipelines_.end() ? nullptr : found->second;
+  }
+  void keep(const std::string& key, std::shared_ptr<const void> pipeline) {
+    const std::lock_guard lock(mutex_);
+    pipelines_.emplace(key, std::move(pipeline));
+  }
+  void clear() {
+    const std::lock_guard lock(mutex_);
+    pipelines_.clear();
+  }
+  // For a device left to the process's end (lost, or still running a submission): its
+  // pipelines are never destroyed.
+  void abandon() {
+    const std::lock_guard lock(mutex_);
+    new std::map<std::string, std::shared_ptr<const void>>(std::move(pipelines_));
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const void>> pipelines_;
+};
+
 // Instance, debug messenger, chosen device and its queue. Not movable: everything created
 // from it keeps its handles.
 class Context {
@@ -35,6 +69,8 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   VkDevice device() const { return device_; }
+  // Pipelines made so far, for reuse; they are destroyed with the device.
+  ReusablePipelines& reusablePipelines() const { return reusablePipelines_; }
   const DeviceCapabilities& capabilities() const { return capabilities_; }
   // Whether the device was created with acceleration structures (a hardware backend asked).
   bool accelerationStructuresEnabled() const { return accelerationStructures_; }
@@ -68,6 +104,7 @@ class Context {
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
+  mutable ReusablePipelines reusablePipelines_;
   uint32_t validationMessages_ = 0;
   bool debugLabels_ = false;
   bool pipelineStatistics_ = false;
