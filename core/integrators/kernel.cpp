@@ -2,9 +2,12 @@
 
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "core/scene/gpu_scene.h"
 #include "core/trace/registry.h"
@@ -117,10 +120,10 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
   const Specialization specialization(desc_.specialization, desc_.shadedClassLimit, desc_.msCompensation, desc_.restir,
                                       softwareBvh);
   // Everything compile() reads.
-  std::string key = shader + " push " + std::to_string(desc_.pushBytes) + " scene set " +
-                    scene.descriptorSetLayoutKey() + "constants";
+  std::string key = fmt::format("{} push {} scene set {}constants", shader, desc_.pushBytes,
+                                scene.descriptorSetLayoutKey());
   for (const VkSpecializationMapEntry& entry : specialization.entries)
-    key += " " + std::to_string(entry.constantID) + "=" + std::to_string(specialization.values[entry.offset / 4]);
+    fmt::format_to(std::back_inserter(key), " {}={}", entry.constantID, specialization.values[entry.offset / 4]);
   vk::ReusablePipelines& reusable = context.reusablePipelines();
   compiled_ = std::static_pointer_cast<const Compiled>(reusable.find(key));
   if (!compiled_) {
