@@ -43,6 +43,10 @@ class ReusablePipelines {
     const std::lock_guard lock(mutex_);
     pipelines_.emplace(key, std::move(pipeline));
   }
+  size_t size() const {
+    const std::lock_guard lock(mutex_);
+    return pipelines_.size();
+  }
   void clear() {
     const std::lock_guard lock(mutex_);
     pipelines_.clear();

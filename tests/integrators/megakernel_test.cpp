@@ -92,6 +92,24 @@ TEST_F(MegakernelTest, SameSeedSameBytesOtherSeedSameMean) {
   }
 }
 
+// A second kernel of the same shader and constants takes the first one's pipeline, for another
+// scene of the same descriptor-set layout too (what a sweep's runs share); another shader makes
+// its own. The images are the same bytes.
+TEST_F(MegakernelTest, KernelsOfOneShaderAndConstantsShareOnePipeline) {
+  const SceneData scene = loadScene("builtin:cornell");
+  const RenderSettings settings = cornellSettings(scene);
+  const GpuScene gpuScene(*context, scene, allBvhLayouts);
+  const GpuScene sameLayout(*context, scene, allBvhLayouts);
+  MegakernelIntegrator first(*context, gpuScene, Backend::RayQuery, IntegratorKind::Megakernel, settings);
+  const size_t made = context->reusablePipelines().size();
+  EXPECT_GT(made, 0u);
+  MegakernelIntegrator second(*context, sameLayout, Backend::RayQuery, IntegratorKind::Megakernel, settings);
+  EXPECT_EQ(context->reusablePipelines().size(), made);
+  EXPECT_EQ(pfmBytes(first.render(settings), "first.pfm"), pfmBytes(second.render(settings), "second.pfm"));
+  MegakernelIntegrator otherShader(*context, gpuScene, Backend::Pipeline, IntegratorKind::Megakernel, settings);
+  EXPECT_EQ(context->reusablePipelines().size(), made + 1);
+}
+
 // A black Lambertian quad between the camera and a white environment: opaque, the image is black; cut
 // away by its alpha mask, the traversal must skip it and the image is the environment.
 TEST_F(MegakernelTest, AlphaMaskedGeometryIsSkippedByEveryBackend) {
