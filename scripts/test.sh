@@ -99,22 +99,28 @@ passed=$((passed + 3))
 # end, its first failure's output (for a crash, its stack) above. One has: a bus error inside a
 # lavapipe test once in many runs under CTest's load, never reproduced.
 begin_stage "tests (ctest)"
+reran=false
 if ! ctest --test-dir build --output-on-failure -j"$(nproc)" --output-junit ctest.xml; then
   echo "test.sh: running the failed tests once more, alone"
   ctest --test-dir build --output-on-failure --rerun-failed --output-junit ctest-rerun.xml || true
-  first=$(python3 scripts/count_tests.py junit build/ctest.xml | grep '^failed: ' | sed 's/^failed: //' || true)
-  again=$(python3 scripts/count_tests.py junit build/ctest-rerun.xml | grep '^failed: ' | sed 's/^failed: //' || true)
-  while IFS= read -r name; do
-    [ -n "$name" ] || continue
-    if ! grep -qxF "$name" <<<"$again"; then
-      flaky=$((flaky + 1))
-      notes+=("FLAKY: $name failed, then passed alone; its first output is above")
-    fi
-  done <<<"$first"
+  reran=true
 fi
 count junit build/ctest.xml
-# The flaky ones counted as failed above passed alone.
-passed=$((passed + flaky)) failed=$((failed - flaky))
+# A test that failed, then passed alone, is counted as passed and named FLAKY instead.
+if $reran; then
+  again=$(python3 scripts/count_tests.py junit build/ctest-rerun.xml | sed -n 's/^failed: //p' || true)
+  kept=()
+  for note in "${notes[@]}"; do
+    name=${note#failed: }
+    name=${name% ($stage)}
+    if [ "$note" = "failed: $name ($stage)" ] && ! grep -qxF "$name" <<<"$again"; then
+      flaky=$((flaky + 1)) passed=$((passed + 1)) failed=$((failed - 1))
+      note="FLAKY: $name failed, then passed alone; its first output is above"
+    fi
+    kept+=("$note")
+  done
+  notes=("${kept[@]}")
+fi
 
 # The analytic checks with every integrator and backend lavapipe has, through the binary users
 # run (README, "Checking a device"); exit 3 on a wrong image.

@@ -1,13 +1,13 @@
 #include "core/integrators/kernel.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstring>
 #include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "core/scene/gpu_scene.h"
 #include "core/trace/registry.h"
@@ -120,15 +120,15 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
   const Specialization specialization(desc_.specialization, desc_.shadedClassLimit, desc_.msCompensation, desc_.restir,
                                       softwareBvh);
   // Everything compile() reads.
-  std::string key = fmt::format("{} push {} scene set {}constants", shader, desc_.pushBytes,
-                                scene.descriptorSetLayoutKey());
+  std::string key =
+      fmt::format("{} push {} scene set {}constants", shader, desc_.pushBytes, scene.descriptorSetLayoutKey());
   for (const VkSpecializationMapEntry& entry : specialization.entries)
     fmt::format_to(std::back_inserter(key), " {}={}", entry.constantID, specialization.values[entry.offset / 4]);
   vk::ReusablePipelines& reusable = context.reusablePipelines();
   compiled_ = std::static_pointer_cast<const Compiled>(reusable.find(key));
   if (!compiled_) {
-    compiled_ = std::make_shared<const Compiled>(compile(context, shader, rayGeneration_, desc_.pushBytes,
-                                                         scene.descriptorSetLayout(), specialization.get()));
+    compiled_ = std::make_shared<const Compiled>(
+        compile(context, shader, rayGeneration_, desc_.pushBytes, scene.descriptorSetLayout(), specialization.get()));
     reusable.keep(key, compiled_);
   }
   createMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -93,9 +93,8 @@ class Kernel {
     ShaderBindingTable bindingTable;  // ray generation only
     std::vector<vk::PipelineExecutable> executables;
   };
-  static Compiled compile(const vk::Context& context, const std::string& shader, bool rayGeneration,
-                          uint32_t pushBytes, VkDescriptorSetLayout sceneLayout,
-                          const VkSpecializationInfo* specialization);
+  static Compiled compile(const vk::Context& context, const std::string& shader, bool rayGeneration, uint32_t pushBytes,
+                          VkDescriptorSetLayout sceneLayout, const VkSpecializationInfo* specialization);
   void bind(VkCommandBuffer commands, VkDescriptorSet sceneSet, const void* push) const;
 
   KernelDesc desc_;

@@ -83,25 +83,18 @@ WavefrontIntegrator::WavefrontIntegrator(const vk::Context& context, const GpuSc
     : context_(context),
       scene_(scene),
       options_(checkDevice(context, target.backend, settings.wavefront)),
-      generate_(context, stageKernel("wavefront_generate", false, settings, scene), target,
-                scene),
-      extend_(context, stageKernel(countedKernel("wavefront_extend", settings), true, settings, scene), target,
-              scene),
-      shadow_(context, stageKernel(countedKernel("wavefront_shadow", settings), true, settings, scene), target,
-              scene),
-      accumulate_(context, stageKernel("wavefront_accumulate", false, settings, scene), target,
-                  scene),
-      prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, settings, scene)), target,
-               scene),
+      generate_(context, stageKernel("wavefront_generate", false, settings, scene), target, scene),
+      extend_(context, stageKernel(countedKernel("wavefront_extend", settings), true, settings, scene), target, scene),
+      shadow_(context, stageKernel(countedKernel("wavefront_shadow", settings), true, settings, scene), target, scene),
+      accumulate_(context, stageKernel("wavefront_accumulate", false, settings, scene), target, scene),
+      prepare_(context, singleInvocation(stageKernel("wavefront_prepare", false, settings, scene)), target, scene),
       frame_(context, scene, target, settings.counters) {
   if (settings.restir != Restir::Off) restir_.emplace(context, scene, target, settings.restir, settings.msCompensation);
   const std::string shade = countedKernel("wavefront_shade", settings);
   if (options_.materialQueues) {
-    classify_.emplace(context, stageKernel("wavefront_classify", false, settings, scene), target,
-                      scene);
+    classify_.emplace(context, stageKernel("wavefront_classify", false, settings, scene), target, scene);
     for (uint32_t materialClass = 0; materialClass < gpu::MATERIAL_CLASS_COUNT; ++materialClass)
-      shade_.emplace_back(context, stageKernel(shade, false, settings, scene, materialClass), target,
-                          scene);
+      shade_.emplace_back(context, stageKernel(shade, false, settings, scene, materialClass), target, scene);
   } else {
     shade_.emplace_back(context, stageKernel(shade, false, settings, scene), target, scene);
   }

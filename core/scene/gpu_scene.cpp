@@ -500,7 +500,6 @@ void GpuScene::createDescriptors(const vk::Context& context) {
   VkDescriptorSetLayout layout = VK_NULL_HANDLE;
   VK_CHECK(vkCreateDescriptorSetLayout(device, &layoutInfo, nullptr, &layout));
   setLayout_ = {device, layout};
-  setLayoutKey_.clear();
   for (size_t i = 0; i < bindings.size(); ++i)
     setLayoutKey_ += fmt::format("{}:{}x{}:{:x}:{:x} ", bindings[i].binding, int(bindings[i].descriptorType),
                                  bindings[i].descriptorCount, bindings[i].stageFlags, flags[i]);

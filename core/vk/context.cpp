@@ -472,8 +472,9 @@ void Context::release() {
   }
   if (device_) {
     // A lost or hung device may never go idle: it is left to the process's end.
-    if (lost_) reusablePipelines_.abandon();
-    if (!lost_) {
+    if (lost_) {
+      reusablePipelines_.abandon();
+    } else {
       vkDeviceWaitIdle(device_);
       reusablePipelines_.clear();
       if (commandPool_) vkDestroyCommandPool(device_, commandPool_, nullptr);
