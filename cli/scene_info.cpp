@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
+#include "core/elapsed.h"
 #include "core/experiment/report.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gpu_scene.h"
@@ -21,7 +22,7 @@ nlohmann::json vec3Json(Vec3 v) {
 void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool asJson) {
   const auto loadStart = std::chrono::steady_clock::now();
   const SceneData scene = loadScene(spec, global.threads);
-  const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loadStart).count();
+  const double loadMs = millisecondsSince(loadStart);
 
   // Acceleration structures are built when the device has a hardware backend to use them; the
   // software BVH always, both layouts by both builders, uploaded.

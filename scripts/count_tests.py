@@ -1,16 +1,36 @@
 #!/usr/bin/env python3
 """Counts what one stage of scripts/test.sh checked, from the file its runner wrote.
 
-  count_tests.py junit FILE     CTest's --output-junit
-  count_tests.py gtest FILE     a GoogleTest binary's --gtest_output=json:FILE
-  count_tests.py verify FILE    `ptbench verify --json FILE`
+  count_tests.py junit FILE [SUITES]   CTest's --output-junit; a CTest test `Suite.*` ran a
+                                       whole GoogleTest suite (cmake/GTestSuites.cmake), whose
+                                       tests are counted from its report SUITES/Suite.xml
+  count_tests.py gtest FILE            a GoogleTest binary's --gtest_output=xml:FILE
+  count_tests.py verify FILE           `ptbench verify --json FILE`
 
 Prints "PASSED FAILED SKIPPED" on the first line, then one line per skipped or failed check
 with why (a skip is never silent), for test.sh to add up and show.
 """
 import json
+import os
 import sys
 import xml.etree.ElementTree as ElementTree
+
+DISABLED = "disabled: a benchmark run by hand, see its comment"
+
+
+class Count:
+    def __init__(self):
+        self.passed, self.failed, self.skipped, self.failures = 0, 0, [], []
+
+    def add(self, other):
+        self.passed += other.passed
+        self.failed += other.failed
+        self.skipped += other.skipped
+        self.failures += other.failures
+
+    def fail(self, note):
+        self.failed += 1
+        self.failures.append(f"failed: {note}")
 
 
 def skip_reason(output):
@@ -22,60 +42,78 @@ def skip_reason(output):
     return ""
 
 
-def junit(path):
-    passed, failed, skipped, notes = 0, 0, [], []
+def junit(path, suites=None):
+    count = Count()
     for case in ElementTree.parse(path).getroot().iter("testcase"):
         name = case.get("name", "").split("  #")[0]
         status = case.get("status", "")
-        output = case.findtext("system-out") or ""
-        if case.find("failure") is not None or status == "fail":
-            failed += 1
-            notes.append(f"failed: {name}")
+        failed = case.find("failure") is not None or status == "fail"
+        if name.endswith(".*") and suites is not None:
+            report = os.path.join(suites, name[:-2].replace("/", "_") + ".xml")
+            if not os.path.exists(report):
+                count.fail(f"{name} (its process wrote no report: it died; its output is above)")
+                continue
+            suite = gtest(report)
+            count.add(suite)
+            if failed and suite.failed == 0:
+                count.fail(f"{name} (its tests passed, its process did not; its output is above)")
+        elif failed:
+            count.fail(name)
         elif status == "disabled":
-            skipped.append(f"skipped: {name} (disabled: a benchmark run by hand, see its comment)")
+            count.skipped.append(f"skipped: {name} ({DISABLED})")
         elif case.find("skipped") is not None or status == "notrun":
-            skipped.append(f"skipped: {name} ({skip_reason(output) or 'not run'})")
+            reason = skip_reason(case.findtext("system-out") or "") or "not run"
+            count.skipped.append(f"skipped: {name} ({reason})")
         else:
-            passed += 1
-    return passed, failed, len(skipped), skipped + notes
+            count.passed += 1
+    return count
 
 
 def gtest(path):
-    passed, failed, skipped, notes = 0, 0, [], []
-    for suite in json.load(open(path))["testsuites"]:
-        for case in suite["testsuite"]:
-            name = f"{suite['name']}.{case['name']}"
-            if case.get("failures"):
-                failed += 1
-                notes.append(f"failed: {name}")
-            elif case.get("result") == "SKIPPED":
-                message = (case.get("skipped") or [{}])[0].get("message", "").strip().splitlines()
-                skipped.append(f"skipped: {name} ({message[-1] if message else 'no reason given'})")
-            else:
-                passed += 1
-    return passed, failed, len(skipped), skipped + notes
+    count = Count()
+    for case in ElementTree.parse(path).getroot().iter("testcase"):
+        name = f"{case.get('classname')}.{case.get('name')}"
+        skipped = case.find("skipped")
+        if case.find("failure") is not None:
+            count.fail(name)
+        elif case.get("result") == "suppressed":
+            count.skipped.append(f"skipped: {name} ({DISABLED})")
+        elif skipped is not None or case.get("status") == "notrun":
+            # GoogleTest's message is "file:line" and the reason on the lines after it.
+            message = (skipped.get("message", "") if skipped is not None else "").strip().splitlines()
+            reason = message[-1] if len(message) > 1 else "no reason given"
+            count.skipped.append(f"skipped: {name} ({reason})")
+        else:
+            count.passed += 1
+    return count
 
 
 def verify(path):
     report = json.load(open(path))
-    passed = sum(1 for result in report["results"] if result["pass"])
-    failed = len(report["results"]) - passed
-    notes = [f"failed: {r['case']} ({r['integrator']}, {r['backend']})" for r in report["results"] if not r["pass"]]
-    skipped = [f"skipped: {s['integrator']} on {s['backend']} ({s['reason']})" for s in report["skipped"]]
-    return passed, failed, len(skipped), skipped + notes
+    count = Count()
+    for result in report["results"]:
+        if result["pass"]:
+            count.passed += 1
+        else:
+            count.fail(f"{result['case']} ({result['integrator']}, {result['backend']})")
+    count.skipped = [f"skipped: {s['integrator']} on {s['backend']} ({s['reason']})" for s in report["skipped"]]
+    return count
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("junit", "gtest", "verify"):
+    # Each kind's function and how many arguments it takes.
+    kinds = {"junit": (junit, (1, 2)), "gtest": (gtest, (1,)), "verify": (verify, (1,))}
+    kind, arguments = (sys.argv[1] if len(sys.argv) > 1 else ""), sys.argv[2:]
+    if kind not in kinds or len(arguments) not in kinds[kind][1]:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     try:
-        passed, failed, skipped, notes = {"junit": junit, "gtest": gtest, "verify": verify}[sys.argv[1]](sys.argv[2])
+        count = kinds[kind][0](*arguments)
     except (OSError, ValueError, KeyError, ElementTree.ParseError) as error:
-        print(f"count_tests.py: {sys.argv[2]}: cannot count its tests: {error}", file=sys.stderr)
+        print(f"count_tests.py: {arguments[0]}: cannot count its tests: {error}", file=sys.stderr)
         return 2
-    print(passed, failed, skipped)
-    for note in notes:
+    print(count.passed, count.failed, len(count.skipped))
+    for note in count.skipped + count.failures:
         print(note)
     return 0
 

@@ -28,19 +28,25 @@ inline void recordCopyToHost(VkCommandBuffer commands, const vk::Buffer& results
                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 }
 
-inline std::unique_ptr<vk::Context> makeValidatedContext(std::vector<Backend> backends = {}) {
-  return std::make_unique<vk::Context>(
-      vk::ContextOptions{.validation = true, .deviceSelector = testDevice, .backends = std::move(backends)});
-}
+// A context on lavapipe with the validation layer on, enabling `backends`: one per set of
+// backends in the process, shared by its tests. CTest runs each suite of the GPU tests in one
+// process (tests/CMakeLists.txt), so that a pipeline its tests have in common is compiled once
+// (lavapipe spends 0.3-1 s on each; the context keeps them, docs/DESIGN.md "Kernels").
+std::shared_ptr<vk::Context> validatedContext(std::vector<Backend> backends = {});
+// The validation messages `context` has reported since validatedContext last handed it out:
+// the current test's.
+uint32_t validationMessagesOfThisTest(const vk::Context& context);
+// Destroys the shared contexts; main does, before the process's static objects go.
+void releaseValidatedContexts();
 
 class GpuTest : public ::testing::Test {
  protected:
   void TearDown() override {
     if (context) {
-      EXPECT_EQ(context->validationMessageCount(), 0u) << "validation layer messages (see log above)";
+      EXPECT_EQ(validationMessagesOfThisTest(*context), 0u) << "validation layer messages (see log above)";
     }
   }
-  std::unique_ptr<vk::Context> context;
+  std::shared_ptr<vk::Context> context;
 };
 
 struct CommandResult {

@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
+#include <vector>
 
 #include "gpu_test.h"
 
@@ -34,6 +37,40 @@ CommandResult runPtbench(const std::string& arguments, const std::string& enviro
                     PTBENCH_EXECUTABLE + " " + arguments);
 }
 
+namespace {
+
+struct ValidatedContexts {
+  std::map<std::vector<Backend>, std::shared_ptr<vk::Context>> byBackends;
+  std::map<const vk::Context*, uint32_t> messagesWhenHandedOut;
+};
+
+ValidatedContexts& validatedContexts() {
+  static ValidatedContexts contexts;
+  return contexts;
+}
+
+}  // namespace
+
+std::shared_ptr<vk::Context> validatedContext(std::vector<Backend> backends) {
+  ValidatedContexts& contexts = validatedContexts();
+  std::shared_ptr<vk::Context>& context = contexts.byBackends[backends];
+  if (!context)
+    context = std::make_shared<vk::Context>(
+        vk::ContextOptions{.validation = true, .deviceSelector = testDevice, .backends = std::move(backends)});
+  contexts.messagesWhenHandedOut[context.get()] = context->validationMessageCount();
+  return context;
+}
+
+uint32_t validationMessagesOfThisTest(const vk::Context& context) {
+  const auto& handedOut = validatedContexts().messagesWhenHandedOut;
+  const auto found = handedOut.find(&context);
+  return context.validationMessageCount() - (found == handedOut.end() ? 0 : found->second);
+}
+
+void releaseValidatedContexts() {
+  validatedContexts() = {};
+}
+
 }  // namespace ptbench::test
 
 namespace {
@@ -58,5 +95,7 @@ int main(int argc, char** argv) {
   ::backtrace(warmUp.data(), 1);
   for (int signal : {SIGBUS, SIGSEGV, SIGILL, SIGFPE, SIGABRT}) std::signal(signal, printStackAndDie);
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  const int status = RUN_ALL_TESTS();
+  ptbench::test::releaseValidatedContexts();
+  return status;
 }

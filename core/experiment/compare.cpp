@@ -129,12 +129,13 @@ std::string judgeRun(const std::vector<double>& base, const std::vector<double>&
 
 CompareResult compareReports(const json& base, const json& next, const CompareOptions& options) {
   for (const json* report : {&base, &next}) {
-    const int version = report->is_object() ? report->value("schema_version", 0) : 0;
-    if (version >= 1 && version < oldestComparableSchemaVersion)
-      throw UserError("a report of schema version " + std::to_string(version) +
+    const int schemaVersion = report->is_object() ? report->value("schema_version", 0) : 0;
+    if (schemaVersion >= 1 && schemaVersion < oldestComparableSchemaVersion)
+      throw UserError("a report of schema version " + std::to_string(schemaVersion) +
                       ": its frames were timed with the film read back between them, which let some GPUs lower "
                       "their clocks; measure the baseline again with this ptbench");
-    if (version < oldestComparableSchemaVersion || version > reportSchemaVersion || !report->contains("runs"))
+    if (schemaVersion < oldestComparableSchemaVersion || schemaVersion > reportSchemaVersion ||
+        !report->contains("runs"))
       throw UserError("not a ptbench report of schema version " + std::to_string(oldestComparableSchemaVersion) +
                       " to " + std::to_string(reportSchemaVersion));
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/elapsed.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/film.h"
 
@@ -14,10 +15,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 }  // namespace
-
-double millisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 bool enoughFrames(const Repetition& repetition, const std::vector<double>& frames, double elapsedMs) {
   if (repetition.repeats) return frames.size() >= *repetition.repeats;

@@ -30,9 +30,6 @@ std::optional<FrameResult> measure(RunRecord& record, Integrator& integrator, co
                                    const ExperimentConfig& config, const GpuMonitor& monitor,
                                    const std::function<bool()>& stop, const PathFrames& path = {});
 
-// Host milliseconds since `start`, on the steady clock the runner and measurement share.
-double millisecondsSince(std::chrono::steady_clock::time_point start);
-
 // The stopping criterion: a fixed count of frames, or at least min_samples with a coefficient
 // of variation within max_noise, or the timeout since `elapsedMs` began.
 bool enoughFrames(const Repetition& repetition, const std::vector<double>& frames, double elapsedMs);

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "core/elapsed.h"
 #include "core/errors.h"
 #include "core/experiment/image_output.h"
 #include "core/experiment/measure.h"

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "core/elapsed.h"
 #include "core/errors.h"
 #include "core/vk/barrier.h"
 
@@ -124,7 +125,7 @@ bool FrameRecorder::recordOutput(VkCommandBuffer commands, VkPipelineStageFlags2
 
 FrameResult FrameRecorder::times() const {
   FrameResult result;
-  result.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - prepared_).count();
+  result.hostMs = millisecondsSince(prepared_);
   const vk::FrameTiming timing = timer_.read();
   result.stages = timing.stages;
   result.gpuMs = timing.frameNs * 1e-6;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/elapsed.h"
 #include "core/scene/gpu_scene.h"
 #include "core/trace/registry.h"
 #include "core/vk/barrier.h"
@@ -131,7 +132,7 @@ Kernel::Kernel(const vk::Context& context, KernelDesc desc, TraceTarget target, 
         compile(context, shader, rayGeneration_, desc_.pushBytes, scene.descriptorSetLayout(), specialization.get()));
     reusable.keep(key, compiled_);
   }
-  createMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  createMs_ = millisecondsSince(start);
   shaderName_ = shader;
   // A ray-generation launch's threads are scheduled per warp; a compute kernel's per workgroup.
   const uint32_t threadsPerWorkgroup = rayGeneration_ || desc_.singleInvocation ? 1

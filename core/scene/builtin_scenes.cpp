@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <set>
 
 #include "core/errors.h"
@@ -17,7 +18,6 @@ namespace ptbench {
 namespace {
 
 constexpr std::string_view builtinPrefix = "builtin:";
-constexpr float pi = 3.14159265358979f;
 
 }  // namespace
 
@@ -86,7 +86,7 @@ SceneData cornell() {
   builder.setCamera({.position = Vec3{278, 273, -800} * metres,
                      .target = Vec3{278, 273, 0} * metres,
                      .up = {0, 1, 0},
-                     .yfovDegrees = 2 * std::atan(12.5f / 35.0f) * 180 / pi},
+                     .yfovDegrees = 2 * std::atan(12.5f / 35.0f) * 180 / std::numbers::pi_v<float>},
                     1);
   return builder.finish();
 }
@@ -123,8 +123,9 @@ SceneData furnace(const BuiltinSceneRequest& request) {
 
 gpu::vec3 hueColor(uint32_t i) {
   const float hue = float(i) * 0.618034f;
-  return {0.5f + 0.5f * std::cos(2 * pi * hue), 0.5f + 0.5f * std::cos(2 * pi * (hue + 0.333f)),
-          0.5f + 0.5f * std::cos(2 * pi * (hue + 0.667f))};
+  constexpr float twoPi = 2 * std::numbers::pi_v<float>;
+  return {0.5f + 0.5f * std::cos(twoPi * hue), 0.5f + 0.5f * std::cos(twoPi * (hue + 0.333f)),
+          0.5f + 0.5f * std::cos(twoPi * (hue + 0.667f))};
 }
 
 // Material i of `materials=M`: class i mod 6 (diffuse, car paint, metal, glass, clearcoat, sheen).
@@ -176,9 +177,8 @@ SceneData spheres(const BuiltinSceneRequest& request, unsigned threads) {
         builder.addMaterial(divergenceMaterial(i, request.cost), "sphere material " + std::to_string(i)));
   for (uint32_t i = 0; request.materials == 0 && i < count; ++i) {
     gpu::Material m = defaultMaterial();
-    const float hue = float(i) * 0.618034f;
-    m.baseColorFactor = {0.5f + 0.5f * std::cos(2 * pi * hue), 0.5f + 0.5f * std::cos(2 * pi * (hue + 0.333f)),
-                         0.5f + 0.5f * std::cos(2 * pi * (hue + 0.667f)), 1};
+    const gpu::vec3 color = hueColor(i);
+    m.baseColorFactor = {color.x, color.y, color.z, 1};
     m.metallicFactor = float(i % 2);
     m.roughnessFactor = 0.05f + 0.9f * float((i * 7) % 11) / 10.0f;
     materials.push_back(builder.addMaterial(m));
@@ -268,12 +268,12 @@ Primitive uvSphere(uint32_t subdivisions, uint32_t material) {
     // equal, or the mesh has gaps a watertight ray test rightly passes through (sin(pi) and
     // sin(2 pi) are not 0 in float).
     const bool pole = r == 0 || r == rings;
-    const float theta = pi * float(r) / float(rings);
+    const float theta = std::numbers::pi_v<float> * float(r) / float(rings);
     const float sinTheta = pole ? 0.0f : std::sin(theta), cosTheta = r == 0       ? 1.0f
                                                                      : r == rings ? -1.0f
                                                                                   : std::cos(theta);
     for (uint32_t s = 0; s <= segments; ++s) {
-      const float phi = s == segments ? 0.0f : 2 * pi * float(s) / float(segments);
+      const float phi = s == segments ? 0.0f : 2 * std::numbers::pi_v<float> * float(s) / float(segments);
       const Vec3 n{sinTheta * std::cos(phi), cosTheta, -sinTheta * std::sin(phi)};
       const Vec3 t{-std::sin(phi), 0, -std::cos(phi)};
       p.vertices.push_back({.position = {n.x, n.y, n.z},

@@ -38,7 +38,7 @@
 namespace ptbench {
 namespace {
 
-constexpr double pi = std::numbers::pi;
+using std::numbers::pi;
 
 struct Vec {
   double x, y, z;

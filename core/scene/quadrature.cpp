@@ -7,7 +7,7 @@
 namespace ptbench {
 namespace {
 
-constexpr double pi = std::numbers::pi;
+using std::numbers::pi;
 
 // Nodes and weights of an n-point Gauss-Legendre rule on [0, 1], by Newton's method on the
 // Legendre polynomial from the Chebyshev-like first guesses (Numerical Recipes' gauleg).

@@ -9,7 +9,7 @@
 
 namespace ptbench {
 namespace {
-constexpr double pi = std::numbers::pi;
+using std::numbers::pi;
 }  // namespace
 
 double charlieSheenCosine(double cosView, double cosLight, double cosHalf, double roughness) {

@@ -7,15 +7,15 @@
 namespace ptbench::trace {
 namespace {
 
-constexpr BackendListing listed = listing(Backend::Pipeline);
+constexpr BackendListing pipelineListing = listing(Backend::Pipeline);
 
 }  // namespace
 
 extern constinit const BackendDescriptor pipelineBackend{
-    .id = listed.id,
-    .name = listed.name,
-    .shaderDefine = listed.shaderDefine,
-    .rayGeneration = listed.rayGeneration,
+    .id = pipelineListing.id,
+    .name = pipelineListing.name,
+    .shaderDefine = pipelineListing.shaderDefine,
+    .rayGeneration = pipelineListing.rayGeneration,
     .scene = SceneNeeds::AccelerationStructures,
     .supportedBy = [](const vk::DeviceCapabilities& device) { return device.rayTracingPipeline; },
     .needs = "ray-tracing pipelines (VK_KHR_ray_tracing_pipeline with VK_KHR_acceleration_structure)",

@@ -6,15 +6,15 @@
 namespace ptbench::trace {
 namespace {
 
-constexpr BackendListing listed = listing(Backend::RayQuery);
+constexpr BackendListing rayQueryListing = listing(Backend::RayQuery);
 
 }  // namespace
 
 extern constinit const BackendDescriptor rayqueryBackend{
-    .id = listed.id,
-    .name = listed.name,
-    .shaderDefine = listed.shaderDefine,
-    .rayGeneration = listed.rayGeneration,
+    .id = rayQueryListing.id,
+    .name = rayQueryListing.name,
+    .shaderDefine = rayQueryListing.shaderDefine,
+    .rayGeneration = rayQueryListing.rayGeneration,
     .scene = SceneNeeds::AccelerationStructures,
     .supportedBy = [](const vk::DeviceCapabilities& device) { return device.rayQuery; },
     .needs = "ray queries (VK_KHR_ray_query with VK_KHR_acceleration_structure)",

@@ -7,7 +7,7 @@
 namespace ptbench::trace {
 namespace {
 
-constexpr BackendListing listed = listing(Backend::Software);
+constexpr BackendListing softwareListing = listing(Backend::Software);
 
 constexpr BackendOption softwareOptions[] = {
     {.name = "software_bvh",
@@ -43,10 +43,10 @@ constexpr BackendOption softwareOptions[] = {
 }  // namespace
 
 extern constinit const BackendDescriptor softwareBackend{
-    .id = listed.id,
-    .name = listed.name,
-    .shaderDefine = listed.shaderDefine,
-    .rayGeneration = listed.rayGeneration,
+    .id = softwareListing.id,
+    .name = softwareListing.name,
+    .shaderDefine = softwareListing.shaderDefine,
+    .rayGeneration = softwareListing.rayGeneration,
     .scene = SceneNeeds::SoftwareBvh,
     .supportedBy = [](const vk::DeviceCapabilities&) { return true; },
     .needs = "",

@@ -17,7 +17,7 @@
 namespace ptbench::verify {
 namespace {
 
-constexpr double pi = std::numbers::pi;
+using std::numbers::pi;
 
 // A white furnace: a convex sphere under a uniform environment of radiance 1. Every ray that
 // leaves the sphere escapes, so a pixel that sees the sphere at cosine mu between its ray and

@@ -13,7 +13,7 @@
 namespace ptbench::verify {
 namespace {
 
-constexpr double pi = std::numbers::pi;
+using std::numbers::pi;
 
 double schlickFresnel(double f0, double cosTheta) {
   const double m = std::clamp(1 - cosTheta, 0.0, 1.0);

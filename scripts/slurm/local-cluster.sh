@@ -9,16 +9,26 @@ set -euo pipefail
 action=${1:?usage: local-cluster.sh start|stop DIR}
 dir=${2:?usage: local-cluster.sh start|stop DIR}
 
-# Stops every daemon whose pid file DIR holds: politely, then by force.
+# Whether process PID runs: a zombie has stopped, though kill -0 finds it until it is reaped (an
+# init that reaps late, as in containers, would keep every stop waiting for it).
+running() {
+  [ -e "/proc/$1" ] && ! grep -qs '^[0-9]* (.*) Z ' "/proc/$1/stat"
+}
+
+# Stops every daemon whose pid file DIR holds: politely, then by force. Only slurmctld and slurmd
+# hear `scontrol shutdown`, and only when it reached slurmctld: the others are not waited for.
 stop_all() {
   export SLURM_CONF="$dir/slurm.conf"
-  scontrol shutdown >/dev/null 2>&1 || true
+  local asked=false
+  scontrol shutdown >/dev/null 2>&1 && asked=true
   for pidfile in "$dir/slurmd.pid" "$dir/slurmctld.pid" "$dir/munge/munged.pid"; do
     [ -f "$pidfile" ] || continue
     pid=$(cat "$pidfile")
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if $asked && [ "$pidfile" != "$dir/munge/munged.pid" ]; then
+      for _ in $(seq 1 50); do running "$pid" || break; sleep 0.1; done
+    fi
     kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 50); do running "$pid" || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
   done
 }
@@ -46,7 +56,7 @@ start_daemon() {
 # A daemon whose pid file names a process that is gone died after it forked.
 check_running() {
   local name=$1 pidfile=$2 log=$3
-  if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+  if [ -f "$pidfile" ] && ! running "$(cat "$pidfile")"; then
     daemon_failed "$name" "$log" "started, then stopped"
   fi
 }
@@ -103,7 +113,7 @@ CONF
     sleep 0.2
   done
   for name in slurmctld slurmd; do
-    kill -0 "$(cat "$dir/$name.pid" 2>/dev/null)" 2>/dev/null ||
+    running "$(cat "$dir/$name.pid" 2>/dev/null)" ||
       daemon_failed "$name" "$dir/$name.log" "is not running and the node did not come up in 20 s"
   done
   daemon_failed slurmd "$dir/slurmd.log" "runs, but the node did not come up idle in 20 s (sinfo: $(sinfo -h -o %t 2>&1 | head -n 1))"

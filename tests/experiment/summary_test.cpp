@@ -39,7 +39,7 @@ json reportOf(const std::vector<json>& runs) {
   return {{"runs", runs}};
 }
 
-const json pool = {{"schedule", "pool"}, {"pool_size", 1 << 20}};
+const json poolOptions = {{"schedule", "pool"}, {"pool_size", 1 << 20}};
 
 json bvh2(json options) {
   options["software_bvh"] = "bvh2";
@@ -106,11 +106,11 @@ TEST(Summary, TextColumnsWidenToTheirLongestCell) {
 // wavefront is slower than the megakernel on one and faster on the others. Each backend and layout
 // is its own line with its own ratio, never their mean (sqrt(1.3 x 0.58) = 0.868).
 TEST(Summary, RelativeTimesKeepBackendsAndLayoutsApart) {
-  const json report =
-      reportOf({okRun("r000", "megakernel", "pipeline", 10), okRun("r001", "megakernel", "software", 100),
-                okRun("r002", "megakernel", "software", 200, {{"software_bvh", "bvh2"}}),
-                okRun("r003", "wavefront", "pipeline", 13, pool), okRun("r004", "wavefront", "software", 58, pool),
-                okRun("r005", "wavefront", "software", 100, bvh2(pool))});
+  const json report = reportOf(
+      {okRun("r000", "megakernel", "pipeline", 10), okRun("r001", "megakernel", "software", 100),
+       okRun("r002", "megakernel", "software", 200, {{"software_bvh", "bvh2"}}),
+       okRun("r003", "wavefront", "pipeline", 13, poolOptions), okRun("r004", "wavefront", "software", 58, poolOptions),
+       okRun("r005", "wavefront", "software", 100, bvh2(poolOptions))});
   for (const SummaryFormat format : {SummaryFormat::Table, SummaryFormat::Markdown}) {
     const std::string summary = reportSummary(report, format);
     const auto lines = relativeLines(summary);
@@ -220,7 +220,7 @@ TEST(Summary, RelativeTimesKeepEverySweptSettingApart) {
 // A run whose frames vary by more than the noise bound is flagged beside its cv and in a note;
 // every summary but the CSV names the device first, the CSV in a column.
 TEST(Summary, NoisyRunsAreFlaggedAndTheDeviceNamed) {
-  json noisy = okRun("r001", "wavefront", "pipeline", 8, pool);
+  json noisy = okRun("r001", "wavefront", "pipeline", 8, poolOptions);
   noisy["frame_gpu_ms"]["cv"] = 0.279;
   json report = reportOf({okRun("r000", "megakernel", "pipeline", 10), noisy});
   report["device"] = {{"name", "llvmpipe (LLVM 15.0.6, 256 bits)"}, {"type", "cpu"}, {"driver_info", "Mesa 25.0.7"}};
@@ -243,7 +243,7 @@ TEST(Summary, NoisyRunsAreFlaggedAndTheDeviceNamed) {
 // Parameters that do not differ between the block's lines are not repeated on every line.
 TEST(Summary, RelativeTimesShowOnlyParametersThatDiffer) {
   const json report =
-      reportOf({okRun("r000", "megakernel", "pipeline", 10), okRun("r001", "wavefront", "pipeline", 8, pool)});
+      reportOf({okRun("r000", "megakernel", "pipeline", 10), okRun("r001", "wavefront", "pipeline", 8, poolOptions)});
   const std::string table = reportSummary(report, SummaryFormat::Table);
   const auto lines = relativeLines(table);
   ASSERT_EQ(lines.size(), 1u) << table;

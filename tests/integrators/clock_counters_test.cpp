@@ -22,7 +22,7 @@ namespace {
 
 class ClockCountersTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline, Backend::Software}); }
+  void SetUp() override { context = validatedContext({Backend::RayQuery, Backend::Pipeline, Backend::Software}); }
 
   static RenderSettings smallSettings(const SceneData& scene) {
     RenderSettings settings;

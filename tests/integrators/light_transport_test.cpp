@@ -23,7 +23,7 @@ namespace {
 
 class LightTransportTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
+  void SetUp() override { context = validatedContext({allBackends.begin(), allBackends.end()}); }
 
   FrameResult render(const SceneData& scene, const RenderSettings& settings, const Renderer& renderer) {
     const GpuScene gpuScene(*context, scene, allBvhLayouts);

@@ -18,7 +18,7 @@ namespace {
 
 class MaterialsTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
+  void SetUp() override { context = validatedContext({allBackends.begin(), allBackends.end()}); }
 
   FrameResult render(const GpuScene& scene, const RenderSettings& settings, const Renderer& renderer) {
     return renderWithoutInvalidSamples(*context, scene, settings, renderer, "materials");

@@ -24,7 +24,7 @@ struct LitQuad;
 
 class MegakernelTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
+  void SetUp() override { context = validatedContext({allBackends.begin(), allBackends.end()}); }
 
   FrameResult render(const SceneData& scene, RenderSettings settings, TraceTarget target,
                      IntegratorKind integrator = IntegratorKind::Megakernel) {
@@ -94,20 +94,25 @@ TEST_F(MegakernelTest, SameSeedSameBytesOtherSeedSameMean) {
 
 // A second kernel of the same shader and constants takes the first one's pipeline, for another
 // scene of the same descriptor-set layout too (what a sweep's runs share); another shader makes
-// its own. The images are the same bytes.
+// its own. The images are the same bytes. A context of its own: the suite's shared one may
+// hold these pipelines already.
 TEST_F(MegakernelTest, KernelsOfOneShaderAndConstantsShareOnePipeline) {
+  vk::Context own(vk::ContextOptions{
+      .validation = true, .deviceSelector = testDevice, .backends = {Backend::RayQuery, Backend::Pipeline}});
   const SceneData scene = loadScene("builtin:cornell");
   const RenderSettings settings = cornellSettings(scene);
-  const GpuScene gpuScene(*context, scene, allBvhLayouts);
-  const GpuScene sameLayout(*context, scene, allBvhLayouts);
-  MegakernelIntegrator first(*context, gpuScene, Backend::RayQuery, IntegratorKind::Megakernel, settings);
-  const size_t made = context->reusablePipelines().size();
+  const GpuScene gpuScene(own, scene, allBvhLayouts);
+  const GpuScene sameLayout(own, scene, allBvhLayouts);
+  EXPECT_EQ(own.reusablePipelines().size(), 0u);
+  MegakernelIntegrator first(own, gpuScene, Backend::RayQuery, IntegratorKind::Megakernel, settings);
+  const size_t made = own.reusablePipelines().size();
   EXPECT_GT(made, 0u);
-  MegakernelIntegrator second(*context, sameLayout, Backend::RayQuery, IntegratorKind::Megakernel, settings);
-  EXPECT_EQ(context->reusablePipelines().size(), made);
+  MegakernelIntegrator second(own, sameLayout, Backend::RayQuery, IntegratorKind::Megakernel, settings);
+  EXPECT_EQ(own.reusablePipelines().size(), made);
   EXPECT_EQ(pfmBytes(first.render(settings), "first.pfm"), pfmBytes(second.render(settings), "second.pfm"));
-  MegakernelIntegrator otherShader(*context, gpuScene, Backend::Pipeline, IntegratorKind::Megakernel, settings);
-  EXPECT_EQ(context->reusablePipelines().size(), made + 1);
+  MegakernelIntegrator otherShader(own, gpuScene, Backend::Pipeline, IntegratorKind::Megakernel, settings);
+  EXPECT_EQ(own.reusablePipelines().size(), made + 1);
+  EXPECT_EQ(own.validationMessageCount(), 0u) << "validation layer messages (see log above)";
 }
 
 // A black Lambertian quad between the camera and a white environment: opaque, the image is black; cut

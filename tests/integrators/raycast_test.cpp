@@ -16,7 +16,7 @@ namespace {
 
 class RaycastTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
+  void SetUp() override { context = validatedContext({allBackends.begin(), allBackends.end()}); }
 
   FrameResult render(const GpuScene& scene, RenderSettings settings, Backend backend, RaycastRays rays,
                      IntegratorKind integrator = IntegratorKind::Raycast) {

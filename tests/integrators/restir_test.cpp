@@ -45,7 +45,7 @@ constexpr double restirGiMeanTolerance = 0.01;
 
 class RestirTest : public GpuTest {
  public:
-  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
+  void SetUp() override { context = validatedContext({allBackends.begin(), allBackends.end()}); }
 
   static RenderSettings settingsFor(const SceneData& scene, uint32_t size, uint32_t spp, uint32_t maxDepth) {
     RenderSettings settings;

@@ -19,7 +19,7 @@ namespace {
 
 class SimtCountersTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline, Backend::Software}); }
+  void SetUp() override { context = validatedContext({Backend::RayQuery, Backend::Pipeline, Backend::Software}); }
 
   FrameResult render(const GpuScene& scene, RenderSettings settings, const Renderer& renderer) {
     settings.counters = Counters::Simt;

@@ -20,7 +20,7 @@ namespace {
 
 class SoftwareBackendTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
+  void SetUp() override { context = validatedContext({allBackends.begin(), allBackends.end()}); }
 
   // Every renderer against the ray-query megakernel, on one upload of the scene.
   void expectEveryRendererAgrees(const SceneData& scene, const RenderSettings& settings) {

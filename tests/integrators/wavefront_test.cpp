@@ -19,7 +19,7 @@ constexpr Backend hardwareBackends[] = {Backend::RayQuery, Backend::Pipeline};
 
 class WavefrontTest : public GpuTest {
  protected:
-  void SetUp() override { context = makeValidatedContext({allBackends.begin(), allBackends.end()}); }
+  void SetUp() override { context = validatedContext({allBackends.begin(), allBackends.end()}); }
 
   FrameResult render(const GpuScene& scene, const RenderSettings& settings, TraceTarget target,
                      IntegratorKind integrator = IntegratorKind::Wavefront) {

@@ -30,7 +30,7 @@ namespace {
 class GpuBvhBuilderTest : public GpuTest {
  protected:
   void SetUp() override {
-    context = makeValidatedContext();
+    context = validatedContext();
     builder = std::make_unique<GpuBvhBuilder>(*context);
   }
   // The software BVH with its binary trees from the GPU builder.

@@ -14,7 +14,7 @@ namespace {
 class GpuSceneTest : public GpuTest {};
 
 TEST_F(GpuSceneTest, AccelerationStructuresBuildOnLavapipe) {
-  context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline});
+  context = validatedContext({Backend::RayQuery, Backend::Pipeline});
   for (const std::string& spec : std::vector<std::string>{
            "builtin:cornell", std::string(PTBENCH_SOURCE_DIR) + "/scenes/FlightHelmet/FlightHelmet.gltf"}) {
     const SceneData scene = loadScene(spec);
@@ -33,7 +33,7 @@ TEST_F(GpuSceneTest, AccelerationStructuresBuildOnLavapipe) {
 }
 
 TEST_F(GpuSceneTest, SoftwareOnlyContextUploadsWithoutAccelerationStructures) {
-  context = makeValidatedContext({Backend::Software});
+  context = validatedContext({Backend::Software});
   const GpuScene gpuScene(*context, loadScene("builtin:furnace"));
   EXPECT_FALSE(gpuScene.hasAccelerationStructures());
   EXPECT_GT(gpuScene.bufferBytes(), 0u);
@@ -41,7 +41,7 @@ TEST_F(GpuSceneTest, SoftwareOnlyContextUploadsWithoutAccelerationStructures) {
 }
 
 TEST_F(GpuSceneTest, UploadsTheSoftwareBvhLayoutsAskedFor) {
-  context = makeValidatedContext({Backend::Software});
+  context = validatedContext({Backend::Software});
   const SceneData scene = loadScene("builtin:cornell");
   const std::vector<BvhLayout> layouts = {BvhLayout::Bvh2};
   const GpuScene gpuScene(*context, scene, layouts);

@@ -85,7 +85,7 @@ std::optional<SurfaceHit> asHit(const TestHit& hit) {
 }
 
 TEST_P(SoftwareTraceTest, GpuTraversalFindsWhatTheReferenceFinds) {
-  context = makeValidatedContext({Backend::Software});
+  context = validatedContext({Backend::Software});
   const auto& [sceneSpec, builder] = GetParam();
   const SceneData scene = loadTestScene(sceneSpec);
   // Alpha-tested geometry asks the material's textures, which the C++ reference cannot; the

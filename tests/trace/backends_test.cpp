@@ -57,10 +57,10 @@ TEST(BackendDescriptors, EachBackendAloneEnablesWhatItTracesWith) {
     EXPECT_EQ(enabled(setup, VK_KHR_RAY_QUERY_EXTENSION_NAME), backend->id == Backend::RayQuery) << backend->name;
     EXPECT_EQ(enabled(setup, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME), backend->rayGeneration) << backend->name;
 
-    const auto context = makeValidatedContext({backend->id});
+    const auto context = validatedContext({backend->id});
     EXPECT_TRUE(context->backendEnabled(backend->id)) << backend->name;
     EXPECT_EQ(context->accelerationStructuresEnabled(), accelerationStructures) << backend->name;
-    EXPECT_EQ(context->validationMessageCount(), 0u) << backend->name;
+    EXPECT_EQ(validationMessagesOfThisTest(*context), 0u) << backend->name;
   }
 }
 

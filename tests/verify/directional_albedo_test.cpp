@@ -13,7 +13,7 @@
 namespace ptbench::test {
 namespace {
 
-constexpr double pi = std::numbers::pi;
+using std::numbers::pi;
 
 gpu::Material whiteMaterial(float metallic, float roughness, float specular = 1) {
   gpu::Material m = defaultMaterial();

@@ -33,7 +33,7 @@ class VerificationTest : public GpuTest {};
 // What `ptbench verify --quick` runs, one integrator and backend per test so that CTest runs
 // them side by side: every case within its tolerance, no invalid sample, no validation message.
 TEST_P(EveryAnalyticCase, Passes) {
-  context = makeValidatedContext({allBackends.begin(), allBackends.end()});
+  context = validatedContext({allBackends.begin(), allBackends.end()});
   const verify::Combination combination = GetParam();
   // megakernel-ser needs SER, which lavapipe lacks: `ptbench verify` runs it on GPUs that have it.
   if (const std::string reason =
@@ -63,7 +63,7 @@ INSTANTIATE_TEST_SUITE_P(EveryIntegratorAndBackend, EveryAnalyticCase, ::testing
 
 // A backend the device (here: the context) lacks is a note, not a failure, and costs no render.
 TEST_F(VerificationTest, SkipsABackendTheContextLacksWithANote) {
-  context = makeValidatedContext({Backend::RayQuery});
+  context = validatedContext({Backend::RayQuery});
   const std::vector<verify::Combination> combinations = {{IntegratorKind::Megakernel, Backend::Software},
                                                          {IntegratorKind::Wavefront, Backend::Pipeline}};
   const verify::Verification verification = verify::verifyCases(*context, quickCases(), combinations);

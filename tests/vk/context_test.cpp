@@ -31,7 +31,7 @@ TEST(DeviceProbe, LavapipeReportsRayQueriesPipelinesAndTimestamps) {
 class ContextTest : public GpuTest {};
 
 TEST_F(ContextTest, CreatesDeviceWithEveryBackendLavapipeHas) {
-  context = makeValidatedContext({Backend::RayQuery, Backend::Pipeline, Backend::Software});
+  context = validatedContext({Backend::RayQuery, Backend::Pipeline, Backend::Software});
   EXPECT_NE(context->device(), VK_NULL_HANDLE);
   EXPECT_TRUE(context->validationEnabled());
 }
@@ -61,7 +61,7 @@ TEST(ContextErrors, SelectsByIndexAndByNameSubstring) {
 // uploadBuffer stages a chunk at a time (pinning a large array's host memory whole cost more than
 // the copy): an upload of two chunks and a part gives the device every byte in place.
 TEST_F(ContextTest, UploadsLargerThanAChunkArriveWhole) {
-  context = makeValidatedContext({Backend::Software});
+  context = validatedContext({Backend::Software});
   std::vector<uint32_t> words((2 * vk::uploadChunkBytes + 4 * 12345) / 4);
   for (size_t i = 0; i < words.size(); ++i) words[i] = static_cast<uint32_t>(i * 2654435761u);
   const vk::Buffer uploaded =

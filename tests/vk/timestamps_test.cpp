@@ -13,7 +13,7 @@ class TimedKernel : public GpuTest {};
 // A real kernel, its every element checked against the C++ formula, its stage time positive.
 // runSelftestKernel poisons the buffer first, so an element the kernel skipped fails.
 TEST_F(TimedKernel, WritesEveryElementAndIsTimed) {
-  context = makeValidatedContext();
+  context = validatedContext();
   constexpr uint32_t count = 1'000'003;  // not a multiple of the workgroup: the bounds check matters
   constexpr uint32_t multiplier = 2654435761u;
   const auto result = vk::runSelftestKernel(*context, count, multiplier);
@@ -32,7 +32,7 @@ TEST_F(TimedKernel, WritesEveryElementAndIsTimed) {
 // More scopes than one query pool holds, over two submissions as the pool schedule records
 // them: every scope is read back, and the frame spans them all.
 TEST_F(TimedKernel, TimerChainsPoolsAcrossSubmissions) {
-  context = makeValidatedContext();
+  context = validatedContext();
   vk::StageTimer timer(*context);
   const uint32_t scopes = vk::StageTimer::queriesPerPool;  // two queries each: two pools and more
   for (int frame = 0; frame < 2; ++frame) {                // a second frame reuses the chain

@@ -12,8 +12,8 @@
 namespace ptbench {
 namespace {
 
-constexpr uint32_t width = gpu::CWBVH_WIDTH;
-constexpr uint32_t maxRoots = width - 1;  // a subtree shares a wide node with at least one sibling
+constexpr uint32_t childrenPerNode = gpu::CWBVH_WIDTH;
+constexpr uint32_t maxRoots = childrenPerNode - 1;  // a subtree shares a wide node with at least one sibling
 constexpr float infinity = std::numeric_limits<float>::infinity();
 
 uint8_t byteOf(const uint32_t* words, uint32_t i) {
@@ -38,7 +38,7 @@ class CwbvhCollapse {
   CwbvhCollapse(const BinaryBvh& binary, const SahCosts& costs, CollapseScratch& scratch)
       : binary_(binary), costs_(costs) {
     // solve() writes every entry of a node before its parent reads it (a leaf's splits too).
-    resizeForOverwrite(scratch.split, binary.nodes.size() * width);
+    resizeForOverwrite(scratch.split, binary.nodes.size() * childrenPerNode);
     resizeForOverwrite(scratch.makesLeaf, binary.nodes.size());
     // emit()'s two levels, written before they are read: a level holds at most n wide nodes.
     resizeForOverwrite(scratch.levels, 2 * binary.primitiveOrder.size());
@@ -57,8 +57,8 @@ class CwbvhCollapse {
     const float rootArea = root.bounds.halfArea();
     float rootCost = rootArea * (costs_.node + costs_.primitive);
     if (!BinaryBvh::isLeaf(root)) {
-      const uint32_t k = split_[0 * width + 0];
-      rootCost = rootArea * costs_.node + cost(BinaryBvh::leftChild(0), k) + cost(root.rightChild, width - k);
+      const uint32_t k = split_[0 * childrenPerNode + 0];
+      rootCost = rootArea * costs_.node + cost(BinaryBvh::leftChild(0), k) + cost(root.rightChild, childrenPerNode - k);
     }
     tree_.sahCost = rootArea > 0 ? rootCost / rootArea : 0;
     emit(budget);
@@ -71,8 +71,8 @@ class CwbvhCollapse {
   float& cost(uint32_t n, uint32_t i) { return cost_[n * maxRoots + (i - 1)]; }
   // split(n, i) for 2 <= i <= 7: how many of the i roots go to the left child, or 0 when at
   // most i - 1 roots do as well; split(n, 0): the same for the 8 children of n as a wide node.
-  uint8_t& split(uint32_t n, uint32_t i) { return split_[n * width + i]; }
-  uint8_t split(uint32_t n, uint32_t i) const { return split_[n * width + i]; }
+  uint8_t& split(uint32_t n, uint32_t i) { return split_[n * childrenPerNode + i]; }
+  uint8_t split(uint32_t n, uint32_t i) const { return split_[n * childrenPerNode + i]; }
 
   void solve(uint32_t n) {
     const BinaryBvhNode& node = binary_.nodes[n];
@@ -84,14 +84,14 @@ class CwbvhCollapse {
       makesLeaf_[n] = 1;
       for (uint32_t i = 1; i <= maxRoots; ++i) cost(n, i) = leafCost;
       // A leaf is one root however many it is offered (collectRoots reads its splits so).
-      for (uint32_t i = 0; i < width; ++i) split(n, i) = 0;
+      for (uint32_t i = 0; i < childrenPerNode; ++i) split(n, i) = 0;
       return;
     }
     const uint32_t left = BinaryBvh::leftChild(n), right = node.rightChild;
     // Distributing j roots between the two children, for j = 2..8.
-    std::array<float, width + 1> distribute{};
-    std::array<uint8_t, width + 1> distributeSplit{};
-    for (uint32_t j = 2; j <= width; ++j) {
+    std::array<float, childrenPerNode + 1> distribute{};
+    std::array<uint8_t, childrenPerNode + 1> distributeSplit{};
+    for (uint32_t j = 2; j <= childrenPerNode; ++j) {
       distribute[j] = infinity;
       for (uint32_t k = 1; k < j; ++k) {
         const float c = cost(left, k) + cost(right, j - k);
@@ -101,8 +101,8 @@ class CwbvhCollapse {
         }
       }
     }
-    const float innerCost = area * costs_.node + distribute[width];
-    split(n, 0) = distributeSplit[width];
+    const float innerCost = area * costs_.node + distribute[childrenPerNode];
+    split(n, 0) = distributeSplit[childrenPerNode];
     makesLeaf_[n] = leafCost <= innerCost;
     cost(n, 1) = std::min(leafCost, innerCost);
     for (uint32_t i = 2; i <= maxRoots; ++i) {
@@ -129,23 +129,23 @@ class CwbvhCollapse {
   }
 
   // slots[s]: the index into roots of the child in slot s, or -1.
-  static std::array<int, width> assignSlots(const std::vector<Root>& roots, const std::vector<Bounds>& bounds,
-                                            Vec3 centre) {
-    std::array<std::array<float, width>, width> score{};
+  static std::array<int, childrenPerNode> assignSlots(const std::vector<Root>& roots, const std::vector<Bounds>& bounds,
+                                                      Vec3 centre) {
+    std::array<std::array<float, childrenPerNode>, childrenPerNode> score{};
     for (size_t c = 0; c < roots.size(); ++c) {
       const Vec3 offset = bounds[c].center() - centre;
-      for (uint32_t s = 0; s < width; ++s)
+      for (uint32_t s = 0; s < childrenPerNode; ++s)
         score[c][s] = dot(offset, {s & 1 ? 1.0f : -1.0f, s & 2 ? 1.0f : -1.0f, s & 4 ? 1.0f : -1.0f});
     }
-    std::array<int, width> slots;
+    std::array<int, childrenPerNode> slots;
     slots.fill(-1);
-    std::array<bool, width> placed{};
+    std::array<bool, childrenPerNode> placed{};
     for (size_t round = 0; round < roots.size(); ++round) {
       float best = -infinity;
       int bestChild = -1, bestSlot = -1;
       for (size_t c = 0; c < roots.size(); ++c) {
         if (placed[c]) continue;
-        for (uint32_t s = 0; s < width; ++s)
+        for (uint32_t s = 0; s < childrenPerNode; ++s)
           if (slots[s] < 0 && (bestChild < 0 || score[c][s] > best)) {
             best = score[c][s];
             bestChild = static_cast<int>(c);
@@ -167,7 +167,7 @@ class CwbvhCollapse {
     }
     const uint32_t k = split(n, 0);
     collectRoots(BinaryBvh::leftChild(n), k, roots);
-    collectRoots(binary_.nodes[n].rightChild, width - k, roots);
+    collectRoots(binary_.nodes[n].rightChild, childrenPerNode - k, roots);
   }
 
   // Where the next wide node's children go in the order (the next level's inner children, the
@@ -187,7 +187,7 @@ class CwbvhCollapse {
     bounds.clear();
     for (const Root& root : roots) bounds.push_back(binary_.nodes[root.node].bounds);
     const Bounds& nodeBounds = binary_.nodes[n].bounds;
-    const std::array<int, width> slots = assignSlots(roots, bounds, nodeBounds.center());
+    const std::array<int, childrenPerNode> slots = assignSlots(roots, bounds, nodeBounds.center());
 
     gpu::CwbvhNode node{};
     node.origin = toGpu(nodeBounds.min);
@@ -200,7 +200,7 @@ class CwbvhCollapse {
       scale[axis] = std::ldexp(1.0, static_cast<int>(exponent) - 127);
     }
     uint32_t imask = 0;
-    for (uint32_t s = 0; s < width; ++s) {
+    for (uint32_t s = 0; s < childrenPerNode; ++s) {
       if (slots[s] < 0) {
         for (int axis = 0; axis < 3; ++axis) {
           setByte(node.quantizedMin, 8 * axis + s, 0xff);  // inverted: no ray enters it

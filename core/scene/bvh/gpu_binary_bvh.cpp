@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/elapsed.h"
 #include "core/scene/bvh/bvh2.h"
 #include "core/scene/bvh/cwbvh.h"
 #include "core/scene/huge_pages.h"
@@ -40,10 +41,6 @@ static_assert(sizeof(gpu::Bvh2CollapseSummary) == 12);
 static_assert(offsetof(gpu::TreeletPush, count) == 88 && sizeof(gpu::TreeletPush) <= 128);
 
 using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 constexpr VkBufferUsageFlags scratchUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -600,7 +597,7 @@ void GpuBvhBuilder::prepare(const GpuLevelRequest& request, LevelJob& job) const
   if (job.withBinary)
     job.nodesBack.emplace(*pool_, (2 * uint64_t{job.count} - 1) * sizeof(gpu::BuildNode), vk::MemoryUse::Readback);
   job.prepared = Clock::now();
-  job.prepareMs = msSince(start);
+  job.prepareMs = millisecondsSince(start);
 }
 
 std::vector<std::vector<GpuBvhBuilder::LevelJob*>> GpuBvhBuilder::batchesOf(std::span<LevelJob> jobs) const {
@@ -913,7 +910,7 @@ class GpuBvhBuilder::Batch {
         job.cwbvhBack.emplace(pool_, uint64_t{job.wideNodeCount} * sizeof(gpu::CwbvhNode), vk::MemoryUse::Readback);
       }
     }
-    times.allocateMs += msSince(allocateStart);
+    times.allocateMs += millisecondsSince(allocateStart);
     const uint32_t cwbvhLevels = levelsThat(wantsCwbvh);
     submit([&](VkCommandBuffer commands, vk::StageTimer& timer) {
       if (cwbvhLevels > 0) {
@@ -1099,7 +1096,7 @@ class GpuBvhBuilder::Batch {
     const double kernelsMs = timing.frameNs * 1e-6;
     times.gpuMs += kernelsMs;
     for (const vk::StageTiming& stage : timing.stages) times.stageGpuMs[stage.stage] += stage.gpuNs * 1e-6;
-    times.copyMs += std::max(0.0, msSince(submitStart) - kernelsMs);
+    times.copyMs += std::max(0.0, millisecondsSince(submitStart) - kernelsMs);
   }
   static void computeToTransfer(VkCommandBuffer commands) {
     vk::memoryBarrier(commands, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
@@ -1130,14 +1127,14 @@ class GpuBvhBuilder::Batch {
 
 void GpuBvhBuilder::runBatch(std::span<LevelJob* const> jobs) {
   const std::lock_guard device(deviceMutex_);
-  for (LevelJob* job : jobs) job->batchWaitMs = msSince(job->prepared);
+  for (LevelJob* job : jobs) job->batchWaitMs = millisecondsSince(job->prepared);
   const auto allocateStart = Clock::now();
   Batch batch(*this, jobs);
-  batch.times.allocateMs = msSince(allocateStart);
+  batch.times.allocateMs = millisecondsSince(allocateStart);
   batch.buildBinaryTrees();
   batch.collapseCwbvhWideLevels();
   batch.readBackTrees();
-  const double batchMs = msSince(allocateStart);
+  const double batchMs = millisecondsSince(allocateStart);
   uint64_t primitives = 0;
   for (const LevelJob* job : jobs) primitives += job->count;
   for (LevelJob* job : jobs) job->batchShareMs = batchMs * double(job->count) / double(primitives);
@@ -1200,7 +1197,7 @@ PrebuiltLevel GpuBvhBuilder::convert(LevelJob& job) {
   job.nodesBack.reset();
   job.bvh2Back.reset();
   job.cwbvhBack.reset();
-  const double convertMs = msSince(start);
+  const double convertMs = millisecondsSince(start);
   level.buildMs = job.prepareMs + job.batchShareMs + convertMs;
 
   const std::lock_guard lock(mutex_);

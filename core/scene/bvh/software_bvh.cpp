@@ -17,6 +17,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "core/elapsed.h"
 #include "core/scene/bvh/bvh2.h"
 #include "core/scene/bvh/cwbvh.h"
 #include "core/scene/huge_pages.h"
@@ -39,10 +40,6 @@ constexpr uint32_t trianglesPerChunk = 16384;
 // The layouts' assembly copies nodes and triangles in pieces of this many, so that one large mesh
 // spreads over the threads as many small ones do.
 constexpr uint32_t elementsPerPiece = 65536;
-
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // The process's CPU time so far, every thread's: the build's threads, and any other thread of the
 // process that runs meanwhile (the GPU builder's driver threads). The total from the process's
@@ -143,13 +140,13 @@ LevelBuild finishLevel(PrebuiltLevel& built, const BinaryBvh& binary, uint32_t p
         if (!collapsesBvh2) return;
         const auto collapseStart = Clock::now();
         level.bvh2.tree = collapseToBvh2(binary, options.costs, budget, scratch.bvh2);
-        level.bvh2.ms = msSince(collapseStart);
+        level.bvh2.ms = millisecondsSince(collapseStart);
       },
       [&] {
         if (!collapsesCwbvh) return;
         const auto collapseStart = Clock::now();
         level.cwbvh.tree = collapseToCwbvh(binary, options.costs, budget, scratch.cwbvh);
-        level.cwbvh.ms = msSince(collapseStart);
+        level.cwbvh.ms = millisecondsSince(collapseStart);
       });
   return level;
 }
@@ -161,8 +158,8 @@ LevelBuild buildLevel(std::span<const Bounds> primitives, const BvhBuildOptions&
   buildBinaryBvh(primitives, options.binary, budget, scratch.binary, scratch.cwbvh.cost);
   PrebuiltLevel built;
   if (!scratch.binary.nodes.empty()) built.bounds = scratch.binary.nodes[0].bounds;
-  return finishLevel(built, scratch.binary, static_cast<uint32_t>(primitives.size()), msSince(start), options, budget,
-                     scratch);
+  return finishLevel(built, scratch.binary, static_cast<uint32_t>(primitives.size()), millisecondsSince(start), options,
+                     budget, scratch);
 }
 
 uint64_t meshTriangleCount(const SceneData& scene, const Mesh& mesh) {
@@ -615,13 +612,13 @@ SoftwareBvh buildSoftwareBvh(const SceneData& scene, const BvhBuildOptions& opti
   });
   if (buildsBvh2) bvh2.finish();
   if (buildsCwbvh) cwbvh.finish();
-  bvh.stats.assembleMs = msSince(assembleStart);
+  bvh.stats.assembleMs = millisecondsSince(assembleStart);
   bvh.stats.threads = threads;
   bvh.stats.binCount = options.binary.binCount;
   bvh.stats.costs = options.costs;
   bvh.stats.binaryBuildMs = top.binaryMs;
   for (const LevelBuild& mesh : meshes) bvh.stats.binaryBuildMs += mesh.binaryMs;
-  bvh.stats.buildMs = msSince(start);
+  bvh.stats.buildMs = millisecondsSince(start);
   const ProcessCpuTime cpuEnd = ProcessCpuTime::now();
   bvh.stats.cpuMs = cpuEnd.totalMs - cpuStart.totalMs;
   bvh.stats.systemCpuMs = std::clamp(cpuEnd.systemMs - cpuStart.systemMs, 0.0, bvh.stats.cpuMs);
