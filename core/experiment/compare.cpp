@@ -57,12 +57,12 @@ std::string ratio(double base, double next) {
   return base > 0 ? fmt::format("{:.3f}", next / base) : std::string();
 }
 
-// The coefficient of variation of a statistics block, as a percentage, with a '!' where it is
-// above noisyFrameCv; blank where it has none.
+// The coefficient of variation of a statistics block, as a percentage, with the noise flag
+// where it is noisy; blank where it has none.
 std::string noise(const json& stats) {
   if (!stats.contains("cv") || !stats["cv"].is_number()) return "";
   const double cv = stats["cv"].get<double>();
-  return fmt::format("{:.2f}%{}", cv * 100, cv > noisyFrameCv ? "!" : "");
+  return fmt::format("{:.2f}%{}", cv * 100, noiseFlag(cv));
 }
 
 void addLine(std::string& table, const std::string& verdict, const std::string& stage, const std::string& base,

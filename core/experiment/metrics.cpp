@@ -199,6 +199,10 @@ const std::vector<Metric>& runMetrics() {
   return metrics;
 }
 
+std::string deviceName(const json& report) {
+  return report.value("device", json::object()).value("name", "");
+}
+
 const Metric& metric(const std::string& name) {
   for (const Metric& m : runMetrics())
     if (m.name == name) return m;

@@ -53,11 +53,20 @@ struct Metric {
 
 // The metrics of a run, in the order CSV and summary print them.
 const std::vector<Metric>& runMetrics();
+// The report's device by name: a column of report.csv and of the summary's CSV.
+std::string deviceName(const nlohmann::json& report);
 const Metric& metric(const std::string& name);
 
 // A run whose frame times vary by more than this (their cv) is flagged as noisy: by the
 // summary, the report's notes and compare. On a GPU at its clocks ptbench's frames stay under
 // 2%; a run above 5% shares its GPU, throttles, or has too few or too short frames.
 constexpr double noisyFrameCv = 0.05;
+inline bool isNoisy(double frameCv) {
+  return frameCv > noisyFrameCv;
+}
+// The flag summary and compare print beside a noisy run's cv.
+inline const char* noiseFlag(double frameCv) {
+  return isNoisy(frameCv) ? "!" : "";
+}
 
 }  // namespace ptbench

@@ -309,7 +309,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   out["frames"] = run.frameGpuMs.size();
   out["frame_gpu_ms"] = toJson(frame);
   // Frames that vary by more than the noise bound: a median to read with care (metrics.h).
-  out["noisy"] = frame.cv > noisyFrameCv;
+  out["noisy"] = isNoisy(frame.cv);
   out["frame_host_ms"] = toJson(summarize(run.frameHostMs));
   out["frame_gpu_ms_samples"] = run.frameGpuMs;
   // Absent under timing: frame, whose frames have no stages to subtract.
@@ -597,7 +597,7 @@ std::string reportCsv(const json& report) {
   for (const char* statistic : csvStageStatistics) csv += std::string(",gpu_ms_") + statistic;
   for (const Metric* m : metrics) csv += "," + m->name;
   csv += ",error\n";
-  const std::string device = csvField(report.value("device", json::object()).value("name", ""));
+  const std::string device = csvField(deviceName(report));
   for (const auto& run : runs) {
     const auto& p = run["parameters"];
     std::string prefix = csvField(run["id"]) + "," + csvField(run["status"]) + "," + device;

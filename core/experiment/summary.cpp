@@ -152,10 +152,6 @@ struct RelativeTime {
 
 }  // namespace
 
-std::string deviceName(const json& report) {
-  return report.value("device", json::object()).value("name", "");
-}
-
 std::string deviceLine(const json& report) {
   const json& device = report.value("device", json::object());
   const json& tool = report.value("tool", json::object());
@@ -264,7 +260,7 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     // A shadow raycast in a scene without emitters has no light samples to trace towards.
     const bool noRays = raycast && run["raycast"]["rays_traced"] == 0;
     const std::optional<double> cv = metric("frame_gpu_ms_cv").value(run);
-    if (cv && *cv > noisyFrameCv) noisy.push_back(run["id"].get<std::string>());
+    if (cv && isNoisy(*cv)) noisy.push_back(run["id"].get<std::string>());
     for (const Metric* m : shownMetrics) {
       // A raycast's rays are its trace stage's (its roofline's), as the note under the table says.
       const std::optional<double> value =
@@ -274,7 +270,7 @@ std::string reportSummary(const json& report, SummaryFormat format) {
       else
         row.cells.push_back(value ? fmt::format("{:.{}f}", *value * m->scale, m->decimals) : "");
       // The noise bound's flag, beside the number it judges.
-      if (m->name == "frame_gpu_ms_cv" && cv && *cv > noisyFrameCv) row.cells.back() += "!";
+      if (m->name == "frame_gpu_ms_cv" && cv) row.cells.back() += noiseFlag(*cv);
       if (m->name == "rays_per_s") row.cells.push_back(relative);
     }
     rows.push_back(row);

@@ -16,10 +16,9 @@ enum class SummaryFormat { Table, Markdown, Csv };
 
 std::optional<SummaryFormat> parseSummaryFormat(std::string_view name);
 
-// The report's device by name, and the line that names it with its driver, whether it is a CPU
-// implementation, and the ptbench build and date: at the top of every summary but the CSV's,
-// which carries the name in a column.
-std::string deviceName(const nlohmann::json& report);
+// The line that names the report's device with its driver, whether it is a CPU implementation,
+// and the ptbench build and date: at the top of every summary but the CSV's, which carries the
+// device's name in a column (deviceName, core/experiment/metrics.h).
 std::string deviceLine(const nlohmann::json& report);
 
 std::string reportSummary(const nlohmann::json& report, SummaryFormat format);
