@@ -106,14 +106,16 @@ passed=$((passed + 3))
 # build/gtest-suites (cmake/GTestSuites.cmake); a rerun of it runs the whole suite again.
 begin_stage "tests (ctest)"
 reran=false
+first_reports=build/gtest-suites  # the first run's suite reports, kept apart if a rerun rewrites them
 rm -rf build/gtest-suites build/gtest-suites-first
 if ! ctest --test-dir build --output-on-failure -j"$(nproc)" --output-junit ctest.xml; then
   echo "test.sh: running the failed tests once more, alone"
-  cp -r build/gtest-suites build/gtest-suites-first 2>/dev/null || mkdir -p build/gtest-suites-first
+  first_reports=build/gtest-suites-first
+  cp -r build/gtest-suites "$first_reports" 2>/dev/null || mkdir -p "$first_reports"
   ctest --test-dir build --output-on-failure --rerun-failed --output-junit ctest-rerun.xml || true
   reran=true
 fi
-if $reran; then count junit build/ctest.xml build/gtest-suites-first; else count junit build/ctest.xml build/gtest-suites; fi
+count junit build/ctest.xml "$first_reports"
 # A test that failed, then passed alone, is counted as passed and named FLAKY instead.
 if $reran; then
   again=$(python3 scripts/count_tests.py junit build/ctest-rerun.xml build/gtest-suites | sed -n 's/^failed: //p' || true)

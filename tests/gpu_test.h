@@ -28,10 +28,15 @@ inline void recordCopyToHost(VkCommandBuffer commands, const vk::Buffer& results
                     VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 }
 
-// A context on lavapipe with the validation layer on, enabling `backends`: one per set of
-// backends in the process, shared by its tests. CTest runs each suite of the GPU tests in one
-// process (tests/CMakeLists.txt), so that a pipeline its tests have in common is compiled once
-// (lavapipe spends 0.3-1 s on each; the context keeps them, docs/DESIGN.md "Kernels").
+// What every validated test context is: lavapipe with the validation layer on, with `backends`.
+inline vk::ContextOptions validatedContextOptions(std::vector<Backend> backends) {
+  return {.validation = true, .deviceSelector = testDevice, .backends = std::move(backends)};
+}
+
+// A context of validatedContextOptions(backends): one per set of backends in the process, shared
+// by its tests. CTest runs each suite of the GPU tests in one process (tests/CMakeLists.txt), so
+// that a pipeline its tests have in common is compiled once (lavapipe spends 0.3-1 s on each; the
+// context keeps them, docs/DESIGN.md "Kernels").
 std::shared_ptr<vk::Context> validatedContext(std::vector<Backend> backends = {});
 // The validation messages `context` has reported since validatedContext last handed it out:
 // the current test's.

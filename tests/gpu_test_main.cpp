@@ -54,9 +54,7 @@ ValidatedContexts& validatedContexts() {
 std::shared_ptr<vk::Context> validatedContext(std::vector<Backend> backends) {
   ValidatedContexts& contexts = validatedContexts();
   std::shared_ptr<vk::Context>& context = contexts.byBackends[backends];
-  if (!context)
-    context = std::make_shared<vk::Context>(
-        vk::ContextOptions{.validation = true, .deviceSelector = testDevice, .backends = std::move(backends)});
+  if (!context) context = std::make_shared<vk::Context>(validatedContextOptions(std::move(backends)));
   contexts.messagesWhenHandedOut[context.get()] = context->validationMessageCount();
   return context;
 }

@@ -53,9 +53,9 @@ struct Metric {
 
 // The metrics of a run, in the order CSV and summary print them.
 const std::vector<Metric>& runMetrics();
+const Metric& metric(const std::string& name);
 // The report's device by name: a column of report.csv and of the summary's CSV.
 std::string deviceName(const nlohmann::json& report);
-const Metric& metric(const std::string& name);
 
 // A run whose frame times vary by more than this (their cv) is flagged as noisy: by the
 // summary, the report's notes and compare. On a GPU at its clocks ptbench's frames stay under

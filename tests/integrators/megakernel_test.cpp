@@ -97,8 +97,7 @@ TEST_F(MegakernelTest, SameSeedSameBytesOtherSeedSameMean) {
 // its own. The images are the same bytes. A context of its own: the suite's shared one may
 // hold these pipelines already.
 TEST_F(MegakernelTest, KernelsOfOneShaderAndConstantsShareOnePipeline) {
-  vk::Context own(vk::ContextOptions{
-      .validation = true, .deviceSelector = testDevice, .backends = {Backend::RayQuery, Backend::Pipeline}});
+  vk::Context own(validatedContextOptions({Backend::RayQuery, Backend::Pipeline}));
   const SceneData scene = loadScene("builtin:cornell");
   const RenderSettings settings = cornellSettings(scene);
   const GpuScene gpuScene(own, scene, allBvhLayouts);
