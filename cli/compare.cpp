@@ -8,7 +8,9 @@
 
 #include "cli/options.h"
 #include "core/errors.h"
+#include "core/experiment/atomic_file.h"
 #include "core/experiment/config.h"
+#include "core/experiment/html_report.h"
 #include "core/experiment/report.h"
 
 namespace ptbench::cli {
@@ -47,7 +49,7 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
       "regression; 1: a regression; 2: undecided (a run missing or unsure, a CPU device, a report without runs: "
       "nothing to compare, or a report that cannot be read).");
   struct Options {
-    std::string base, next, threshold = "3%", metric = "median";
+    std::string base, next, threshold = "3%", metric = "median", html;
     bool runsOnly = false;
   };
   auto options = std::make_shared<Options>();
@@ -62,9 +64,13 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
                       "median, mean or min of the frame GPU time, as the table prints it (the verdict reads every "
                       "frame)")->capture_default_str();
   command->add_flag("--runs-only", options->runsOnly, "one line per run: no overhead, stage or bounce lines");
+  command->add_option("--html", options->html,
+                      "also write the comparison as an HTML page (each run's ratio, interval and verdict, then the new "
+                      "report's page)");
   command->callback([options] {
     CompareOptions compareOptions{.metric = options->metric, .runsOnly = options->runsOnly};
     try {
+      if (!options->html.empty()) requireOutputFolder(options->html, "--html");
       compareOptions.threshold = parseThreshold(options->threshold);
       const auto base = readReport(options->base, compareExitUndecided, compareExitUndecided);
       const auto next = readReport(options->next, compareExitUndecided, compareExitUndecided);
@@ -76,6 +82,11 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
                         error.what() + "); is it a ptbench report?");
       }
       std::cout << result.table;
+      if (!options->html.empty()) {
+        const HtmlOptions html{.out = options->html};
+        writeFileAtomically(options->html,
+                            comparePage({base, options->base}, {next, options->next}, compareOptions, html));
+      }
       if (result.exitCode != 0) throw CLI::RuntimeError(result.exitCode);
     } catch (const UserError& error) {
       // Input a comparison cannot judge is "undecided", never "passed".

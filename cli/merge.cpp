@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
+#include "core/experiment/html_report.h"
 #include "core/experiment/report.h"
 #include "core/experiment/summary.h"
 
@@ -69,6 +70,7 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
       writeFileAtomically(out / name, image);
     }
     writeReportFiles(out, merged.report);
+    writeReportPage(out, merged.report);
     for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);
     std::cout << reportSummary(merged.report, SummaryFormat::Table);
     spdlog::info("merged {} report(s), {} run(s), into {}", shards.size(), merged.report["runs"].size(), out.string());

@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
+#include "core/experiment/html_report.h"
 #include "core/experiment/interrupt.h"
 #include "core/experiment/merge.h"
 #include "core/experiment/metrics.h"
@@ -284,6 +285,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
           .resumeReport = previous});
   const json report = reportJson(result);
   writeReportFiles(result.folder, report);
+  writeReportPage(result.folder, report);
   if (options.json == "-") {
     std::cout << report.dump(2) << "\n";
     std::cerr << reportSummary(report, SummaryFormat::Table);

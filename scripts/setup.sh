@@ -16,6 +16,7 @@ packages=(
   clang libclang-rt-dev
   python3 python3-numpy python3-matplotlib
   slurm-wlm munge
+  libjs-chart.js
 )
 
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
@@ -35,9 +36,14 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
     fi
     mesa_target="-t bookworm-backports"
+    # The HTML report's browser test drives it headless.
+    packages+=(chromium)
     ;;
   ubuntu:24.04)
     mesa_target=""
+    # Ubuntu ships Chromium only as a snap, which containers rarely run: the HTML report's
+    # browser test says it is missing and is counted as skipped.
+    echo "setup: Ubuntu has no Chromium package (only a snap): the HTML report's browser test will be skipped"
     ;;
   *)
     echo "setup: ${PRETTY_NAME:-this system} is not one ptbench knows how to set up." >&2

@@ -77,7 +77,8 @@ struct Tally {
   size_t fewFrames = 0, noSamples = 0;  // of the unsure: too few frames on a side, or none recorded
 };
 
-// A run's measured frame times, or none where the report holds none that are all positive.
+}  // namespace
+
 std::vector<double> frameSamples(const json& run) {
   std::vector<double> samples;
   for (const auto& value : run.value("frame_gpu_ms_samples", json::array())) {
@@ -87,13 +88,9 @@ std::vector<double> frameSamples(const json& run) {
   return samples;
 }
 
-// A report measured on a CPU implementation of Vulkan (lavapipe, llvmpipe, SwiftShader): its times
-// are the host's, which other processes share, and say nothing of a GPU.
 bool onCpuDevice(const json& report) {
   return report.value("device", json::object()).value("type", "") == "cpu";
 }
-
-}  // namespace
 
 // A slowdown of 0 would call every run's noise a regression; one of 10x is no threshold.
 constexpr NumberRange thresholdRange{0, 10, true};
@@ -147,6 +144,7 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
   for (const auto& [report, side] : {std::pair{&base, "the base report"}, std::pair{&next, "the new report"}})
     if (report->at("runs").empty()) {
       result.exitCode = compareExitUndecided;
+      result.verdict = "UNDECIDED";
       result.table = fmt::format("compare: verdict UNDECIDED (nothing to compare: {} has no run)\n", side);
       return result;
     }
@@ -164,6 +162,7 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     ++tally.missing;
     auto state = [](const json* run) { return !run ? std::string("absent") : run->value("status", std::string("?")); };
     addLine(table, "missing", "frame", state(baseRun), state(nextRun), "", "", "", "", key);
+    result.runs.push_back({key, "missing", state(baseRun), state(nextRun), {}, {}, {}, {}, {}});
   };
   for (const auto& [key, baseRun] : baseRuns.inOrder) {
     ++tally.runs;
@@ -194,6 +193,10 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
     if (verdict == "faster") ++tally.faster;
     if (verdict == "REGRESSED") ++tally.regressed;
     if (verdict == "unsure") ++tally.unsure;
+    auto cv = [](const json& frame) {
+      return frame.contains("cv") && frame["cv"].is_number() ? std::optional<double>(frame["cv"]) : std::nullopt;
+    };
+    result.runs.push_back({key, verdict, "ok", "ok", b, n, cv(baseFrame), cv(nextFrame), interval});
     addLine(table, verdict, "frame", milliseconds(b), milliseconds(n), ratio(b, n),
             interval ? fmt::format("[{:.3f}, {:.3f}]", interval->low, interval->high) : "", noise(baseFrame),
             noise(nextFrame), key);
@@ -284,6 +287,7 @@ CompareResult compareReports(const json& base, const json& next, const CompareOp
                                     {tally.missing, "missing or failed on one side"}})
     if (count > 0) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, what);
   const char* verdict = cpu ? "UNDECIDED" : tally.regressed ? "REGRESSION" : undecided ? "UNDECIDED" : "OK";
+  result.verdict = verdict;
   table += fmt::format("compare: verdict {} ({} of {} runs slower beyond {:g}% with {:g}% confidence{}{}{})\n", verdict,
                        tally.regressed, tally.runs, options.threshold * 100, compareConfidence * 100,
                        counts.empty() ? "" : "; ", counts, cpu ? "; measured on a CPU device" : "");

@@ -27,12 +27,30 @@ struct CompareOptions {
   bool runsOnly = false;          // one line per run: no overhead, stage or bounce lines
 };
 
+// One run as compare judged it, for the pages that draw it (core/experiment/html_report.h).
+struct ComparedRun {
+  std::string key;                       // runKey, with "#2" where a report repeats it
+  std::string verdict;                   // REGRESSED, faster, same, unsure or missing
+  std::string baseStatus, nextStatus;    // ok, failed, interrupted, or absent (missing runs)
+  std::optional<double> baseMs, nextMs;  // the table's statistic of the frame times
+  std::optional<double> baseCv, nextCv;
+  std::optional<RatioInterval> interval;
+};
+
 struct CompareResult {
   int exitCode = compareExitOk;
+  std::string verdict;  // OK, REGRESSION or UNDECIDED
+  std::vector<ComparedRun> runs;
   // A line per run (and per stage and bounce), ending with one that CI logs grep for:
   // "compare: verdict OK|REGRESSION|UNDECIDED (...)".
   std::string table;
 };
+
+// A run's measured frame times, or none where the report holds none that are all positive.
+std::vector<double> frameSamples(const nlohmann::json& run);
+// A report measured on a CPU implementation of Vulkan (lavapipe, llvmpipe, SwiftShader): its times
+// are the host's, which other processes share, and say nothing of a GPU.
+bool onCpuDevice(const nlohmann::json& report);
 
 // "5%" or "0.05"; a UserError otherwise.
 double parseThreshold(const std::string& text);

@@ -75,14 +75,18 @@ void writePng(const std::filesystem::path& path, const LinearImage& image, float
     const float value = std::isfinite(image.rgb[i]) ? std::max(image.rgb[i], 0.0f) : 0.0f;
     pixels[i] = uint8_t(std::lround(255.0f * srgbEncode(acesFilmic(value * scale))));
   }
+  std::string encoded = encodePng(image.width, image.height, pixels);
+  if (encoded.empty()) throw UserError("cannot encode " + path.string() + " as PNG");
+  writeFileAtomically(path, encoded);
+}
+
+std::string encodePng(uint32_t width, uint32_t height, const std::vector<uint8_t>& rgb) {
   std::string encoded;
   const auto append = [](void* context, void* data, int size) {
     static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
   };
-  if (!stbi_write_png_to_func(append, &encoded, int(image.width), int(image.height), 3, pixels.data(),
-                              int(image.width * 3)))
-    throw UserError("cannot encode " + path.string() + " as PNG");
-  writeFileAtomically(path, encoded);
+  if (!stbi_write_png_to_func(append, &encoded, int(width), int(height), 3, rgb.data(), int(width * 3))) return {};
+  return encoded;
 }
 
 void writeExr(const std::filesystem::path& path, const LinearImage& image) {

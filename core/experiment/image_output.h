@@ -1,6 +1,7 @@
 // Rendered images: PNG (tonemapped, sRGB), EXR and PFM (linear) written; EXR and PFM read back
 // (convergence references).
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -13,6 +14,8 @@ namespace ptbench {
 // Exposure scales radiance by 2^exposure before the tonemap (ACES filmic, Narkowicz's fit)
 // and the sRGB transfer function.
 void writePng(const std::filesystem::path& path, const LinearImage& image, float exposure);
+// 8-bit RGB pixels, rows top to bottom, as PNG bytes.
+std::string encodePng(uint32_t width, uint32_t height, const std::vector<uint8_t>& rgb);
 void writeExr(const std::filesystem::path& path, const LinearImage& image);  // 32-bit float RGB
 void writePfm(const std::filesystem::path& path, const LinearImage& image);  // little-endian, rows bottom to top
 // By extension: .png, .exr or .pfm; anything else is a UserError.

@@ -21,15 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The backend and its options: "software bvh2", "software cwbvh gpu" (the GPU builder's tree).
-std::string backendLabel(const json& parameters) {
-  std::string label = parameters["backend"];
-  const json& options = parameters.value("options", json::object());
-  if (options.contains("software_bvh")) label += " " + options["software_bvh"].get<std::string>();
-  if (options.contains("software_builder")) label += " " + options["software_builder"].get<std::string>();
-  return label;
-}
-
 struct Column {
   std::string name;
   int width;  // in the text table; negative: left-aligned
@@ -142,15 +133,62 @@ std::map<std::string, std::vector<std::optional<double>>> megakernelTimes(const 
   return times;
 }
 
-// One line of the relative-time block: an integrator variant's runs that differ in nothing else
-// (a repeated sweep point), each over the megakernel of its scene, backend and parameters.
-struct RelativeTime {
-  std::string scene, integrator, backend;
-  json parameters;  // its first run's
-  std::vector<double> ratios;
-};
-
 }  // namespace
+
+RelativeTimes relativeTimes(const json& runs) {
+  const std::vector<Axis> axes = runAxes(runs);
+  // Each run is timed against the megakernel of its scene, backend (and layout) and parameters.
+  const auto megakernelMs = megakernelTimes(runs, axes);
+  std::map<std::string, size_t> occurrences;                      // runs so far of each peer key and integrator variant
+  std::map<std::string, std::vector<std::string>> megakernelIds;  // peer key -> its megakernel runs' ids
+  for (const auto& run : runs)
+    if (run["parameters"]["integrator"] == integratorName(IntegratorKind::Megakernel))
+      megakernelIds[peerKey(run["parameters"], axes)].push_back(run["id"]);
+  RelativeTimes result;
+  std::map<std::string, size_t> lineIndex;
+  std::vector<json> lineParameters;
+  for (const auto& run : runs) {
+    const auto& p = run["parameters"];
+    const std::string peer = peerKey(p, axes);
+    // A line: every setting of the run (runKey), so that runs that differ in any of them are
+    // never averaged. A failed run keeps its place among its repeats, as megakernelTimes does.
+    const std::string lineKey = runKey(run);
+    const size_t occurrence = occurrences[peer + "|" + lineKey]++;
+    if (run["status"] != "ok" || run.contains("raycast")) continue;
+    const auto found = megakernelMs.find(peer);
+    if (found == megakernelMs.end() || occurrence >= found->second.size() || !found->second[occurrence]) continue;
+    const double ratio = run["frame_gpu_ms"]["median"].get<double>() / *found->second[occurrence];
+    const std::string id = run["id"];
+    result.ofRun[id] = ratio;
+    // The megakernel against itself is 1 by construction: its line would say nothing.
+    if (p["integrator"] == integratorName(IntegratorKind::Megakernel)) continue;
+    const auto [line, added] = lineIndex.try_emplace(peer + "|" + lineKey, result.lines.size());
+    if (added) {
+      result.lines.push_back({fs::path(p["scene"].get<std::string>()).filename().string(),
+                              integratorLabel(p),
+                              backendLabel(p),
+                              "",
+                              {},
+                              {},
+                              {},
+                              0});
+      lineParameters.push_back({{"parameters", p}});
+    }
+    RelativeTimeLine& entry = result.lines[line->second];
+    entry.runIds.push_back(id);
+    entry.megakernelIds.push_back(megakernelIds[peer][occurrence]);
+    entry.ratios.push_back(ratio);
+  }
+  // The settings that set a line apart beside scene, integrator and backend: those that differ
+  // between its lines (a resolution sweep's sizes, timing frame and stages, a pool size, ...).
+  const json lineRuns = lineParameters;
+  const std::vector<Axis> lineSettings = settingsAxes(varyingAxes(runAxes(lineRuns), lineRuns), lineRuns);
+  for (size_t i = 0; i < result.lines.size(); ++i) {
+    result.lines[i].settings = settingsText(lineSettings, lineParameters[i]["parameters"]);
+    result.lines[i].geometricMean = geometricMean(result.lines[i].ratios);
+  }
+  return result;
+}
 
 std::string deviceLine(const json& report) {
   const json& device = report.value("device", json::object());
@@ -173,6 +211,14 @@ std::optional<SummaryFormat> parseSummaryFormat(std::string_view name) {
   if (name == "md") return SummaryFormat::Markdown;
   if (name == "csv") return SummaryFormat::Csv;
   return std::nullopt;
+}
+
+std::string backendLabel(const json& parameters) {
+  std::string label = parameters["backend"];
+  const json& options = parameters.value("options", json::object());
+  if (options.contains("software_bvh")) label += " " + options["software_bvh"].get<std::string>();
+  if (options.contains("software_builder")) label += " " + options["software_builder"].get<std::string>();
+  return label;
 }
 
 std::string integratorLabel(const json& parameters) {
@@ -214,22 +260,13 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     columns.push_back({m->header, std::max(8, int(m->header.size()))});
     if (m->name == "rays_per_s") columns.push_back({"vs mk", 8});
   }
-  // Each run is timed against the megakernel of its scene, backend (and layout) and parameters.
-  const auto megakernelMs = megakernelTimes(runs, axes);
-  std::map<std::string, size_t> occurrences;  // runs so far of each peer key and integrator variant
-  std::vector<RelativeTime> relativeTimes;    // in the order of their first runs: the sweep's
-  std::map<std::string, size_t> relativeTimeIndex;
+  const RelativeTimes relative = relativeTimes(runs);
   std::vector<Row> rows;
   std::vector<std::string> noisy;
   for (const auto& run : runs) {
     const auto& p = run["parameters"];
     const std::string scene = fs::path(p["scene"].get<std::string>()).filename().string();
     const std::string integrator = integratorLabel(p);
-    const std::string peer = peerKey(p, axes);
-    // A line of the relative block: every setting of the run (runKey), so that runs that differ
-    // in any of them are never averaged.
-    const std::string lineKey = runKey(run);
-    const size_t occurrence = occurrences[peer + "|" + lineKey]++;
     Row row;
     row.cells = {run["id"].get<std::string>(),
                  scene,
@@ -243,20 +280,9 @@ std::string reportSummary(const json& report, SummaryFormat format) {
       rows.push_back(row);
       continue;
     }
-    const double ms = run["frame_gpu_ms"]["median"];
     const bool raycast = run.contains("raycast");
-    std::string relative;
-    const auto found = megakernelMs.find(peer);
-    if (!raycast && found != megakernelMs.end() && occurrence < found->second.size() && found->second[occurrence]) {
-      const double megakernel = *found->second[occurrence];
-      relative = fmt::format("{:.3f}", ms / megakernel);
-      // The megakernel against itself is 1 by construction: its line would say nothing.
-      if (p["integrator"] != integratorName(IntegratorKind::Megakernel)) {
-        const auto [line, added] = relativeTimeIndex.try_emplace(peer + "|" + lineKey, relativeTimes.size());
-        if (added) relativeTimes.push_back({scene, integrator, backendLabel(p), p, {}});
-        relativeTimes[line->second].ratios.push_back(ms / megakernel);
-      }
-    }
+    const auto ratio = relative.ofRun.find(run["id"].get<std::string>());
+    const std::string versusMegakernel = ratio == relative.ofRun.end() ? "" : fmt::format("{:.3f}", ratio->second);
     // A shadow raycast in a scene without emitters has no light samples to trace towards.
     const bool noRays = raycast && run["raycast"]["rays_traced"] == 0;
     const std::optional<double> cv = metric("frame_gpu_ms_cv").value(run);
@@ -271,7 +297,7 @@ std::string reportSummary(const json& report, SummaryFormat format) {
         row.cells.push_back(value ? fmt::format("{:.{}f}", *value * m->scale, m->decimals) : "");
       // The noise bound's flag, beside the number it judges.
       if (m->name == "frame_gpu_ms_cv" && cv) row.cells.back() += noiseFlag(*cv);
-      if (m->name == "rays_per_s") row.cells.push_back(relative);
+      if (m->name == "rays_per_s") row.cells.push_back(versusMegakernel);
     }
     rows.push_back(row);
   }
@@ -397,33 +423,24 @@ std::string reportSummary(const json& report, SummaryFormat format) {
   // parameters differ between its lines; never a mean across backends or sizes, whose ratios
   // may lie on either side of 1.
   std::vector<Column> relativeColumns = {{"scene", -1}, {"integrator", -1}, {"backend", -1}};
-  std::vector<std::vector<std::string>> relative;
-  // The settings that set a line apart beside scene, integrator and backend: those that differ
-  // between its lines (a resolution sweep's sizes, timing frame and stages, a pool size, ...).
-  json lineRuns = json::array();
-  for (const RelativeTime& line : relativeTimes) lineRuns.push_back({{"parameters", line.parameters}});
-  const std::vector<Axis> lineSettings = settingsAxes(varyingAxes(runAxes(lineRuns), lineRuns), lineRuns);
-  std::vector<std::string> parameters;
-  for (const RelativeTime& line : relativeTimes) parameters.push_back(settingsText(lineSettings, line.parameters));
-  bool anyRepeated = false;
-  for (const RelativeTime& line : relativeTimes) anyRepeated |= line.ratios.size() > 1;
+  std::vector<std::vector<std::string>> relativeLines;
+  bool anyRepeated = false, anyParameters = false;
+  for (const RelativeTimeLine& line : relative.lines) {
+    anyRepeated |= line.ratios.size() > 1;
+    anyParameters |= !line.settings.empty();
+  }
   // A column where any line has settings to show, and a cell on every line then, empty or not.
-  const bool anyParameters =
-      std::any_of(parameters.begin(), parameters.end(), [](const std::string& text) { return !text.empty(); });
   if (anyParameters) relativeColumns.push_back({"parameters", -1});
   relativeColumns.push_back({"relative GPU time", 1});
   if (anyRepeated) relativeColumns.push_back({"runs", 1});
-  for (size_t i = 0; i < relativeTimes.size(); ++i) {
-    const RelativeTime& line = relativeTimes[i];
+  for (const RelativeTimeLine& line : relative.lines) {
     std::vector<std::string> cells = {line.scene, line.integrator, line.backend};
-    if (anyParameters) cells.push_back(parameters[i]);
-    cells.push_back(fmt::format("{:.3f}x", geometricMean(line.ratios)));
+    if (anyParameters) cells.push_back(line.settings);
+    cells.push_back(fmt::format("{:.3f}x", line.geometricMean));
     if (anyRepeated) cells.push_back(std::to_string(line.ratios.size()));
-    relative.push_back(cells);
+    relativeLines.push_back(cells);
   }
-  const std::string ratioTitle =
-      "GPU time relative to the megakernel on the same scene, backend and parameters (geometric mean over runs "
-      "that differ in nothing else; < 1 is faster)";
+  const std::string ratioTitle = std::string(relativeTimeConvention);
 
   std::string out;
   const std::string device = deviceName(report);
@@ -455,14 +472,14 @@ std::string reportSummary(const json& report, SummaryFormat format) {
       out += "\n";
     }
     for (const std::string& note : notes) out += "\n" + markdownCell(note) + "\n";
-    if (!relative.empty()) {
+    if (!relativeLines.empty()) {
       std::string ratioHeader = "|", ratioRule = "|";
       for (const Column& column : relativeColumns) {
         ratioHeader += " " + column.name + " |";
         ratioRule += column.width < 0 ? " --- |" : " ---: |";
       }
       out += "\n" + ratioTitle + ":\n\n" + ratioHeader + "\n" + ratioRule + "\n";
-      for (const auto& cells : relative) {
+      for (const auto& cells : relativeLines) {
         out += "|";
         for (const std::string& text : cells) out += " " + markdownCell(text) + " |";
         out += "\n";
@@ -489,11 +506,11 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     out += line + "\n";
   }
   for (const std::string& note : notes) out += "\n" + note + "\n";
-  if (!relative.empty()) {
+  if (!relativeLines.empty()) {
     // Columns as wide as their longest cell: scene specs of builtin scenes run long.
     for (size_t c = 0; c < relativeColumns.size(); ++c) {
       size_t width = relativeColumns[c].name.size();
-      for (const auto& cells : relative) width = std::max(width, cells[c].size());
+      for (const auto& cells : relativeLines) width = std::max(width, cells[c].size());
       relativeColumns[c].width = relativeColumns[c].width < 0 ? -int(width) : int(width);
     }
     auto line = [&](const std::vector<std::string>& cells) {
@@ -504,7 +521,7 @@ std::string reportSummary(const json& report, SummaryFormat format) {
     std::vector<std::string> names;
     for (const Column& column : relativeColumns) names.push_back(column.name);
     out += "\n" + ratioTitle + ":\n" + line(names);
-    for (const auto& cells : relative) out += line(cells);
+    for (const auto& cells : relativeLines) out += line(cells);
   }
   return out;
 }

@@ -137,6 +137,7 @@ TEST(GlobalOptions, ActTheSameAfterTheCommandAsBeforeIt) {
       {"summary", {missing, "missing.json"}},
       {"reference", {"builtin:cornell --spp 1 --out " + (dir / "ref.exr").string(), "nonexistent-gpu"}},
       {"merge", {missing + " --out " + (dir / "merged").string(), "missing.json"}},
+      {"report", {missing + " --out " + (dir / "page.html").string(), "missing.json"}},
   };
   const auto top = runPtbench("--help");
   ASSERT_EQ(top.exitCode, 0) << top.all();
