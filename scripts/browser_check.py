@@ -142,7 +142,9 @@ def find_chromium():
     return None
 
 
-def check(page, screenshot=None, width=1280, timeout=60, full_page=False):
+def check(page, screenshot=None, width=1280, timeout=60, full_page=False, script=None):
+    """The probe's findings; `script`, an expression evaluated once the page has drawn, adds its
+    (JSON-serialisable) value as "script"."""
     chromium = find_chromium()
     if not chromium:
         raise FileNotFoundError("no Chromium on this machine (Debian's `chromium` package; scripts/setup.sh installs it)")
@@ -174,6 +176,11 @@ def check(page, screenshot=None, width=1280, timeout=60, full_page=False):
                               clip={"x": 0, "y": 0, "width": width, "height": size["height"], "scale": 1})
             shot = browser.call("Page.captureScreenshot", params, session=session)
             pathlib.Path(screenshot).write_bytes(base64.b64decode(shot["data"]))
+        if script:
+            result = browser.call("Runtime.evaluate", {"expression": script, "returnByValue": True}, session=session)
+            if "exceptionDetails" in result:
+                raise RuntimeError(f"the script failed in the page: {result['exceptionDetails']}")
+            probe["script"] = result["result"].get("value")
         errors, requests = [], []
         for event in browser.events:
             method, params = event.get("method"), event.get("params", {})

@@ -225,6 +225,23 @@ json reportJsonForPage(const HtmlSource& source, const HtmlOptions& options) {
           {"differences", differences}};
 }
 
+// Each run key of `reports`' runs (a repeat numbered "#2", ... as compare numbers it) with what
+// the page calls the run: "r003 cornell | wavefront | pipeline", the first report's where both have it.
+json labelsByKey(const std::vector<const json*>& reports) {
+  json labels = json::object();
+  for (const json* report : reports) {
+    const json& runs = report->at("runs");
+    const std::vector<Axis> varying = varyingAxes(runAxes(runs), runs);
+    std::map<std::string, int> seen;
+    for (const auto& run : runs) {
+      std::string key = runKey(run);
+      if (const int count = ++seen[key]; count > 1) key += " #" + std::to_string(count);
+      if (!labels.contains(key)) labels[key] = run.value("id", "") + " " + runLabel(run["parameters"], varying);
+    }
+  }
+  return labels;
+}
+
 json compareJson(const CompareResult& result, const CompareOptions& options) {
   json runs = json::array();
   for (const ComparedRun& run : result.runs) {
@@ -354,6 +371,7 @@ std::string comparePage(const HtmlSource& base, const HtmlSource& next, const Co
   json model = pageModel("compare", toolJson());
   model["reports"] = json::array({reportJsonForPage(next, options)});
   model["compare"] = compareJson(result, compare);
+  model["labels"] = labelsByKey({&next.report, &base.report});
   model["compare"]["base"] = {{"json", link(base.path, options)},
                               {"device_line", deviceLine(base.report)},
                               {"tool", base.report.value("tool", json::object())},
@@ -396,6 +414,9 @@ std::string historyPage(std::vector<HtmlSource> reports, const CompareOptions& c
   }
   json model = pageModel("history", toolJson());
   model["builds"] = builds;
+  std::vector<const json*> newestFirst;
+  for (auto it = reports.rbegin(); it != reports.rend(); ++it) newestFirst.push_back(&it->report);
+  model["labels"] = labelsByKey(newestFirst);
   model["reports"] = json::array({reportJsonForPage(reports.back(), options)});
   return page(configName(reports.back().report) + " - ptbench history", model);
 }

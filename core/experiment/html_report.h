@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/experiment/compare.h"
+#include "core/linear_image.h"
 
 namespace ptbench {
 

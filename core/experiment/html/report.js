@@ -623,7 +623,7 @@ function comparison() {
              {className: 'number', text: r.interval ? `[${fixed(r.interval[0], 3)}, ${fixed(r.interval[1], 3)}]` : ''}),
           el('td', {className: 'number', text: r.base_cv === null ? '' : `${fixed(100 * r.base_cv, 2)}%`}),
           el('td', {className: 'number', text: r.new_cv === null ? '' : `${fixed(100 * r.new_cv, 2)}%`}),
-          el('td', {className: 'key', text: r.key})));
+          el('td', {title: r.key, text: model.labels[r.key] || r.key})));
   return section(
       'compare', 'Against the base report',
       el('p', {className: `verdict-line ${c.verdict}`}, el('strong', {text: c.verdict}),
@@ -637,7 +637,7 @@ function comparison() {
       judged.length ? chart('compare ratios', 50 + 22 * judged.length, {
         type: 'bar',
         data: {
-          labels: judged.map((r) => r.key.length > 60 ? `${r.key.slice(0, 57)}...` : r.key),
+          labels: judged.map((r) => model.labels[r.key] || r.key),
           datasets: [
             {
               label: 'interval',
@@ -679,7 +679,7 @@ function history() {
       return judged && judged.verdict === 'REGRESSED' ? 'triangle' : 'circle';
     });
     return {
-      label: key.length > 60 ? `${key.slice(0, 57)}...` : key,
+      label: model.labels[key] || key,
       borderColor: colour(i),
       backgroundColor: colour(i),
       borderDash: dash(i),
@@ -711,7 +711,7 @@ function history() {
                                regressions.map(
                                    (r) => el(
                                        'tr', {}, el('td', {text: r.build.revision.slice(0, 12)}),
-                                       el('td', {className: 'key', text: r.key}),
+                                       el('td', {title: r.key, text: model.labels[r.key] || r.key}),
                                        el('td', {className: 'number', text: fixed(r.judged.ratio, 3)}), el('td', {
                                          className: 'number',
                                          text: r.judged.interval ?
