@@ -34,11 +34,14 @@ class Count:
 
 
 def skip_reason(output):
-    # GoogleTest prints "file:line: Skipped" and the reason on the lines after it.
+    # GoogleTest prints "file:line: Skipped" and the reason on the lines after it; a script test
+    # that exits with CTest's skip code prints "SKIPPED: reason".
     lines = output.splitlines()
     for i, line in enumerate(lines):
         if line.endswith(": Skipped") and i + 1 < len(lines):
             return lines[i + 1].strip()
+        if line.startswith("SKIPPED: "):
+            return line[len("SKIPPED: "):].strip()
     return ""
 
 

@@ -17,6 +17,8 @@ CTEST_JUNIT = """<testsuite>
   <testcase name="P/Param.*" status="run"/>
   <testcase name="Plain.one" status="run"/>
   <testcase name="Plain.DISABLED_two" status="disabled"/>
+  <testcase name="BrowserScript" status="notrun"><skipped message="Skipped"/>
+    <system-out>SKIPPED: no Chromium on this machine</system-out></testcase>
 </testsuite>
 """
 
@@ -60,8 +62,9 @@ class Suites(unittest.TestCase):
         status, lines, _ = count("junit", str(self.folder / "ctest.xml"), str(self.folder / "suites"))
         self.assertEqual(status, 0)
         # Passed: Mixed.passes, ProcessOnly.passes, P/Param's two, Plain.one.
-        # Failed: Died.* (no report), Mixed.fails, ProcessOnly.* (its process). Skipped: 3.
-        self.assertEqual(lines[0], "5 3 3")
+        # Failed: Died.* (no report), Mixed.fails, ProcessOnly.* (its process). Skipped: 4.
+        self.assertEqual(lines[0], "5 3 4")
+        self.assertIn("skipped: BrowserScript (no Chromium on this machine)", lines)
         self.assertIn("skipped: Mixed.skips (the device lacks it)", lines)
         self.assertIn("skipped: Mixed.DISABLED_bench (disabled: a benchmark run by hand, see its comment)", lines)
         self.assertIn("skipped: Plain.DISABLED_two (disabled: a benchmark run by hand, see its comment)", lines)
@@ -71,7 +74,7 @@ class Suites(unittest.TestCase):
 
     def test_without_the_reports_folder_each_ctest_test_counts_once(self):
         status, lines, _ = count("junit", str(self.folder / "ctest.xml"))
-        self.assertEqual((status, lines[0]), (0, "2 3 1"))
+        self.assertEqual((status, lines[0]), (0, "2 3 2"))
 
     def test_a_missing_file_or_wrong_arguments_exit_2(self):
         self.assertEqual(count("junit", str(self.folder / "none.xml"))[0], 2)
