@@ -85,7 +85,7 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
       if (!options->html.empty()) {
         const HtmlOptions html{.out = options->html};
         writeFileAtomically(options->html,
-                            comparePage({base, options->base}, {next, options->next}, compareOptions, html));
+                            comparePage({base, options->base}, {next, options->next}, result, compareOptions, html));
       }
       if (result.exitCode != 0) throw CLI::RuntimeError(result.exitCode);
     } catch (const UserError& error) {

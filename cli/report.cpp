@@ -57,9 +57,10 @@ void addReportCommand(CLI::App& app, const GlobalOptions&) {
     const HtmlOptions html{.out = out, .embedImages = options->embedImages};
     std::string page;
     try {
-      if (!options->baseline.empty())
-        page = comparePage({readCheckedReport(options->baseline), options->baseline}, sources[0], compare, html);
-      else if (sources.size() == 1)
+      if (!options->baseline.empty()) {
+        const HtmlSource base{readCheckedReport(options->baseline), options->baseline};
+        page = comparePage(base, sources[0], compareReports(base.report, sources[0].report, compare), compare, html);
+      } else if (sources.size() == 1)
         page = reportPage(sources[0], html);
       else
         page = historyPage(sources, compare, html);

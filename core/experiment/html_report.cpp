@@ -79,9 +79,8 @@ const json* runById(const json& runs, const std::string& id) {
 // The verdict: each integrator variant's GPU time over the megakernel's, its spread (the 99%
 // interval of one run's frames, as compare judges; the range over a repeated sweep point's
 // runs), its noise, and the winner of its scene, backend and settings.
-json verdictJson(const json& report) {
+json verdictJson(const json& report, const RelativeTimes& relative) {
   const json& runs = report.at("runs");
-  const RelativeTimes relative = relativeTimes(runs);
   json lines = json::array();
   // Per scene, backend and settings: the lowest time relative to the megakernel's (1).
   std::map<std::string, std::pair<double, size_t>> best;
@@ -131,9 +130,8 @@ json verdictJson(const json& report) {
 
 // The runs' differences to the megakernel each is timed against: its image's relMSE and a
 // false-colour view, read from both runs' EXRs. A run whose EXR cannot be read says why.
-json differencesJson(const json& report, const fs::path& folder) {
+json differencesJson(const json& report, const RelativeTimes& relative, const fs::path& folder) {
   const json& runs = report.at("runs");
-  const RelativeTimes relative = relativeTimes(runs);
   json differences = json::object();
   std::map<std::string, LinearImage> images;
   auto image = [&](const json& run) -> const LinearImage& {
@@ -209,9 +207,10 @@ json runsJson(const json& report, const fs::path& folder, const HtmlOptions& opt
 json reportJsonForPage(const HtmlSource& source, const HtmlOptions& options) {
   const fs::path folder = source.path.parent_path();
   const json& report = source.report;
+  const RelativeTimes relative = relativeTimes(report.at("runs"));
   json differences;
   try {
-    differences = differencesJson(report, folder);
+    differences = differencesJson(report, relative, folder);
   } catch (const std::exception& error) {  // a report whose images are gone: the page says so
     differences = {{"error", error.what()}};
   }
@@ -221,7 +220,7 @@ json reportJsonForPage(const HtmlSource& source, const HtmlOptions& options) {
           {"json", link(source.path, options)},
           {"csv", link(folder / "report.csv", options)},
           {"runs", runsJson(report, folder, options)},
-          {"verdict", verdictJson(report)},
+          {"verdict", verdictJson(report, relative)},
           {"differences", differences}};
 }
 
@@ -365,9 +364,8 @@ void writeReportPage(const fs::path& folder, const json& report) {
   writeFileAtomically(out, reportPage({report, folder / "report.json"}, {.out = out}));
 }
 
-std::string comparePage(const HtmlSource& base, const HtmlSource& next, const CompareOptions& compare,
-                        const HtmlOptions& options) {
-  const CompareResult result = compareReports(base.report, next.report, compare);
+std::string comparePage(const HtmlSource& base, const HtmlSource& next, const CompareResult& result,
+                        const CompareOptions& compare, const HtmlOptions& options) {
   json model = pageModel("compare", toolJson());
   model["reports"] = json::array({reportJsonForPage(next, options)});
   model["compare"] = compareJson(result, compare);

@@ -28,9 +28,10 @@ struct HtmlOptions {
 // The page of one report (a run's, a merge's): device, the verdict, the why (stages, bounces,
 // kernels), the images with their difference to the megakernel's, curves, config and parameters.
 std::string reportPage(const HtmlSource& report, const HtmlOptions& options);
-// `next`'s page with compare's verdict against `base` on top: each run's ratio, interval and verdict.
-std::string comparePage(const HtmlSource& base, const HtmlSource& next, const CompareOptions& compare,
-                        const HtmlOptions& options);
+// `next`'s page with compare's verdict against `base` on top (`result`, what compareReports gave
+// with `compare`): each run's ratio, interval and verdict.
+std::string comparePage(const HtmlSource& base, const HtmlSource& next, const CompareResult& result,
+                        const CompareOptions& compare, const HtmlOptions& options);
 // Reports of one config from several builds, in date order: each run's time across the builds,
 // each step judged by compare's rule against the build before it. A UserError when the reports'
 // configs differ.

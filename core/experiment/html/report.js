@@ -399,13 +399,16 @@ function images() {
       view.y = 0;
       apply();
     };
-    const modeButton = el('button', {
-      type: 'button',
-      onclick: () => {
-        view.difference = !view.difference;
-        apply();
-      }
-    });
+    const pan = (dx, dy) => {
+      view.x += dx;
+      view.y += dy;
+      apply();
+    };
+    const toggleDifference = () => {
+      view.difference = !view.difference;
+      apply();
+    };
+    const modeButton = el('button', {type: 'button', onclick: toggleDifference});
     const group = el('div', {className: 'image-group', tabindex: '0', 'aria-label': `images of ${scene}`});
     for (const run of sceneRuns) {
       const info = runInfo.get(run.id);
@@ -490,26 +493,11 @@ function images() {
         '=': () => zoom(1.25, 0, 0),
         '-': () => zoom(0.8, 0, 0),
         '0': reset,
-        ArrowLeft: () => {
-          view.x += step;
-          apply();
-        },
-        ArrowRight: () => {
-          view.x -= step;
-          apply();
-        },
-        ArrowUp: () => {
-          view.y += step;
-          apply();
-        },
-        ArrowDown: () => {
-          view.y -= step;
-          apply();
-        },
-        d: () => {
-          view.difference = !view.difference;
-          apply();
-        }
+        ArrowLeft: () => pan(step, 0),
+        ArrowRight: () => pan(-step, 0),
+        ArrowUp: () => pan(0, step),
+        ArrowDown: () => pan(0, -step),
+        d: toggleDifference
       };
       if (keys[event.key]) {
         event.preventDefault();
