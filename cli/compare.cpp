@@ -2,9 +2,13 @@
 // stage, a summary line for CI logs; exit 0, 1 (regression) or 2 (undecided).
 #include "core/experiment/compare.h"
 
+#include <zlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/options.h"
 #include "core/errors.h"
@@ -15,13 +19,46 @@
 
 namespace ptbench::cli {
 
+namespace {
+
+// Far above any sweep's report (the largest shipped config's is a few megabytes): a gzipped file
+// that inflates past it is refused rather than filling memory.
+constexpr size_t maxReportBytes = size_t(1) << 30;
+
+// The report's text, as run wrote it or gzipped as a published study keeps it (report.json.gz):
+// zlib reads a file that is not gzipped as it is.
+std::string readReportText(const std::string& path, int exitCode, int malformedExitCode) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (!file) throw UserError(path + ": cannot read the report", exitCode);
+  std::string text;
+  std::vector<char> buffer(size_t(1) << 16);
+  int read = 0;
+  while ((read = gzread(file, buffer.data(), unsigned(buffer.size()))) > 0) {
+    text.append(buffer.data(), size_t(read));
+    if (text.size() > maxReportBytes) {
+      gzclose(file);
+      throw UserError(path + ": inflates to over " + std::to_string(maxReportBytes >> 20) +
+                          " MiB, more than any report; is it one?",
+                      malformedExitCode);
+    }
+  }
+  int code = Z_OK;
+  const std::string why = read < 0 ? gzerror(file, &code) : "";
+  gzclose(file);
+  if (read < 0)
+    throw UserError(path + ": cannot read the report: " + why + " (a truncated or damaged gzip file?)",
+                    code == Z_ERRNO ? exitCode : malformedExitCode);
+  return text;
+}
+
+}  // namespace
+
 nlohmann::json readReport(const std::string& path, int exitCode, int malformedExitCode) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
     throw UserError(path + ": is a folder; give its report.json", exitCode);
-  std::ifstream in(path);
-  if (!in) throw UserError(path + ": cannot read the report", exitCode);
-  nlohmann::json report = parseJsonRefusingDuplicateKeys(in, path, malformedExitCode);
+  nlohmann::json report =
+      parseJsonRefusingDuplicateKeys(readReportText(path, exitCode, malformedExitCode), path, malformedExitCode);
   if (!report.is_object() || !report.contains("runs") || !report["runs"].is_array())
     throw UserError(path + ": not a ptbench report (no \"runs\" list)", malformedExitCode);
   return report;

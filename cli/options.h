@@ -48,7 +48,7 @@ void addReferenceCommand(CLI::App& app, const GlobalOptions& global);
 void addMergeCommand(CLI::App& app, const GlobalOptions& global);
 void addReportCommand(CLI::App& app, const GlobalOptions& global);
 
-// A report.json that `run` wrote, parsed; a UserError naming the file with `exitCode` when it
+// A report.json that `run` wrote, or that file gzipped, parsed; a UserError naming the file with `exitCode` when it
 // cannot be read, with `malformedExitCode` when it is not JSON or no report (cli/compare.cpp).
 nlohmann::json readReport(const std::string& path, int exitCode, int malformedExitCode);
 // readReport for summary, merge and run --resume: exit 1 when unreadable, and 65

@@ -11,7 +11,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libvulkan-dev vulkan-tools vulkan-validationlayers
   glslang-tools spirv-tools
-  libtinygltf-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libstb-dev libtinyexr-dev
+  libtinygltf-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libstb-dev libtinyexr-dev zlib1g-dev
   libgtest-dev googletest
   clang libclang-rt-dev
   python3 python3-numpy python3-matplotlib

@@ -65,6 +65,19 @@ std::string link(const fs::path& file, const HtmlOptions& options) {
   return (error || relative.empty() ? file : relative).generic_string();
 }
 
+bool isFile(const fs::path& file) {
+  std::error_code error;
+  return fs::is_regular_file(file, error);
+}
+
+// A link to `file`, or to its gzipped copy (a published study keeps report.json.gz), or null
+// when neither lies beside the report: the page then names no file it cannot open.
+json linkIfPresent(const fs::path& file, const HtmlOptions& options) {
+  if (isFile(file)) return link(file, options);
+  if (fs::path gzipped = file; isFile(gzipped += ".gz")) return link(gzipped, options);
+  return nullptr;
+}
+
 std::optional<double> frameMedian(const json& run) {
   if (run.value("status", "") != "ok") return std::nullopt;
   return run["frame_gpu_ms"]["median"].get<double>();
@@ -120,10 +133,20 @@ json verdictJson(const json& report, const RelativeTimes& relative) {
     if (winner.first < 1) {
       json& line = lines[winner.second];
       line["winner"] = true;
-      // Within its spread of 1 (or measured on a CPU), the win is not one that noise rules out.
+      // Within its spread of 1 (or measured on a CPU), the win is not one that noise rules out;
+      // the page says which of these kept it from being decisive.
       const json& spread = line["spread"];
-      line["decisive"] =
-          !onCpuDevice(report) && !line["noisy"].get<bool>() && spread.is_object() && spread["high"].get<double>() < 1;
+      std::string undecided;
+      if (onCpuDevice(report))
+        undecided = "measured on a CPU";
+      else if (line["noisy"].get<bool>())
+        undecided = "a run is noisy";
+      else if (!spread.is_object())
+        undecided = "too few frames for an interval";
+      else if (spread["high"].get<double>() >= 1)
+        undecided = "its spread reaches 1";
+      line["decisive"] = undecided.empty();
+      if (!undecided.empty()) line["undecided_because"] = undecided;
     }
   return {{"convention", std::string(relativeTimeConvention)}, {"lines", lines}};
 }
@@ -143,6 +166,10 @@ json differencesJson(const json& report, const RelativeTimes& relative, const fs
     for (size_t i = 0; i < line.runIds.size(); ++i) {
       const json *run = runById(runs, line.runIds[i]), *megakernel = runById(runs, line.megakernelIds[i]);
       if (!run || !megakernel || !run->contains("images") || !megakernel->contains("images")) continue;
+      // Images a published report left behind: the page says so once, not a failure a run.
+      if (!isFile(folder / (*run)["images"]["exr"].get<std::string>()) ||
+          !isFile(folder / (*megakernel)["images"]["exr"].get<std::string>()))
+        continue;
       json entry = {{"against", line.megakernelIds[i]}};
       try {
         const LinearImage &ours = image(*run), &theirs = image(*megakernel);
@@ -194,10 +221,14 @@ json runsJson(const json& report, const fs::path& folder, const HtmlOptions& opt
                   {"values", values}};
     if (run.contains("images")) {
       const fs::path png = folder / run["images"]["png"].get<std::string>();
-      std::optional<std::string> bytes;
-      if (options.embedImages) bytes = readFile(png);
-      entry["image"] = bytes ? pngDataUri(*bytes) : link(png, options);
-      if (options.embedImages && !bytes) entry["image_error"] = "cannot read " + png.string();
+      if (!isFile(png)) {
+        entry["image_missing"] = png.filename().string();
+      } else {
+        std::optional<std::string> bytes;
+        if (options.embedImages) bytes = readFile(png);
+        entry["image"] = bytes ? pngDataUri(*bytes) : link(png, options);
+        if (options.embedImages && !bytes) entry["image_error"] = "cannot read " + png.string();
+      }
     }
     out.push_back(entry);
   }
@@ -217,8 +248,8 @@ json reportJsonForPage(const HtmlSource& source, const HtmlOptions& options) {
   return {{"report", report},
           {"device_line", deviceLine(report)},
           {"cpu", onCpuDevice(report)},
-          {"json", link(source.path, options)},
-          {"csv", link(folder / "report.csv", options)},
+          {"json", linkIfPresent(source.path, options)},
+          {"csv", linkIfPresent(folder / "report.csv", options)},
           {"runs", runsJson(report, folder, options)},
           {"verdict", verdictJson(report, relative)},
           {"differences", differences}};

@@ -1298,6 +1298,38 @@ TEST(RunCommand, QuietPrintsNoProgress) {
   fs::remove_all(out);
 }
 
+// Published studies keep their reports gzipped: compare, summary and report read them as they
+// are; a damaged one is a message naming it.
+TEST(CompareCommand, ReadsGzippedReports) {
+  const fs::path dir = freshFolder("compare-gzip");
+  std::ofstream(dir / "base.json") << gateReport(10, 0.01);
+  std::ofstream(dir / "slow.json") << gateReport(12, 0.01);
+  ASSERT_EQ(runCommand("gzip " + (dir / "base.json").string()).exitCode, 0);
+  const std::string base = (dir / "base.json.gz").string();
+  const auto slow = runPtbench("compare " + base + " " + (dir / "slow.json").string());
+  EXPECT_EQ(slow.exitCode, 1) << slow.all();
+  EXPECT_NE(slow.out.find("REGRESSED"), std::string::npos) << slow.out;
+  EXPECT_EQ(runPtbench("compare " + base + " " + base).exitCode, 0);
+  // A whole report, as a published study keeps it.
+  fs::copy_file(fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json", dir / "gate.json");
+  ASSERT_EQ(runCommand("gzip " + (dir / "gate.json").string()).exitCode, 0);
+  const std::string gate = (dir / "gate.json.gz").string();
+  const auto summary = runPtbench("summary " + gate);
+  EXPECT_EQ(summary.exitCode, 0) << summary.all();
+  EXPECT_NE(summary.out.find("NVIDIA H200"), std::string::npos) << summary.out;
+  const auto page = runPtbench("report " + gate + " --out " + (dir / "page.html").string());
+  EXPECT_EQ(page.exitCode, 0) << page.all();
+  std::ifstream pageFile(dir / "page.html");
+  const std::string pageText(std::istreambuf_iterator<char>(pageFile), {});
+  EXPECT_NE(pageText.find("\"json\":\"gate.json.gz\""), std::string::npos);
+  const auto damaged = runCommand("head -c 4000 " + gate + " > " + (dir / "damaged.json.gz").string() + " && " +
+                                  PTBENCH_EXECUTABLE + " summary " + (dir / "damaged.json.gz").string());
+  EXPECT_EQ(damaged.exitCode, 65) << damaged.all();
+  EXPECT_NE(damaged.err.find("damaged.json.gz"), std::string::npos) << damaged.err;
+  EXPECT_EQ(damaged.err.find("internal error"), std::string::npos) << damaged.err;
+  fs::remove_all(dir);
+}
+
 TEST(CompareCommand, UnreadableReportIsUndecided) {
   const auto result = runPtbench("compare /nonexistent/a.json /nonexistent/b.json");
   EXPECT_EQ(result.exitCode, 2);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <stb_image.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,13 @@ TEST(HtmlReport, TheVerdictNamesTheFastestIntegratorAndWhetherItsSpreadRulesOutN
   const json cpuVerdict = pageModel(reportPage({cpu, "report.json"}, {.out = "report.html"}))["reports"][0]["verdict"];
   EXPECT_TRUE(cpuVerdict["lines"][1]["winner"].get<bool>());
   EXPECT_FALSE(cpuVerdict["lines"][1]["decisive"].get<bool>());
+  EXPECT_EQ(cpuVerdict["lines"][1]["undecided_because"], "measured on a CPU");
+  // Three frames a run bound no interval: the page says so rather than calling it noise.
+  json few = report;
+  for (json& run : few["runs"]) run["frame_gpu_ms_samples"] = json::array({9.99, 10.0, 10.01});
+  const json fewVerdict = pageModel(reportPage({few, "report.json"}, {.out = "report.html"}))["reports"][0]["verdict"];
+  EXPECT_FALSE(fewVerdict["lines"][1]["decisive"].get<bool>());
+  EXPECT_EQ(fewVerdict["lines"][1]["undecided_because"], "too few frames for an interval");
 }
 
 TEST(HtmlReport, NoIntegratorFasterThanTheMegakernelWinsNothing) {
@@ -128,6 +137,27 @@ TEST(HtmlReport, TheDifferenceImageGrowsWithTheRelativeError) {
   const int middle = rgb[6] + rgb[7] + rgb[8];
   EXPECT_GT(middle, 68 + 1 + 84);
   EXPECT_LT(middle, 253 + 231 + 37);
+}
+
+// A published study keeps report.json.gz and no images: the page links the file that is there,
+// names the images that are not, and computes no difference it cannot read.
+TEST(HtmlReport, APageOfAReportWithoutItsImagesLinksOnlyWhatIsBesideIt) {
+  const std::filesystem::path folder = std::filesystem::path(testing::TempDir()) / "published-report";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "report.json.gz") << "stands for the gzipped report";
+  std::ofstream(folder / "r000.png") << "stands for a PNG";
+  json megakernel = timedRun("r000", "megakernel", 10), wavefront = timedRun("r001", "wavefront", 8);
+  megakernel["images"] = {{"png", "r000.png"}, {"exr", "r000.exr"}};
+  wavefront["images"] = {{"png", "r001.png"}, {"exr", "r001.exr"}};
+  const json model = pageModel(reportPage({gpuReport({megakernel, wavefront}), folder / "report.json"},
+                                          {.out = folder / "report.html"}))["reports"][0];
+  EXPECT_EQ(model["json"], "report.json.gz");
+  EXPECT_TRUE(model["csv"].is_null()) << model["csv"];
+  EXPECT_EQ(model["runs"][0]["image"], "r000.png");
+  EXPECT_FALSE(model["runs"][1].contains("image")) << model["runs"][1].dump();
+  EXPECT_EQ(model["runs"][1]["image_missing"], "r001.png");
+  EXPECT_EQ(model["differences"], json::object()) << model["differences"].dump();
 }
 
 }  // namespace

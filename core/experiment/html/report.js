@@ -68,6 +68,10 @@ const report = reportEntry.report;
 const runs = report.runs;
 const runInfo = new Map(reportEntry.runs.map((run) => [run.id, run]));
 const ok = (run) => run.status === 'ok';
+// A link to a file beside the report, named as it lies (report.json or report.json.gz), or its
+// name marked absent: a page copied away from its results folder links nothing it cannot open.
+const fileLink = (href, name) =>
+    href ? el('a', {href, text: href.split('/').pop()}) : el('span', {text: `${name} (not beside this page)`});
 const shortLabel = (run) => `${run.id} ${runInfo.get(run.id).integrator} ${runInfo.get(run.id).backend}`;
 
 // ---- header
@@ -87,8 +91,7 @@ function header() {
       el('p', {className: 'generated'},
          `page written by ptbench ${tool.version || ''} (${(tool.git_revision || '').slice(0, 12)}${
              tool.git_dirty ? ' dirty' : ''}); `,
-         el('a', {href: reportEntry.json, text: 'report.json'}), ', ',
-         el('a', {href: reportEntry.csv, text: 'report.csv'})));
+         fileLink(reportEntry.json, 'report.json'), ', ', fileLink(reportEntry.csv, 'report.csv')));
   return el('header', {}, parts);
 }
 
@@ -111,7 +114,7 @@ function verdict() {
         className: line.decisive ? 'flag winner' : 'flag winner weak',
         title: line.decisive ? 'faster than the megakernel beyond its spread' :
                                'fastest, but within its spread of 1, noisy or on a CPU',
-        text: line.decisive ? 'winner' : 'winner (within noise)'
+        text: line.decisive ? 'winner' : `winner, not beyond noise: ${line.undecided_because}`
       }));
     return el(
         'tr', {'data-run-ids': line.run_ids.join(' '), 'data-megakernel-ids': line.megakernel_ids.join(' ')},
@@ -370,8 +373,18 @@ function images() {
     if (!byScene.has(info.scene)) byScene.set(info.scene, []);
     byScene.get(info.scene).push(run);
   }
-  if (byScene.size === 0) return section('images', 'Images', note('No run of this report wrote an image.'));
+  const missing = runs.filter((run) => runInfo.get(run.id).image_missing);
+  const missingNote = missing.length ?
+      note(`${missing.length} of the images this report's runs wrote are not beside it (${
+          runInfo.get(missing[0].id).image_missing}${
+          missing.length > 1 ?
+              ', ...' :
+              ''}): a published report keeps its numbers, not its images; run its config again to see them.`) :
+      null;
+  if (byScene.size === 0)
+    return section('images', 'Images', missingNote || note('No run of this report wrote an image.'));
   const parts = [
+    missingNote,
     note(
         'Scroll or + and - to zoom, drag or the arrow keys to pan, 0 to fit, d to switch to the difference to the megakernel\'s image; every image of a scene follows. Differences: per-pixel relative squared error, log scale, 1e-4 (dark) to 1 (yellow).')
   ];
@@ -721,8 +734,8 @@ function config() {
              runs.map((run) => el('tr', {}, el('td', {text: run.id}), el('td', {}, el('code', {
                                                                            text: JSON.stringify(run.parameters)
                                                                          })))))),
-      el('p', {}, 'The whole report: ', el('a', {href: reportEntry.json, text: 'report.json'}),
-         ', one row per run and stage: ', el('a', {href: reportEntry.csv, text: 'report.csv'}), '.'));
+      el('p', {}, 'The whole report: ', fileLink(reportEntry.json, 'report.json'),
+         ', one row per run and stage: ', fileLink(reportEntry.csv, 'report.csv'), '.'));
 }
 
 const nav = el('nav', {'aria-label': 'sections'});
