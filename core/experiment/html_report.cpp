@@ -213,11 +213,17 @@ json runsJson(const json& report, const fs::path& folder, const HtmlOptions& opt
     json values = json::object();
     for (const Metric& m : runMetrics())
       if (const auto value = m.value(run)) values[m.name] = *value;
+    // A convergence curve joins one scene's runs of one integrator and backend across sample
+    // counts; the default pool grows with the samples, so its size does not split the curve.
+    json unpooled = p;
+    if (unpooled.contains("options")) unpooled["options"].erase("pool_size");
+    const std::string scene = fs::path(p["scene"].get<std::string>()).filename().string();
     json entry = {{"id", run["id"]},
                   {"label", runLabel(p, varying)},
-                  {"scene", fs::path(p["scene"].get<std::string>()).filename().string()},
+                  {"scene", scene},
                   {"integrator", integratorLabel(p)},
                   {"backend", backendLabel(p)},
+                  {"curve", scene + " | " + integratorLabel(unpooled) + " | " + backendLabel(p)},
                   {"values", values}};
     if (run.contains("images")) {
       const fs::path png = folder / run["images"]["png"].get<std::string>();

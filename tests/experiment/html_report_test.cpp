@@ -139,6 +139,23 @@ TEST(HtmlReport, TheDifferenceImageGrowsWithTheRelativeError) {
   EXPECT_LT(middle, 253 + 231 + 37);
 }
 
+// A convergence curve is one scene's runs of one integrator and backend across sample counts:
+// the default pool, which grows with them, does not split it; another scene is another curve.
+TEST(HtmlReport, AConvergenceCurveJoinsOneScenesRunsAcrossSampleCountsAndPools) {
+  json small = timedRun("r000", "wavefront", 10), large = timedRun("r001", "wavefront", 20),
+       other = timedRun("r002", "wavefront", 10);
+  small["parameters"]["options"] = {{"schedule", "depth"}, {"pool_size", 1024}};
+  large["parameters"]["options"] = {{"schedule", "depth"}, {"pool_size", 4096}};
+  large["parameters"]["spp"] = 4;
+  other["parameters"]["options"] = small["parameters"]["options"];
+  other["parameters"]["scene"] = "builtin:furnace";
+  const json runs = pageModel(
+      reportPage({gpuReport({small, large, other}), "report.json"}, {.out = "report.html"}))["reports"][0]["runs"];
+  EXPECT_EQ(runs[0]["curve"], runs[1]["curve"]) << runs.dump(1);
+  EXPECT_NE(runs[0]["curve"], runs[2]["curve"]) << runs.dump(1);
+  EXPECT_NE(runs[0]["integrator"], runs[1]["integrator"]) << "the run's own label keeps its pool";
+}
+
 // A published study keeps report.json.gz and no images: the page links the file that is there,
 // names the images that are not, and computes no difference it cannot read.
 TEST(HtmlReport, APageOfAReportWithoutItsImagesLinksOnlyWhatIsBesideIt) {

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The HTML report in a real browser (headless Chromium, scripts/browser_check.py): the default
-run's report.html, a compare page and a history page load with no console error and no network
+run's report.html, a compare page, a history page, a run's with convergence curves and a page of
+a report kept gzipped without its images load with no console error and no network
 request; every chart drew with the series its data asks for; every image decoded; the verdict
 table's numbers are report.json's; the images of a scene zoom and switch to their differences
 together, from the keyboard. Screenshots go to the folder given as the third argument.
@@ -9,6 +10,7 @@ together, from the keyboard. Screenshots go to the folder given as the third arg
 
 Exit 77 (CTest's skip) with the reason when Chromium is missing."""
 import copy
+import gzip
 import json
 import math
 import pathlib
@@ -36,6 +38,14 @@ KEYBOARD = r"""
   const reset = [...group.querySelectorAll(".layer")].map((layer) => layer.style.transform);
   return { focused: document.activeElement === group, transforms, modes, reset };
 })()
+"""
+
+# What a page says of its images, and the files it links.
+IMAGES_AND_LINKS = r"""
+(() => ({
+  images: document.querySelector("#images") ? document.querySelector("#images").textContent : "",
+  links: [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")).filter((h) => !h.startsWith("#")),
+}))()
 """
 
 
@@ -192,6 +202,38 @@ class HtmlReportInBrowser(unittest.TestCase):
         self.assertEqual(refused.returncode, 1)
         self.assertIn("config_hash", refused.stderr)
         self.assertFalse((self.dir / "refused.html").exists())
+
+    def test_convergence_curves_and_a_page_published_without_its_images(self):
+        reference = self.dir / "reference.exr"
+        made = subprocess.run([str(PTBENCH), "reference", "builtin:cornell", "--width", "16", "--height", "16",
+                               "--spp", "64", "--out", str(reference), "--quiet"], capture_output=True, text=True)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        config = {"schema_version": 1, "name": "converging",
+                  "scenes": [{"path": "builtin:cornell", "reference": str(reference)}],
+                  "integrators": ["megakernel", "wavefront"], "backends": ["software"], "resolution": "16x16",
+                  "spp": [1, 4], "max_depth": 8, "warmup": 1, "repeats": 3}
+        config_file = self.write("converging.json", config)
+        run = subprocess.run([str(PTBENCH), "run", str(config_file), "--out", str(self.dir / "converging"), "--quiet"],
+                             capture_output=True, text=True, timeout=600)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        folder = next((self.dir / "converging").glob("converging/*/report.json")).parent
+        # One curve an integrator: the wavefront's default pool grows with the samples, its runs one line.
+        probe = self.open_page(folder / "report.html", "convergence.png")
+        self.assertEqual(self.chart(probe, "convergence")["points"], [2, 2])
+        # As results/published keeps it: the report gzipped, no images beside it.
+        published = self.dir / "published"
+        published.mkdir()
+        with open(folder / "report.json", "rb") as source, gzip.open(published / "report.json.gz", "wb") as target:
+            shutil.copyfileobj(source, target)
+        page = published / "report.html"
+        made = subprocess.run([str(PTBENCH), "report", str(published / "report.json.gz"), "--out", str(page)],
+                              capture_output=True, text=True)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        probe = self.open_page(page, "published.png", IMAGES_AND_LINKS)
+        self.assertEqual(probe["images"], [], "an image the page cannot show")
+        self.assertIn("are not beside it", probe["script"]["images"])
+        self.assertIn("report.json.gz", probe["script"]["links"])
+        self.assertNotIn("report.csv", probe["script"]["links"])
 
 
 if __name__ == "__main__":

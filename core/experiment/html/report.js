@@ -534,7 +534,7 @@ function curves() {
   if (converged.length) {
     const series = new Map();
     for (const run of converged) {
-      const key = `${runInfo.get(run.id).integrator} ${runInfo.get(run.id).backend}`;
+      const key = runInfo.get(run.id).curve;
       if (!series.has(key)) series.set(key, []);
       series.get(key).push({x: run.frame_gpu_ms.median, y: run.convergence.relmse});
     }
@@ -630,7 +630,7 @@ function comparison() {
       el('p', {className: `verdict-line ${c.verdict}`}, el('strong', {text: c.verdict}),
          ` ${c.line.replace(/^compare: verdict \S+ ?/, '')}`),
       el('p', {className: 'device'}, el('strong', {text: 'base: '}), c.base.device_line, ' ',
-         el('a', {href: c.base.json, text: 'base report.json'})),
+         fileLink(c.base.json, 'report.json')),
       note(`A run is REGRESSED where the whole ${c.confidence * 100}% interval of new/base lies above 1 + ${
           fixed(
               100 * c.threshold,
