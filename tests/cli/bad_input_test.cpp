@@ -152,7 +152,30 @@ TEST_F(BadInputTest, CommandLinesAreRefusedBeforeAnyWork) {
     expect(c);
 }
 
-// Issues 27 and 31: every numeric flag of every command refuses NaN, the infinities and the
+// `ptbench report` never writes its page over a report it reads, nor into a folder that is not
+// there; it refuses --baseline beside a history's several reports and a report it cannot read.
+TEST_F(BadInputTest, ReportPagesRefuseToOverwriteTheirReportsOrGuessWhatWasMeant) {
+  fs::copy_file(fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json", dir / "gate.json");
+  const auto before = fs::file_size(dir / "gate.json");
+  for (const BadInput& c : std::vector<BadInput>{
+           {"page over its report", "report {dir}/gate.json --out {dir}/gate.json", 1,
+            "--out " + (dir / "gate.json").string() + " is one of the reports: name another file for the page"},
+           {"page over its baseline", "report {dir}/gate.json --baseline {dir}/gate.json --out {dir}/gate.json", 1,
+            "is one of the reports"},
+           {"baseline beside a history", "report {dir}/gate.json {dir}/gate.json --baseline {dir}/gate.json --out {dir}/p.html",
+            1, "--baseline compares one report against it; a history takes several reports without it"},
+           {"page into a missing folder", "report {dir}/gate.json --out {dir}/missing/p.html", 1,
+            "the folder " + (dir / "missing").string() + " does not exist"},
+           {"page onto a folder", "report {dir}/gate.json --out {dir}", 1, "a folder, not a file"},
+           {"no such report", "report {dir}/absent.json --out {dir}/p.html", 1, "absent.json: cannot read the report"},
+           {"a config as a report", "report {dir}/ok.json --out {dir}/p.html", 65, "ok.json: not a ptbench report"},
+       })
+    expect(c);
+  EXPECT_EQ(fs::file_size(dir / "gate.json"), before);
+  EXPECT_FALSE(fs::exists(dir / "p.html"));
+}
+
+// Every numeric flag of every command refuses NaN, the infinities and the
 // values outside its documented range (negative, zero, overflowing: --exposure 128 made
 // 2^exposure a float's infinity and an all-black image), naming the flag, before any work.
 TEST_F(BadInputTest, EveryNumericFlagRefusesNaNInfinitiesAndValuesOutsideItsRange) {
