@@ -1,5 +1,7 @@
 #include "core/experiment/html_report.h"
 
+#include <zlib.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -49,6 +51,19 @@ std::string base64(std::string_view bytes) {
 
 std::string pngDataUri(std::string_view png) {
   return "data:image/png;base64," + base64(png);
+}
+
+// The page's model, zlib-deflated and in base64: a report's JSON shrinks about tenfold, so a
+// page of a sweep of a hundred runs stays a few hundred kilobytes (the browser inflates it with
+// its DecompressionStream). Base64 holds no '<', so no text of the report can close the element.
+std::string deflatedBase64(const std::string& text) {
+  uLongf size = compressBound(uLong(text.size()));
+  std::string deflated(size, '\0');
+  if (compress2(reinterpret_cast<Bytef*>(deflated.data()), &size, reinterpret_cast<const Bytef*>(text.data()),
+                uLong(text.size()), Z_BEST_COMPRESSION) != Z_OK)
+    throw std::runtime_error("zlib could not compress the page's data");
+  deflated.resize(size);
+  return base64(deflated);
 }
 
 std::optional<std::string> readFile(const fs::path& path) {
@@ -301,12 +316,6 @@ json compareJson(const CompareResult& result, const CompareOptions& options) {
           {"runs", runs}};
 }
 
-// "</" may not appear inside a <script> element; JSON may write it "<\/".
-std::string scriptSafe(std::string text) {
-  for (size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) text.insert(at + 1, "\\");
-  return text;
-}
-
 std::string htmlEscape(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -340,7 +349,8 @@ std::string page(const std::string& title, const json& model) {
   html += "<title>" + htmlEscape(title) + "</title>\n<style>\n" + std::string(embeddedReportText("report.css")) +
           "</style>\n</head>\n<body>\n<noscript>This report is drawn by its script: open it in a browser with "
           "JavaScript on.</noscript>\n<main id=\"report\"></main>\n";
-  html += "<script type=\"application/json\" id=\"ptbench-data\">" + scriptSafe(model.dump()) + "</script>\n";
+  html += "<script type=\"application/octet-stream\" id=\"ptbench-data\" data-encoding=\"deflate base64\">" +
+          deflatedBase64(model.dump()) + "</script>\n";
   html += "<!-- Chart.js, from Debian's libjs-chart.js; its license:\n" +
           htmlEscape(embeddedReportText("chart_license")) + "-->\n";
   html += "<script>\n" + std::string(embeddedReportText("chart.js")) + "\n</script>\n";
@@ -454,6 +464,38 @@ std::string historyPage(std::vector<HtmlSource> reports, const CompareOptions& c
   model["labels"] = labelsByKey(newestFirst);
   model["reports"] = json::array({reportJsonForPage(reports.back(), options)});
   return page(configName(reports.back().report) + " - ptbench history", model);
+}
+
+nlohmann::json pageModel(std::string_view page) {
+  const std::string_view open = "id=\"ptbench-data\" data-encoding=\"deflate base64\">";
+  const size_t start = page.find(open);
+  if (start == std::string_view::npos) throw UserError("not a ptbench page: no #ptbench-data element");
+  const std::string_view encoded = page.substr(start + open.size(), page.find('<', start + open.size()) - start - open.size());
+  std::string bytes;
+  uint32_t chunk = 0;
+  int bits = 0;
+  for (char c : encoded) {
+    const size_t value = std::string_view("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").find(c);
+    if (value == std::string_view::npos) continue;  // '=' and line breaks
+    chunk = (chunk << 6) | uint32_t(value);
+    if ((bits += 6) >= 8) bytes += char((chunk >> (bits -= 8)) & 0xff);
+  }
+  z_stream stream{};
+  if (inflateInit(&stream) != Z_OK) throw std::runtime_error("zlib could not start inflating");
+  stream.next_in = reinterpret_cast<Bytef*>(bytes.data());
+  stream.avail_in = uInt(bytes.size());
+  std::string text;
+  char buffer[1 << 16];
+  int status = Z_OK;
+  while (status == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof buffer;
+    status = inflate(&stream, Z_NO_FLUSH);
+    text.append(buffer, sizeof buffer - stream.avail_out);
+  }
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END) throw UserError("the page's #ptbench-data does not inflate");
+  return json::parse(text);
 }
 
 }  // namespace ptbench

@@ -40,6 +40,10 @@ std::string historyPage(std::vector<HtmlSource> reports, const CompareOptions& c
 // `folder`/report.html of the report in `folder` (a run's, a merge's), written atomically.
 void writeReportPage(const std::filesystem::path& folder, const nlohmann::json& report);
 
+// The model a page carries in its #ptbench-data element (deflated, base64), as the page's script
+// reads it; a UserError when `page` has none.
+nlohmann::json pageModel(std::string_view page);
+
 // The false-colour image of the per-pixel relative squared error of `image` against `reference`
 // (log scale from 1e-4 to 1, viridis), as PNG bytes; the images must be of one size.
 std::string differencePng(const LinearImage& image, const LinearImage& reference);

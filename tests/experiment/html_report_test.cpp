@@ -41,15 +41,6 @@ json gpuReport(std::vector<json> runs, const std::string& deviceType = "discrete
   return {{"runs", runs}, {"device", {{"name", "a GPU"}, {"type", deviceType}}}, {"config", {{"name", "test"}}}};
 }
 
-// The model the page carries in its #ptbench-data element.
-json pageModel(const std::string& page) {
-  const std::string open = "<script type=\"application/json\" id=\"ptbench-data\">";
-  const size_t start = page.find(open) + open.size();
-  std::string text = page.substr(start, page.find("</script>", start) - start);
-  for (size_t at = text.find("<\\/"); at != std::string::npos; at = text.find("<\\/", at)) text.erase(at + 1, 1);
-  return json::parse(text);
-}
-
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;

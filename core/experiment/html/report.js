@@ -2,8 +2,14 @@
 // Every number comes from there; the charts are Chart.js's. window.ptbenchReady is set once the
 // page is drawn, window.ptbenchCharts lists every chart (the browser test reads both).
 'use strict';
-(function() {
-const model = JSON.parse(document.getElementById('ptbench-data').textContent);
+// The model is deflated and in base64 (html_report.cpp says why): the browser inflates it.
+async function readModel() {
+  const encoded = document.getElementById('ptbench-data').textContent.trim();
+  const bytes = Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
+  const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+  return JSON.parse(await new Response(inflated).text());
+}
+readModel().then((model) => {
 const root = document.getElementById('report');
 window.ptbenchCharts = [];
 Chart.defaults.animation = false;
@@ -748,4 +754,4 @@ for (const heading of root.querySelectorAll('section > h2'))
   nav.append(el('a', {href: `#${heading.parentElement.id}`, text: heading.textContent}));
 for (const pending of window.ptbenchCharts) pending.chart = new Chart(pending.canvas, pending.config);
 window.ptbenchReady = true;
-})();
+});
