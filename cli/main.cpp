@@ -97,7 +97,7 @@ int runCommandLine(int argc, char** argv) {
       std::cerr << "ptbench: error: unknown command '" << unknown << "'; the commands are " << commands << "\n";
       return 1;
     }
-    // --help and --version exit 0; every mistake on the command line exits 1, as the README says.
+    // --help and --version exit 0; every mistake on the command line exits 1, as docs/cli.md says.
     return app.exit(e) == 0 ? 0 : 1;
   } catch (const UserError& e) {
     std::cerr << "ptbench: error: " << e.what() << "\n";

@@ -22,7 +22,7 @@ namespace {
 
 using nlohmann::json;
 
-// The exit code when a check fails (README, "Exit codes"): apart from 1, so that a script can
+// The exit code when a check fails (docs/cli.md, exit codes): apart from 1, so that a script can
 // tell a wrong image from a missing device or a bad option.
 constexpr int verifyFailedExitCode = 3;
 

@@ -1,5 +1,5 @@
 // The one check of a number a user gives, as a flag's value or a config key's: finite and
-// within the range the README, --help and docs/config.md document. NaN and the infinities lie
+// within the range docs/cli.md, --help and docs/config.md document. NaN and the infinities lie
 // in no range, and each range leaves out the values whose use would overflow (2^exposure
 // beyond a float, a timeout beyond 64-bit nanoseconds).
 #pragma once

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU performance gate (README, "GPU performance gate"): runs configs/perf-gate.json on this
+# The GPU performance gate (docs/testing.md, "GPU performance gate"): runs configs/perf-gate.json on this
 # machine's GPU and compares its report with this GPU model's baseline,
 # results/baselines/<gpu>/report.json, where <gpu> is the report's device name in lower case with
 # every run of other characters a '-' (NVIDIA H100 80GB HBM3: nvidia-h100-80gb-hbm3).

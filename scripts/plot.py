@@ -34,7 +34,7 @@ their runs labelled by device.
                       the path tracers' roofline_fraction written on their bars.
 
 A run is labelled by what sets it apart from the others of its scene: its integrator, options,
-backend and any swept parameter as the README and configs spell them (`wavefront
+backend and any swept parameter as docs/cli.md and configs spell them (`wavefront
 compaction=false schedule=pool max_depth=5`), and the device when several reports are drawn.
 Every time axis says that lower is better.
 
@@ -82,7 +82,7 @@ def parameter(run, key):
 
 
 def setting(key, value):
-    """A parameter or option as the README, configs and `render --option` spell it: max_depth=5,
+    """A parameter or option as docs/cli.md, configs and `render --option` spell it: max_depth=5,
     compaction=true, schedule=pool."""
     return f"{key}={json.dumps(value) if isinstance(value, bool) else value}"
 

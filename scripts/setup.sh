@@ -14,7 +14,7 @@ packages=(
   libtinygltf-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libstb-dev libtinyexr-dev zlib1g-dev
   libgtest-dev googletest
   clang libclang-rt-dev
-  python3 python3-numpy python3-matplotlib
+  python3 python3-numpy python3-matplotlib python3-jsonschema
   slurm-wlm munge
   libjs-chart.js
 )

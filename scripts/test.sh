@@ -133,7 +133,7 @@ if $reran; then
 fi
 
 # The analytic checks with every integrator and backend lavapipe has, through the binary users
-# run (README, "Checking a device"); exit 3 on a wrong image.
+# run (docs/testing.md, "Checking a device"); exit 3 on a wrong image.
 begin_stage "verify (--quick)"
 build/ptbench --validate verify --quick --json build/verify.json || true
 count verify build/verify.json

@@ -21,7 +21,7 @@ constexpr size_t compareMinFrames = 5;
 struct CompareOptions {
   // A run regressed when its whole interval lies above 1 + threshold. Two processes of one build
   // on one H200, back to back, moved every gate run by 0.6% or less, and at 20 frames a run every
-  // interval lay within 2%: 3% calls neither a regression nor unsure (README, "GPU performance gate").
+  // interval lay within 2%: 3% calls neither a regression nor unsure (docs/testing.md, "GPU performance gate").
   double threshold = 0.03;
   std::string metric = "median";  // the statistic the table prints; the verdict reads every frame
   bool runsOnly = false;          // one line per run: no overhead, stage or bounce lines

@@ -14,7 +14,7 @@
 
 namespace ptbench {
 
-// Exit codes of the sysexits convention, as the README documents them.
+// Exit codes of the sysexits convention, as docs/cli.md documents them.
 constexpr int exitConfigInvalid = 65;  // EX_DATAERR: the config is wrong
 constexpr int exitConfigMissing = 66;  // EX_NOINPUT: the config file cannot be read
 

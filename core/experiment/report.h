@@ -47,7 +47,7 @@ const nlohmann::json* rooflineOf(const nlohmann::json& run, const nlohmann::json
 void addRooflineFractions(nlohmann::json& runs);
 
 // Exit code of a report.json that is JSON but not what ptbench writes, as of an invalid config
-// (the sysexits EX_DATAERR the README lists).
+// (the sysexits EX_DATAERR docs/cli.md lists).
 constexpr int exitReportMalformed = 65;
 
 // Checks the fields that summary, the CSV, merge, run --resume and compare read from a report

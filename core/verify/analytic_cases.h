@@ -19,7 +19,7 @@ struct CaseBudget {
 // For CPU implementations of Vulkan (lavapipe in CI): a sixteenth of the paths.
 inline constexpr CaseBudget quickBudget{.resolution = 16, .samplesPerPixel = 64};
 
-// How close a render's means must come to the known ones (README, "ptbench verify"): within
+// How close a render's means must come to the known ones (docs/testing.md, "Checking a device"): within
 // standardErrors of the mean's own noise, plus the floors. The noise is estimated from the
 // pixels' sample variances, or from the scatter of the pixels about their answers: at one
 // sample per pixel, and below 16 when that is larger; an estimate from few samples is itself

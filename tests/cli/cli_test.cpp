@@ -19,7 +19,7 @@ namespace ptbench::test {
 namespace {
 
 // The option names a `--help` lists (its "Options:" lines, long names; -h,--help left out, the
-// README's synopsis names it once) and the environment variables it names.
+// synopsis in docs/cli.md names it once) and the environment variables it names.
 std::set<std::string> helpFlags(const std::string& help) {
   std::set<std::string> flags;
   std::istringstream lines(help);
@@ -49,10 +49,10 @@ std::set<std::string> helpCommands(const std::string& help) {
   return commands;
 }
 
-// The README's synopsis (the first code block under "## Commands"), command by command: the
+// docs/cli.md's synopsis (the first code block under "## Commands"), command by command: the
 // flags (and PTBENCH_ variables) each entry names; "" holds ptbench's own.
-std::map<std::string, std::set<std::string>> readmeSynopsis(const std::set<std::string>& commands) {
-  std::ifstream in(std::string(PTBENCH_SOURCE_DIR) + "/README.md");
+std::map<std::string, std::set<std::string>> cliSynopsis(const std::set<std::string>& commands) {
+  std::ifstream in(std::string(PTBENCH_SOURCE_DIR) + "/docs/cli.md");
   std::string line;
   while (std::getline(in, line) && line != "## Commands") {
   }
@@ -72,16 +72,15 @@ std::map<std::string, std::set<std::string>> readmeSynopsis(const std::set<std::
   return synopsis;
 }
 
-// Issue 31: the README's synopsis lacked --version, PTBENCH_DEVICE and validate --set, and
-// verify --help omitted megakernel-ser. Every flag a --help lists is in the command's README
-// entry and every flag an entry names is in its --help (reference takes render's scene,
-// camera and light options, which its entry names as such).
-TEST(Help, TheReadmeSynopsisAndEveryHelpAgree) {
+// Every flag a --help lists is in the command's docs/cli.md entry and every flag an entry names
+// is in its --help (reference takes render's scene, camera and light options, which its entry
+// names as such).
+TEST(Help, TheCliReferenceAndEveryHelpAgree) {
   const auto top = runPtbench("--help");
   ASSERT_EQ(top.exitCode, 0) << top.all();
   const std::set<std::string> commands = helpCommands(top.out);
   ASSERT_GE(commands.size(), 11u) << top.out;
-  const auto synopsis = readmeSynopsis(commands);
+  const auto synopsis = cliSynopsis(commands);
   const auto difference = [](const std::set<std::string>& a, const std::set<std::string>& b) {
     std::vector<std::string> out;
     std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
@@ -89,18 +88,18 @@ TEST(Help, TheReadmeSynopsisAndEveryHelpAgree) {
   };
   std::set<std::string> global = helpFlags(top.out);
   global.insert("--help");
-  EXPECT_EQ(difference(global, synopsis.at("")), "{}") << "in ptbench --help, not in the README\n" << top.out;
-  EXPECT_EQ(difference(synopsis.at(""), global), "{}") << "in the README, not in ptbench --help\n" << top.out;
+  EXPECT_EQ(difference(global, synopsis.at("")), "{}") << "in ptbench --help, not in docs/cli.md\n" << top.out;
+  EXPECT_EQ(difference(synopsis.at(""), global), "{}") << "in docs/cli.md, not in ptbench --help\n" << top.out;
   for (const std::string& command : commands) {
     const auto help = runPtbench(command + " --help");
     ASSERT_EQ(help.exitCode, 0) << help.all();
-    ASSERT_TRUE(synopsis.contains(command)) << command << " has no entry in the README's synopsis";
+    ASSERT_TRUE(synopsis.contains(command)) << command << " has no entry in docs/cli.md's synopsis";
     const std::set<std::string> flags = helpFlags(help.out);
     std::set<std::string> documented = synopsis.at(command);
-    EXPECT_EQ(difference(documented, flags), "{}") << "in the README's " << command << ", not in its --help\n"
+    EXPECT_EQ(difference(documented, flags), "{}") << "in docs/cli.md's " << command << ", not in its --help\n"
                                                    << help.out;
     if (command == "reference") documented.insert(synopsis.at("render").begin(), synopsis.at("render").end());
-    EXPECT_EQ(difference(flags, documented), "{}") << "in " << command << " --help, not in the README\n" << help.out;
+    EXPECT_EQ(difference(flags, documented), "{}") << "in " << command << " --help, not in docs/cli.md\n" << help.out;
   }
   // What the help said too little of: verify's integrators, builtin:spheres' parameters,
   // compare's exit 2 and its threshold's bound.

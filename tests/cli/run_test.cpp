@@ -895,8 +895,7 @@ TEST_F(MergeCommand, RefusesAnOutputFolderThatHoldsAnInput) {
   EXPECT_EQ(readJson(dir / "merged" / "report.json")["runs"].size(), 2u);
 }
 
-// Issue 31: a merge of a shard with an interrupted run exited 0 without a word; the README says
-// 1 when runs are missing. Interrupted runs and sweep entries no shard ran are named, exit 1.
+// docs/cli.md says a merge exits 1 when runs are missing. Interrupted runs and sweep entries no shard ran are named, exit 1.
 TEST_F(MergeCommand, InterruptedAndMissingRunsAreNamedAndExit1) {
   const fs::path a = copyOfShard(0, "interrupted-a"), b = copyOfShard(1, "interrupted-b");
   json report = readJson(b / "report.json");
