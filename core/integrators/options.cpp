@@ -61,10 +61,12 @@ std::string applyBackendOption(Backend backend, const std::string& key, const nl
   const auto& known = trace::descriptor(backend).options;
   const auto option =
       std::find_if(known.begin(), known.end(), [&](const trace::BackendOption& o) { return o.name == key; });
-  if (option == known.end())
-    return known.empty() ? std::string(backendName(backend)) + " has no options"
-                         : "unknown option of the " + std::string(backendName(backend)) + " backend; it has " +
-                               std::string(known.front().name);
+  if (option == known.end()) {
+    if (known.empty()) return std::string(backendName(backend)) + " has no options";
+    std::string names;
+    for (const trace::BackendOption& other : known) names += (names.empty() ? "" : ", ") + std::string(other.name);
+    return "unknown option of the " + std::string(backendName(backend)) + " backend; it has " + names;
+  }
   TraceTarget target(backend, settings.softwareBvh, settings.softwareBuilder);
   if (!option->parse(value, target)) return "expected " + std::string(option->accepted);
   settings.softwareBvh = target.softwareBvh;

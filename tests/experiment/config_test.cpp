@@ -236,6 +236,8 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
        "/options/megakernel-regen/restir", "unknown option of megakernel-regen; it has ms_compensation"},
       {"unknown restir value", minimal(R"(, "options": {"megakernel": {"restir": "pt"}})"),
        "/options/megakernel/restir", "expected off, di, gi or di+gi"},
+      {"unknown software backend option", minimal(R"(, "options": {"software": {"layout": "bvh4"}})"),
+       "/options/software/layout", "unknown option of the software backend; it has software_bvh, software_builder"},
       {"unknown wavefront option", minimal(R"(, "options": {"wavefront": {"queues": 2}})"), "/options/wavefront/queues",
        "it has schedule, pool_size, compaction, material_queues, shadow_overlap, ms_compensation, restir"},
       {"bad schedule in a sweep", minimal(R"(, "options": {"wavefront": {"schedule": ["depth", "breadth"]}})"),
