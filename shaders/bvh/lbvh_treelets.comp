@@ -19,7 +19,7 @@
 // treelet, so its own memoryBarrierBuffer before its next arrival count releases the rebuild, as
 // it releases the refit. A round after the first climbs from lbvh_treelet_starts.comp's nodes instead of the
 // leaves. The rounds' earlier form (a climb for heights, then one dispatch per height) built the
-// same trees in about the same time (DESIGN.md, "Treelets").
+// same trees in about the same time (docs/bvh.md, "Treelets").
 #include "bvh/build.glsl"
 
 layout(push_constant, scalar) uniform Push { TreeletPush push; };

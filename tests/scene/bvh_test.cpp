@@ -628,7 +628,7 @@ TEST(HugePages, GrowingAnArrayKeepsItsElementsAndValueInitialisesTheRest) {
   EXPECT_TRUE(small.empty());
 }
 
-// Not a test: the build speed DESIGN.md quotes. Run with --gtest_also_run_disabled_tests.
+// Not a test: the build speed docs/bvh.md quotes. Run with --gtest_also_run_disabled_tests.
 TEST(SoftwareBvh, DISABLED_BuildSpeed) {
   const SceneData scene = loadTestScene("MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb");
   const double triangles = double(scene.uniqueTriangleCount());
@@ -652,7 +652,7 @@ TEST(SoftwareBvh, DISABLED_BuildSpeed) {
   }
 }
 
-// Not a test: the large-mesh build rate DESIGN.md quotes, with the process's CPU time (on a
+// Not a test: the large-mesh build rate (docs/bvh.md, "The CPU builder"), with the process's CPU time (on a
 // shared machine, wall time alone says little). Run with --gtest_also_run_disabled_tests.
 TEST(SoftwareBvh, DISABLED_BuildSpeedLargeMesh) {
   const SceneData scene = loadScene("builtin:spheres?n=1&subdiv=700");

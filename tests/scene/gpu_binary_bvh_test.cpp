@@ -410,7 +410,7 @@ TEST_F(GpuBvhBuilderTest, RaysAtSharedEdgesAndVerticesNeverEscape) {
   expectNoRayEscapesAtSharedEdges(spheres, buildOnGpu(spheres.scene));
 }
 
-// Not a test: where the GPU builder's host time goes (DESIGN.md, the GPU builder), on a scene of
+// Not a test: where the GPU builder's host time goes (docs/bvh.md, "The GPU builder"), on a scene of
 // several large meshes, e.g. one from scripts/generate-mesh-glb.py named by PTBENCH_GPU_BUILD_SCENE.
 // On lavapipe the kernels' times mean nothing; the host's are real. Run with
 // --gtest_also_run_disabled_tests.

@@ -1,7 +1,7 @@
 // The software backend's GPU builder (option software_builder: gpu): a linear BVH after Karras
 // 2012 built by compute shaders (shaders/bvh/) and collapsed there into both software layouts,
 // as the CPU collapses its binary tree (bvh2.h, cwbvh.h); only the collapsed trees come back
-// (DESIGN.md: the GPU builder).
+// (docs/bvh.md, "The GPU builder").
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1,4 +1,4 @@
-// The software backend's acceleration structure (DESIGN.md: trace backends): a bottom level per
+// The software backend's acceleration structure (docs/bvh.md): a bottom level per
 // mesh over its triangles in object space and a top level over the instances' world-space
 // boxes, each built as a binary SAH tree and collapsed into both GPU layouts of shared/bvh.h.
 #pragma once
