@@ -128,7 +128,7 @@ class PlainLogFormatter(ticker.LogFormatter):
         exponent = round(math.log10(x)) if x > 0 else 0
         if (exponent >= 4 or exponent <= -4) and math.isclose(x, 10.0 ** exponent):
             return f"10{str(exponent).translate(SUPERSCRIPTS)}"
-        return f"{x:.3g}"
+        return f"{x:.0f}" if 1000 <= x < 1e6 else f"{x:.3g}"
 
 
 def parameter(run, key):
