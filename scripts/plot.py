@@ -4,15 +4,20 @@
 device, driver and date of each report at its foot; several reports (two GPUs, say) are overlaid,
 their runs labelled by device.
 
-  frame_gpu_ms        median frame GPU time per run, min-max whiskers;
+  frame_gpu_ms        median frame GPU time per run, whiskers from the lower to the upper quartile
+                      of its frames (frame_gpu_ms_samples; none without them);
   stage_breakdown     each run's median frame split into its stages and the overhead (frame -
-                      stages: barriers, launch gaps, the pool's waits);
-  speedup             when there are megakernel runs: each other run's speedup over the megakernel
-                      run of the same scene, backend (and BVH layout), size and settings (its
-                      median over the megakernel's; whiskers from the min-max spread of both,
-                      the value past the whisker's end), one bar per run, backends never mixed;
-  bounces             when there are wavefront runs: per bounce (or pool iteration), each stage's
-                      median GPU time and the live paths and shadow rays;
+                      stages: barriers, launch gaps, the pool's waits); a frame-timed run
+                      (timing=frame), which times whole frames only, as one hatched frame total;
+  relative_time       when there are megakernel runs: each other run's frame time relative to the
+                      megakernel run of the same scene, backend (and BVH layout), size, timing and
+                      settings (its median over the megakernel's, < 1 is faster; whiskers from
+                      both runs' quartiles, the value past the whisker's end), one bar per run,
+                      backends never mixed;
+  bounces             when there are wavefront runs timed by stage: per bounce (or pool
+                      iteration), each stage's median GPU time and the live paths and shadow
+                      rays; frame-timed runs, which have no stage times, are left out, the title
+                      saying how many;
   sweep_<axis>        when a report sweeps it: frame time against pixels, max depth, pool size,
                       triangle count, material count or material cost (builtin:spheres'
                       materials= and cost=), one line per integrator and backend;
@@ -28,7 +33,8 @@ their runs labelled by device.
   camera_path         when runs follow a camera path: per scene, each run's relMSE against its
                       frame's reference per frame (left), and its GPU time per frame (right),
                       the legend giving its mean frame time and efficiency 1/(relMSE x seconds)
-                      over the path: ReSTIR against plain path tracing at equal time;
+                      over the path: ReSTIR against plain path tracing at equal time (without a
+                      reference the relMSE panel says so);
   roofline            when there are raycast runs: rays/s per backend (and BVH layout) of the
                       raycast's primary, diffuse and shadow rays beside each path tracer's, with
                       the path tracers' roofline_fraction written on their bars.
@@ -36,7 +42,10 @@ their runs labelled by device.
 A run is labelled by what sets it apart from the others of its scene: its integrator, options,
 backend and any swept parameter as docs/cli.md and configs spell them (`wavefront
 compaction=false schedule=pool max_depth=5`), and the device when several reports are drawn.
-Every time axis says that lower is better.
+Every time axis says that lower is better; a time against the megakernel's is always the run's
+over the megakernel's (< 1 is faster), as `ptbench summary` writes it. Colours are Okabe and Ito's
+palette, which readers with a colour-vision deficiency tell apart; lines also differ in marker and
+dash, bars that mean something other than a stage in hatching.
 
     scripts/plot.py REPORT.json... [--out DIR]     (default: plots/ beside the first report)
 
@@ -51,6 +60,7 @@ import math
 import os
 import pathlib
 import re
+import statistics
 import sys
 import zlib
 
@@ -59,6 +69,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker as ticker
 except ImportError as error:
     # matplotlib imports numpy: either may be the one missing. Debian's packages install them for
     # the system Python, which a python3 earlier on PATH (a virtual environment's) is not.
@@ -75,6 +86,49 @@ SWEPT = ["source", "backend", "width", "height", "spp", "max_depth", "rr_depth",
          "timing"]
 # Every time axis says so: a reader should not have to guess which way is good.
 LOWER_IS_BETTER = "lower is better"
+# Okabe and Ito's colour-blind-safe palette (blue, orange, bluish green, vermillion, sky blue,
+# reddish purple, yellow, black): no meaning rests on red against green. Yellow and black come
+# last, yellow being faint on white and black the colour of whiskers and reference lines.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
+FASTER, SLOWER = OKABE_ITO[0], OKABE_ITO[3]
+# Overhead and frame totals are no stage: neutral, the frame total hatched as well.
+OVERHEAD_COLOUR = "#BBBBBB"
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+DASHES = ["-", "--", ":", "-."]
+
+
+def colour(index):
+    return OKABE_ITO[index % len(OKABE_ITO)]
+
+
+def line_style(index):
+    """The index-th line's colour, marker and dash: lines that lie on one another (runs of equal
+    utilisation, say) still show each marker, and past eight colours the dash tells them apart."""
+    return {"color": colour(index), "marker": MARKERS[index % len(MARKERS)],
+            "linestyle": DASHES[(index // len(OKABE_ITO)) % len(DASHES)]}
+
+
+def log_scale(axis, which):
+    """A log axis with plain tick labels (0.01, 1000; minor ones where it spans few decades):
+    matplotlib's default labels go through its mathtext parser, whose pyparsing warns under
+    `python3 -W`."""
+    (axis.set_xscale if which == "x" else axis.set_yscale)("log")
+    scale = axis.xaxis if which == "x" else axis.yaxis
+    scale.set_major_formatter(PlainLogFormatter())
+    scale.set_minor_formatter(PlainLogFormatter(labelOnlyBase=False))
+
+
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+class PlainLogFormatter(ticker.LogFormatter):
+    """matplotlib's choice of log ticks to label, each written 0.05, 300 or 10⁶ in plain text."""
+
+    def _num_to_string(self, x, vmin, vmax):
+        exponent = round(math.log10(x)) if x > 0 else 0
+        if (exponent >= 4 or exponent <= -4) and math.isclose(x, 10.0 ** exponent):
+            return f"10{str(exponent).translate(SUPERSCRIPTS)}"
+        return f"{x:.0f}" if 1000 <= x < 1e6 else f"{x:.3g}"
 
 
 def parameter(run, key):
@@ -129,7 +183,8 @@ def save(figure, folder, name, reports):
     figure.text(0.005, 0.002, footer(reports), fontsize=7, color="dimgrey", ha="left", va="bottom")
     for extension in ("png", "svg"):
         path = folder / f"{name}.{extension}"
-        figure.savefig(path, dpi=110)
+        # Tight: a long axis title or a legend beside its panel is inside the figure, not cut off.
+        figure.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.1)
         print(path)
     plt.close(figure)
 
@@ -150,10 +205,18 @@ def per_scene_figure(runs, title, draw, horizontal=True):
 
 
 def spread(run):
-    """A run's frame time (min, median, max); a report without min or max has no whisker there."""
-    stats = run["frame_gpu_ms"]
-    median = stats["median"]
-    return min(stats.get("min", median), median), median, max(stats.get("max", median), median)
+    """A run's frame time (lower quartile, median, upper quartile) over its frames. Quartiles, not
+    min and max: one slow frame (a clock change, a preemption) would set the whisker. Without its
+    frames' times (frame_gpu_ms_samples) a run has no whisker."""
+    median = run["frame_gpu_ms"]["median"]
+    samples = run.get("frame_gpu_ms_samples", [])
+    if len(samples) < 2:
+        return median, median, median
+    low, _, high = statistics.quantiles(samples, n=4, method="inclusive")
+    return min(low, median), median, max(high, median)
+
+
+WHISKERS = "whiskers: quartiles of its frames"
 
 
 def draw_frames(axis, runs):
@@ -161,28 +224,49 @@ def draw_frames(axis, runs):
     stats = [spread(r) for r in runs]
     axis.barh(range(len(runs)), [median for _, median, _ in stats],
               xerr=[[median - low for low, median, _ in stats], [high - median for _, median, high in stats]],
-              capsize=3)
+              capsize=3, color=colour(0), ecolor="black")
     axis.set_yticks(range(len(runs)), [label(r) for r in runs], fontsize=7)
     axis.invert_yaxis()
-    axis.set_xlabel(f"frame GPU time (ms; median, min-max; {LOWER_IS_BETTER})")
+    axis.set_xlabel(f"frame GPU time (ms; median, {WHISKERS}; {LOWER_IS_BETTER})")
 
 
-def draw_stages(axis, runs):
+def timed_by_stage(run):
+    """Whether a run's frame is split into stage times: a frame-timed run (timing=frame) times
+    whole frames only, without the timestamps between stages that would perturb them."""
+    return run["parameters"].get("timing", "stages") != "frame" and bool(run.get("stages"))
+
+
+FRAME_TOTAL = "frame total (timing=frame: not split into stages)"
+
+
+def stage_colours(runs):
+    """Each stage's colour, the same in every figure of one call: by first appearance; past the
+    palette's eight the colours repeat hatched."""
+    names = list(dict.fromkeys(s["name"] for r in runs for s in r.get("stages", [])))
+    return {name: (colour(index), "" if index < len(OKABE_ITO) else "..") for index, name in enumerate(names)}
+
+
+def draw_stages(axis, runs, colours):
     label = labeller(runs)
-    stage_names = list(dict.fromkeys(s["name"] for r in runs for s in r.get("stages", [])))
-    colours = plt.get_cmap("tab10")
+    split = [timed_by_stage(r) for r in runs]
+    stage_names = list(dict.fromkeys(s["name"] for r, by_stage in zip(runs, split) if by_stage for s in r["stages"]))
     lefts = [0.0] * len(runs)
-    for index, name in enumerate(stage_names + ["overhead"]):
+    for name in stage_names + ["overhead"]:
         if name == "overhead":
-            widths = [max(0.0, r.get("overhead_gpu_ms", {}).get("median", 0.0)) for r in runs]
+            widths = [max(0.0, r.get("overhead_gpu_ms", {}).get("median", 0.0)) if by_stage else 0.0
+                      for r, by_stage in zip(runs, split)]
         else:
-            widths = [sum(s["gpu_ms"]["median"] for s in r.get("stages", []) if s["name"] == name) for r in runs]
-        axis.barh(range(len(runs)), widths, left=lefts, label=name,
-                  color="lightgrey" if name == "overhead" else colours(index % 10))
+            widths = [sum(s["gpu_ms"]["median"] for s in r["stages"] if s["name"] == name) if by_stage else 0.0
+                      for r, by_stage in zip(runs, split)]
+        fill, hatch = (OVERHEAD_COLOUR, "") if name == "overhead" else colours[name]
+        axis.barh(range(len(runs)), widths, left=lefts, label=name, color=fill, hatch=hatch)
         lefts = [a + w for a, w in zip(lefts, widths)]
+    if not all(split):
+        axis.barh(range(len(runs)), [0.0 if by_stage else r["frame_gpu_ms"]["median"] for r, by_stage in zip(runs, split)],
+                  label=FRAME_TOTAL, color="white", edgecolor="black", hatch="///", linewidth=0.6)
     axis.set_yticks(range(len(runs)), [label(r) for r in runs], fontsize=7)
     axis.invert_yaxis()
-    axis.set_xlabel(f"GPU time per frame (ms; stage medians; {LOWER_IS_BETTER})")
+    axis.set_xlabel(f"GPU time per frame (ms; stage medians, frame medians where timing=frame; {LOWER_IS_BETTER})")
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
@@ -195,71 +279,99 @@ def peer_key(run):
     """What a run shares with the megakernel run it is compared with."""
     p = run["parameters"]
     options = p.get("options", {})
+    # Timing too: a frame-timed run is set against the frame-timed megakernel, as `ptbench summary` does.
     return (run["_source"], p["scene"], p["backend"], options.get("software_bvh"), options.get("software_builder"),
             p["width"], p["height"], p["spp"], p["max_depth"], p["rr_depth"], p["seed"], p["sampler"],
-            p.get("counters", "off"), *(options.get(name, default) for name, default in MEGAKERNEL_OPTIONS.items()))
+            p.get("counters", "off"), p.get("timing", "stages"),
+            *(options.get(name, default) for name, default in MEGAKERNEL_OPTIONS.items()))
 
 
-def draw_speedup(axis, runs):
-    """One bar per run, each over the megakernel of its own backend (and BVH layout): a speedup on one
-    backend and a slowdown on another are two bars, never their mean."""
+def draw_relative_time(axis, runs):
+    """One bar per run, each its time over the megakernel's of its own backend (and BVH layout): a
+    win on one backend and a loss on another are two bars, never their mean. Bars below 1 (faster)
+    and above (slower) differ in colour and hatching, so that neither colour vision nor print in
+    grey is needed to tell them apart."""
     megakernels = {(peer_key(r), r["_occurrence"]): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
     others = [r for r in runs if r["parameters"]["integrator"] not in ("megakernel", "raycast")
               and (peer_key(r), r["_occurrence"]) in megakernels]
     label = labeller(others or runs, leave_out=("backend", "software_bvh", "software_builder"))
     backends = len({backend_label(r) for r in others}) > 1
-    speedups, low, high = [], [], []
+    ratios, low, high = [], [], []
     for run in others:
-        (base_min, base_median, base_max), (own_min, own_median, own_max) = (
+        (base_low, base_median, base_high), (own_low, own_median, own_high) = (
             spread(megakernels[(peer_key(run), run["_occurrence"])]), spread(run))
-        speedups.append(base_median / own_median)
-        low.append(max(0.0, speedups[-1] - base_min / own_max))
-        high.append(max(0.0, base_max / own_min - speedups[-1]) if own_min > 0 else 0.0)
-    axis.barh(range(len(others)), speedups, xerr=[low, high], capsize=3,
-              color=["tab:green" if s >= 1 else "tab:red" for s in speedups])
+        ratios.append(own_median / base_median)
+        low.append(max(0.0, ratios[-1] - own_low / base_high))
+        high.append(max(0.0, own_high / base_low - ratios[-1]))
+    for faster in (True, False):
+        chosen = [i for i, ratio in enumerate(ratios) if (ratio <= 1) == faster]
+        if chosen:
+            axis.barh(chosen, [ratios[i] for i in chosen], xerr=[[low[i] for i in chosen], [high[i] for i in chosen]],
+                      capsize=3, ecolor="black", color=FASTER if faster else SLOWER, hatch="" if faster else "//",
+                      edgecolor="white" if faster else "black", linewidth=0.4)
     # Each value just past its whisker's end, where neither bar nor whisker runs (on a white ground
     # where the line at 1 crosses it); the axis is widened to make room for it.
-    for y, (value, up) in enumerate(zip(speedups, high)):
+    for y, (value, up) in enumerate(zip(ratios, high)):
         axis.annotate(f"{value:.2f}×", (value + up, y), xytext=(4, 0), textcoords="offset points", va="center",
                       fontsize=6, zorder=3, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
-    axis.set_xlim(0, max([1.0] + [v + u for v, u in zip(speedups, high)]) * 1.12)
+    axis.set_xlim(0, max([1.0] + [v + u for v, u in zip(ratios, high)]) * 1.12)
     axis.axvline(1.0, color="black", linewidth=0.8)
     axis.set_yticks(range(len(others)), [label(r) + (f" · {backend_label(r)}" if backends else "") for r in others],
                     fontsize=7)
     axis.invert_yaxis()
-    axis.set_xlabel("speedup over the megakernel of the same backend (×; > 1 is faster)")
+    axis.set_xlabel("frame GPU time relative to the megakernel of the same backend\n"
+                    f"(×; whiskers: both runs' quartiles; {LOWER_IS_BETTER}, < 1 is faster)")
 
 
-def draw_bounces(runs, title):
-    """One row per wavefront run: stage time per bounce (left), live paths and shadow rays (right)."""
-    fig, axes = plt.subplots(len(runs), 2, figsize=(13, 3.2 * len(runs)), squeeze=False)
+def per_bounce(run):
+    """A wavefront run's stages timed per bounce."""
+    return [s for s in run.get("stages", []) if "gpu_ms_median_per_bounce" in s] if timed_by_stage(run) else []
+
+
+def positive(values):
+    """Counts for a log axis: a zero (no path left) is a gap, not a point at minus infinity."""
+    return [v if v > 0 else None for v in values]
+
+
+# The work counters drawn per bounce, each with a line style of its own.
+WORK = {"live_paths": 0, "shadow_rays": 1, "paths_started": 2}
+
+
+def draw_bounces(runs, title, colours):
+    """One row per wavefront run: stage time per bounce (left), live paths and shadow rays (right),
+    each panel a row of its own height so that its axis titles stay beside it."""
+    fig, axes = plt.subplots(len(runs), 2, figsize=(13, 3.6 * len(runs)), squeeze=False)
     label = labeller(runs)
-    colours = plt.get_cmap("tab10")
     for row, run in enumerate(runs):
         name = f"{scene_name(run)}: {label(run)}"
-        stage_names = [s["name"] for s in run.get("stages", []) if "gpu_ms_median_per_bounce" in s]
-        for index, stage in enumerate(s for s in run.get("stages", []) if "gpu_ms_median_per_bounce" in s):
+        stages = per_bounce(run)
+        for stage in stages:
             values = stage["gpu_ms_median_per_bounce"]
-            axes[row, 0].plot(range(len(values)), values, marker="o", markersize=3, color=colours(index % 10),
-                              label=stage["name"])
-        axes[row, 0].set_ylabel(f"stage GPU time (ms, median; {LOWER_IS_BETTER})")
+            fill, hatch = colours[stage["name"]]
+            axes[row, 0].plot(range(len(values)), values, marker="o", markersize=3, color=fill,
+                              linestyle="--" if hatch else "-", label=stage["name"])
+        axes[row, 0].set_ylabel(f"stage GPU time (ms, median)\n{LOWER_IS_BETTER}")
         work = run.get("work_per_bounce", {})
-        colours_of_work = {"live_paths": "tab:blue", "shadow_rays": "tab:orange", "paths_started": "tab:grey"}
-        counted = [key for key in colours_of_work if work.get(key)]
+        counted = [key for key in WORK if any(v > 0 for v in work.get(key, []))]
         for key in counted:
-            axes[row, 1].plot(range(len(work[key])), work[key], marker="o", markersize=3, color=colours_of_work[key],
-                              label=key.replace("_", " "))
-        axes[row, 1].set_ylabel("per frame (count)")
+            axes[row, 1].plot(range(len(work[key])), positive(work[key]), markersize=3, label=key.replace("_", " "),
+                              **line_style(WORK[key]))
+        if counted:
+            # Live paths fall by orders of magnitude from the first bounce to the last.
+            log_scale(axes[row, 1], "y")
+        axes[row, 1].set_ylabel("per frame (count, log)")
         for axis in axes[row]:
             axis.set_xlabel("bounce (pool schedule: iteration)")
+            axis.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
             axis.set_title(name, fontsize=9)
         # Each panel's legend only where it has lines: matplotlib warns of an empty one.
-        if stage_names:
-            axes[row, 0].legend(fontsize=6)
+        if stages:
+            axes[row, 0].legend(fontsize=6, loc="upper right")
         if counted:
-            axes[row, 1].legend(fontsize=6)
+            axes[row, 1].legend(fontsize=6, loc="upper right")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.25 / len(runs)))
+    fig.align_ylabels()
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.25 / len(runs)), h_pad=1.5)
     return fig
 
 
@@ -325,13 +437,13 @@ def sweep_figure(runs, name, axis_label, value, scene_varies, title):
         return None
     fig, axes = plt.subplots(len(plotted), 1, figsize=(15, 4.2 * len(plotted)), squeeze=False)
     for axis, (group, lines) in zip(axes[:, 0], plotted):
-        for key, line in sorted(lines.items()):
+        for index, (key, line) in enumerate(sorted(lines.items())):
             line.sort()
-            axis.plot([x for x, _ in line], [y for _, y in line], marker="o", markersize=4, label=key)
+            axis.plot([x for x, _ in line], [y for _, y in line], markersize=4, label=key, **line_style(index))
         axis.set_xlabel(axis_label)
         axis.set_ylabel(f"frame GPU time (ms, median; {LOWER_IS_BETTER})")
         if max(v for v, _ in sum(lines.values(), [])) / max(1, min(v for v, _ in sum(lines.values(), []))) > 50:
-            axis.set_xscale("log")
+            log_scale(axis, "x")
         axis.set_title(group, fontsize=10)
         axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(title, fontsize=11)
@@ -341,16 +453,22 @@ def sweep_figure(runs, name, axis_label, value, scene_varies, title):
 
 def draw_convergence(axis, runs):
     label = labeller(runs)
-    for run in runs:
+    for index, run in enumerate(runs):
         c = run["convergence"]
         seconds = run["frame_gpu_ms"]["median"] * 1e-3
-        axis.scatter(seconds, c["relmse"], s=18)
+        style = line_style(index)
+        axis.scatter(seconds, c["relmse"], s=18, color=style["color"], marker=style["marker"])
         axis.annotate(f'{label(run)}\n1/(relMSE·s) = {c["efficiency"]:.3g}', (seconds, c["relmse"]), fontsize=6,
                       xytext=(4, 2), textcoords="offset points")
-    axis.set_xscale("log")
-    axis.set_yscale("log")
+    log_scale(axis, "x")
+    log_scale(axis, "y")
     axis.set_xlabel(f"frame GPU time (s, median; {LOWER_IS_BETTER})")
     axis.set_ylabel(f"relMSE against the reference ({LOWER_IS_BETTER})")
+
+
+NO_REFERENCE = ("No relMSE: the config gives this camera path no reference.\n"
+                "Render one image a frame with `ptbench reference SCENE --camera-path PATH.json`\n"
+                "and name it as the path's `reference` (docs/config.md).")
 
 
 def draw_camera_paths(runs, title):
@@ -361,49 +479,64 @@ def draw_camera_paths(runs, title):
     for (error_axis, time_axis), scene in zip(axes, scenes):
         scene_runs = [r for r in runs if scene_name(r) == scene]
         label = labeller(scene_runs)
-        for run in scene_runs:
+        for index, run in enumerate(scene_runs):
             path = run["camera_path"]
             frames = [f["frame"] for f in path["frames"]]
             text = f'{label(run)}: {path["gpu_ms_mean"]:.3g} ms'
+            style = dict(line_style(index), markersize=4)
             if "efficiency" in path:
                 text += f', 1/(relMSE·s) = {path["efficiency"]:.3g}'
-                error_axis.plot(frames, [f.get("relmse") for f in path["frames"]], marker=".", label=text)
-            time_axis.plot(frames, [f["gpu_ms"] for f in path["frames"]], marker=".", label=text)
-        error_axis.set_yscale("log")
+                error_axis.plot(frames, [f.get("relmse") for f in path["frames"]], label=text, **style)
+            time_axis.plot(frames, [f["gpu_ms"] for f in path["frames"]], label=text, **style)
+        referenced = error_axis.has_data()
+        if referenced:
+            log_scale(error_axis, "y")
+        else:
+            error_axis.text(0.5, 0.5, NO_REFERENCE, transform=error_axis.transAxes, ha="center", va="center",
+                            fontsize=9, wrap=True)
+            error_axis.set_xticks([])
+            error_axis.set_yticks([])
         error_axis.set_xlabel("frame of the camera path")
-        error_axis.set_ylabel(f"relMSE against the frame's reference ({LOWER_IS_BETTER})")
+        error_axis.set_ylabel(f"relMSE against the frame's reference\n{LOWER_IS_BETTER}")
         error_axis.set_title(scene, fontsize=10)
         time_axis.set_xlabel("frame of the camera path")
         time_axis.set_ylabel(f"frame GPU time (ms; {LOWER_IS_BETTER})")
         time_axis.set_title(scene, fontsize=10)
-        (error_axis if error_axis.has_data() else time_axis).legend(fontsize=6)
+        (error_axis if referenced else time_axis).legend(fontsize=6)
     fig.suptitle(title + ": along the camera path", fontsize=11)
     fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.5 / (3.6 * len(scenes) + 0.8)))
     return fig
 
 
 def draw_simt(runs, title):
-    """Per scene, two panels: utilisation and coherence per bounce, one line per run."""
+    """Per scene, two panels: utilisation and coherence per bounce, one line per run. Runs that
+    measured the same per bounce (the megakernel's SER variants often do) are one line naming
+    them all: otherwise their legend entries point at lines hidden under one another."""
     scenes = sorted({scene_name(r) for r in runs})
-    fig, axes = plt.subplots(len(scenes), 2, figsize=(13, 3.6 * len(scenes)), squeeze=False)
+    fig, axes = plt.subplots(len(scenes), 2, figsize=(14, 3.8 * len(scenes)), squeeze=False)
     for row, scene in enumerate(scenes):
         chosen = [r for r in runs if scene_name(r) == scene]
         label = labeller(chosen)
+        lines = {}
         for run in chosen:
-            bounces = [b["bounce"] for b in run["simt"]["per_bounce"]]
-            name = f'{label(run)} ({run["frame_gpu_ms"]["median"]:.1f} ms)'
-            axes[row, 0].plot(bounces, [b["utilisation"] for b in run["simt"]["per_bounce"]], marker="o",
-                              markersize=3, label=name)
-            axes[row, 1].plot(bounces, [b["coherence"] for b in run["simt"]["per_bounce"]], marker="o",
-                              markersize=3, label=name)
+            per_bounce = run["simt"]["per_bounce"]
+            series = json.dumps([[b["bounce"], b["utilisation"], b["coherence"]] for b in per_bounce])
+            lines.setdefault(series, []).append(f'{label(run)} ({run["frame_gpu_ms"]["median"]:.1f} ms)')
+        for index, (series, names) in enumerate(lines.items()):
+            bounces, utilisation, coherence = zip(*json.loads(series)) if series != "[]" else ((), (), ())
+            style = dict(line_style(index), markersize=4, label="\n".join(names))
+            axes[row, 0].plot(list(bounces), list(utilisation), **style)
+            axes[row, 1].plot(list(bounces), list(coherence), **style)
         axes[row, 0].set_ylim(0, 1.05)
-        axes[row, 0].set_ylabel("SIMT utilisation (active / subgroup lanes)")
-        axes[row, 1].set_ylabel("material classes per subgroup")
+        axes[row, 0].set_ylabel("SIMT utilisation\n(active / subgroup lanes)")
+        axes[row, 1].set_ylabel("material classes\nper subgroup")
         for axis in axes[row]:
             axis.set_xlabel("bounce (1: camera rays' hits)")
+            axis.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
             axis.set_title(scene, fontsize=10)
         axes[row, 1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(title + " (counters: simt; their frame times are perturbed by the counters)", fontsize=11)
+    fig.align_ylabels()
     fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.3 / len(scenes)))
     return fig
 
@@ -429,7 +562,7 @@ def draw_clocks(axis, runs):
     left = [0.0] * len(bars)
     for index, phase in enumerate(PHASES):
         widths = [shares[index] for _, shares in bars]
-        axis.barh(range(len(bars)), widths, left=left, label=phase)
+        axis.barh(range(len(bars)), widths, left=left, label=phase, color=colour(index))
         left = [a + b for a, b in zip(left, widths)]
     axis.set_yticks(range(len(bars)))
     axis.set_yticklabels([name for name, _ in bars], fontsize=7)
@@ -456,7 +589,6 @@ def draw_roofline(axis, runs):
     backends = list(dict.fromkeys(backend_label(r) for r in runs))
     kinds = list(dict.fromkeys(kind(r) for r in runs))
     width = 0.8 / len(kinds)
-    colours = plt.get_cmap("tab10")
     for k, name in enumerate(kinds):
         for b, backend in enumerate(backends):
             chosen = [r for r in runs if kind(r) == name and backend_label(r) == backend]
@@ -465,13 +597,13 @@ def draw_roofline(axis, runs):
             run = chosen[0]
             rate = (run["raycast"] if "raycast" in run else run["throughput"])["rays_per_s"] * 1e-6
             x = b + (k - (len(kinds) - 1) / 2) * width
-            axis.bar(x, rate, width, color=colours(k % 10), label=name if b == 0 else None,
+            axis.bar(x, rate, width, color=colour(k), label=name if b == 0 else None,
                      hatch="" if "raycast" in run else "//")
             fraction = run.get("roofline_fraction")
             if isinstance(fraction, (int, float)):
                 axis.text(x, rate, f"{fraction:.2f}", ha="center", va="bottom", fontsize=6)
     axis.set_xticks(range(len(backends)), backends, fontsize=8)
-    axis.set_yscale("log")
+    log_scale(axis, "y")
     axis.set_ylabel("Mrays/s (log)")
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
@@ -511,6 +643,7 @@ PHASE_SHARES = {phase: NUMBER_OR_NULL for phase in PHASES}
 SECTIONS = {
     "stages": [{"name": TEXT, "gpu_ms": {"median": NUMBER}, "gpu_ms_median_per_bounce?": [NUMBER]}],
     "overhead_gpu_ms": {"median": NUMBER},
+    "frame_gpu_ms_samples": [POSITIVE],
     "work_per_bounce": {"*": [NUMBER]},
     "material_classes": {"*": NUMBER},
     "convergence": {"relmse?": NUMBER, "efficiency?": NUMBER},
@@ -646,19 +779,32 @@ def main() -> int:
     return 0
 
 
+# More rows than this make a figure too tall to read.
+BOUNCE_ROWS = 12
+
+
 def draw_figures(reports, runs, folder):
     title = " + ".join(dict.fromkeys(f'{r.get("config", {}).get("name", "")} on {r.get("device", {}).get("name", "?")}'
                                      for r in reports))
+    colours = stage_colours(runs)
     save(per_scene_figure(runs, title, draw_frames), folder, "frame_gpu_ms", reports)
-    save(per_scene_figure(runs, title, draw_stages), folder, "stage_breakdown", reports)
+    save(per_scene_figure(runs, title, lambda axis, chosen: draw_stages(axis, chosen, colours)), folder,
+         "stage_breakdown", reports)
     megakernel_scenes = {scene_name(r) for r in runs if r["parameters"]["integrator"] == "megakernel"}
     compared = [r for r in runs if scene_name(r) in megakernel_scenes and "raycast" not in r]
     if any(r["parameters"]["integrator"] not in ("megakernel", "raycast") for r in compared):
-        save(per_scene_figure(compared, title + ": speedup over the megakernel (> 1 is faster)", draw_speedup),
-             folder, "speedup", reports)
-    wavefronts = [r for r in runs if r["parameters"]["integrator"] == "wavefront"][:12]
-    if wavefronts:
-        save(draw_bounces(wavefronts, title + ": wavefront per bounce"), folder, "bounces", reports)
+        save(per_scene_figure(compared, title + ": time relative to the megakernel (< 1 is faster)",
+                              draw_relative_time), folder, "relative_time", reports)
+    wavefronts = [r for r in runs if r["parameters"]["integrator"] == "wavefront"]
+    # A frame-timed run has no stage times: its row would be an empty panel.
+    drawn = [r for r in wavefronts if timed_by_stage(r)]
+    if drawn:
+        notes = [f"{len(wavefronts) - len(drawn)} frame-timed runs left out (timing=frame: no stage times)"
+                 ] if len(drawn) < len(wavefronts) else []
+        if len(drawn) > BOUNCE_ROWS:
+            notes.append(f"the first {BOUNCE_ROWS} of {len(drawn)} drawn")
+        save(draw_bounces(drawn[:BOUNCE_ROWS], title + ": wavefront per bounce" +
+                          (f" ({'; '.join(notes)})" if notes else ""), colours), folder, "bounces", reports)
     for name, axis_label, value, scene_varies in AXES:
         figure = sweep_figure(runs, name, axis_label, value, scene_varies, title)
         if figure:

@@ -74,7 +74,7 @@ TEST(RunCommand, CiConfigRunsCleanWithValidation) {
   EXPECT_EQ(std::system((plot + " --out " + (out / "plots").string() + " > /dev/null").c_str()), 0);
   EXPECT_EQ(std::system(("/usr/bin/python3 " + plot + " --out " + (out / "plots2").string() + " > /dev/null").c_str()),
             0);
-  for (const char* figure : {"frame_gpu_ms", "stage_breakdown", "speedup", "bounces"})
+  for (const char* figure : {"frame_gpu_ms", "stage_breakdown", "relative_time", "bounces"})
     for (const char* format : {".png", ".svg"})
       EXPECT_GT(fs::file_size(out / "plots" / (std::string(figure) + format)), 1000u) << figure << format;
   for (const char* absent : {"roofline.png", "convergence.png", "simt.png", "sweep_pixels.png"})

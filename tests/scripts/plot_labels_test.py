@@ -16,8 +16,11 @@ def load_plot():
     matplotlib = types.ModuleType("matplotlib")
     matplotlib.use = lambda backend: None
     matplotlib.pyplot = types.ModuleType("matplotlib.pyplot")
+    matplotlib.ticker = types.ModuleType("matplotlib.ticker")
+    matplotlib.ticker.LogFormatter = type("LogFormatter", (), {})
     sys.modules.setdefault("matplotlib", matplotlib)
     sys.modules.setdefault("matplotlib.pyplot", matplotlib.pyplot)
+    sys.modules.setdefault("matplotlib.ticker", matplotlib.ticker)
     spec = importlib.util.spec_from_file_location("plot", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -77,12 +77,23 @@ DRAWN = {"barh": ((0, 1), ("left", "xerr")), "bar": ((0, 1, 2), ()), "plot": ((0
          "set_xlim": ((0, 1), ()), "set_ylim": ((0, 1), ()), "set_xticks": ((0,), ()), "set_yticks": ((0,), ())}
 
 
+class Anything:
+    """Takes any call and attribute: an axis's formatters and locators, a transform."""
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
 class Axes:
     def __init__(self):
         self.drawn = self.labelled = False
+        self.calls = []  # (name, args, kwargs) of every call, for the checks of what was drawn
+        self.xaxis, self.yaxis, self.transAxes = Anything(), Anything(), Anything()
 
     def has_data(self):
         return self.drawn
+
+    def drawn_calls(self, name):
+        return [(args, kwargs) for called, args, kwargs in self.calls if called == name]
 
     def legend(self, *args, **kwargs):
         # matplotlib logs a warning to stderr for a legend of nothing.
@@ -90,6 +101,7 @@ class Axes:
 
     def __getattr__(self, name):
         def call(*args, **kwargs):
+            self.calls.append((name, args, kwargs))
             if kwargs.get("label") is not None:
                 self.labelled = True
             if name in DRAWN:
@@ -104,9 +116,11 @@ class Axes:
 
 class Figure(Axes):
     saved = []  # the paths of the figures saved since the last plot()
+    figures = {}  # name -> (figure, its grid of axes) of the figures saved since the last plot()
 
-    def savefig(self, path, dpi=None):
+    def savefig(self, path, **options):
         Figure.saved.append(pathlib.Path(path))
+        Figure.figures[pathlib.Path(path).stem] = self
 
 
 class Grid:
@@ -125,15 +139,24 @@ class Grid:
         return iter(self.rows)
 
 
+def subplots(rows=1, columns=1, **options):
+    figure, grid = Figure(), Grid(rows, columns)
+    figure.grid = grid
+    return figure, grid
+
+
 def load_plot():
     matplotlib = types.ModuleType("matplotlib")
     matplotlib.use = lambda backend: None
     pyplot = types.ModuleType("matplotlib.pyplot")
-    pyplot.subplots = lambda rows=1, columns=1, **options: (Figure(), Grid(rows, columns))
-    pyplot.get_cmap = lambda name: lambda index: (0.0, 0.0, 0.0, 1.0)
+    pyplot.subplots = subplots
     pyplot.close = lambda figure: None
-    matplotlib.pyplot = pyplot
+    ticker = types.ModuleType("matplotlib.ticker")
+    ticker.LogFormatter = type("LogFormatter", (), {"__init__": lambda self, **options: None})
+    ticker.MaxNLocator = lambda **options: None
+    matplotlib.pyplot, matplotlib.ticker = pyplot, ticker
     sys.modules["matplotlib"], sys.modules["matplotlib.pyplot"] = matplotlib, pyplot
+    sys.modules["matplotlib.ticker"] = ticker
     spec = importlib.util.spec_from_file_location("plot", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -217,7 +240,7 @@ def plot(report, *arguments, raw=None, folders=None):
     path.write_bytes(raw if raw is not None else json.dumps(report).encode())
     arguments = [a.replace("SCRATCH", str(folder)) for a in arguments] if arguments else ["--out", str(folder / "x")]
     argv, sys.argv = sys.argv, ["plot.py", str(path), *arguments]
-    Figure.saved = []
+    Figure.saved, Figure.figures = [], {}
     stderr = io.StringIO()
     try:
         with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
@@ -240,8 +263,8 @@ class OddReports(unittest.TestCase):
     def test_a_full_report_draws_every_figure_without_a_note(self):
         code, stderr, written = plot(full_report())
         self.assertEqual((code, stderr), (0, ""))
-        self.assertEqual(written, ["bounces", "camera_path", "clocks", "convergence", "frame_gpu_ms", "roofline",
-                                   "simt", "speedup", "stage_breakdown", "sweep_max_depth", "sweep_pool_size",
+        self.assertEqual(written, ["bounces", "camera_path", "clocks", "convergence", "frame_gpu_ms", "relative_time",
+                                   "roofline", "simt", "stage_breakdown", "sweep_max_depth", "sweep_pool_size",
                                    "sweep_triangles"])
 
     def test_failed_and_interrupted_runs_only_or_none_is_one_line_exit_2(self):
@@ -346,6 +369,139 @@ class OddReports(unittest.TestCase):
                     self.assertIn(code, (0, 2), stderr)
                     self.assertNotes(stderr)
         self.assertGreater(len(seen), 150)
+
+
+def colours_in(calls):
+    """Every colour named by a drawing call (color=, edgecolor=, ecolor=), lists flattened."""
+    for _, _, kwargs in calls:
+        for key in ("color", "edgecolor", "ecolor"):
+            value = kwargs.get(key)
+            yield from value if isinstance(value, list) else [] if value is None else [value]
+
+
+def bar_totals(axis, bars):
+    """Each bar's length summed over an axis's barh calls (stacked segments added)."""
+    totals = [0.0] * bars
+    for args, _ in axis.drawn_calls("barh"):
+        for position, width in zip(args[0], args[1]):
+            totals[position] += width
+    return totals
+
+
+class PaperFigures(unittest.TestCase):
+    """What a figure must show to be read in a paper: whole frames where a run has no stage
+    times, quartiles rather than single frames, one convention for time against the megakernel,
+    a panel that says why it is empty, colours that any reader tells apart."""
+
+    def frame_timed_report(self):
+        wavefront = {"schedule": "depth", "pool_size": 4096}
+        per_bounce = {"stages": [{"name": "extend", "gpu_ms": statistics(0.8), "gpu_ms_median_per_bounce": [0.5, 0.3]}],
+                      "work_per_bounce": {"live_paths": [4096, 0]}}
+        runs = [finished(0, parameters("megakernel", timing="frame"), 2.0, stages=[]),
+                finished(1, parameters("megakernel", timing="stages"), 2.2),
+                finished(2, parameters("wavefront", options=wavefront, timing="frame"), 1.0, stages=[],
+                         work_per_bounce={"live_paths": [4096, 0]}),
+                finished(3, parameters("wavefront", options=wavefront, timing="stages"), 1.1, **per_bounce)]
+        for run in runs[0], runs[2]:
+            del run["overhead_gpu_ms"]  # as ptbench writes a frame-timed run
+        report = full_report()
+        report["runs"] = runs
+        return report
+
+    def test_a_frame_timed_run_is_drawn_as_its_frame_total(self):
+        report = self.frame_timed_report()
+        runs = [dict(run, _source="H100") for run in report["runs"]]  # as load() tags them
+        axis = Axes()
+        PLOT.draw_stages(axis, runs, PLOT.stage_colours(runs))
+        totals = bar_totals(axis, len(runs))
+        self.assertAlmostEqual(totals[0], 2.0)
+        self.assertAlmostEqual(totals[2], 1.0)
+        for total, run in zip(totals, runs):
+            self.assertGreater(total, 0.5 * run["frame_gpu_ms"]["median"], run["parameters"])
+        labels = [kwargs.get("label") for _, kwargs in axis.drawn_calls("barh")]
+        self.assertIn(PLOT.FRAME_TOTAL, labels)
+
+    def test_frame_timed_runs_are_left_out_of_the_bounces_saying_so(self):
+        code, stderr, written = plot(self.frame_timed_report())
+        self.assertEqual((code, stderr), (0, ""))
+        bounces = Figure.figures["bounces"]
+        self.assertEqual(len(bounces.grid.rows), 1, "the stage-timed wavefront only")
+        (title,), _ = bounces.drawn_calls("suptitle")[0]
+        self.assertIn("1 frame-timed runs left out (timing=frame: no stage times)", title)
+
+    def test_whiskers_are_the_quartiles_of_the_frames_not_their_extremes(self):
+        run = finished(0, parameters("megakernel"), 3.0, frame_gpu_ms_samples=[1.0, 2.0, 3.0, 4.0, 100.0],
+                       _source="H100")
+        self.assertEqual(PLOT.spread(run), (2.0, 3.0, 4.0))
+        run["frame_gpu_ms"]["min"], run["frame_gpu_ms"]["max"] = 1.0, 100.0
+        axis = Axes()
+        PLOT.draw_frames(axis, [run])
+        (_, kwargs), = axis.drawn_calls("barh")
+        self.assertEqual(kwargs["xerr"], [[1.0], [1.0]])
+        del run["frame_gpu_ms_samples"]
+        self.assertEqual(PLOT.spread(run), (3.0, 3.0, 3.0), "no samples, no whisker: min and max are single frames")
+
+    def test_time_against_the_megakernel_is_relative_time_below_1_faster(self):
+        code, stderr, written = plot(self.frame_timed_report())
+        self.assertIn("relative_time", written)
+        self.assertNotIn("speedup", written)
+        axis = Figure.figures["relative_time"].grid[0, 0]
+        ratios = {}
+        for args, _ in axis.drawn_calls("barh"):
+            ratios.update(zip(args[0], args[1]))
+        # Each wavefront over the megakernel of its own timing: 1.0 / 2.0 and 1.1 / 2.2.
+        self.assertEqual(sorted(round(r, 6) for r in ratios.values()), [0.5, 0.5])
+        (label,), _ = axis.drawn_calls("set_xlabel")[0]
+        self.assertIn("relative to the megakernel", label)
+        self.assertIn("lower is better, < 1 is faster", label)
+
+    def test_a_camera_path_without_a_reference_says_so_in_its_error_panel(self):
+        report = full_report()
+        path = report["runs"][1]["camera_path"]
+        del path["efficiency"]
+        for frame in path["frames"]:
+            del frame["relmse"]
+        self.assertEqual(plot(report)[:2], (0, ""))
+        error_panel = Figure.figures["camera_path"].grid[0, 0]
+        texts = [args[2] for args, _ in error_panel.drawn_calls("text")]
+        self.assertEqual(texts, [PLOT.NO_REFERENCE])
+        self.assertIn("no reference", PLOT.NO_REFERENCE)
+
+    def test_every_colour_is_okabe_and_itos_or_neutral(self):
+        self.assertEqual(plot(full_report())[:2], (0, ""))
+        neutral = {PLOT.OVERHEAD_COLOUR, "white", "black"}
+        calls = [c for figure in Figure.figures.values() for row in figure.grid for axis in row for c in axis.calls]
+        used = set(colours_in(calls))
+        self.assertTrue(used, "colours are named, not left to matplotlib's red-and-green default cycle")
+        self.assertLessEqual(used, set(PLOT.OKABE_ITO) | neutral)
+
+    def test_runs_of_equal_simt_are_one_line_and_lines_differ_in_marker(self):
+        report = full_report()
+        twin = copy.deepcopy(report["runs"][3])
+        twin["parameters"]["max_depth"] = 12
+        twin["simt"] = copy.deepcopy(report["runs"][0]["simt"])
+        report["runs"][3]["simt"] = {"per_bounce": [{"bounce": 1, "utilisation": 0.5, "coherence": 2.0}]}
+        report["runs"].append(twin)
+        self.assertEqual(plot(report)[:2], (0, ""))
+        panel = Figure.figures["simt"].grid[0, 0]
+        lines = panel.drawn_calls("plot")
+        self.assertEqual(len(lines), 2, "runs 0 and the twin measured the same: one line")
+        self.assertEqual(len(lines[0][1]["label"].splitlines()), 2)
+        self.assertNotEqual(lines[0][1]["marker"], lines[1][1]["marker"])
+
+    def test_figures_go_into_plots_beside_a_gzipped_report(self):
+        folder = pathlib.Path(SCRATCH.name) / "study"
+        folder.mkdir(exist_ok=True)
+        path = folder / "report.json.gz"
+        path.write_bytes(gzip.compress(json.dumps(full_report()).encode()))
+        argv, sys.argv = sys.argv, ["plot.py", str(path)]
+        Figure.saved, Figure.figures = [], {}
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(PLOT.main(), 0)
+        finally:
+            sys.argv = argv
+        self.assertEqual({p.parent for p in Figure.saved}, {folder / "plots"})
 
 
 class OutputFolder(unittest.TestCase):
