@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write a large glTF binary (.glb) of unique triangles, for measuring how ptbench loads and
-builds production-scale scenes (issue 24) without shipping one.
+builds production-scale scenes without shipping one.
 
 The scene is a square of M meshes side by side, each a rippled height field of its own vertices
 (positions, normals, texture coordinates, 32-bit indices), so that no triangle is instanced and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the remote NVIDIA machine (docs/gpu.md): the measurements behind the wavefront's defaults
-# and the megakernel's speed (issues 22 and 23). Each step is one or more `ptbench run`s and
+# and the megakernel's speed. Each step is one or more `ptbench run`s and
 # leaves OUTDIR/STEP.tar.gz (its report folders, no images, and its log) as soon as it ends,
 # so that a step cut short loses only itself.
 #   scripts/gpu-wavefront-defaults.sh OUTDIR STEP...

@@ -502,9 +502,8 @@ TEST(VerifyCommand, HelpNamesTheFailureExitCodeAndBadOptionsAreRefused) {
   EXPECT_NE(badFolder.err.find("--json /nonexistent/folder/verify.json"), std::string::npos) << badFolder.err;
 }
 
-// Issue 31: `verify --spp 1` failed 8 of 19 checks that pass at the default, its tolerance
-// shrinking to the floors for lack of a variance; 2 and 4 failed a region or two. Fewer samples
-// now widen it (the JSON says by how many standard errors).
+// `verify --spp 1` must not fail checks that pass at the default for lack of a variance: fewer
+// samples widen the tolerance (the JSON says by how many standard errors).
 TEST(VerifyCommand, PassesAtOneTwoAndFourSamplesPerPixel) {
   for (const char* samples : {"1", "2", "4"}) {
     const auto result =
@@ -516,8 +515,8 @@ TEST(VerifyCommand, PassesAtOneTwoAndFourSamplesPerPixel) {
   }
 }
 
-// Issue 31: `reference` rendered for minutes and then found its output unwritable, losing the
-// work, and printed nothing while it rendered. Now it checks every output first, prints frames
+// `reference` must not render for minutes and then find its output unwritable, losing the
+// work, nor stay silent while it renders: it checks every output first, prints frames
 // done and an ETA on stderr, ends with a summary line, and writes the EXR even when the PNG
 // (given first, here a link to /dev/full) fails.
 TEST(ReferenceCommand, ChecksItsOutputsFirstShowsProgressAndKeepsTheExrWhenThePngFails) {

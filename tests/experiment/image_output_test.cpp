@@ -5,7 +5,7 @@
 namespace ptbench::test {
 namespace {
 
-// Issue 31: a run's images were r003.png, saying nothing of what made them.
+// A run's images say what made them, not only its id (r003.png said nothing).
 TEST(RunImageName, SaysTheRunSceneIntegratorAndBackend) {
   EXPECT_EQ(runImageName("r003", "builtin:cornell", "wavefront", "pipeline", ".png"),
             "r003-cornell-wavefront-pipeline.png");

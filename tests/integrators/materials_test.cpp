@@ -79,7 +79,7 @@ TEST_F(MaterialsTest, RouletteDoesNotKillPathsForBeingInsideGlass) {
 }
 
 // Rough glass's single-scattering lobe loses the light that meets a second microfacet: in the
-// furnace at roughness 0.5 an H200 returned 0.882 of it (issue 25). ms_compensation gives it back,
+// furnace at roughness 0.5 an H200 returned 0.882 of it. ms_compensation gives it back,
 // in both schedules; false keeps the loss.
 TEST_F(MaterialsTest, MsCompensationGivesBackWhatRoughGlassLoses) {
   const SceneData scene = loadScene("builtin:furnace?material=glass&roughness=0.5");

@@ -65,7 +65,7 @@ std::string refusal(const fs::path& file) {
   return "accepted";
 }
 
-// Issue 31: stb_image's decoder spun forever on a truncated run-length encoded map. Cut
+// stb_image's decoder spins forever on a truncated run-length encoded map. Cut
 // anywhere, a map is refused within a second, naming the file and the truncation.
 TEST(EnvironmentMap, TruncatedMapsAreRefusedWithinASecond) {
   const fs::path dir = fs::temp_directory_path() / ("ptbench-env-cut-" + std::to_string(::getpid()));

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """scripts/plot.py's words, without matplotlib (stubbed here): legends name integrators and their
-options as the README spells them, and every time axis says that lower is better (issue 31: the
-README's first plot read "+compact +matq depth")."""
+options as configs and docs/cli.md spell them, and every time axis says that lower is better (a label such as
+"+compact +matq depth" says nothing a config spells)."""
 import importlib.util
 import pathlib
 import re
@@ -63,7 +63,7 @@ class Labels(unittest.TestCase):
                          ["megakernel timing=stages", "wavefront timing=stages", "wavefront timing=frame"])
 
     def test_the_gpu_builders_runs_are_their_own_backend_and_peers(self):
-        # Issue 24: software runs on the GPU builder's tree are neither labelled nor compared as
+        # Software runs on the GPU builder's tree are neither labelled nor compared as
         # the CPU tree's.
         plot = load_plot()
         cpu = run("wavefront", {"software_bvh": "cwbvh"}, backend="software", scene="builtin:cornell")

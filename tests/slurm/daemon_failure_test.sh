@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/slurm/local-cluster.sh when slurmd cannot start (issue 27: on a Debian 12 root without
+# scripts/slurm/local-cluster.sh when slurmd cannot start (on a Debian 12 root without
 # cgroups mounted slurmd exits with "No filesystem mounted on /sys/fs/cgroup" in its log, and
 # the script ended through set -e without a word). Fake daemons and Slurm commands first on the
 # PATH stand in for Debian's: munged and slurmctld start, slurmd logs that line and exits 1, or

@@ -97,7 +97,7 @@ TEST(AnalyticCases, ThePerfectFramePasses) {
   }
 }
 
-// What an NVIDIA H200 rendered for the mirror furnace before the delta lobe (issue 9): pixels
+// What an NVIDIA H200 rendered for the mirror furnace without a delta lobe for mirrors: pixels
 // from 0.38 to 1.06 with a mean of 0.699, noisy enough to report a large variance.
 TEST(AnalyticCases, TheH200MirrorFurnaceFails) {
   const auto& mirror = caseNamed("furnace, mirror");
@@ -163,8 +163,8 @@ TEST(AnalyticCases, ToleranceIsStandardErrorsPlusTheFloors) {
   EXPECT_TRUE(verify::checkFrame(c, frame).image.passed());
 }
 
-// Issue 31: at one sample per pixel the pixels report no variance, and the tolerance shrank to
-// its floors, failing 8 of 19 cases that pass at 64. Now the pixels' scatter about their answers
+// At one sample per pixel the pixels report no variance, and a tolerance from it would shrink to
+// its floors and fail cases that pass at 64: the pixels' scatter about their answers
 // is the noise, and fewer samples mean fewer degrees of freedom and a wider t.
 TEST(AnalyticCases, AtOneSamplePerPixelThePixelsScatterIsTheNoise) {
   verify::AnalyticCase c = caseNamed("emissive sphere");
