@@ -16,6 +16,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numbers>
 #include <optional>
 #include <set>
 #include <span>
@@ -102,6 +103,11 @@ class GltfReader {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw UserError(path_.string() + ": " + what); }
+  // node 3 ("Wheel"), for messages.
+  std::string nodeName(int nodeIndex) const {
+    const std::string& name = model_.nodes[size_t(nodeIndex)].name;
+    return "node " + std::to_string(nodeIndex) + (name.empty() ? "" : " (\"" + name + "\")");
+  }
 
   // Where an accessor's elements lie, checked to fit inside its buffer view and buffer.
   struct ElementBytes {
@@ -599,10 +605,11 @@ Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t mate
   if (position == source.attributes.end()) fail("a triangle primitive has no POSITION attribute");
   const auto positions = readAccessor(position->second, 3, "POSITION");
   const size_t vertexCount = positions.size() / 3;
-  for (size_t i = 0; i < positions.size(); ++i)
-    if (!std::isfinite(positions[i]))
-      fail("POSITION (accessor " + std::to_string(position->second) + ") has a NaN or infinite coordinate at vertex " +
-           std::to_string(i / 3));
+  for (size_t i = 0; i < positions.size(); i += 3)
+    if (!withinSceneBounds({positions[i], positions[i + 1], positions[i + 2]}))
+      fail("POSITION (accessor " + std::to_string(position->second) + ") has a coordinate at vertex " +
+           std::to_string(i / 3) + " that is NaN, infinite or beyond ±" + fmt::format("{:g}", maxSceneCoordinate) +
+           " (the most ptbench's BVHs hold)");
   std::vector<uint32_t> indices;
   if (source.indices >= 0) {
     indices = readIndices(source.indices);
@@ -622,6 +629,11 @@ Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t mate
     auto values = readAccessor(found->second, components, attribute);
     if (values.size() != vertexCount * components)
       fail(std::string(attribute) + " has a different count than POSITION");
+    // A NaN normal, tangent or texture coordinate turns every path that meets it into NaN.
+    for (size_t i = 0; i < values.size(); ++i)
+      if (!std::isfinite(values[i]))
+        fail(std::string(attribute) + " (accessor " + std::to_string(found->second) +
+             ") has a NaN or infinite value at vertex " + std::to_string(i / size_t(components)));
     return values;
   };
   const auto normals = optional("NORMAL", 3);
@@ -753,11 +765,24 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
     fail("the node hierarchy names node " + std::to_string(nodeIndex) + ", which does not exist");
   if (depth > 256) fail("the node hierarchy is deeper than 256 levels (a cycle?)");
   const auto& node = model_.nodes[nodeIndex];
-  const Mat4 world = parent * nodeTransform(node);
+  const Mat4 local = nodeTransform(node);
+  if (!std::ranges::all_of(local.m, [](float v) { return std::isfinite(v); }))
+    fail(nodeName(nodeIndex) + " has a matrix, translation, rotation or scale that is not finite (in float)");
+  const Mat4 world = parent * local;
+  if (!std::ranges::all_of(world.m, [](float v) { return std::isfinite(v); }))
+    fail(nodeName(nodeIndex) + "'s transform, with its parents', is not finite (in float)");
+  // A singular transform has no normal matrix (its inverse): a mesh, camera or light under one
+  // would have NaN normals or directions.
+  const float determinant = world.determinant3x3();
+  if ((node.mesh >= 0 || node.camera >= 0 || extension(node.extensions, "KHR_lights_punctual")) &&
+      !(std::isfinite(determinant) && determinant != 0))
+    fail(nodeName(nodeIndex) + "'s transform, with its parents', is singular (a zero scale, or a matrix of rank " +
+         "below 3), so it has no normals; give every node that carries a mesh, camera or light a scale other than 0");
   if (node.mesh >= 0) {
     const auto found = meshes_.find(node.mesh);
     if (found == meshes_.end()) fail("a node names mesh " + std::to_string(node.mesh) + ", which does not exist");
-    builder_.addInstance(found->second, world);
+    builder_.addInstance(found->second, world, gpu::NO_MATERIAL_OVERRIDE,
+                         nodeName(nodeIndex) + ", mesh " + std::to_string(node.mesh));
   }
   if (node.camera >= 0 && node.camera < int(model_.cameras.size()) && !haveCamera_ &&
       model_.cameras[node.camera].type == "perspective") {
@@ -907,6 +932,13 @@ SceneData GltfReader::read() {
   for (const auto& required : model_.extensionsRequired)
     if (!supportedExtensions.count(required))
       fail("requires the extension " + required + ", which ptbench does not support");
+  for (size_t c = 0; c < model_.cameras.size(); ++c) {
+    const auto& camera = model_.cameras[c];
+    const double yfov = camera.perspective.yfov;
+    if (camera.type == "perspective" && !(yfov > 0 && yfov < std::numbers::pi))
+      fail("camera " + std::to_string(c) + (camera.name.empty() ? "" : " (\"" + camera.name + "\")") + " has yfov " +
+           fmt::format("{:g}", yfov) + "; a perspective camera's yfov is in radians, above 0 and below pi");
+  }
   std::vector<int> roots;
   if (!model_.scenes.empty()) {
     const int sceneIndex =

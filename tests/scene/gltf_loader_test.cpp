@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/errors.h"
 #include "core/experiment/config.h"
@@ -534,6 +535,98 @@ TEST_F(GltfFiles, NestedNodesGiveWorldBounds) {
   EXPECT_NEAR(scene.bounds.max.z, 0, 1e-5);
 }
 
+// The BVH builders' float costs overflow beyond maxSceneCoordinate (scene_data.h): a vertex
+// there, in the file or once its nodes have moved it, is refused where it enters, named.
+TEST_F(GltfFiles, PositionsBeyondTheScenesBoundAreRefusedByAccessor) {
+  for (const float far : {1e19f, -2e12f, INFINITY, NAN}) {
+    const float positions[9] = {0, 0, 0, far, 0, 0, 0, 1, 0};
+    std::fstream bin(dir / "triangle.bin", std::ios::binary | std::ios::in | std::ios::out);
+    bin.write(reinterpret_cast<const char*>(positions), sizeof positions);
+    bin.close();
+    const std::string message = loadError(write("far.gltf", triangleGltf().dump()));
+    EXPECT_NE(message.find("far.gltf: POSITION (accessor 0) has a coordinate at vertex 1"), std::string::npos)
+        << far << ": " << message;
+    EXPECT_NE(message.find("1e+12"), std::string::npos) << message;
+  }
+}
+
+TEST_F(GltfFiles, NodesThatCarryAMeshBeyondTheScenesBoundAreRefusedByNode) {
+  const double s = std::sqrt(0.5);
+  for (const nlohmann::json& nodes : {
+           nlohmann::json{{{"name", "Far"}, {"scale", {1e13, 1, 1}}, {"mesh", 0}}},
+           nlohmann::json{{{"name", "Far"}, {"translation", {0, -2e12, 0}}, {"mesh", 0}}},
+           // Within the bound in its own frame, beyond once its parent rotates and scales it.
+           nlohmann::json{{{"rotation", {0, 0, s, s}}, {"scale", {10, 10, 10}}, {"children", {1}}},
+                          {{"name", "Far"}, {"translation", {2e11, 0, 0}}, {"mesh", 0}}},
+       }) {
+    auto gltf = triangleGltf();
+    gltf["nodes"] = nodes;
+    const std::string message = loadError(write("far.gltf", gltf.dump()));
+    EXPECT_NE(message.find("(\"Far\"), mesh 0 has triangle 0"), std::string::npos) << nodes << ": " << message;
+    EXPECT_NE(message.find("1e+12"), std::string::npos) << message;
+  }
+}
+
+TEST_F(GltfFiles, TransformsThatAreNotFiniteOrSingularAreRefusedByNode) {
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      // 1e39 is beyond float: infinite once read.
+      {{{{"name", "N"}, {"scale", {1e39, 1, 1}}, {"mesh", 0}}}, "node 0 (\"N\") has a matrix"},
+      {{{{"name", "N"}, {"matrix", {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1e39, 0, 0, 1}}, {"mesh", 0}}},
+       "node 0 (\"N\") has a matrix"},
+      {{{{"scale", {1e30, 1, 1}}, {"children", {1}}}, {{"name", "N"}, {"scale", {1e30, 1, 1}}, {"mesh", 0}}},
+       "node 1 (\"N\")'s transform, with its parents', is not finite"},
+      {{{{"name", "N"}, {"scale", {0, 1, 1}}, {"mesh", 0}}},
+       "node 0 (\"N\")'s transform, with its parents', is singular"},
+      {{{{"scale", {1, 0, 1}}, {"children", {1}}}, {{"mesh", 0}}},
+       "node 1's transform, with its parents', is singular"},
+      {{{{"matrix", {1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}}, {"mesh", 0}}}, "node 0's transform"},
+  };
+  for (const auto& [nodes, expected] : cases) {
+    auto gltf = triangleGltf();
+    gltf["nodes"] = nodes;
+    const std::string message = loadError(write("transform.gltf", gltf.dump()));
+    EXPECT_NE(message.find("transform.gltf: " + expected), std::string::npos) << nodes << ": " << message;
+  }
+}
+
+TEST_F(GltfFiles, NormalsTangentsAndTexCoordsThatAreNotFiniteAreRefusedByAccessor) {
+  for (const char* attribute : {"NORMAL", "TANGENT", "TEXCOORD_0"}) {
+    const int components = std::string(attribute) == "TANGENT" ? 4 : std::string(attribute) == "NORMAL" ? 3 : 2;
+    std::vector<float> values(3 * size_t(components), 0.5f);
+    values[size_t(components) + 1] = std::string(attribute) == "TANGENT" ? INFINITY : NAN;
+    std::ofstream(dir / "attribute.bin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * sizeof(float)));
+    auto gltf = triangleGltf();
+    gltf["buffers"].push_back({{"uri", "attribute.bin"}, {"byteLength", values.size() * sizeof(float)}});
+    gltf["bufferViews"].push_back({{"buffer", 1}, {"byteLength", values.size() * sizeof(float)}});
+    gltf["accessors"].push_back({{"bufferView", 2},
+                                 {"componentType", 5126},
+                                 {"count", 3},
+                                 {"type", components == 4   ? "VEC4"
+                                          : components == 3 ? "VEC3"
+                                                            : "VEC2"}});
+    gltf["meshes"][0]["primitives"][0]["attributes"][attribute] = 2;
+    const std::string message = loadError(write("attribute.gltf", gltf.dump()));
+    EXPECT_NE(message.find(std::string(attribute) + " (accessor 2) has a NaN or infinite value at vertex 1"),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST_F(GltfFiles, CameraFieldsOfViewOutsideZeroToPiAreRefused) {
+  for (const double yfov : {0.0, -0.5, 3.1416, 40.0}) {
+    auto gltf = triangleGltf();
+    gltf["cameras"] = {{{"type", "perspective"}, {"name", "Eye"}, {"perspective", {{"yfov", yfov}, {"znear", 0.1}}}}};
+    gltf["nodes"].push_back({{"camera", 0}, {"translation", {0, 0, 5}}});
+    gltf["scenes"][0]["nodes"] = {0, 1};
+    const std::string message = loadError(write("camera.gltf", gltf.dump()));
+    EXPECT_NE(message.find("camera.gltf: camera 0 (\"Eye\") has yfov"), std::string::npos) << yfov << ": " << message;
+  }
+  auto gltf = triangleGltf();
+  gltf["cameras"] = {{{"type", "perspective"}, {"perspective", {{"yfov", 3.1}, {"znear", 0.1}}}}};
+  EXPECT_NO_THROW(loadGltf(write("camera.gltf", gltf.dump())));
+}
+
 TEST_F(GltfFiles, PunctualLightsAreLoadedInWorldSpace) {
   auto gltf = triangleGltf();
   gltf["extensionsUsed"] = {"KHR_lights_punctual"};
@@ -841,6 +934,29 @@ TEST(BuiltinScenes, MaterialOverrideMakesCarPaintByIndexOrNameGlob) {
         << e.what();
   }
   EXPECT_THROW(applyCarPaintOverride(scene, "17", 4), UserError);
+}
+
+// Every scene, built in or loaded, passes SceneBuilder::finish, which refuses a vertex beyond
+// maxSceneCoordinate in world space and names its instance.
+TEST(SceneBuilder, RefusesAVertexBeyondTheScenesBoundOnAnyThreadCount) {
+  for (unsigned threads : {1u, 4u}) {
+    SceneBuilder builder("test:far");
+    Primitive triangle{.material = builder.addMaterial(defaultMaterial())};
+    triangle.vertices = {{.position = {0, 0, 0}}, {.position = {1, 0, 0}}, {.position = {0, 1, 0}}};
+    triangle.indices = {0, 1, 2};
+    std::vector<Primitive> primitives = {triangle};
+    const uint32_t mesh = builder.addMesh(primitives);
+    builder.addInstance(mesh, Mat4{});
+    builder.addInstance(mesh, Mat4::translation({0, 0, 2e12f}));
+    builder.addInstance(mesh, Mat4::translation({0, 0, NAN}));
+    try {
+      builder.finish(threads);
+      ADD_FAILURE() << "a scene 2e12 across was built";
+    } catch (const UserError& error) {
+      EXPECT_NE(std::string(error.what()).find("test:far: instance 1 (mesh 0) has triangle 0"), std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 TEST(BuiltinScenes, BadSpecsAreRefused) {
