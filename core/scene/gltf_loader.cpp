@@ -124,10 +124,13 @@ class GltfReader {
                              const std::string& what);
   gpu::TextureRef textureRef(const tinygltf::Value& info, bool srgb, const std::string& what);
   uint32_t texture(int textureIndex, bool srgb);
+  // The deepest node below a scene's root that the recursive walks below visit.
+  static constexpr int maxNodeDepth = 256;
+  void checkNodeTrees(const std::vector<int>& roots) const;
   std::vector<int> meshesInVisitOrder(const std::vector<int>& roots) const;
   void addMeshes(const std::vector<int>& roots);
   Primitive primitive(const tinygltf::Primitive& source, uint32_t material) const;
-  void visit(int nodeIndex, const Mat4& parent, int depth);
+  void visit(int nodeIndex, const Mat4& parent);
   // body(begin, end) over the chunks of [0, count): on the threads the budget spares, when
   // there is one and the count is large.
   template <typename Body>
@@ -696,15 +699,57 @@ Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t mate
 std::vector<int> GltfReader::meshesInVisitOrder(const std::vector<int>& roots) const {
   std::vector<int> order;
   std::set<int> seen;
-  const std::function<void(int, int)> walk = [&](int nodeIndex, int depth) {
-    if (nodeIndex < 0 || nodeIndex >= int(model_.nodes.size()) || depth > 256) return;
+  const std::function<void(int)> walk = [&](int nodeIndex) {
     const auto& node = model_.nodes[nodeIndex];
     if (node.mesh >= 0 && node.mesh < int(model_.meshes.size()) && seen.insert(node.mesh).second)
       order.push_back(node.mesh);
-    for (int child : node.children) walk(child, depth + 1);
+    for (int child : node.children) walk(child);
   };
-  for (int root : roots) walk(root, 0);
+  for (int root : roots) walk(root);
   return order;
+}
+
+// glTF's nodes form disjoint trees: a node has at most one parent, a scene's roots none, and
+// no node is its own ancestor. A node with two parents (or listed twice by one) would be reached
+// once for every path to it, which a chain of such nodes makes exponential; so it is refused, as
+// is a hierarchy deeper than the walks (meshesInVisitOrder, visit) recurse.
+void GltfReader::checkNodeTrees(const std::vector<int>& roots) const {
+  constexpr int rootOfScene = -2, noParent = -1;
+  std::vector<int> parent(model_.nodes.size(), noParent);
+  const auto exists = [&](int node) { return node >= 0 && node < int(model_.nodes.size()); };
+  for (int n = 0; n < int(model_.nodes.size()); ++n)
+    for (int child : model_.nodes[size_t(n)].children) {
+      if (!exists(child)) fail(nodeName(n) + " has child " + std::to_string(child) + ", which does not exist");
+      if (parent[size_t(child)] == n) fail(nodeName(n) + " lists " + nodeName(child) + " as a child twice");
+      if (parent[size_t(child)] != noParent)
+        fail(nodeName(child) + " is a child of both " + nodeName(parent[size_t(child)]) + " and " + nodeName(n) +
+             "; glTF nodes form disjoint trees, so a node has at most one parent (use two nodes that name the "
+             "same mesh to draw it twice)");
+      parent[size_t(child)] = n;
+    }
+  for (int root : roots) {
+    if (!exists(root)) fail("the scene names node " + std::to_string(root) + ", which does not exist");
+    if (parent[size_t(root)] == rootOfScene) fail("the scene lists " + nodeName(root) + " twice");
+    if (parent[size_t(root)] != noParent)
+      fail("the scene lists " + nodeName(root) + " as a root, but it is a child of " + nodeName(parent[size_t(root)]) +
+           "; a scene's nodes are roots of their trees");
+    parent[size_t(root)] = rootOfScene;
+  }
+  // With one parent each, and roots without one, no walk from the roots meets a node twice or a
+  // cycle (a node in a cycle has its parent in the cycle); `reached` checks that all the same.
+  std::vector<bool> reached(model_.nodes.size());
+  std::vector<std::pair<int, int>> pending;  // (node, its depth)
+  for (int root : roots) pending.emplace_back(root, 0);
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (reached[size_t(node)]) throw std::logic_error("glTF node " + std::to_string(node) + " reached twice");
+    reached[size_t(node)] = true;
+    if (depth > maxNodeDepth)
+      fail(nodeName(node) + " is " + std::to_string(depth) + " levels below its scene's root, deeper than the " +
+           std::to_string(maxNodeDepth) + " levels ptbench reads");
+    for (int child : model_.nodes[size_t(node)].children) pending.emplace_back(child, depth + 1);
+  }
 }
 
 // Every mesh the scene uses, its primitives read on several threads: reading accessors and
@@ -760,10 +805,7 @@ void GltfReader::addMeshes(const std::vector<int>& roots) {
   }
 }
 
-void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
-  if (nodeIndex < 0 || nodeIndex >= int(model_.nodes.size()))
-    fail("the node hierarchy names node " + std::to_string(nodeIndex) + ", which does not exist");
-  if (depth > 256) fail("the node hierarchy is deeper than 256 levels (a cycle?)");
+void GltfReader::visit(int nodeIndex, const Mat4& parent) {
   const auto& node = model_.nodes[nodeIndex];
   const Mat4 local = nodeTransform(node);
   if (!std::ranges::all_of(local.m, [](float v) { return std::isfinite(v); }))
@@ -819,7 +861,7 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
       builder_.addPunctualLight(out);
     }
   }
-  for (int child : node.children) visit(child, world, depth + 1);
+  for (int child : node.children) visit(child, world);
 }
 
 // Each animation with translation or rotation channels on the scene camera's node, sampled at
@@ -952,8 +994,9 @@ SceneData GltfReader::read() {
     for (int i = 0; i < int(model_.nodes.size()); ++i)
       if (!isChild[i]) roots.push_back(i);
   }
+  checkNodeTrees(roots);
   addMeshes(roots);
-  for (int root : roots) visit(root, Mat4{}, 0);
+  for (int root : roots) visit(root, Mat4{});
   if (skippedPrimitives_ > 0)
     spdlog::warn("{}: skipped {} primitive(s) that are not triangle lists (points, lines, strips or fans)",
                  path_.string(), skippedPrimitives_);

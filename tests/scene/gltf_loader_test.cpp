@@ -627,6 +627,60 @@ TEST_F(GltfFiles, CameraFieldsOfViewOutsideZeroToPiAreRefused) {
   EXPECT_NO_THROW(loadGltf(write("camera.gltf", gltf.dump())));
 }
 
+// glTF's nodes form disjoint trees. A node reached by two paths was walked once per path: a
+// chain of 40 nodes, each listing the next twice or reaching it through two parents, took 2^40
+// visits; a cycle or a hierarchy beyond the walks' depth was cut short without a word.
+TEST_F(GltfFiles, NodeGraphsThatAreNotDisjointTreesAreRefusedByNode) {
+  nlohmann::json twice = nlohmann::json::array(), diamond = nlohmann::json::array();
+  for (int i = 0; i < 40; ++i) {
+    twice.push_back({{"children", {i + 1, i + 1}}});
+    // Node 3i has children 3i + 1 and 3i + 2, and each of them has 3i + 3.
+    diamond.push_back({{"children", {3 * i + 1, 3 * i + 2}}});
+    diamond.push_back({{"children", {3 * i + 3}}});
+    diamond.push_back({{"children", {3 * i + 3}}});
+  }
+  twice.push_back({{"mesh", 0}});
+  diamond.push_back({{"mesh", 0}});
+  const std::vector<std::tuple<nlohmann::json, nlohmann::json, std::string>> cases = {
+      {{{{"children", {1, 1}}}, {{"mesh", 0}}}, {0}, "node 0 lists node 1 as a child twice"},
+      {twice, {0}, "node 0 lists node 1 as a child twice"},
+      {diamond, {0}, "node 3 is a child of both node 1 and node 2; glTF nodes form disjoint trees"},
+      {{{{"name", "A"}, {"children", {1}}}, {{"name", "B"}, {"children", {2}}}, {{"mesh", 0}}},
+       {0, 2},
+       "the scene lists node 2 as a root, but it is a child of node 1 (\"B\")"},
+      {{{{"children", {1}}}, {{"children", {0}}, {"mesh", 0}}},
+       {0},
+       "the scene lists node 0 as a root, but it is a child of node 1"},
+      {{{{"children", {0}}, {"mesh", 0}}}, {0}, "the scene lists node 0 as a root, but it is a child of node 0"},
+      {{{{"mesh", 0}}}, {0, 0}, "the scene lists node 0 twice"},
+      {{{{"children", {7}}, {"mesh", 0}}}, {0}, "node 0 has child 7, which does not exist"},
+      {{{{"mesh", 0}}}, {3}, "the scene names node 3, which does not exist"},
+  };
+  for (const auto& [nodes, roots, expected] : cases) {
+    auto gltf = triangleGltf();
+    gltf["nodes"] = nodes;
+    gltf["scenes"][0]["nodes"] = roots;
+    const std::string message = loadError(write("graph.gltf", gltf.dump()));
+    EXPECT_NE(message.find("graph.gltf: " + expected), std::string::npos) << expected << ": " << message;
+  }
+}
+
+TEST_F(GltfFiles, AHierarchyDeeperThanTheWalksGoIsRefusedByNode) {
+  auto gltf = triangleGltf();
+  gltf["nodes"] = nlohmann::json::array();
+  for (int i = 0; i < 300; ++i) gltf["nodes"].push_back({{"children", {i + 1}}});
+  gltf["nodes"].push_back({{"mesh", 0}});
+  const std::string message = loadError(write("deep.gltf", gltf.dump()));
+  EXPECT_NE(message.find("deep.gltf: node 257 is 257 levels below its scene's root, deeper than the 256"),
+            std::string::npos)
+      << message;
+  // 256 levels load.
+  gltf["nodes"] = nlohmann::json::array();
+  for (int i = 0; i < 256; ++i) gltf["nodes"].push_back({{"children", {i + 1}}});
+  gltf["nodes"].push_back({{"mesh", 0}});
+  EXPECT_EQ(loadGltf(write("deep.gltf", gltf.dump())).triangleCount(), 1u);
+}
+
 TEST_F(GltfFiles, PunctualLightsAreLoadedInWorldSpace) {
   auto gltf = triangleGltf();
   gltf["extensionsUsed"] = {"KHR_lights_punctual"};
