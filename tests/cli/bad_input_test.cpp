@@ -70,6 +70,17 @@ class BadInputTest : public ::testing::Test {
         "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
         "bufferViews": [{"buffer": 0, "byteLength": 36}],
         "buffers": [{"byteLength": 36, "uri": "data:application/octet-stream;base64,AADAfwAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]})");
+    // A valid triangle in nodes that are not: moved far beyond the bound on coordinates, listed
+    // twice by their parent.
+    const auto inNodes = [](const std::string& nodes) {
+      return R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": )" +
+             nodes + R"(, "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
+        "bufferViews": [{"buffer": 0, "byteLength": 36}],
+        "buffers": [{"byteLength": 36, "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]})";
+    };
+    write("far.gltf", inNodes(R"([{"name": "Far", "mesh": 0, "scale": [1e19, 1, 1]}])"));
+    write("twice.gltf", inNodes(R"([{"children": [1, 1]}, {"mesh": 0}])"));
   }
   void TearDown() override { fs::remove_all(dir); }
 
@@ -240,7 +251,11 @@ TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
             "URI data:application/octet-stream,AAAA: not a data URI ptbench reads; embed a buffer as "
             "data:application/octet-stream;base64,..."},
            {"POSITION claims 10^8 elements", "scene-info {dir}/lying.gltf", 1, "claims 100000000 elements"},
-           {"NaN vertex", "scene-info {dir}/nan.gltf", 1, "NaN or infinite coordinate at vertex 0"},
+           {"NaN vertex", "scene-info {dir}/nan.gltf", 1, "coordinate at vertex 0 that is NaN, infinite or beyond"},
+           {"a node far beyond the bound on coordinates", "scene-info {dir}/far.gltf", 1,
+            "far.gltf: node 0 (\"Far\"), mesh 0 has triangle 0 of geometry 0 beyond ±1e+12 in world space"},
+           {"a node listed twice as a child", "scene-info {dir}/twice.gltf", 1,
+            "twice.gltf: node 0 lists node 1 as a child twice"},
        })
     expect(c);
 }
