@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/integrators/integrator.h"
+#include "core/json_depth.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench {
@@ -149,11 +150,6 @@ struct RunSpec {
   std::string backend;
   RenderSettings settings;  // camera and environment filled in by the runner
 };
-
-// The deepest nesting of arrays and objects ptbench reads in a config, a --set value or a
-// report: writing, copying and comparing JSON recurse once a level, so a bound keeps them off
-// the end of the stack (issue 31: 100,000 nested lists crashed `run`).
-inline constexpr int maxJsonDepth = 256;
 
 // Parses JSON as configs and reports are read: a syntax error, a number no double holds, a key
 // given twice in one object or nesting deeper than maxJsonDepth (named by its JSON pointer) is a

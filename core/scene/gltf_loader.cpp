@@ -21,9 +21,11 @@
 #include <set>
 #include <span>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "core/errors.h"
+#include "core/json_depth.h"
 #include "core/progress.h"
 #include "core/scene/bvh/thread_budget.h"
 
@@ -1065,7 +1067,7 @@ bool loadImage(tinygltf::Image* image, int index, std::string* error, std::strin
   return tinygltf::LoadImageData(image, index, error, warning, width, height, bytes, size, nullptr);
 }
 
-// A file mapped into memory, read-only: a .glb's bytes reach tinygltf without being read into
+// A file mapped into memory, read-only: a glTF file's bytes reach tinygltf without being read into
 // a buffer of their own first (a copy of the whole file, and its pages zeroed beforehand).
 class MappedFile {
  public:
@@ -1076,7 +1078,7 @@ class MappedFile {
     if (::fstat(fd, &status) != 0 || status.st_size <= 0) {
       const int error = errno;
       ::close(fd);
-      throw UserError(path.string() + (status.st_size <= 0 ? ": is empty, not a glTF binary"
+      throw UserError(path.string() + (status.st_size <= 0 ? ": is empty, not a glTF file"
                                                            : ": cannot read: " + std::string(std::strerror(error))));
     }
     size_ = size_t(status.st_size);
@@ -1098,6 +1100,19 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+// The JSON of a glTF file: all of a .gltf, a .glb's first chunk where its header is whole (else
+// nothing: tinygltf refuses the header).
+std::string_view gltfJson(const unsigned char* bytes, size_t size, bool binary) {
+  const char* text = reinterpret_cast<const char*>(bytes);
+  if (!binary) return {text, size};
+  constexpr size_t headerBytes = 12, chunkHeaderBytes = 8;
+  if (size < headerBytes + chunkHeaderBytes) return {};
+  uint32_t chunkLength = 0;
+  std::memcpy(&chunkLength, bytes + headerBytes, 4);
+  const size_t available = size - headerBytes - chunkHeaderBytes;
+  return {text + headerBytes + chunkHeaderBytes, std::min<size_t>(chunkLength, available)};
+}
+
 }  // namespace
 
 SceneData loadGltf(const std::filesystem::path& path, unsigned threads) {
@@ -1114,18 +1129,24 @@ SceneData loadGltf(const std::filesystem::path& path, unsigned threads) {
   bool ok = false;
   {
     const StepProgress progress("reading " + path.string());
-    if (binary) {
-      const MappedFile file(path);
-      // A glTF binary's header gives its length in 32 bits, as tinygltf takes it.
-      if (file.size() > std::numeric_limits<uint32_t>::max())
-        throw UserError(path.string() + ": " + std::to_string(file.size()) +
-                        " bytes, beyond the 4 GiB a glTF binary can hold; split it or use .gltf with external buffers");
-      // tinygltf resolves a .glb's external URIs from the folder part of the path as given.
-      const std::string folder = path.has_parent_path() ? path.parent_path().string() : "";
-      ok = loader.LoadBinaryFromMemory(&model, &errors, &warnings, file.data(), unsigned(file.size()), folder);
-    } else {
-      ok = loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
-    }
+    const MappedFile file(path);
+    // A glTF binary's header gives its length in 32 bits, as tinygltf takes it; tinygltf takes
+    // a text file's length so too.
+    if (file.size() > std::numeric_limits<uint32_t>::max())
+      throw UserError(path.string() + ": " + std::to_string(file.size()) + " bytes, beyond the 4 GiB " +
+                      (binary ? "a glTF binary can hold; split it or use .gltf with external buffers"
+                              : "tinygltf reads; move its buffers into .bin files"));
+    const std::string_view json = gltfJson(file.data(), file.size(), binary);
+    if (const auto at = jsonNestedTooDeepAt(json))
+      throw UserError(path.string() + ": arrays and objects nested deeper than " + std::to_string(maxJsonDepth) +
+                      " levels at byte " +
+                      std::to_string(size_t(json.data() - reinterpret_cast<const char*>(file.data())) + *at) +
+                      "; ptbench reads at most " + std::to_string(maxJsonDepth));
+    // tinygltf resolves external URIs from the folder part of the path as given.
+    const std::string folder = path.has_parent_path() ? path.parent_path().string() : "";
+    ok = binary ? loader.LoadBinaryFromMemory(&model, &errors, &warnings, file.data(), unsigned(file.size()), folder)
+                : loader.LoadASCIIFromString(&model, &errors, &warnings, reinterpret_cast<const char*>(file.data()),
+                                             unsigned(file.size()), folder);
   }
   if (!ok || !errors.empty()) {
     while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();

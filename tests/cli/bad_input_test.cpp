@@ -71,9 +71,9 @@ class BadInputTest : public ::testing::Test {
         "bufferViews": [{"buffer": 0, "byteLength": 36}],
         "buffers": [{"byteLength": 36, "uri": "data:application/octet-stream;base64,AADAfwAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]})");
     // A valid triangle in nodes that are not: moved far beyond the bound on coordinates, listed
-    // twice by their parent.
-    const auto inNodes = [](const std::string& nodes) {
-      return R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": )" +
+    // twice by their parent; and a triangle whose extras nest 20,000 deep.
+    const auto inNodes = [](const std::string& nodes, const std::string& extras = "") {
+      return R"({"asset": {"version": "2.0"}, )" + extras + R"("scene": 0, "scenes": [{"nodes": [0]}], "nodes": )" +
              nodes + R"(, "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
         "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
         "bufferViews": [{"buffer": 0, "byteLength": 36}],
@@ -81,6 +81,8 @@ class BadInputTest : public ::testing::Test {
     };
     write("far.gltf", inNodes(R"([{"name": "Far", "mesh": 0, "scale": [1e19, 1, 1]}])"));
     write("twice.gltf", inNodes(R"([{"children": [1, 1]}, {"mesh": 0}])"));
+    write("deep-extras.gltf",
+          inNodes(R"([{"mesh": 0}])", R"("extras": )" + std::string(20000, '[') + std::string(20000, ']') + ", "));
   }
   void TearDown() override { fs::remove_all(dir); }
 
@@ -256,6 +258,8 @@ TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
             "far.gltf: node 0 (\"Far\"), mesh 0 has triangle 0 of geometry 0 beyond ±1e+12 in world space"},
            {"a node listed twice as a child", "scene-info {dir}/twice.gltf", 1,
             "twice.gltf: node 0 lists node 1 as a child twice"},
+           {"extras nested 20,000 deep", "scene-info {dir}/deep-extras.gltf", 1,
+            "deep-extras.gltf: arrays and objects nested deeper than 256 levels at byte"},
        })
     expect(c);
 }

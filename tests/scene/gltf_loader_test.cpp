@@ -681,6 +681,35 @@ TEST_F(GltfFiles, AHierarchyDeeperThanTheWalksGoIsRefusedByNode) {
   EXPECT_EQ(loadGltf(write("deep.gltf", gltf.dump())).triangleCount(), 1u);
 }
 
+// tinygltf's parser recurses once a level of nesting: 20,000 levels in "extras" overflowed the
+// stack. Configs' and reports' bound on nesting (maxJsonDepth) holds for a .gltf's text and a
+// .glb's JSON chunk too, checked before tinygltf parses them; brackets inside strings do not count.
+TEST_F(GltfFiles, JsonNestedBeyondTheDepthLimitIsRefusedBeforeParsing) {
+  const auto nested = [](int levels) {
+    return "{\"extras\": " + std::string(size_t(levels), '[') + std::string(size_t(levels), ']') + ", ";
+  };
+  const std::string rest = triangleGltf().dump().substr(1);
+  const std::string deep = nested(20000) + rest;
+  std::string message = loadError(write("deep.gltf", deep));
+  EXPECT_NE(message.find("deep.gltf: arrays and objects nested deeper than 256 levels at byte 266"), std::string::npos)
+      << message;
+  // The same JSON as a .glb's chunk, padded to four bytes as glTF requires.
+  std::string chunk = deep;
+  chunk.resize((chunk.size() + 3) / 4 * 4, ' ');
+  std::string glb = "glTF";
+  const auto word = [&](uint32_t value) { glb.append(reinterpret_cast<const char*>(&value), 4); };
+  word(2);
+  word(uint32_t(12 + 8 + chunk.size()));
+  word(uint32_t(chunk.size()));
+  glb += "JSON" + chunk;
+  message = loadError(write("deep.glb", glb));
+  EXPECT_NE(message.find("deep.glb: arrays and objects nested deeper than 256 levels"), std::string::npos) << message;
+  // 255 levels in "extras" (256 with the top-level object) load; brackets in a string are text.
+  EXPECT_EQ(loadGltf(write("ok.gltf", nested(255) + rest)).triangleCount(), 1u);
+  const std::string quoted = "{\"extras\": \"" + std::string(20000, '[') + "\\\"{\", " + rest;
+  EXPECT_EQ(loadGltf(write("quoted.gltf", quoted)).triangleCount(), 1u);
+}
+
 TEST_F(GltfFiles, PunctualLightsAreLoadedInWorldSpace) {
   auto gltf = triangleGltf();
   gltf["extensionsUsed"] = {"KHR_lights_punctual"};
