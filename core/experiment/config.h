@@ -170,6 +170,8 @@ ExperimentConfig loadConfig(const std::filesystem::path& file, const std::vector
 // relative paths resolve from and what messages name.
 ExperimentConfig configFromJson(nlohmann::json config, const std::filesystem::path& file);
 
+// The runs expandSweep would make, counted without making them; the largest uint64_t when they
+// are more than 64 bits count.
 uint64_t sweepSize(const ExperimentConfig& config);
 
 // The counters axis of `integrator`'s runs: the config's, or only off for the raycast, which has
