@@ -48,6 +48,24 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
                         ", which the merged report would replace; give a folder that holds none of the inputs, "
                         "such as one beside it");
     }
+    // Merge replaces a folder's report and writes its images over any of the same names: another
+    // command's results there would be lost. A folder that holds files is written only where an
+    // earlier merge wrote them (its report.json merged from shards).
+    std::error_code ignored;
+    if (fs::is_directory(out, ignored) && !fs::is_empty(out, ignored)) {
+      bool merged = false;
+      try {
+        const json previous = readCheckedReport((out / "report.json").string());
+        merged = previous.contains("sweep") && previous["sweep"].is_object() &&
+                 previous["sweep"].value("merged_from", json()).is_array();
+      } catch (const UserError&) {
+        // no report there, or none merge wrote
+      }
+      if (!merged)
+        throw UserError("--out " + out.string() +
+                        ": holds files, and no report that merge wrote; merge writes into a new or empty folder, or "
+                        "over an earlier merge's");
+    }
     std::vector<ShardReport> shards;
     for (const std::string& path : options->reports)
       shards.push_back({readCheckedReport(path), fs::path(path).parent_path()});

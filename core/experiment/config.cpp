@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -1024,9 +1025,11 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
                                      "the relMSE a run's time to reach is projected for (0.01)"))
       out.targetRelmse = *relmse;
   out.maxRuns = v.integer(config, "max_runs", 1, 100'000'000, defaultMaxRuns);
-  if (v.ok() && sweepSize(out) > out.maxRuns)
-    v.error("/max_runs", "the sweep expands to " + std::to_string(sweepSize(out)) + " runs, more than max_runs (" +
-                             std::to_string(out.maxRuns) + "); shrink a list or raise max_runs");
+  if (const uint64_t runs = v.ok() ? sweepSize(out) : 0; runs > out.maxRuns)
+    v.error("/max_runs", "the sweep expands to " +
+                             (runs == std::numeric_limits<uint64_t>::max() ? "at least 2^64 - 1" : std::to_string(runs)) +
+                             " runs, more than max_runs (" + std::to_string(out.maxRuns) +
+                             "); shrink a list or raise max_runs");
   if (!v.ok()) v.raise();
 
   // The resolved config: what was asked, with every default made explicit.
@@ -1114,6 +1117,23 @@ std::vector<bool> timingAxis(const ExperimentConfig& config, IntegratorKind inte
 }
 
 uint64_t sweepSize(const ExperimentConfig& config) {
+  // Products and sums that leave 64 bits stay at the most: four lists of 65,536 would otherwise
+  // wrap to 0 runs and pass max_runs. Backend options are counted, not expanded (as
+  // withBackendOptions would expand them), so that counting allocates nothing.
+  const auto times = [](uint64_t a, uint64_t b) {
+    uint64_t product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<uint64_t>::max() : product;
+  };
+  const auto plus = [](uint64_t a, uint64_t b) {
+    uint64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<uint64_t>::max() : sum;
+  };
+  const auto optionCombinations = [&](Backend backend) {
+    uint64_t combinations = 1;
+    if (const auto found = config.backendOptions.find(backend); found != config.backendOptions.end())
+      for (const auto& [key, values] : found->second) combinations = times(combinations, values.size());
+    return combinations;
+  };
   // A backend with options counts once per combination; "all" as if it meant every backend.
   uint64_t backendRuns = 0;
   for (const std::string& name : config.backends) {
@@ -1123,19 +1143,20 @@ uint64_t sweepSize(const ExperimentConfig& config) {
     else if (const auto backend = parseBackend(name))
       backends.push_back(*backend);
     else  // auto: one hardware backend, or the software one with its options
-      backendRuns += withBackendOptions(config, Backend::Software, RenderSettings{}).size();
-    for (Backend backend : backends) backendRuns += withBackendOptions(config, backend, RenderSettings{}).size();
+      backendRuns = plus(backendRuns, optionCombinations(Backend::Software));
+    for (Backend backend : backends) backendRuns = plus(backendRuns, optionCombinations(backend));
   }
-  uint64_t perIntegrator = uint64_t{config.scenes.size()} * backendRuns * config.resolutions.size() *
-                           config.spps.size() * config.maxDepths.size() * config.rrDepths.size() * config.seeds.size() *
-                           config.samplers.size();
+  uint64_t perIntegrator = times(config.scenes.size(), backendRuns);
+  for (const size_t axis : {config.resolutions.size(), config.spps.size(), config.maxDepths.size(),
+                            config.rrDepths.size(), config.seeds.size(), config.samplers.size()})
+    perIntegrator = times(perIntegrator, axis);
   uint64_t total = 0;
   for (IntegratorKind integrator : config.integrators) {
-    uint64_t combinations =
-        perIntegrator * countersAxis(config, integrator).size() * timingAxis(config, integrator).size();
+    uint64_t combinations = times(times(perIntegrator, countersAxis(config, integrator).size()),
+                                  timingAxis(config, integrator).size());
     if (const auto found = config.options.find(integrator); found != config.options.end())
-      for (const auto& [key, values] : found->second) combinations *= values.size();
-    total += combinations;
+      for (const auto& [key, values] : found->second) combinations = times(combinations, values.size());
+    total = plus(total, combinations);
   }
   return total;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/integrators/integrator.h"
+#include "core/json_depth.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench {
@@ -150,11 +151,6 @@ struct RunSpec {
   RenderSettings settings;  // camera and environment filled in by the runner
 };
 
-// The deepest nesting of arrays and objects ptbench reads in a config, a --set value or a
-// report: writing, copying and comparing JSON recurse once a level, so a bound keeps them off
-// the end of the stack (issue 31: 100,000 nested lists crashed `run`).
-inline constexpr int maxJsonDepth = 256;
-
 // Parses JSON as configs and reports are read: a syntax error, a number no double holds, a key
 // given twice in one object or nesting deeper than maxJsonDepth (named by its JSON pointer) is a
 // UserError naming `source`, with `exitCode`.
@@ -174,6 +170,8 @@ ExperimentConfig loadConfig(const std::filesystem::path& file, const std::vector
 // relative paths resolve from and what messages name.
 ExperimentConfig configFromJson(nlohmann::json config, const std::filesystem::path& file);
 
+// The runs expandSweep would make, counted without making them; the largest uint64_t when they
+// are more than 64 bits count.
 uint64_t sweepSize(const ExperimentConfig& config);
 
 // The counters axis of `integrator`'s runs: the config's, or only off for the raycast, which has

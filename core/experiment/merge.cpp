@@ -103,6 +103,13 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
       for (const char* format : {"png", "exr"}) {
         const std::string file = run["images"].value(format, "");
         if (file.empty()) continue;
+        // A run's images lie in its shard's folder, named by their file names alone: a name with
+        // a folder (an absolute path, ../..) would have merge copy a file from anywhere.
+        if (std::filesystem::path(file).filename() != file || file == "." || file == "..")
+          throw UserError((shard->folder / "report.json").string() + ": run " + run.value("id", "?") + "'s images." +
+                              format + " is \"" + file +
+                              "\", not the name of a file in the shard's folder; a report names its images so",
+                          exitReportMalformed);
         const json& p = run["parameters"];
         const std::string renamed =
             runImageName(id, p["scene"].get<std::string>(), p["integrator"].get<std::string>(),

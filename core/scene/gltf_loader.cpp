@@ -16,13 +16,16 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numbers>
 #include <optional>
 #include <set>
 #include <span>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "core/errors.h"
+#include "core/json_depth.h"
 #include "core/progress.h"
 #include "core/scene/bvh/thread_budget.h"
 
@@ -102,6 +105,11 @@ class GltfReader {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw UserError(path_.string() + ": " + what); }
+  // node 3 ("Wheel"), for messages.
+  std::string nodeName(int nodeIndex) const {
+    const std::string& name = model_.nodes[size_t(nodeIndex)].name;
+    return "node " + std::to_string(nodeIndex) + (name.empty() ? "" : " (\"" + name + "\")");
+  }
 
   // Where an accessor's elements lie, checked to fit inside its buffer view and buffer.
   struct ElementBytes {
@@ -118,10 +126,13 @@ class GltfReader {
                              const std::string& what);
   gpu::TextureRef textureRef(const tinygltf::Value& info, bool srgb, const std::string& what);
   uint32_t texture(int textureIndex, bool srgb);
+  // The deepest node below a scene's root that the recursive walks below visit.
+  static constexpr int maxNodeDepth = 256;
+  void checkNodeTrees(const std::vector<int>& roots) const;
   std::vector<int> meshesInVisitOrder(const std::vector<int>& roots) const;
   void addMeshes(const std::vector<int>& roots);
   Primitive primitive(const tinygltf::Primitive& source, uint32_t material) const;
-  void visit(int nodeIndex, const Mat4& parent, int depth);
+  void visit(int nodeIndex, const Mat4& parent);
   // body(begin, end) over the chunks of [0, count): on the threads the budget spares, when
   // there is one and the count is large.
   template <typename Body>
@@ -599,10 +610,11 @@ Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t mate
   if (position == source.attributes.end()) fail("a triangle primitive has no POSITION attribute");
   const auto positions = readAccessor(position->second, 3, "POSITION");
   const size_t vertexCount = positions.size() / 3;
-  for (size_t i = 0; i < positions.size(); ++i)
-    if (!std::isfinite(positions[i]))
-      fail("POSITION (accessor " + std::to_string(position->second) + ") has a NaN or infinite coordinate at vertex " +
-           std::to_string(i / 3));
+  for (size_t i = 0; i < positions.size(); i += 3)
+    if (!withinSceneBounds({positions[i], positions[i + 1], positions[i + 2]}))
+      fail("POSITION (accessor " + std::to_string(position->second) + ") has a coordinate at vertex " +
+           std::to_string(i / 3) + " that is NaN, infinite or beyond ±" + fmt::format("{:g}", maxSceneCoordinate) +
+           " (the most ptbench's BVHs hold)");
   std::vector<uint32_t> indices;
   if (source.indices >= 0) {
     indices = readIndices(source.indices);
@@ -622,6 +634,11 @@ Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t mate
     auto values = readAccessor(found->second, components, attribute);
     if (values.size() != vertexCount * components)
       fail(std::string(attribute) + " has a different count than POSITION");
+    // A NaN normal, tangent or texture coordinate turns every path that meets it into NaN.
+    for (size_t i = 0; i < values.size(); ++i)
+      if (!std::isfinite(values[i]))
+        fail(std::string(attribute) + " (accessor " + std::to_string(found->second) +
+             ") has a NaN or infinite value at vertex " + std::to_string(i / size_t(components)));
     return values;
   };
   const auto normals = optional("NORMAL", 3);
@@ -684,15 +701,57 @@ Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t mate
 std::vector<int> GltfReader::meshesInVisitOrder(const std::vector<int>& roots) const {
   std::vector<int> order;
   std::set<int> seen;
-  const std::function<void(int, int)> walk = [&](int nodeIndex, int depth) {
-    if (nodeIndex < 0 || nodeIndex >= int(model_.nodes.size()) || depth > 256) return;
+  const std::function<void(int)> walk = [&](int nodeIndex) {
     const auto& node = model_.nodes[nodeIndex];
     if (node.mesh >= 0 && node.mesh < int(model_.meshes.size()) && seen.insert(node.mesh).second)
       order.push_back(node.mesh);
-    for (int child : node.children) walk(child, depth + 1);
+    for (int child : node.children) walk(child);
   };
-  for (int root : roots) walk(root, 0);
+  for (int root : roots) walk(root);
   return order;
+}
+
+// glTF's nodes form disjoint trees: a node has at most one parent, a scene's roots none, and
+// no node is its own ancestor. A node with two parents (or listed twice by one) would be reached
+// once for every path to it, which a chain of such nodes makes exponential; so it is refused, as
+// is a hierarchy deeper than the walks (meshesInVisitOrder, visit) recurse.
+void GltfReader::checkNodeTrees(const std::vector<int>& roots) const {
+  constexpr int rootOfScene = -2, noParent = -1;
+  std::vector<int> parent(model_.nodes.size(), noParent);
+  const auto exists = [&](int node) { return node >= 0 && node < int(model_.nodes.size()); };
+  for (int n = 0; n < int(model_.nodes.size()); ++n)
+    for (int child : model_.nodes[size_t(n)].children) {
+      if (!exists(child)) fail(nodeName(n) + " has child " + std::to_string(child) + ", which does not exist");
+      if (parent[size_t(child)] == n) fail(nodeName(n) + " lists " + nodeName(child) + " as a child twice");
+      if (parent[size_t(child)] != noParent)
+        fail(nodeName(child) + " is a child of both " + nodeName(parent[size_t(child)]) + " and " + nodeName(n) +
+             "; glTF nodes form disjoint trees, so a node has at most one parent (use two nodes that name the "
+             "same mesh to draw it twice)");
+      parent[size_t(child)] = n;
+    }
+  for (int root : roots) {
+    if (!exists(root)) fail("the scene names node " + std::to_string(root) + ", which does not exist");
+    if (parent[size_t(root)] == rootOfScene) fail("the scene lists " + nodeName(root) + " twice");
+    if (parent[size_t(root)] != noParent)
+      fail("the scene lists " + nodeName(root) + " as a root, but it is a child of " + nodeName(parent[size_t(root)]) +
+           "; a scene's nodes are roots of their trees");
+    parent[size_t(root)] = rootOfScene;
+  }
+  // With one parent each, and roots without one, no walk from the roots meets a node twice or a
+  // cycle (a node in a cycle has its parent in the cycle); `reached` checks that all the same.
+  std::vector<bool> reached(model_.nodes.size());
+  std::vector<std::pair<int, int>> pending;  // (node, its depth)
+  for (int root : roots) pending.emplace_back(root, 0);
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (reached[size_t(node)]) throw std::logic_error("glTF node " + std::to_string(node) + " reached twice");
+    reached[size_t(node)] = true;
+    if (depth > maxNodeDepth)
+      fail(nodeName(node) + " is " + std::to_string(depth) + " levels below its scene's root, deeper than the " +
+           std::to_string(maxNodeDepth) + " levels ptbench reads");
+    for (int child : model_.nodes[size_t(node)].children) pending.emplace_back(child, depth + 1);
+  }
 }
 
 // Every mesh the scene uses, its primitives read on several threads: reading accessors and
@@ -748,16 +807,26 @@ void GltfReader::addMeshes(const std::vector<int>& roots) {
   }
 }
 
-void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
-  if (nodeIndex < 0 || nodeIndex >= int(model_.nodes.size()))
-    fail("the node hierarchy names node " + std::to_string(nodeIndex) + ", which does not exist");
-  if (depth > 256) fail("the node hierarchy is deeper than 256 levels (a cycle?)");
+void GltfReader::visit(int nodeIndex, const Mat4& parent) {
   const auto& node = model_.nodes[nodeIndex];
-  const Mat4 world = parent * nodeTransform(node);
+  const Mat4 local = nodeTransform(node);
+  if (!std::ranges::all_of(local.m, [](float v) { return std::isfinite(v); }))
+    fail(nodeName(nodeIndex) + " has a matrix, translation, rotation or scale that is not finite (in float)");
+  const Mat4 world = parent * local;
+  if (!std::ranges::all_of(world.m, [](float v) { return std::isfinite(v); }))
+    fail(nodeName(nodeIndex) + "'s transform, with its parents', is not finite (in float)");
+  // A singular transform has no normal matrix (its inverse): a mesh, camera or light under one
+  // would have NaN normals or directions.
+  const float determinant = world.determinant3x3();
+  if ((node.mesh >= 0 || node.camera >= 0 || extension(node.extensions, "KHR_lights_punctual")) &&
+      !(std::isfinite(determinant) && determinant != 0))
+    fail(nodeName(nodeIndex) + "'s transform, with its parents', is singular (a zero scale, or a matrix of rank " +
+         "below 3), so it has no normals; give every node that carries a mesh, camera or light a scale other than 0");
   if (node.mesh >= 0) {
     const auto found = meshes_.find(node.mesh);
     if (found == meshes_.end()) fail("a node names mesh " + std::to_string(node.mesh) + ", which does not exist");
-    builder_.addInstance(found->second, world);
+    builder_.addInstance(found->second, world, gpu::NO_MATERIAL_OVERRIDE,
+                         nodeName(nodeIndex) + ", mesh " + std::to_string(node.mesh));
   }
   if (node.camera >= 0 && node.camera < int(model_.cameras.size()) && !haveCamera_ &&
       model_.cameras[node.camera].type == "perspective") {
@@ -794,7 +863,7 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent, int depth) {
       builder_.addPunctualLight(out);
     }
   }
-  for (int child : node.children) visit(child, world, depth + 1);
+  for (int child : node.children) visit(child, world);
 }
 
 // Each animation with translation or rotation channels on the scene camera's node, sampled at
@@ -907,6 +976,13 @@ SceneData GltfReader::read() {
   for (const auto& required : model_.extensionsRequired)
     if (!supportedExtensions.count(required))
       fail("requires the extension " + required + ", which ptbench does not support");
+  for (size_t c = 0; c < model_.cameras.size(); ++c) {
+    const auto& camera = model_.cameras[c];
+    const double yfov = camera.perspective.yfov;
+    if (camera.type == "perspective" && !(yfov > 0 && yfov < std::numbers::pi))
+      fail("camera " + std::to_string(c) + (camera.name.empty() ? "" : " (\"" + camera.name + "\")") + " has yfov " +
+           fmt::format("{:g}", yfov) + "; a perspective camera's yfov is in radians, above 0 and below pi");
+  }
   std::vector<int> roots;
   if (!model_.scenes.empty()) {
     const int sceneIndex =
@@ -920,8 +996,9 @@ SceneData GltfReader::read() {
     for (int i = 0; i < int(model_.nodes.size()); ++i)
       if (!isChild[i]) roots.push_back(i);
   }
+  checkNodeTrees(roots);
   addMeshes(roots);
-  for (int root : roots) visit(root, Mat4{}, 0);
+  for (int root : roots) visit(root, Mat4{});
   if (skippedPrimitives_ > 0)
     spdlog::warn("{}: skipped {} primitive(s) that are not triangle lists (points, lines, strips or fans)",
                  path_.string(), skippedPrimitives_);
@@ -990,7 +1067,7 @@ bool loadImage(tinygltf::Image* image, int index, std::string* error, std::strin
   return tinygltf::LoadImageData(image, index, error, warning, width, height, bytes, size, nullptr);
 }
 
-// A file mapped into memory, read-only: a .glb's bytes reach tinygltf without being read into
+// A file mapped into memory, read-only: a glTF file's bytes reach tinygltf without being read into
 // a buffer of their own first (a copy of the whole file, and its pages zeroed beforehand).
 class MappedFile {
  public:
@@ -1001,7 +1078,7 @@ class MappedFile {
     if (::fstat(fd, &status) != 0 || status.st_size <= 0) {
       const int error = errno;
       ::close(fd);
-      throw UserError(path.string() + (status.st_size <= 0 ? ": is empty, not a glTF binary"
+      throw UserError(path.string() + (status.st_size <= 0 ? ": is empty, not a glTF file"
                                                            : ": cannot read: " + std::string(std::strerror(error))));
     }
     size_ = size_t(status.st_size);
@@ -1023,6 +1100,19 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+// The JSON of a glTF file: all of a .gltf, a .glb's first chunk where its header is whole (else
+// nothing: tinygltf refuses the header).
+std::string_view gltfJson(const unsigned char* bytes, size_t size, bool binary) {
+  const char* text = reinterpret_cast<const char*>(bytes);
+  if (!binary) return {text, size};
+  constexpr size_t headerBytes = 12, chunkHeaderBytes = 8;
+  if (size < headerBytes + chunkHeaderBytes) return {};
+  uint32_t chunkLength = 0;
+  std::memcpy(&chunkLength, bytes + headerBytes, 4);
+  const size_t available = size - headerBytes - chunkHeaderBytes;
+  return {text + headerBytes + chunkHeaderBytes, std::min<size_t>(chunkLength, available)};
+}
+
 }  // namespace
 
 SceneData loadGltf(const std::filesystem::path& path, unsigned threads) {
@@ -1039,18 +1129,24 @@ SceneData loadGltf(const std::filesystem::path& path, unsigned threads) {
   bool ok = false;
   {
     const StepProgress progress("reading " + path.string());
-    if (binary) {
-      const MappedFile file(path);
-      // A glTF binary's header gives its length in 32 bits, as tinygltf takes it.
-      if (file.size() > std::numeric_limits<uint32_t>::max())
-        throw UserError(path.string() + ": " + std::to_string(file.size()) +
-                        " bytes, beyond the 4 GiB a glTF binary can hold; split it or use .gltf with external buffers");
-      // tinygltf resolves a .glb's external URIs from the folder part of the path as given.
-      const std::string folder = path.has_parent_path() ? path.parent_path().string() : "";
-      ok = loader.LoadBinaryFromMemory(&model, &errors, &warnings, file.data(), unsigned(file.size()), folder);
-    } else {
-      ok = loader.LoadASCIIFromFile(&model, &errors, &warnings, path.string());
-    }
+    const MappedFile file(path);
+    // A glTF binary's header gives its length in 32 bits, as tinygltf takes it; tinygltf takes
+    // a text file's length so too.
+    if (file.size() > std::numeric_limits<uint32_t>::max())
+      throw UserError(path.string() + ": " + std::to_string(file.size()) + " bytes, beyond the 4 GiB " +
+                      (binary ? "a glTF binary can hold; split it or use .gltf with external buffers"
+                              : "tinygltf reads; move its buffers into .bin files"));
+    const std::string_view json = gltfJson(file.data(), file.size(), binary);
+    if (const auto at = jsonNestedTooDeepAt(json))
+      throw UserError(path.string() + ": arrays and objects nested deeper than " + std::to_string(maxJsonDepth) +
+                      " levels at byte " +
+                      std::to_string(size_t(json.data() - reinterpret_cast<const char*>(file.data())) + *at) +
+                      "; ptbench reads at most " + std::to_string(maxJsonDepth));
+    // tinygltf resolves external URIs from the folder part of the path as given.
+    const std::string folder = path.has_parent_path() ? path.parent_path().string() : "";
+    ok = binary ? loader.LoadBinaryFromMemory(&model, &errors, &warnings, file.data(), unsigned(file.size()), folder)
+                : loader.LoadASCIIFromString(&model, &errors, &warnings, reinterpret_cast<const char*>(file.data()),
+                                             unsigned(file.size()), folder);
   }
   if (!ok || !errors.empty()) {
     while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();

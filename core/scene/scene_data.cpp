@@ -1,5 +1,7 @@
 #include "core/scene/scene_data.h"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -220,7 +222,7 @@ uint32_t SceneBuilder::addMesh(std::span<Primitive> primitives) {
   return static_cast<uint32_t>(scene_.meshes.size() - 1);
 }
 
-void SceneBuilder::addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride) {
+void SceneBuilder::addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride, std::string name) {
   if (scene_.meshes.at(mesh).geometryCount == 0) return;
   // Acceleration structures and the software BVH mark geometry non-opaque by its own material.
   if (materialOverride != gpu::NO_MATERIAL_OVERRIDE) {
@@ -244,6 +246,9 @@ void SceneBuilder::addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_
   scene_.instances.push_back(instance);
   scene_.instanceMeshes.push_back(mesh);
   transforms_.push_back(objectToWorld);
+  if (name.empty())
+    name = "instance " + std::to_string(scene_.instances.size() - 1) + " (mesh " + std::to_string(mesh) + ")";
+  instanceNames_.push_back(std::move(name));
 }
 
 void SceneBuilder::setCamera(const Camera& camera, uint32_t cameraCount) {
@@ -258,6 +263,7 @@ SceneData SceneBuilder::finish(unsigned threads) {
   struct Chunk {
     uint32_t instance, geometry, firstTriangle, endTriangle;
     Bounds bounds;
+    std::optional<uint32_t> outside;  // the first triangle with a vertex beyond the scene's bounds
     bool emissive = false;
     std::vector<gpu::EmissiveTriangle> emitters;
   };
@@ -304,6 +310,7 @@ SceneData SceneBuilder::finish(unsigned threads) {
         const Vec3 local = toVec3(scene_.vertices[geometry.firstVertex + index].position);
         p[k] = transform.transformPoint(local);
         chunk.bounds.extend(p[k]);
+        if (!withinSceneBounds(p[k]) && !chunk.outside) chunk.outside = tri;
       }
       if (emittedLuminance <= 0) continue;
       const float area = 0.5f * length(cross(p[1] - p[0], p[2] - p[0]));
@@ -324,6 +331,15 @@ SceneData SceneBuilder::finish(unsigned threads) {
           {.instance = chunk.instance, .geometry = chunk.geometry, .triangle = tri, .power = triangleLuminance * area});
     }
   });
+  // The first such triangle in instance order is named, whichever thread met it first.
+  for (const Chunk& chunk : chunks)
+    if (chunk.outside)
+      throw UserError(scene_.source + ": " + instanceNames_[chunk.instance] + " has triangle " +
+                      std::to_string(*chunk.outside) + " of geometry " +
+                      std::to_string(chunk.geometry - scene_.instances[chunk.instance].firstGeometry) + " beyond ±" +
+                      fmt::format("{:g}", maxSceneCoordinate) +
+                      " in world space, or not finite once transformed; ptbench builds its BVHs over coordinates "
+                      "within that bound: scale the scene down");
   std::vector<float> powers;
   for (Chunk& chunk : chunks) {
     auto& instance = scene_.instances[chunk.instance];

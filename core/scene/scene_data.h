@@ -1,6 +1,7 @@
 // A scene on the CPU, as flat arrays ready for upload (DESIGN.md: SceneData).
 #pragma once
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -35,6 +36,19 @@ struct TextureImage {
   TextureSampler sampler;
   Vec3 averageLinearColor;  // for the power of textured emitters
 };
+
+// The largest |coordinate| a scene may have, in world space after its transforms. The BVH
+// builders' costs are float sums of box half-areas (at most 3 (2 B)^2 = 1.2e25 here) times
+// primitive counts: a tree's whole cost is at most the root's half-area times 2^32 primitives
+// times a few node and primitive costs, about 1e35 for B = 1e12, within float's 3.4e38. At 1e15
+// that bound is 1e41: an infinite SAH cost, which no split improves on. 1e12 metres is seven
+// astronomical units, and float's spacing there is 65 km, far coarser than any scene needs.
+constexpr float maxSceneCoordinate = 1e12f;
+inline bool withinSceneBounds(Vec3 p) {
+  // Written so that NaN fails.
+  return std::fabs(p.x) <= maxSceneCoordinate && std::fabs(p.y) <= maxSceneCoordinate &&
+         std::fabs(p.z) <= maxSceneCoordinate;
+}
 
 struct Bounds {
   Vec3 min{INFINITY, INFINITY, INFINITY};
@@ -149,16 +163,21 @@ class SceneBuilder {
     scene_.vertices.reserve(scene_.vertices.size() + vertices);
     scene_.indices.reserve(scene_.indices.size() + indices);
   }
-  void addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride = gpu::NO_MATERIAL_OVERRIDE);
+  // `name` says where the instance comes from in the scene's file, for finish()'s messages
+  // (node 3 ("Wheel"), mesh 1); "instance I (mesh M)" when empty.
+  void addInstance(uint32_t mesh, const Mat4& objectToWorld, uint32_t materialOverride = gpu::NO_MATERIAL_OVERRIDE,
+                   std::string name = {});
   void addPunctualLight(const gpu::PunctualLight& light) { scene_.punctualLights.push_back(light); }
   void setCamera(const Camera& camera, uint32_t cameraCount);
   const gpu::Material& material(uint32_t index) const { return scene_.materials.at(index); }
   // The scene, its bounds and emitter table made on `threads` threads; the same for any count.
+  // Refuses (UserError) a scene with a vertex beyond maxSceneCoordinate in world space.
   SceneData finish(unsigned threads = 1);
 
  private:
   SceneData scene_;
   std::vector<Mat4> transforms_;
+  std::vector<std::string> instanceNames_;
 };
 
 // Walker's alias table (Vose's construction) for weights that need not sum to one.

@@ -25,6 +25,8 @@ uint quantisationExponent(float hi, float lo) {
   float extent, error;
   exactDifference(hi, lo, extent, error);
   if (!(extent > 0)) return 1;
+  // frexp's exponent of infinity is undefined: the loops below could count from anywhere.
+  if (isinf(extent)) return 254;
   int exponent;
   frexp(extent / 255.0, exponent);
   while (ldexp(255.0, exponent - 1) >= extent) --exponent;

@@ -28,7 +28,8 @@ void solveCwbvh(uint node, BuildBounds box, uint primitives, bool inner, uint le
     return;
   }
   const CwbvhChoice l = choices.choices[left], r = choices.choices[right];
-  // Distributing j roots between the two children, for j = 2..8.
+  // Distributing j roots between the two children, for j = 2..8; the first split whatever its
+  // cost, so that infinite or NaN costs still name one (cwbvh.cpp's solve).
   float distribute[CWBVH_WIDTH + 1];
   uint distributeSplit[CWBVH_WIDTH + 1];
   for (uint j = 2; j <= CWBVH_WIDTH; ++j) {
@@ -36,7 +37,7 @@ void solveCwbvh(uint node, BuildBounds box, uint primitives, bool inner, uint le
     distributeSplit[j] = 0;
     for (uint k = 1; k < j; ++k) {
       const precise float c = l.cost[k - 1] + r.cost[j - k - 1];
-      if (c < distribute[j]) {
+      if (k == 1 || c < distribute[j]) {
         distribute[j] = c;
         distributeSplit[j] = k;
       }

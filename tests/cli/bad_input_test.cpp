@@ -70,6 +70,19 @@ class BadInputTest : public ::testing::Test {
         "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
         "bufferViews": [{"buffer": 0, "byteLength": 36}],
         "buffers": [{"byteLength": 36, "uri": "data:application/octet-stream;base64,AADAfwAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]})");
+    // A valid triangle in nodes that are not: moved far beyond the bound on coordinates, listed
+    // twice by their parent; and a triangle whose extras nest 20,000 deep.
+    const auto inNodes = [](const std::string& nodes, const std::string& extras = "") {
+      return R"({"asset": {"version": "2.0"}, )" + extras + R"("scene": 0, "scenes": [{"nodes": [0]}], "nodes": )" +
+             nodes + R"(, "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
+        "bufferViews": [{"buffer": 0, "byteLength": 36}],
+        "buffers": [{"byteLength": 36, "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]})";
+    };
+    write("far.gltf", inNodes(R"([{"name": "Far", "mesh": 0, "scale": [1e19, 1, 1]}])"));
+    write("twice.gltf", inNodes(R"([{"children": [1, 1]}, {"mesh": 0}])"));
+    write("deep-extras.gltf",
+          inNodes(R"([{"mesh": 0}])", R"("extras": )" + std::string(20000, '[') + std::string(20000, ']') + ", "));
   }
   void TearDown() override { fs::remove_all(dir); }
 
@@ -240,7 +253,13 @@ TEST_F(BadInputTest, ScenesThatLieAboutTheirSizeOrHoldNaNAreRefused) {
             "URI data:application/octet-stream,AAAA: not a data URI ptbench reads; embed a buffer as "
             "data:application/octet-stream;base64,..."},
            {"POSITION claims 10^8 elements", "scene-info {dir}/lying.gltf", 1, "claims 100000000 elements"},
-           {"NaN vertex", "scene-info {dir}/nan.gltf", 1, "NaN or infinite coordinate at vertex 0"},
+           {"NaN vertex", "scene-info {dir}/nan.gltf", 1, "coordinate at vertex 0 that is NaN, infinite or beyond"},
+           {"a node far beyond the bound on coordinates", "scene-info {dir}/far.gltf", 1,
+            "far.gltf: node 0 (\"Far\"), mesh 0 has triangle 0 of geometry 0 beyond ±1e+12 in world space"},
+           {"a node listed twice as a child", "scene-info {dir}/twice.gltf", 1,
+            "twice.gltf: node 0 lists node 1 as a child twice"},
+           {"extras nested 20,000 deep", "scene-info {dir}/deep-extras.gltf", 1,
+            "deep-extras.gltf: arrays and objects nested deeper than 256 levels at byte"},
        })
     expect(c);
 }

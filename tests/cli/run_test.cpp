@@ -895,7 +895,35 @@ TEST_F(MergeCommand, RefusesAnOutputFolderThatHoldsAnInput) {
   EXPECT_EQ(readJson(dir / "merged" / "report.json")["runs"].size(), 2u);
 }
 
-// docs/cli.md says a merge exits 1 when runs are missing. Interrupted runs and sweep entries no shard ran are named, exit 1.
+// merge replaces a folder's report and writes its images over those of the same names: into a
+// folder that holds another command's results (a run's, which is no input here) it is refused,
+// and the folder left as it was; over an earlier merge, or into an empty folder, it is written.
+TEST_F(MergeCommand, RefusesAnOutputFolderOfOtherResults) {
+  const fs::path a = copyOfShard(0, "a2"), b = copyOfShard(1, "b2"), results = copyOfShard(0, "results");
+  const std::string before = readJson(results / "report.json").dump();
+  const std::string inputs = (a / "report.json").string() + " " + (b / "report.json").string();
+  for (const fs::path& out : {results, dir / "notes-folder"}) {
+    if (out == dir / "notes-folder") {
+      fs::create_directories(out);
+      std::ofstream(out / "notes.txt") << "mine";
+    }
+    const auto result = runPtbench("merge " + inputs + " --out " + out.string());
+    EXPECT_EQ(result.exitCode, 1) << result.all();
+    EXPECT_NE(result.err.find("--out " + out.string() + ": holds files, and no report that merge wrote"),
+              std::string::npos)
+        << result.err;
+  }
+  EXPECT_EQ(readJson(results / "report.json").dump(), before) << "the results are left as they were";
+  EXPECT_FALSE(fs::exists(dir / "notes-folder" / "report.json"));
+  fs::create_directories(dir / "empty");
+  for (int time = 0; time < 2; ++time) {
+    const auto merged = runPtbench("merge " + inputs + " --out " + (dir / "empty").string());
+    EXPECT_EQ(merged.exitCode, 0) << "merge " << time << ": " << merged.all();
+  }
+}
+
+// docs/cli.md says a merge exits 1 when runs are missing: interrupted runs and sweep entries no
+// shard ran are named, exit 1.
 TEST_F(MergeCommand, InterruptedAndMissingRunsAreNamedAndExit1) {
   const fs::path a = copyOfShard(0, "interrupted-a"), b = copyOfShard(1, "interrupted-b");
   json report = readJson(b / "report.json");

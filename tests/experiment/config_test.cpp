@@ -77,6 +77,30 @@ TEST_F(ConfigTest, SweepIsTheCartesianProductOfEveryList) {
   EXPECT_EQ(expandSweep(config).size(), 2u * 3 * 2 * 2 * 2);
 }
 
+// Four lists of 65,536 make 2^64 runs: multiplied in 64 bits they wrapped to 0, passed max_runs,
+// and expanding the sweep then allocated until it failed. The count stays at the most instead,
+// and backend options are counted without being expanded.
+TEST_F(ConfigTest, ASweepBeyondSixtyFourBitsIsRefusedByMaxRuns) {
+  const auto list = [](const std::string& value, size_t count) {
+    std::string text = "[" + value;
+    for (size_t i = 1; i < count; ++i) text += ", " + value;
+    return text + "]";
+  };
+  const std::string lists = R"(, "seed": )" + list("0", 65536) + R"(, "spp": )" + list("1", 65536) +
+                            R"(, "max_depth": )" + list("2", 65536);
+  for (const std::string& fourth : {R"(, "sampler": )" + list("\"pcg\"", 65536),
+                                    R"(, "backends": ["software"], "options": {"software": {"software_bvh": )" +
+                                        list("\"bvh2\"", 65536) + "}}",
+                                    R"(, "sampler": )" + list("\"pcg\"", 65535) + R"(, "rr_depth": [1, 2])"}) {
+    const auto [message, exitCode] = failure(minimal(lists + fourth));
+    EXPECT_NE(message.find("experiment.json: /max_runs: the sweep expands to at least 2^64 - 1 runs, more than "
+                           "max_runs"),
+              std::string::npos)
+        << message.substr(0, 300);
+    EXPECT_EQ(exitCode, 65);
+  }
+}
+
 // resolution lists sizes that are no cross product; it excludes width and height.
 TEST_F(ConfigTest, ResolutionListsSizesWithoutCrossingThem) {
   const auto config =

@@ -128,6 +128,32 @@ TEST(Merge, RefusesOtherConfigsAndBuildsAndMarksDevicesThatDiffer) {
   EXPECT_NE(mixed.warnings[0].find("different devices"), std::string::npos);
 }
 
+// merge copies each run's images from its shard's folder: a name that is a path (absolute, or
+// climbing out with ..) once had it copy whatever file that was into the merged folder.
+TEST(Merge, RefusesImageNamesThatAreNotFileNamesInTheShardsFolder) {
+  const auto withImage = [](const std::string& name) {
+    json report = shardReport("h", {0}, 1);
+    report["runs"][0]["status"] = "ok";
+    report["runs"][0]["parameters"]["backend"] = "software";
+    report["runs"][0]["images"] = {{"png", name}};
+    return report;
+  };
+  for (const std::string name : {"/etc/passwd", "../../secret.png", "sub/r000.png", "..", ".", "a/../r000.png"}) {
+    try {
+      mergeReports({{withImage(name), "a"}});
+      ADD_FAILURE() << name << " was copied";
+    } catch (const UserError& error) {
+      EXPECT_NE(std::string(error.what()).find("a/report.json: run r000's images.png is \"" + name + "\", not the name"),
+                std::string::npos)
+          << error.what();
+      EXPECT_EQ(error.exitCode(), exitReportMalformed);
+    }
+  }
+  const auto merged = mergeReports({{withImage("r000_s0.png"), "a"}});
+  ASSERT_EQ(merged.images.size(), 1u);
+  EXPECT_EQ(merged.images[0].first, std::filesystem::path("a") / "r000_s0.png");
+}
+
 // --resume keeps a finished run only at its own place in the sweep: one scene listed twice (with
 // another camera) gives two runs of equal parameters, and the second is not the first.
 TEST(Resume, KeepsFinishedRunsAtTheirOwnPlaceInTheSweep) {

@@ -516,6 +516,59 @@ TEST(BinaryBvh, CentroidsADenormalApartStillGetALeafEach) {
   EXPECT_EQ(order, (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
+// The depth of the deepest leaf of a binary tree, the root 0.
+uint32_t binaryDepth(const BinaryBvh& bvh) {
+  uint32_t deepest = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> pending = {{0, 0}};
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    deepest = std::max(deepest, depth);
+    if (BinaryBvh::isLeaf(bvh.nodes[node])) continue;
+    pending.emplace_back(BinaryBvh::leftChild(node), depth + 1);
+    pending.emplace_back(bvh.nodes[node].rightChild, depth + 1);
+  }
+  return deepest;
+}
+
+void expectEachPrimitiveOnce(std::vector<uint32_t> order, size_t count, const std::string& what) {
+  std::ranges::sort(order);
+  std::vector<uint32_t> expected(count);
+  std::iota(expected.begin(), expected.end(), 0u);
+  EXPECT_EQ(order, expected) << what;
+}
+
+// Boxes around 1e19 have half-areas beyond float: every SAH cost is infinite, and NaN where
+// infinities cancel. The CWBVH collapse then chose a split of none of a node's roots and
+// recursed without end (a crash); the BVH2 collapse and the binary build must hold up as well.
+TEST(BinaryBvh, BoxesWhoseAreasOverflowFloatStillMakeTrees) {
+  std::vector<Bounds> boxes;
+  for (int i = 0; i < 300; ++i) {
+    const float x = float(i % 2 ? 1 : -1) * 1e19f * float(1 + i % 7);
+    boxes.push_back({.min = {x, -3e19f, float(i)}, .max = {x + 1e19f, 3e19f, float(i) + 1e19f}});
+  }
+  ThreadBudget budget(1);
+  const BinaryBvh binary = buildBinaryBvh(boxes, {}, budget);
+  expectEachPrimitiveOnce(binary.primitiveOrder, boxes.size(), "binary");
+  expectEachPrimitiveOnce(collapseToCwbvh(binary, SahCosts{}, budget).primitiveOrder, boxes.size(), "cwbvh");
+  expectEachPrimitiveOnce(collapseToBvh2(binary, SahCosts{}, budget).primitiveOrder, boxes.size(), "bvh2");
+}
+
+// Points on a line (every SAH cost 0, so the first bin's split wins), each twice as far out as
+// the one before: each split peels off the outermost point alone, a tree as deep as the points
+// are many. Past its SAH depth the build halves, so the recursion stays shallow for any input.
+TEST(BinaryBvh, CentroidsThatPeelOffOneAtATimeStillGiveAShallowTree) {
+  std::vector<Bounds> boxes;
+  for (int k = -140; k <= 120; ++k) {
+    const float x = -std::ldexp(1.0f, k);
+    boxes.push_back({.min = {x, 0, 0}, .max = {x, 0, 0}});
+  }
+  ThreadBudget budget(1);
+  const BinaryBvh bvh = buildBinaryBvh(boxes, {}, budget);
+  expectEachPrimitiveOnce(bvh.primitiveOrder, boxes.size(), "binary");
+  EXPECT_LE(binaryDepth(bvh), 128u + 8u);
+}
+
 // parallelFor takes every place the budget spares before its helpers start. It used to start
 // each helper as it took its place, and a helper's own parallelFor (a mesh's boxes) took the
 // places not yet taken: a 50M-triangle scene's mesh loop ran on 8 of 16 threads. Eight items

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/errors.h"
 #include "core/experiment/config.h"
@@ -534,6 +535,181 @@ TEST_F(GltfFiles, NestedNodesGiveWorldBounds) {
   EXPECT_NEAR(scene.bounds.max.z, 0, 1e-5);
 }
 
+// The BVH builders' float costs overflow beyond maxSceneCoordinate (scene_data.h): a vertex
+// there, in the file or once its nodes have moved it, is refused where it enters, named.
+TEST_F(GltfFiles, PositionsBeyondTheScenesBoundAreRefusedByAccessor) {
+  for (const float far : {1e19f, -2e12f, INFINITY, NAN}) {
+    const float positions[9] = {0, 0, 0, far, 0, 0, 0, 1, 0};
+    std::fstream bin(dir / "triangle.bin", std::ios::binary | std::ios::in | std::ios::out);
+    bin.write(reinterpret_cast<const char*>(positions), sizeof positions);
+    bin.close();
+    const std::string message = loadError(write("far.gltf", triangleGltf().dump()));
+    EXPECT_NE(message.find("far.gltf: POSITION (accessor 0) has a coordinate at vertex 1"), std::string::npos)
+        << far << ": " << message;
+    EXPECT_NE(message.find("1e+12"), std::string::npos) << message;
+  }
+}
+
+TEST_F(GltfFiles, NodesThatCarryAMeshBeyondTheScenesBoundAreRefusedByNode) {
+  const double s = std::sqrt(0.5);
+  for (const nlohmann::json& nodes : {
+           nlohmann::json{{{"name", "Far"}, {"scale", {1e13, 1, 1}}, {"mesh", 0}}},
+           nlohmann::json{{{"name", "Far"}, {"translation", {0, -2e12, 0}}, {"mesh", 0}}},
+           // Within the bound in its own frame, beyond once its parent rotates and scales it.
+           nlohmann::json{{{"rotation", {0, 0, s, s}}, {"scale", {10, 10, 10}}, {"children", {1}}},
+                          {{"name", "Far"}, {"translation", {2e11, 0, 0}}, {"mesh", 0}}},
+       }) {
+    auto gltf = triangleGltf();
+    gltf["nodes"] = nodes;
+    const std::string message = loadError(write("far.gltf", gltf.dump()));
+    EXPECT_NE(message.find("(\"Far\"), mesh 0 has triangle 0"), std::string::npos) << nodes << ": " << message;
+    EXPECT_NE(message.find("1e+12"), std::string::npos) << message;
+  }
+}
+
+TEST_F(GltfFiles, TransformsThatAreNotFiniteOrSingularAreRefusedByNode) {
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      // 1e39 is beyond float: infinite once read.
+      {{{{"name", "N"}, {"scale", {1e39, 1, 1}}, {"mesh", 0}}}, "node 0 (\"N\") has a matrix"},
+      {{{{"name", "N"}, {"matrix", {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1e39, 0, 0, 1}}, {"mesh", 0}}},
+       "node 0 (\"N\") has a matrix"},
+      {{{{"scale", {1e30, 1, 1}}, {"children", {1}}}, {{"name", "N"}, {"scale", {1e30, 1, 1}}, {"mesh", 0}}},
+       "node 1 (\"N\")'s transform, with its parents', is not finite"},
+      {{{{"name", "N"}, {"scale", {0, 1, 1}}, {"mesh", 0}}},
+       "node 0 (\"N\")'s transform, with its parents', is singular"},
+      {{{{"scale", {1, 0, 1}}, {"children", {1}}}, {{"mesh", 0}}},
+       "node 1's transform, with its parents', is singular"},
+      {{{{"matrix", {1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}}, {"mesh", 0}}}, "node 0's transform"},
+  };
+  for (const auto& [nodes, expected] : cases) {
+    auto gltf = triangleGltf();
+    gltf["nodes"] = nodes;
+    const std::string message = loadError(write("transform.gltf", gltf.dump()));
+    EXPECT_NE(message.find("transform.gltf: " + expected), std::string::npos) << nodes << ": " << message;
+  }
+}
+
+TEST_F(GltfFiles, NormalsTangentsAndTexCoordsThatAreNotFiniteAreRefusedByAccessor) {
+  for (const char* attribute : {"NORMAL", "TANGENT", "TEXCOORD_0"}) {
+    const int components = std::string(attribute) == "TANGENT" ? 4 : std::string(attribute) == "NORMAL" ? 3 : 2;
+    std::vector<float> values(3 * size_t(components), 0.5f);
+    values[size_t(components) + 1] = std::string(attribute) == "TANGENT" ? INFINITY : NAN;
+    std::ofstream(dir / "attribute.bin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * sizeof(float)));
+    auto gltf = triangleGltf();
+    gltf["buffers"].push_back({{"uri", "attribute.bin"}, {"byteLength", values.size() * sizeof(float)}});
+    gltf["bufferViews"].push_back({{"buffer", 1}, {"byteLength", values.size() * sizeof(float)}});
+    gltf["accessors"].push_back({{"bufferView", 2},
+                                 {"componentType", 5126},
+                                 {"count", 3},
+                                 {"type", components == 4   ? "VEC4"
+                                          : components == 3 ? "VEC3"
+                                                            : "VEC2"}});
+    gltf["meshes"][0]["primitives"][0]["attributes"][attribute] = 2;
+    const std::string message = loadError(write("attribute.gltf", gltf.dump()));
+    EXPECT_NE(message.find(std::string(attribute) + " (accessor 2) has a NaN or infinite value at vertex 1"),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST_F(GltfFiles, CameraFieldsOfViewOutsideZeroToPiAreRefused) {
+  for (const double yfov : {0.0, -0.5, 3.1416, 40.0}) {
+    auto gltf = triangleGltf();
+    gltf["cameras"] = {{{"type", "perspective"}, {"name", "Eye"}, {"perspective", {{"yfov", yfov}, {"znear", 0.1}}}}};
+    gltf["nodes"].push_back({{"camera", 0}, {"translation", {0, 0, 5}}});
+    gltf["scenes"][0]["nodes"] = {0, 1};
+    const std::string message = loadError(write("camera.gltf", gltf.dump()));
+    EXPECT_NE(message.find("camera.gltf: camera 0 (\"Eye\") has yfov"), std::string::npos) << yfov << ": " << message;
+  }
+  auto gltf = triangleGltf();
+  gltf["cameras"] = {{{"type", "perspective"}, {"perspective", {{"yfov", 3.1}, {"znear", 0.1}}}}};
+  EXPECT_NO_THROW(loadGltf(write("camera.gltf", gltf.dump())));
+}
+
+// glTF's nodes form disjoint trees. A node reached by two paths was walked once per path: a
+// chain of 40 nodes, each listing the next twice or reaching it through two parents, took 2^40
+// visits; a cycle or a hierarchy beyond the walks' depth was cut short without a word.
+TEST_F(GltfFiles, NodeGraphsThatAreNotDisjointTreesAreRefusedByNode) {
+  nlohmann::json twice = nlohmann::json::array(), diamond = nlohmann::json::array();
+  for (int i = 0; i < 40; ++i) {
+    twice.push_back({{"children", {i + 1, i + 1}}});
+    // Node 3i has children 3i + 1 and 3i + 2, and each of them has 3i + 3.
+    diamond.push_back({{"children", {3 * i + 1, 3 * i + 2}}});
+    diamond.push_back({{"children", {3 * i + 3}}});
+    diamond.push_back({{"children", {3 * i + 3}}});
+  }
+  twice.push_back({{"mesh", 0}});
+  diamond.push_back({{"mesh", 0}});
+  const std::vector<std::tuple<nlohmann::json, nlohmann::json, std::string>> cases = {
+      {{{{"children", {1, 1}}}, {{"mesh", 0}}}, {0}, "node 0 lists node 1 as a child twice"},
+      {twice, {0}, "node 0 lists node 1 as a child twice"},
+      {diamond, {0}, "node 3 is a child of both node 1 and node 2; glTF nodes form disjoint trees"},
+      {{{{"name", "A"}, {"children", {1}}}, {{"name", "B"}, {"children", {2}}}, {{"mesh", 0}}},
+       {0, 2},
+       "the scene lists node 2 as a root, but it is a child of node 1 (\"B\")"},
+      {{{{"children", {1}}}, {{"children", {0}}, {"mesh", 0}}},
+       {0},
+       "the scene lists node 0 as a root, but it is a child of node 1"},
+      {{{{"children", {0}}, {"mesh", 0}}}, {0}, "the scene lists node 0 as a root, but it is a child of node 0"},
+      {{{{"mesh", 0}}}, {0, 0}, "the scene lists node 0 twice"},
+      {{{{"children", {7}}, {"mesh", 0}}}, {0}, "node 0 has child 7, which does not exist"},
+      {{{{"mesh", 0}}}, {3}, "the scene names node 3, which does not exist"},
+  };
+  for (const auto& [nodes, roots, expected] : cases) {
+    auto gltf = triangleGltf();
+    gltf["nodes"] = nodes;
+    gltf["scenes"][0]["nodes"] = roots;
+    const std::string message = loadError(write("graph.gltf", gltf.dump()));
+    EXPECT_NE(message.find("graph.gltf: " + expected), std::string::npos) << expected << ": " << message;
+  }
+}
+
+TEST_F(GltfFiles, AHierarchyDeeperThanTheWalksGoIsRefusedByNode) {
+  auto gltf = triangleGltf();
+  gltf["nodes"] = nlohmann::json::array();
+  for (int i = 0; i < 300; ++i) gltf["nodes"].push_back({{"children", {i + 1}}});
+  gltf["nodes"].push_back({{"mesh", 0}});
+  const std::string message = loadError(write("deep.gltf", gltf.dump()));
+  EXPECT_NE(message.find("deep.gltf: node 257 is 257 levels below its scene's root, deeper than the 256"),
+            std::string::npos)
+      << message;
+  // 256 levels load.
+  gltf["nodes"] = nlohmann::json::array();
+  for (int i = 0; i < 256; ++i) gltf["nodes"].push_back({{"children", {i + 1}}});
+  gltf["nodes"].push_back({{"mesh", 0}});
+  EXPECT_EQ(loadGltf(write("deep.gltf", gltf.dump())).triangleCount(), 1u);
+}
+
+// tinygltf's parser recurses once a level of nesting: 20,000 levels in "extras" overflowed the
+// stack. Configs' and reports' bound on nesting (maxJsonDepth) holds for a .gltf's text and a
+// .glb's JSON chunk too, checked before tinygltf parses them; brackets inside strings do not count.
+TEST_F(GltfFiles, JsonNestedBeyondTheDepthLimitIsRefusedBeforeParsing) {
+  const auto nested = [](int levels) {
+    return "{\"extras\": " + std::string(size_t(levels), '[') + std::string(size_t(levels), ']') + ", ";
+  };
+  const std::string rest = triangleGltf().dump().substr(1);
+  const std::string deep = nested(20000) + rest;
+  std::string message = loadError(write("deep.gltf", deep));
+  EXPECT_NE(message.find("deep.gltf: arrays and objects nested deeper than 256 levels at byte 266"), std::string::npos)
+      << message;
+  // The same JSON as a .glb's chunk, padded to four bytes as glTF requires.
+  std::string chunk = deep;
+  chunk.resize((chunk.size() + 3) / 4 * 4, ' ');
+  std::string glb = "glTF";
+  const auto word = [&](uint32_t value) { glb.append(reinterpret_cast<const char*>(&value), 4); };
+  word(2);
+  word(uint32_t(12 + 8 + chunk.size()));
+  word(uint32_t(chunk.size()));
+  glb += "JSON" + chunk;
+  message = loadError(write("deep.glb", glb));
+  EXPECT_NE(message.find("deep.glb: arrays and objects nested deeper than 256 levels"), std::string::npos) << message;
+  // 255 levels in "extras" (256 with the top-level object) load; brackets in a string are text.
+  EXPECT_EQ(loadGltf(write("ok.gltf", nested(255) + rest)).triangleCount(), 1u);
+  const std::string quoted = "{\"extras\": \"" + std::string(20000, '[') + "\\\"{\", " + rest;
+  EXPECT_EQ(loadGltf(write("quoted.gltf", quoted)).triangleCount(), 1u);
+}
+
 TEST_F(GltfFiles, PunctualLightsAreLoadedInWorldSpace) {
   auto gltf = triangleGltf();
   gltf["extensionsUsed"] = {"KHR_lights_punctual"};
@@ -841,6 +1017,29 @@ TEST(BuiltinScenes, MaterialOverrideMakesCarPaintByIndexOrNameGlob) {
         << e.what();
   }
   EXPECT_THROW(applyCarPaintOverride(scene, "17", 4), UserError);
+}
+
+// Every scene, built in or loaded, passes SceneBuilder::finish, which refuses a vertex beyond
+// maxSceneCoordinate in world space and names its instance.
+TEST(SceneBuilder, RefusesAVertexBeyondTheScenesBoundOnAnyThreadCount) {
+  for (unsigned threads : {1u, 4u}) {
+    SceneBuilder builder("test:far");
+    Primitive triangle{.material = builder.addMaterial(defaultMaterial())};
+    triangle.vertices = {{.position = {0, 0, 0}}, {.position = {1, 0, 0}}, {.position = {0, 1, 0}}};
+    triangle.indices = {0, 1, 2};
+    std::vector<Primitive> primitives = {triangle};
+    const uint32_t mesh = builder.addMesh(primitives);
+    builder.addInstance(mesh, Mat4{});
+    builder.addInstance(mesh, Mat4::translation({0, 0, 2e12f}));
+    builder.addInstance(mesh, Mat4::translation({0, 0, NAN}));
+    try {
+      builder.finish(threads);
+      ADD_FAILURE() << "a scene 2e12 across was built";
+    } catch (const UserError& error) {
+      EXPECT_NE(std::string(error.what()).find("test:far: instance 1 (mesh 0) has triangle 0"), std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 TEST(BuiltinScenes, BadSpecsAreRefused) {

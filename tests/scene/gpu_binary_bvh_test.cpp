@@ -335,6 +335,25 @@ TEST_F(GpuBvhBuilderTest, CollapsesAreTheCpus) {
   }
 }
 
+// Boxes whose half-areas overflow float give infinite and NaN SAH costs: the CWBVH collapse
+// chose a split of none of a node's roots and its kernels looped without end (a hang). Each
+// layout still holds every primitive once.
+TEST_F(GpuBvhBuilderTest, BoxesWhoseAreasOverflowFloatStillMakeTrees) {
+  std::vector<Bounds> boxes;
+  for (int i = 0; i < 300; ++i) {
+    const float x = float(i % 2 ? 1 : -1) * 1e19f * float(1 + i % 7);
+    boxes.push_back({.min = {x, -3e19f, float(i)}, .max = {x + 1e19f, 3e19f, float(i) + 1e19f}});
+  }
+  const PrebuiltLevel level = builder->buildLevel(boxes, allBvhLayouts, true);
+  ASSERT_TRUE(level.bvh2 && level.cwbvh);
+  for (const auto* order : {&level.bvh2->primitiveOrder, &level.cwbvh->primitiveOrder}) {
+    std::vector<uint32_t> sorted = *order, expected(boxes.size());
+    std::ranges::sort(sorted);
+    std::iota(expected.begin(), expected.end(), 0u);
+    EXPECT_EQ(sorted, expected);
+  }
+}
+
 // A scene's arrays of either layout are the same whether or not the other layout is built.
 TEST_F(GpuBvhBuilderTest, EachLayoutAloneIsTheSameLayout) {
   const SceneData scene = loadTestScene("DamagedHelmet/glTF-Binary/DamagedHelmet.glb");

@@ -14,6 +14,10 @@ namespace ptbench {
 namespace {
 
 constexpr uint32_t maxBinCount = 32;
+// The deepest node that splits by SAH; below it the build halves (Builder::build). Deeper than a
+// real scene's SAH tree goes (its depth grows with the log of its triangles), and it keeps the
+// recursion within maxSahDepth + 32 levels for any input.
+constexpr uint32_t maxSahDepth = 128;
 
 // Four floats that GCC and Clang operate on at once (SSE on x86-64, NEON on AArch64): a box's
 // corner in the first three, so that growing a box takes two instructions rather than six.
@@ -135,7 +139,7 @@ class Builder {
   // The tree over all of `refs`, whose bounds are `range`; `spare` as large as `refs` when a node
   // may be shared (parallelNodeThreshold), else empty.
   void build(std::span<PrimitiveRef> refs, std::span<PrimitiveRef> spare, const RangeBounds& range) {
-    build(0, 0, static_cast<uint32_t>(refs.size()), refs, spare, &range);
+    build(0, 0, static_cast<uint32_t>(refs.size()), refs, spare, &range, 0);
   }
 
  private:
@@ -144,7 +148,7 @@ class Builder {
   // passes over memory. An unshared node partitions in place. `known` is the range's bounds where
   // the parent's partition (or, for the root, the writing of the refs) gathered them, else null.
   void build(uint32_t node, uint32_t begin, uint32_t end, std::span<PrimitiveRef> refs, std::span<PrimitiveRef> spare,
-             const RangeBounds* known) {
+             const RangeBounds* known, uint32_t depth) {
     const uint32_t count = end - begin;
     const bool shared = count >= options_.parallelNodeThreshold;
     const Chunks chunks{.begin = begin, .end = end, .size = std::max(1u, options_.parallelNodeThreshold / 4)};
@@ -165,11 +169,13 @@ class Builder {
       return;
     }
 
-    // Two primitives have one split; the sweep would find it.
+    // Two primitives have one split; the sweep would find it. Below maxSahDepth the tree halves
+    // its primitives instead, so that no input (centroids spread so that each SAH split peels off
+    // one primitive) recurses deeper than maxSahDepth + 32.
     std::vector<uint32_t> chunkLefts;
+    const bool sah = count > 2 && depth < maxSahDepth;
     const Split split =
-        count > 2 ? findSplit(refs, begin, end, range.centroids.bounds(), shared ? &chunks : nullptr, chunkLefts)
-                  : Split{};
+        sah ? findSplit(refs, begin, end, range.centroids.bounds(), shared ? &chunks : nullptr, chunkLefts) : Split{};
     uint32_t middle = begin + count / 2;
     const bool moves = split.axis >= 0 && shared;
     RangeBounds sides[2];
@@ -179,6 +185,17 @@ class Builder {
       const auto right = std::partition(refs.begin() + begin, refs.begin() + end,
                                         [&](const PrimitiveRef& ref) { return split.goesLeft(ref); });
       middle = static_cast<uint32_t>(right - refs.begin());
+      // goesLeft bins as the bins did, so both sides have primitives; should they not, the
+      // halves by index keep the children from being empty.
+      if (middle == begin || middle == end) middle = begin + count / 2;
+    } else if (count > 2 && !sah) {
+      // The median along the centroids' longest axis.
+      const Bounds centroids = range.centroids.bounds();
+      const Vec3 extent = centroids.max - centroids.min;
+      const int axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : extent.y >= extent.z ? 1 : 2;
+      std::nth_element(
+          refs.begin() + begin, refs.begin() + middle, refs.begin() + end,
+          [&](const PrimitiveRef& a, const PrimitiveRef& b) { return a.centroid()[axis] < b.centroid()[axis]; });
     }
     // A subtree over m primitives takes 2m - 1 nodes, so the right child's place is known now.
     const uint32_t rightChild = node + 2 * (middle - begin);
@@ -186,8 +203,11 @@ class Builder {
     const std::span<PrimitiveRef> childRefs = moves ? spare : refs, childSpare = moves ? refs : spare;
     forkJoin(
         budget_, count >= options_.parallelThreshold,
-        [&] { build(BinaryBvh::leftChild(node), begin, middle, childRefs, childSpare, moves ? &sides[0] : nullptr); },
-        [&] { build(rightChild, middle, end, childRefs, childSpare, moves ? &sides[1] : nullptr); });
+        [&] {
+          build(BinaryBvh::leftChild(node), begin, middle, childRefs, childSpare, moves ? &sides[0] : nullptr,
+                depth + 1);
+        },
+        [&] { build(rightChild, middle, end, childRefs, childSpare, moves ? &sides[1] : nullptr, depth + 1); });
   }
 
   static RangeBounds boundsOf(std::span<const PrimitiveRef> refs, uint32_t begin, uint32_t end) {

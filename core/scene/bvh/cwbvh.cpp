@@ -88,14 +88,15 @@ class CwbvhCollapse {
       return;
     }
     const uint32_t left = BinaryBvh::leftChild(n), right = node.rightChild;
-    // Distributing j roots between the two children, for j = 2..8.
+    // Distributing j roots between the two children, for j = 2..8. The first split is taken
+    // whatever its cost, so that every split names one: costs that are all infinite or NaN (boxes
+    // whose areas overflow) leave the tree a valid one, not a split of 0 roots.
     std::array<float, childrenPerNode + 1> distribute{};
     std::array<uint8_t, childrenPerNode + 1> distributeSplit{};
     for (uint32_t j = 2; j <= childrenPerNode; ++j) {
-      distribute[j] = infinity;
       for (uint32_t k = 1; k < j; ++k) {
         const float c = cost(left, k) + cost(right, j - k);
-        if (c < distribute[j]) {
+        if (k == 1 || c < distribute[j]) {
           distribute[j] = c;
           distributeSplit[j] = static_cast<uint8_t>(k);
         }
