@@ -44,7 +44,9 @@ void solveCwbvh(uint node, BuildBounds box, uint primitives, bool inner, uint le
     }
   }
   const precise float innerCost = area * push.nodeCost + distribute[CWBVH_WIDTH];
-  choice.splits = distributeSplit[CWBVH_WIDTH] | (leafCost <= innerCost ? 1u << 4 : 0u);
+  // A leaf never holds more than a CWBVH leaf can, even where both costs are infinite.
+  const bool leaf = primitives <= CWBVH_MAX_LEAF_SIZE && leafCost <= innerCost;
+  choice.splits = distributeSplit[CWBVH_WIDTH] | (leaf ? 1u << 4 : 0u);
   choice.cost[0] = min(leafCost, innerCost);
   for (uint i = 2; i < CWBVH_WIDTH; ++i) {
     const bool distributes = distribute[i] < choice.cost[i - 2];

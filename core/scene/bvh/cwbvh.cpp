@@ -104,7 +104,8 @@ class CwbvhCollapse {
     }
     const float innerCost = area * costs_.node + distribute[childrenPerNode];
     split(n, 0) = distributeSplit[childrenPerNode];
-    makesLeaf_[n] = leafCost <= innerCost;
+    // A leaf never holds more than a CWBVH leaf can, even where both costs are infinite.
+    makesLeaf_[n] = node.primitiveCount <= gpu::CWBVH_MAX_LEAF_SIZE && leafCost <= innerCost;
     cost(n, 1) = std::min(leafCost, innerCost);
     for (uint32_t i = 2; i <= maxRoots; ++i) {
       const bool distributes = distribute[i] < cost(n, i - 1);
