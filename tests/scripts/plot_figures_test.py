@@ -23,7 +23,7 @@ except ImportError as error:
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "plot.py"
 PAPER = ROOT / "results" / "published" / "2026-12-02-headline-h200" / "paper" / "report.json.gz"
-SIMT = ROOT / "results" / "published" / "2026-11-23-ser-divergence-h100" / "counters" / "report.json"
+SIMT = ROOT / "results" / "published" / "2026-11-23-ser-divergence-h100" / "counters" / "report.json.gz"
 
 
 def load_plot():
@@ -92,7 +92,7 @@ class RealMatplotlib(unittest.TestCase):
 
     def test_simt_lines_differ_in_marker_and_legend_entries_are_lines(self):
         plot = load_plot()
-        report = json.loads(SIMT.read_text())
+        report = json.loads(gzip.decompress(SIMT.read_bytes()))
         runs = [dict(r, _source="H100") for r in report["runs"] if r.get("status") == "ok" and "simt" in r]
         figure = plot.draw_simt(runs, "ser-divergence")
         for axis in figure.axes:
