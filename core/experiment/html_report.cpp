@@ -33,8 +33,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+constexpr std::string_view base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
 std::string base64(std::string_view bytes) {
-  static constexpr std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  constexpr std::string_view alphabet = base64Alphabet;
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   for (size_t i = 0; i < bytes.size(); i += 3) {
@@ -475,7 +477,7 @@ nlohmann::json pageModel(std::string_view page) {
   uint32_t chunk = 0;
   int bits = 0;
   for (char c : encoded) {
-    const size_t value = std::string_view("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").find(c);
+    const size_t value = base64Alphabet.find(c);
     if (value == std::string_view::npos) continue;  // '=' and line breaks
     chunk = (chunk << 6) | uint32_t(value);
     if ((bits += 6) >= 8) bytes += char((chunk >> (bits -= 8)) & 0xff);
