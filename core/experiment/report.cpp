@@ -344,6 +344,14 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
                            {"extension_rays", run.work.extensionRays},
                            {"shadow_rays", run.work.shadowRays},
                            {"path_segments", run.work.pathSegments}};
+  if (s.restir != Restir::Off) {
+    // Per pixel and sample pass: what reuse costs in rays, which pairwise MIS keeps linear in
+    // the neighbours (DESIGN.md, "ReSTIR").
+    const double pixelSamples = double(s.width) * s.height * s.samplesPerPixel;
+    const auto perPixel = [&](size_t pass) { return double(run.work.restirRays[pass]) / pixelSamples; };
+    out["restir"] = {
+        {"visibility_rays_per_pixel", {{"temporal", perPixel(0)}, {"spatial", perPixel(1)}, {"shade", perPixel(2)}}}};
+  }
   out["throughput"] = {{"paths_per_s", seconds > 0 ? double(run.work.paths) / seconds : 0},
                        {"rays_per_s", seconds > 0 ? double(rays) / seconds : 0},
                        {"segments_per_s", seconds > 0 ? double(run.work.pathSegments) / seconds : 0}};
@@ -923,15 +931,11 @@ std::string runKey(const json& run) {
     key += (key.empty() ? "" : " ") + std::string(name) + "=" +
            (p.at(name).is_string() ? p.at(name).get<std::string>() : p.at(name).dump());
   // Options make runs of one integrator distinct (a sweep over schedules, say).
+  // Options at their default are left out, so that a run of today's default renderer matches the
+  // same run of a report from before an option was added (the performance gate's baselines).
   json options = p.value("options", json::object());
-  // Options added after reports were written are left out at their default, so that a run of
-  // today's default renderer matches the same run of a report from before the option (the
-  // performance gate's baselines): restir: off is the plain path tracer; ms_compensation: true is
-  // the default BSDF, so what compensation costs shows as a change against the old baseline;
-  // likewise shadow_overlap: true, the wavefront's default recording.
-  if (options.value("restir", "") == "off") options.erase("restir");
-  for (const char* name : {"ms_compensation", "shadow_overlap"})
-    if (options.contains(name) && options[name] == true) options.erase(name);
+  if (const auto kind = parseIntegrator(p.at("integrator").get<std::string>()))
+    options = optionsOffDefault(*kind, options);
   if (!options.empty()) key += " " + optionsText(options);
   // Runs with counters never match runs without: their atomics and clock reads perturb the timing.
   if (p.value("counters", "off") != "off") key += " counters=" + p["counters"].get<std::string>();

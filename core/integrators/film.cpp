@@ -93,6 +93,8 @@ void Film::read(FrameResult& result, Stage simtStage, std::span<const Stage> clo
     result.work.shadowRays += counters[i].shadowRays;
     result.work.pathSegments += counters[i].pathSegments;
     result.work.paths += counters[i].paths;
+    for (size_t pass = 0; pass < result.work.restirRays.size(); ++pass)
+      result.work.restirRays[pass] += counters[i].restirRays[pass];
   }
   result.simt.reset();
   result.clocks.reset();

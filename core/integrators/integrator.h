@@ -131,6 +131,16 @@ constexpr std::string_view restirName(Restir restir) {
   return "off";
 }
 
+// What sizes ReSTIR's work and what it trades for bias (options restir_candidates,
+// restir_neighbours, restir_history_cap, restir_gi_jacobian; DESIGN.md, "ReSTIR"). The defaults
+// are shaders/shared/restir.h's, chosen from measurements (docs/config.md says which).
+struct RestirOptions {
+  uint32_t candidates = 32;   // DI's light samples resampled into a pixel's initial reservoir
+  uint32_t neighbours = 3;    // spatial reuse's neighbours, each pair one visibility ray each way
+  float historyCap = 20;      // the history's sample count at most this many times the pixel's
+  float giJacobianLimit = 0;  // GI reuse rejects a reconnection Jacobian outside [1/limit, limit]; 0, none
+};
+
 // counters: what the path tracers' kernels measure beside the image, each in kernels compiled for
 // it (a variant), since each perturbs the timing: reports flag such runs. simt: divergence at the
 // shading point (FrameResult::simt); clocks: where a kernel's time goes (FrameResult::clocks).
@@ -154,6 +164,7 @@ struct RenderSettings {
   // temporal reuse reprojects through.
   std::optional<Camera> previousCamera;
   Restir restir = Restir::Off;                   // read by megakernel and wavefront (option restir)
+  RestirOptions restirOptions;                   // read by megakernel and wavefront where restir is on
   WavefrontOptions wavefront;                    // read by the wavefront only
   RaycastOptions raycast;                        // read by the raycast only
   SerOptions ser;                                // read by megakernel-ser only
@@ -176,9 +187,11 @@ struct RenderSettings {
 // The work a frame did, counted on the GPU per pixel and summed (DESIGN.md, fairness rule 3).
 struct WorkCounts {
   uint64_t extensionRays = 0;
-  uint64_t shadowRays = 0;
+  uint64_t shadowRays = 0;  // ReSTIR's visibility rays included
   uint64_t pathSegments = 0;
   uint64_t paths = 0;
+  // ReSTIR's visibility rays by pass (Stage::RestirTemporal, RestirSpatial, RestirShade).
+  std::array<uint64_t, 3> restirRays{};
 };
 
 // The work of one step of the wavefront: a bounce (depth schedule, summed over passes) or an

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/integrators/megakernel.h"
 #include "core/integrators/raycast.h"
+#include "core/integrators/restir.h"
 #include "core/integrators/wavefront.h"
 
 namespace ptbench {
@@ -73,6 +75,57 @@ IntegratorOption restirOption() {
       .label = [](const json& value) { return value == "off" ? std::string() : "restir=" + value.get<std::string>(); }};
 }
 
+// A ReSTIR option that is a number from `least` to `most` (a whole number where `Number` is), or
+// 0 as well where `zeroTurnsItOff`: the field `field` of the run's RestirOptions. It sizes a frame's work, so frames
+// take it; a summary's label says `labelName=value` where it is not the default.
+template <typename Number>
+IntegratorOption restirNumber(OptionInfo info, Number RestirOptions::*field, double least, double most,
+                              std::string labelName, bool zeroTurnsItOff = false) {
+  const bool whole = std::is_integral_v<Number>;
+  const json fallback = json(RestirOptions{}.*field);
+  return {
+      .info = std::move(info),
+      .parse =
+          [field, least, most, whole, zeroTurnsItOff](const json& value, RenderSettings& settings) {
+            if (!value.is_number() || (whole && !value.is_number_integer())) return false;
+            const double number = value.get<double>();
+            if (!(number >= least && number <= most) && !(zeroTurnsItOff && number == 0)) return false;
+            settings.restirOptions.*field = static_cast<Number>(number);
+            return true;
+          },
+      .print = [field](const RenderSettings& settings) { return json(settings.restirOptions.*field); },
+      .label = [labelName, fallback](
+                   const json& value) { return value == fallback ? std::string() : labelName + "=" + value.dump(); }};
+}
+
+// The ReSTIR options besides restir itself, the megakernel's and the wavefront's alike.
+std::vector<IntegratorOption> restirTuningOptions() {
+  return {
+      restirNumber({"restir_candidates", fmt::format("an integer from 1 to {}", gpu::RESTIR_MAX_CANDIDATES),
+                    "ReSTIR DI's light samples resampled into a pixel's initial reservoir"},
+                   &RestirOptions::candidates, 1, gpu::RESTIR_MAX_CANDIDATES, "candidates"),
+      restirNumber({"restir_neighbours", fmt::format("an integer from 0 to {}", gpu::RESTIR_MAX_NEIGHBOURS),
+                    "spatial reuse's neighbours, each within 30 pixels (pairwise MIS: 1 + 2 x neighbours visibility "
+                    "rays a pixel for DI, as many for GI)"},
+                   &RestirOptions::neighbours, 0, gpu::RESTIR_MAX_NEIGHBOURS, "neighbours"),
+      restirNumber({"restir_history_cap", "a number from 0 to 1000",
+                    "temporal reuse counts the history as at most this many times the pixel's own samples (0: no "
+                    "temporal reuse); lower forgets faster, with more noise"},
+                   &RestirOptions::historyCap, 0, 1000, "history"),
+      restirNumber({"restir_gi_jacobian", "0, or a number from 1 to 1000",
+                    "biased: GI reuse rejects a sample whose reconnection Jacobian lies outside [1/limit, limit] "
+                    "(RTXDI's 10); 0, the default, rejects none (unbiased)"},
+                   &RestirOptions::giJacobianLimit, 1, 1000, "gi_jacobian", true),
+  };
+}
+
+// The megakernel's and the wavefront's ReSTIR options: restir and its tuning.
+std::vector<IntegratorOption> restirOptions() {
+  std::vector<IntegratorOption> options = {restirOption()};
+  for (IntegratorOption& option : restirTuningOptions()) options.push_back(std::move(option));
+  return options;
+}
+
 std::vector<IntegratorOption> wavefrontOptions() {
   IntegratorOption schedule{
       .info = {"schedule", "depth or pool",
@@ -120,7 +173,10 @@ std::vector<IntegratorOption> wavefrontOptions() {
                    : pool >= 1e3 ? fmt::format("{:.3g}k", pool * 1e-3)
                                  : fmt::format("{:g}", pool);
           }};
-  return {schedule, poolSize, compaction, materialQueues, shadowOverlap, msCompensationOption(), restirOption()};
+  std::vector<IntegratorOption> options = {schedule,       poolSize,      compaction,
+                                           materialQueues, shadowOverlap, msCompensationOption()};
+  for (IntegratorOption& option : restirOptions()) options.push_back(std::move(option));
+  return options;
 }
 
 std::vector<IntegratorOption> serOptions() {
@@ -174,6 +230,12 @@ std::vector<IntegratorOption> raycastOptions() {
   return {rays};
 }
 
+std::vector<IntegratorOption> megakernelOptions() {
+  std::vector<IntegratorOption> options = {msCompensationOption()};
+  for (IntegratorOption& option : restirOptions()) options.push_back(std::move(option));
+  return options;
+}
+
 IntegratorFactory megakernel(IntegratorKind kind) {
   return [kind](const vk::Context& context, const GpuScene& scene, TraceTarget target, const RenderSettings& settings) {
     return std::make_unique<MegakernelIntegrator>(context, scene, target, kind, settings);
@@ -182,7 +244,7 @@ IntegratorFactory megakernel(IntegratorKind kind) {
 
 const std::vector<IntegratorEntry>& registry() {
   static const std::vector<IntegratorEntry> entries = {
-      {IntegratorKind::Megakernel, {msCompensationOption(), restirOption()}, megakernel(IntegratorKind::Megakernel)},
+      {IntegratorKind::Megakernel, megakernelOptions(), megakernel(IntegratorKind::Megakernel)},
       {IntegratorKind::MegakernelRegen, {msCompensationOption()}, megakernel(IntegratorKind::MegakernelRegen)},
       {IntegratorKind::MegakernelSer, serOptions(), megakernel(IntegratorKind::MegakernelSer)},
       {IntegratorKind::Wavefront, wavefrontOptions(),
@@ -223,6 +285,15 @@ json optionsJson(IntegratorKind kind, const RenderSettings& settings) {
   for (const IntegratorOption& option : integratorEntry(kind).options)
     options[option.info.name] = option.print(settings);
   return options;
+}
+
+json optionsOffDefault(IntegratorKind kind, const json& options) {
+  json offDefault = options;
+  const RenderSettings defaults;
+  for (const IntegratorOption& option : integratorEntry(kind).options)
+    if (offDefault.contains(option.info.name) && offDefault[option.info.name] == option.print(defaults))
+      offDefault.erase(option.info.name);
+  return offDefault;
 }
 
 std::string optionsLabel(IntegratorKind kind, const json& options) {

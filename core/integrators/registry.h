@@ -50,6 +50,11 @@ std::string applyOption(IntegratorKind kind, const std::string& key, const nlohm
 // The options a run used, defaults resolved, for reports: {} for integrators without options.
 nlohmann::json optionsJson(IntegratorKind kind, const RenderSettings& settings);
 
+// `options` (a report's) without those at their integrator's defaults: what makes a run distinct
+// from the default run of its integrator, so that an option added later leaves old reports'
+// runs matching today's.
+nlohmann::json optionsOffDefault(IntegratorKind kind, const nlohmann::json& options);
+
 // The words a summary adds to the integrator's name for `options` (a report's): " pool -compact 1.05M".
 std::string optionsLabel(IntegratorKind kind, const nlohmann::json& options);
 

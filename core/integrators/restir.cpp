@@ -8,8 +8,11 @@ namespace {
 
 static_assert(sizeof(gpu::LightRef) == 20 && sizeof(gpu::Reservoir) == 32);
 static_assert(sizeof(gpu::RestirSurface) == 72);
-static_assert(sizeof(gpu::GiSample) == 36 && sizeof(gpu::GiReservoir) == 44 && sizeof(gpu::GiStart) == 56);
-static_assert(offsetof(gpu::RestirFrame, previousCamera) == 72 && sizeof(gpu::RestirFrame) == 144);
+static_assert(sizeof(gpu::GiSample) == 36 && sizeof(gpu::GiReservoir) == 48 && sizeof(gpu::GiStart) == 56);
+static_assert(offsetof(gpu::RestirFrame, previousCamera) == 72 && sizeof(gpu::RestirFrame) == 168);
+static_assert(RestirOptions{}.candidates == gpu::RESTIR_DEFAULT_CANDIDATES &&
+              RestirOptions{}.neighbours == gpu::RESTIR_DEFAULT_NEIGHBOURS &&
+              RestirOptions{}.historyCap == float(gpu::RESTIR_DEFAULT_HISTORY_CAP));
 
 // The passes evaluate the BSDF at the primary vertex as the path tracer's kernels do: the same
 // material-class limit and the same multiple-scattering compensation.
@@ -95,6 +98,12 @@ void RestirPasses::prepare(const RenderSettings& settings, FrameRecorder& frame)
   frame_.historyValid = historyCamera_ && sameCamera(*historyCamera_, previous) ? 1 : 0;
   frame_.previousCamera = previous;
   frame_.firstPass = passes_;
+  const RestirOptions& options = settings.restirOptions;
+  frame_.candidates = options.candidates;
+  frame_.neighbours = options.neighbours;
+  frame_.radius = gpu::RESTIR_DEFAULT_RADIUS;
+  frame_.historyCap = options.historyCap;
+  frame_.giJacobianLimit = options.giJacobianLimit;
   passes_ += settings.samplesPerPixel;
   historyCamera_ = cameraParams(settings);
   frame.setRestirFrame(frameBuffer_.address());

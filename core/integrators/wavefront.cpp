@@ -418,7 +418,8 @@ FrameResult WavefrontIntegrator::render(const RenderSettings& settings) {
   // The film's per-pixel counters, which the wavefront's own stages leave alone, hold ReSTIR's
   // shadow rays.
   const uint64_t restirShadowRays = restir_ ? result.work.shadowRays : 0;
-  result.work = {};
+  const std::array<uint64_t, 3> restirRays = result.work.restirRays;
+  result.work = {.restirRays = restirRays};
   for (uint32_t step = 0; step < usedSteps; ++step) {
     result.steps.push_back({.extensionRays = steps[step].extensionRays,
                             .shadowRays = steps[step].shadowRays,

@@ -167,13 +167,14 @@ Reservoir streamReservoir(ReservoirStream s) {
 // of the pair that is own's (0 where neither could have produced the sample).
 float pairwiseShare(float own, float other) { return own > 0.0 ? own / (own + other) : 0.0; }
 
-// At the primary vertex, in place of the path tracer's light sample: RESTIR_INITIAL_CANDIDATES
+// At the primary vertex, in place of the path tracer's light sample: RestirFrame's `candidates`
 // light samples from the same sampler (sampleLight), resampled by their unshadowed target
 // (RIS, each candidate's MIS weight 1/M), into the pixel's initial reservoir.
 void restirInitialCandidates(PathState path, ShadingPoint sp, BsdfContext ctx) {
   SampleStream stream = sampleStream(path.pixel, path.sampleIndex);
   ReservoirStream candidates = reservoirStream();
-  for (uint i = 0u; i < RESTIR_INITIAL_CANDIDATES; ++i) {
+  uint count = RESTIR_FRAME.candidates;
+  for (uint i = 0u; i < count; ++i) {
     uint dimension = RESTIR_DIMENSION_CANDIDATES + 5u * i;
     LightSample drawn;
     LightRef ref;
@@ -187,7 +188,7 @@ void restirInitialCandidates(PathState path, ShadingPoint sp, BsdfContext ctx) {
       target = luminance(unshadowedContribution(sp, ctx, seen, toMeasure));
       // The sampler's density in the sample's measure; each candidate's MIS weight is 1/M.
       float pdf = drawn.pdf * toMeasure;
-      weight = pdf > 0.0 ? target / (pdf * float(RESTIR_INITIAL_CANDIDATES)) : 0.0;
+      weight = pdf > 0.0 ? target / (pdf * float(count)) : 0.0;
     }
     streamAdd(candidates, ref, weight, target, 1.0, sample1D(stream, dimension + 4u));
   }

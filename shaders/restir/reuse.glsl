@@ -75,7 +75,7 @@ float giAreaFactor(vec3 from, GiSample gi) {
 }
 
 GiReservoir emptyGiReservoir(float count) {
-  return GiReservoir(GiSample(vec3(0.0), vec3(0.0), vec3(0.0)), 0.0, count);
+  return GiReservoir(GiSample(vec3(0.0), vec3(0.0), vec3(0.0)), 0.0, count, 0.0);
 }
 
 // Streaming resampling of GI reservoirs, as ReservoirStream's.
@@ -95,8 +95,28 @@ bool giStreamAdd(inout GiStream s, GiSample gi, float weight, float target, floa
   return true;
 }
 
-GiReservoir giStreamReservoir(GiStream s, float normalisation) {
-  return GiReservoir(s.kept, unbiasedWeight(s.weightSum, normalisation, s.target), s.count);
+// The kept sample with its unbiased contribution weight W = weightSum / target (generalized
+// RIS, as DI's streamReservoir).
+GiReservoir giStreamReservoir(GiStream s) {
+  return GiReservoir(s.kept, unbiasedWeight(s.weightSum, 1.0, s.target), s.count, s.target);
+}
+
+// The reconnection's Jacobian from `from` to `to` for a sample point: the ratio of the area
+// factors, |cos phi_to| / d_to^2 over |cos phi_from| / d_from^2 (0 where either is 0).
+float giJacobian(vec3 from, vec3 to, GiSample gi) {
+  float there = giAreaFactor(from, gi);
+  return there > 0.0 ? giAreaFactor(to, gi) / there : 0.0;
+}
+
+// GI's bias-trading knob (RestirFrame::giJacobianLimit, 0 for off): whether a sample that was
+// resampled at `from` may be reused at `to`. A Jacobian far from 1 is where reuse brings a
+// sample whose density at `to` is far from the one it was weighed for; pairwise MIS weighs it
+// unbiasedly, rejecting it trades that for a darker estimate and less variance.
+bool giJacobianAccepted(vec3 from, vec3 to, GiSample gi) {
+  float limit = RESTIR_FRAME.giJacobianLimit;
+  if (!(limit > 0.0)) return true;
+  float jacobian = giJacobian(from, to, gi);
+  return jacobian <= limit && jacobian * limit >= 1.0;
 }
 
 // Whether `other` is the same surface as `surface`, seen from `eye` (RESTIR_NORMAL_COSINE,
@@ -123,10 +143,43 @@ bool projectToPixel(CameraParams camera, vec3 position, out uvec2 pixel) {
   return true;
 }
 
-// The pass's shadow rays in the pixel's work counts (one invocation a pixel, after the path
-// tracer's kernel wrote them).
-void countShadowRays(uint pixel, uint shadowRays) {
-  if (FRAME.counters != 0ul && shadowRays > 0u) CounterArray(FRAME.counters).c[pixel].shadowRays += shadowRays;
+// The pass's visibility rays in the pixel's work counts, as shadow rays and as the pass's own
+// (RESTIR_PASS_TEMPORAL, _SPATIAL, _SHADE; one invocation a pixel, after the path tracer's kernel
+// wrote them).
+const uint RESTIR_PASS_TEMPORAL = 0u;
+const uint RESTIR_PASS_SPATIAL = 1u;
+const uint RESTIR_PASS_SHADE = 2u;
+void countVisibilityRays(uint pixel, uint pass, uint rays) {
+  if (FRAME.counters == 0ul || rays == 0u) return;
+  CounterArray(FRAME.counters).c[pixel].shadowRays += rays;
+  CounterArray(FRAME.counters).c[pixel].restirRays[pass] += rays;
+}
+
+// Spatial reuse's neighbour k of `pixel` (RestirFrame's `neighbours` of them, uniformly in a disk
+// of its `radius`), drawn from the dimensions from `firstDimension` on (three each): its pixel
+// index, and whether it sees the same surface. Neighbours are chosen by geometry alone, so
+// drawing one again gives the same pixel.
+bool spatialNeighbour(uvec2 pixel, RestirSurface surface, RestirSurfaces surfaces, SampleStream stream,
+                      uint firstDimension, uint k, out uint index) {
+  index = 0u;
+  vec2 offset = concentricDisk(sample2D(stream, firstDimension + 3u * k)) * RESTIR_FRAME.radius;
+  ivec2 other = ivec2(pixel) + ivec2(round(offset));
+  if (any(lessThan(other, ivec2(0))) || other.x >= int(FRAME.width) || other.y >= int(FRAME.height) ||
+      all(equal(other, ivec2(pixel))))
+    return false;
+  index = uint(other.y) * FRAME.width + uint(other.x);
+  return sameSurface(surface, surfaces.s[index], FRAME.camera.position);
+}
+
+// How many of the pixel's neighbours see its surface: each pair of pairwise MIS counts for
+// 1/that of the pixel's own confidence.
+uint spatialNeighboursTaken(uvec2 pixel, RestirSurface surface, RestirSurfaces surfaces, SampleStream stream,
+                            uint firstDimension) {
+  uint taken = 0u;
+  uint unused;
+  for (uint k = 0u; k < RESTIR_FRAME.neighbours; ++k)
+    taken += spatialNeighbour(pixel, surface, surfaces, stream, firstDimension, k, unused) ? 1u : 0u;
+  return taken;
 }
 
 #ifdef RAY_GENERATION

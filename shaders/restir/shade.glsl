@@ -61,7 +61,7 @@ void shadeReservoir(uvec2 pixel) {
   filmAdd(film, radiance);
   // This invocation is the launch's only one at its pixel.
   filmCommitOwned(film, index);
-  countShadowRays(index, shadowRays);
+  countVisibilityRays(index, RESTIR_PASS_SHADE, shadowRays);
 }
 
 RESTIR_PASS_MAIN(shadeReservoir)

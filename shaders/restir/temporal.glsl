@@ -6,8 +6,8 @@
 // ReSTIR's temporal reuse: the pixel's initial reservoirs (DI's candidates, GI's sample) and the
 // history's reservoirs at the pixel that saw its primary vertex in the sample pass before (the
 // previous frame's camera on a camera path, the same camera otherwise), unless that pixel saw
-// another surface (disocclusion); the history's sample count capped at RESTIR_HISTORY_CAP times
-// the pixel's.
+// another surface (disocclusion); the history's sample count capped at RestirFrame's
+// `historyCap` times the pixel's.
 #include "restir/reuse.glsl"
 
 // The history's pixel, where it saw the same surface as this pixel's vertex.
@@ -39,7 +39,8 @@ History findHistory(RestirSurface surface) {
 
 // DI: pairwise MIS between the pixel's own reservoir (canonical) and the history's
 // (common/restir.glsl), each sample's target evaluated at both vertices.
-void temporalReuseDi(uint index, RestirVertex vertex, History history, SampleStream stream, inout uint shadowRays) {
+void temporalReuseDi(uint index, RestirVertex vertex, History history, SampleStream stream,
+                     inout uint shadowRays) {
   Reservoir current = Reservoirs(RESTIR_FRAME.initial).r[index];
   float target = shadowedTarget(vertex, current.light, shadowRays);
   float currentMis = 1.0;
@@ -48,7 +49,7 @@ void temporalReuseDi(uint index, RestirVertex vertex, History history, SampleStr
   float previousMis = 0.0;
   if (history.valid) {
     previous = Reservoirs(RESTIR_FRAME.spatial).r[history.index];
-    previous.count = min(previous.count, float(RESTIR_HISTORY_CAP) * current.count);
+    previous.count = min(previous.count, RESTIR_FRAME.historyCap * current.count);
     previousTarget = shadowedTarget(vertex, previous.light, shadowRays);
     float currentThere = shadowedTarget(history.vertex, current.light, shadowRays);
     currentMis = pairwiseShare(current.count * target, previous.count * currentThere);
@@ -64,30 +65,41 @@ void temporalReuseDi(uint index, RestirVertex vertex, History history, SampleStr
 
 // GI: the pixel's initial reservoir is its path's GI sample, one candidate drawn by the BSDF at
 // the primary vertex (W = 1 / its density in area measure at the sample point), or none where
-// the bounce is not a GI sample (its light is in the path's radiance).
-void temporalReuseGi(uint index, RestirVertex vertex, History history, SampleStream stream, inout uint shadowRays) {
-  GiStream combined = giStream();
+// the bounce is not a GI sample (its light is in the path's radiance). It pairs with the
+// history's as DI's do (pairwise MIS, each sample's target at both vertices), not by Bitterli et
+// al.'s 1/Z, which let a history sample with a large reconnection Jacobian through as a firefly.
+void temporalReuseGi(uint index, RestirVertex vertex, History history, SampleStream stream,
+                     inout uint visibilityRays) {
   GiStart start = GiStarts(RESTIR_FRAME.giStart).s[index];
   GiSample initial = GiSample(start.position, start.normal, RestirRadiance(RESTIR_FRAME.pathRadiance).v[index]);
   float target = 0.0;
-  float areaPdf = 0.0;
+  float weight = 0.0;  // W of the initial reservoir
   if (start.pdf > 0.0 && start.reusable != 0u) {
-    target = giTarget(vertex, initial, shadowRays);
-    areaPdf = start.pdf * giAreaFactor(vertex.sp.position, initial);
+    target = giTarget(vertex, initial, visibilityRays);
+    float areaPdf = start.pdf * giAreaFactor(vertex.sp.position, initial);
+    weight = target > 0.0 && areaPdf > 0.0 ? 1.0 / areaPdf : 0.0;
   }
-  giStreamAdd(combined, initial, areaPdf > 0.0 ? target / areaPdf : 0.0, target, 1.0,
-              sample1D(stream, RESTIR_DIMENSION_GI_TEMPORAL));
-  float normalisation = 1.0;  // as DI's
+  const float count = 1.0;
+  float currentMis = 1.0;
+  GiReservoir previous = emptyGiReservoir(0.0);
+  float previousTarget = 0.0;  // the history's sample's target here
+  float previousMis = 0.0;
   if (history.valid) {
-    GiReservoir reservoir = GiReservoirs(RESTIR_FRAME.giSpatial).r[history.index];
-    reservoir.count = min(reservoir.count, float(RESTIR_HISTORY_CAP));
-    float historyTarget = giTarget(vertex, reservoir.kept, shadowRays);
-    bool tookHistory = giStreamAdd(combined, reservoir.kept, historyTarget * reservoir.weight * reservoir.count,
-                                   historyTarget, reservoir.count, sample1D(stream, RESTIR_DIMENSION_GI_TEMPORAL + 1u));
-    if (tookHistory || (combined.weightSum > 0.0 && giTarget(history.vertex, combined.kept, shadowRays) > 0.0))
-      normalisation += reservoir.count;
+    previous = GiReservoirs(RESTIR_FRAME.giSpatial).r[history.index];
+    previous.count = min(previous.count, RESTIR_FRAME.historyCap * count);
+    if (previous.weight > 0.0 &&
+        giJacobianAccepted(history.vertex.sp.position, vertex.sp.position, previous.kept))
+      previousTarget = giTarget(vertex, previous.kept, visibilityRays);
+    float currentThere = weight > 0.0 ? giTarget(history.vertex, initial, visibilityRays) : 0.0;
+    currentMis = pairwiseShare(count * target, previous.count * currentThere);
+    previousMis = pairwiseShare(previous.count * previous.target, count * previousTarget);
   }
-  GiReservoirs(RESTIR_FRAME.giTemporal).r[index] = giStreamReservoir(combined, normalisation);
+  GiStream combined = giStream();
+  giStreamAdd(combined, initial, currentMis * target * weight, target, count,
+              sample1D(stream, RESTIR_DIMENSION_GI_TEMPORAL));
+  giStreamAdd(combined, previous.kept, previousMis * previousTarget * previous.weight, previousTarget,
+              previous.count, sample1D(stream, RESTIR_DIMENSION_GI_TEMPORAL + 1u));
+  GiReservoirs(RESTIR_FRAME.giTemporal).r[index] = giStreamReservoir(combined);
 }
 
 void temporalReuse(uvec2 pixel) {
@@ -102,10 +114,10 @@ void temporalReuse(uvec2 pixel) {
   }
   SampleStream stream = sampleStream(index, push.sampleIndex);
   History history = findHistory(surface);
-  uint shadowRays = 0u;
-  if (RESTIR_WITH_DI) temporalReuseDi(index, vertex, history, stream, shadowRays);
-  if (RESTIR_WITH_GI) temporalReuseGi(index, vertex, history, stream, shadowRays);
-  countShadowRays(index, shadowRays);
+  uint visibilityRays = 0u;
+  if (RESTIR_WITH_DI) temporalReuseDi(index, vertex, history, stream, visibilityRays);
+  if (RESTIR_WITH_GI) temporalReuseGi(index, vertex, history, stream, visibilityRays);
+  countVisibilityRays(index, RESTIR_PASS_TEMPORAL, visibilityRays);
 }
 
 RESTIR_PASS_MAIN(temporalReuse)

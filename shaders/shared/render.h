@@ -113,9 +113,12 @@ struct FilmSample {
 // The wavefront counts per bounce instead (wavefront.h).
 struct PixelCounters {
   uint extensionRays;
-  uint shadowRays;
+  uint shadowRays;  // the path's and ReSTIR's passes' (which count theirs below as well)
   uint pathSegments;
   uint paths;
+  // ReSTIR's visibility rays, per pass: temporal reuse, spatial reuse, the final shading.
+  uint restirRays[3];
+  uint pad;
 };
 
 // Divergence counters (counters: simt; DESIGN.md, "Divergence counters"). At its shading point

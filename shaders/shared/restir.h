@@ -19,16 +19,20 @@ PTBENCH_CONST uint RESTIR_OFF = 0;
 PTBENCH_CONST uint RESTIR_DI = 1;
 PTBENCH_CONST uint RESTIR_GI = 2;
 
-// Light samples drawn at the primary vertex and resampled into its initial reservoir (RIS):
-// Bitterli et al.'s 32.
-PTBENCH_CONST uint RESTIR_INITIAL_CANDIDATES = 32;
-// Temporal reuse caps the history's sample count at this many times the current pixel's, so
-// that old samples (and what changed since they were drawn) fade: Bitterli et al.'s 20.
-PTBENCH_CONST uint RESTIR_HISTORY_CAP = 20;
-// Spatial reuse: this many neighbours, each uniformly in a disk of this many pixels about the
-// pixel (Bitterli et al.'s unbiased variant: 3 neighbours, 30 pixels).
-PTBENCH_CONST uint RESTIR_SPATIAL_NEIGHBOURS = 3;
-PTBENCH_CONST float RESTIR_SPATIAL_RADIUS = 30.0f;
+// The defaults of the options that size ReSTIR's work (RestirFrame holds a run's values):
+// light samples drawn at the primary vertex and resampled into its initial reservoir (RIS),
+// Bitterli et al.'s 32; the history's sample count capped at this many times the current
+// pixel's, so that old samples (and what changed since they were drawn) fade, their 20; spatial
+// reuse's neighbours, each uniformly in a disk of this many pixels about the pixel, their
+// unbiased variant's 3 and 30.
+PTBENCH_CONST uint RESTIR_DEFAULT_CANDIDATES = 32;
+PTBENCH_CONST uint RESTIR_DEFAULT_HISTORY_CAP = 20;
+PTBENCH_CONST uint RESTIR_DEFAULT_NEIGHBOURS = 3;
+PTBENCH_CONST float RESTIR_DEFAULT_RADIUS = 30.0f;
+// The largest values the options take: the passes' sample dimensions leave room for this many
+// candidates (five dimensions each) and neighbours (three each).
+PTBENCH_CONST uint RESTIR_MAX_CANDIDATES = 512;
+PTBENCH_CONST uint RESTIR_MAX_NEIGHBOURS = 64;
 // A neighbour, or the history's pixel, is the same surface when its normal is within about
 // 25 degrees of the pixel's and its depth within 10%; history that fails is disoccluded and
 // dropped. Neighbours are chosen by geometry alone, so the test biases nothing (the MIS
@@ -99,11 +103,13 @@ struct GiSample {
 
 // A pixel's GI reservoir: the sample kept, its unbiased contribution weight W (in area measure at
 // the sample point, so that it carries from vertex to vertex: the reconnection's Jacobian is in
-// the target) and the candidates it stands for.
+// the target), the candidates it stands for, and the target the pixel that resampled it had at
+// it, which reuse's pairwise MIS weights need (as Reservoir's).
 struct GiReservoir {
   GiSample kept;
   float weight;  // W
   float count;   // M
+  float target;  // p-hat of the kept sample at the reservoir's own pixel (area measure, shadowed)
 };
 
 // What the path tracer records of its first indirect bounce, from which temporal reuse builds the
@@ -136,6 +142,16 @@ struct RestirFrame {
   CameraParams previousCamera;  // the history's camera
   uint firstPass;           // the number of the frame's first sample pass since the integrator began
   uint historyValid;        // whether the frame's first pass has history (later passes always do)
+  // The run's options (RestirOptions): initial DI candidates, spatial neighbours and their disk's
+  // radius in pixels, and the history's cap as a multiple of the current pixel's sample count.
+  uint candidates;
+  uint neighbours;
+  float radius;
+  float historyCap;
+  // GI's bias-trading knob, 0 for off: a neighbour's or the history's sample whose
+  // reconnection Jacobian to this pixel's vertex lies outside [1 / limit, limit] is not reused.
+  float giJacobianLimit;
+  uint pad;
 };
 
 PTBENCH_END_NAMESPACE

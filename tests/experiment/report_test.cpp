@@ -298,7 +298,12 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
   EXPECT_EQ(simt["per_bounce"][1]["bounce"], 2);
   EXPECT_DOUBLE_EQ(simt["per_bounce"][1]["utilisation"].get<double>(), 40.0 / 64);
   EXPECT_DOUBLE_EQ(simt["per_bounce"][1]["coherence"].get<double>(), 1.5);
-  EXPECT_EQ(ok["parameters"]["options"], (json{{"ms_compensation", true}, {"restir", "off"}}))
+  EXPECT_EQ(ok["parameters"]["options"], (json{{"ms_compensation", true},
+                                               {"restir", "off"},
+                                               {"restir_candidates", 32},
+                                               {"restir_neighbours", 3},
+                                               {"restir_history_cap", 20.0},
+                                               {"restir_gi_jacobian", 0.0}}))
       << "the megakernel's options, at their defaults";
   EXPECT_FALSE(ok.contains("work_per_bounce"));
 
@@ -808,6 +813,27 @@ TEST(Compare, DefaultMsCompensationMatchesRunsWrittenBeforeTheOption) {
   json single = base;
   single["runs"][0]["parameters"]["options"] = {{"ms_compensation", false}};
   EXPECT_NE(runKey(single["runs"][0]), runKey(base["runs"][0]));
+}
+
+// ReSTIR's tuning at its defaults leaves a run's key as reports written before the options hold
+// it; any other value is a run of its own.
+TEST(Compare, DefaultRestirTuningMatchesRunsWrittenBeforeTheOptions) {
+  const json base = syntheticReport({{"megakernel", 10.0, 0.01}});
+  json tuned = base;
+  tuned["runs"][0]["parameters"]["options"] = {{"restir", "off"},
+                                               {"restir_candidates", 32},
+                                               {"restir_neighbours", 3},
+                                               {"restir_history_cap", 20.0},
+                                               {"restir_gi_jacobian", 0.0}};
+  EXPECT_EQ(runKey(tuned["runs"][0]), runKey(base["runs"][0]));
+  for (const auto& [option, value] : std::vector<std::pair<std::string, json>>{{"restir_candidates", 64},
+                                                                               {"restir_neighbours", 6},
+                                                                               {"restir_history_cap", 5.0},
+                                                                               {"restir_gi_jacobian", 10.0}}) {
+    json other = tuned;
+    other["runs"][0]["parameters"]["options"][option] = value;
+    EXPECT_NE(runKey(other["runs"][0]), runKey(base["runs"][0])) << option;
+  }
 }
 
 // And the wavefront's shadow_overlap at its default (true): its gain shows against baselines

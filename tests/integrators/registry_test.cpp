@@ -62,7 +62,11 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
                            {"pool_size", 1u << 20},
                            {"shadow_overlap", false},
                            {"ms_compensation", true},
-                           {"restir", "off"}}));
+                           {"restir", "off"},
+                           {"restir_candidates", 32},
+                           {"restir_neighbours", 3},
+                           {"restir_history_cap", 20.0},
+                           {"restir_gi_jacobian", 0.0}}));
   EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, options), " pool 1.05M -compact +matq -overlap");
 
   ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "hint", "none", settings), "");
@@ -72,7 +76,8 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
   ASSERT_EQ(applyOption(IntegratorKind::Raycast, "rays", "shadow", settings), "");
   EXPECT_EQ(settings.raycast.rays, RaycastRays::Shadow);
   EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "schedule", "pool", settings),
-            "unknown option of megakernel; it has ms_compensation, restir");
+            "unknown option of megakernel; it has ms_compensation, restir, restir_candidates, restir_neighbours, "
+            "restir_history_cap, restir_gi_jacobian");
   EXPECT_EQ(applyOption(IntegratorKind::MegakernelRegen, "restir", "di", settings),
             "unknown option of megakernel-regen; it has ms_compensation");
   EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "pt", settings), "expected off, di, gi or di+gi");
@@ -113,8 +118,12 @@ TEST(IntegratorRegistry, OptionsThatChooseKernelsAreFixedAtCreation) {
                                           "megakernel-ser.reorder_from", "megakernel.ms_compensation",
                                           "megakernel-regen.ms_compensation", "megakernel-ser.ms_compensation",
                                           "wavefront.ms_compensation", "megakernel.restir", "wavefront.restir"}));
-  EXPECT_EQ(perFrame, (std::set<std::string>{"wavefront.schedule", "wavefront.pool_size", "wavefront.shadow_overlap",
-                                             "raycast.rays"}));
+  std::set<std::string> expectedPerFrame = {"wavefront.schedule", "wavefront.pool_size", "wavefront.shadow_overlap",
+                                            "raycast.rays"};
+  for (const char* integrator : {"megakernel", "wavefront"})
+    for (const char* option : {"restir_candidates", "restir_neighbours", "restir_history_cap", "restir_gi_jacobian"})
+      expectedPerFrame.insert(std::string(integrator) + "." + option);
+  EXPECT_EQ(perFrame, expectedPerFrame) << "ReSTIR's sizes reach the shaders in each frame's uniforms";
 }
 
 }  // namespace
