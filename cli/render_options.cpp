@@ -209,7 +209,8 @@ void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions
 
 void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options, bool reference) {
   const std::string sceneHelp =
-      "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S[&materials=M&cost=K]"
+      "a .gltf/.glb path or builtin:cornell|furnace[?material=M&roughness=R]|spheres?n=N&subdiv=S[&materials=M&cost=K]|"
+      "manylights[?n=N]|room"
       " (spheres: M materials taken in turn from diffuse, car paint, metal, tinted glass, clearcoat, sheen; the car "
       "paint at K noise octaves, 0-32, default 8)";
   if (reference) {

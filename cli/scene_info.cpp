@@ -136,9 +136,11 @@ void addSceneInfoCommand(CLI::App& app, const GlobalOptions& global) {
   auto spec = std::make_shared<std::string>();
   auto asJson = std::make_shared<bool>(false);
   command
-      ->add_option("scene", *spec,
-                   "a .gltf/.glb path, or builtin:cornell, builtin:furnace[?material=M&roughness=R], "
-                   "builtin:spheres?n=N&subdiv=S[&materials=M&cost=K] (see `ptbench render --help`)")
+      ->add_option(
+          "scene", *spec,
+          "a .gltf/.glb path, or builtin:cornell, builtin:furnace[?material=M&roughness=R], "
+          "builtin:spheres?n=N&subdiv=S[&materials=M&cost=K], builtin:manylights[?n=N], builtin:room (see `ptbench "
+          "render --help`)")
       ->required();
   command->add_flag("--json", *asJson, "Print JSON");
   command->callback([&global, spec, asJson] { printSceneInfo(global, *spec, *asJson); });

@@ -15,6 +15,7 @@ inline const std::vector<std::string> shippedScenes = {
     "TransmissionTest/glTF-Binary/TransmissionTest.glb",
     "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
     "ToyCar/glTF/ToyCar.gltf",
+    "ManyLights/ManyLights.gltf",
 };
 
 }  // namespace ptbench::test

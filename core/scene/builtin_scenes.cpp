@@ -211,6 +211,214 @@ SceneData spheres(const BuiltinSceneRequest& request, unsigned threads) {
   return builder.finish(threads);
 }
 
+// SplitMix64 (Steele, Lea and Flood 2014): built-in scenes scatter their parts with it because
+// it gives the same stream on every platform and standard library, which std's distributions
+// do not promise.
+class SceneRandom {
+ public:
+  explicit SceneRandom(uint64_t seed) : state_(seed) {}
+  float uniform() { return float(next() >> 40) * 0x1p-24f; }
+  float between(float lowest, float highest) { return lowest + (highest - lowest) * uniform(); }
+  uint32_t below(uint32_t bound) { return uint32_t((next() >> 32) * bound >> 32); }
+
+ private:
+  uint64_t next() {
+    uint64_t z = state_ += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint64_t state_;
+};
+
+void append(Primitive& to, const Primitive& from) {
+  const auto base = uint32_t(to.vertices.size());
+  to.vertices.insert(to.vertices.end(), from.vertices.begin(), from.vertices.end());
+  for (uint32_t index : from.indices) to.indices.push_back(base + index);
+}
+
+// quad() with its corners ordered so that its normal points along `facing`.
+Primitive facingQuad(std::array<Vec3, 4> corners, Vec3 facing, uint32_t material) {
+  if (dot(cross(corners[1] - corners[0], corners[2] - corners[0]), facing) < 0) std::swap(corners[1], corners[3]);
+  return quad(corners, material);
+}
+
+struct Box {
+  Vec3 min, max;
+  bool contains(Vec3 p, float margin) const {
+    return p.x > min.x - margin && p.x < max.x + margin && p.y > min.y - margin && p.y < max.y + margin &&
+           p.z > min.z - margin && p.z < max.z + margin;
+  }
+};
+
+// A box's six faces, facing out (or in, for a room seen from inside).
+Primitive boxFaces(const Box& box, uint32_t material, bool facingIn = false) {
+  Primitive faces{.material = material};
+  const Vec3 lo = box.min, hi = box.max, centre = (lo + hi) * 0.5f;
+  using Q = std::array<Vec3, 4>;
+  const std::array<Q, 6> sides = {{
+      {{{lo.x, lo.y, lo.z}, {lo.x, hi.y, lo.z}, {lo.x, hi.y, hi.z}, {lo.x, lo.y, hi.z}}},
+      {{{hi.x, lo.y, lo.z}, {hi.x, hi.y, lo.z}, {hi.x, hi.y, hi.z}, {hi.x, lo.y, hi.z}}},
+      {{{lo.x, lo.y, lo.z}, {hi.x, lo.y, lo.z}, {hi.x, lo.y, hi.z}, {lo.x, lo.y, hi.z}}},
+      {{{lo.x, hi.y, lo.z}, {hi.x, hi.y, lo.z}, {hi.x, hi.y, hi.z}, {lo.x, hi.y, hi.z}}},
+      {{{lo.x, lo.y, lo.z}, {hi.x, lo.y, lo.z}, {hi.x, hi.y, lo.z}, {lo.x, hi.y, lo.z}}},
+      {{{lo.x, lo.y, hi.z}, {hi.x, lo.y, hi.z}, {hi.x, hi.y, hi.z}, {lo.x, hi.y, hi.z}}},
+  }};
+  for (const Q& side : sides) {
+    const Vec3 outward = (side[0] + side[2]) * 0.5f - centre;
+    append(faces, facingQuad(side, facingIn ? outward * -1 : outward, material));
+  }
+  return faces;
+}
+
+// A yard (floor, two walls, boxes and pillars to cast shadows) under n small emissive
+// triangles scattered from a fixed seed, of eight hues at four strengths and of varied sizes,
+// with no other light. Their emission is scaled so that together they give
+// manyLightsTotalPower whatever n is.
+SceneData manyLights(const BuiltinSceneRequest& request, unsigned threads) {
+  SceneBuilder builder(request.spec);
+  const uint32_t floor = builder.addMaterial(lambertian({0.55f, 0.55f, 0.52f}), "floor");
+  const uint32_t wall = builder.addMaterial(lambertian({0.6f, 0.58f, 0.55f}), "wall");
+  const uint32_t blocks = builder.addMaterial(lambertian({0.7f, 0.7f, 0.7f}), "blocks");
+  using Q = std::array<Vec3, 4>;
+  std::vector<Primitive> yard = {
+      // The floor reaches past the lights on the open side, to the edge of the camera's view.
+      facingQuad(Q{{{-15, 0, -10}, {30, 0, -10}, {30, 0, 25}, {-15, 0, 25}}}, {0, 1, 0}, floor),
+      facingQuad(Q{{{-15, 0, -10}, {30, 0, -10}, {30, 12, -10}, {-15, 12, -10}}}, {0, 0, 1}, wall),
+      facingQuad(Q{{{-15, 0, -10}, {-15, 0, 15}, {-15, 12, 15}, {-15, 12, -10}}}, {1, 0, 0}, wall),
+  };
+  const std::vector<Box> obstacles = {
+      {{-7, 0, -6}, {-5, 2.5f, -4}},     {{-1, 0, -8}, {1, 4, -7}},         {{4, 0, -5}, {7, 1.2f, -2}},
+      {{-9, 0, 1}, {-8.4f, 3.5f, 1.6f}}, {{-3, 0, 0}, {-2.4f, 3.5f, 0.6f}}, {{2, 0, 2}, {2.6f, 3.5f, 2.6f}},
+      {{7, 0, 3}, {7.6f, 3.5f, 3.6f}},   {{-5, 0, 6}, {-2, 0.8f, 8}},       {{3, 0, 7}, {5, 1.6f, 9}},
+  };
+  for (const Box& box : obstacles) yard.push_back(boxFaces(box, blocks));
+  builder.addInstance(builder.addMesh(yard), Mat4{});
+
+  constexpr uint32_t hues = 8, strengths = 4;
+  struct Light {
+    std::array<Vec3, 3> corners;
+    uint32_t hue, strength;
+  };
+  std::vector<Light> lights;
+  SceneRandom random(0x6d616e796c696768ull);
+  const auto strengthOf = [](uint32_t level) { return std::pow(3.0f, float(level)); };  // 1 to 27
+  // Each hue with its brightest channel 1; the strength scale below makes up for luminance.
+  const auto colorOf = [](uint32_t hue) {
+    const Vec3 c = toVec3(hueColor(hue));
+    return c * (1 / std::max({c.x, c.y, c.z}));
+  };
+  double weightedArea = 0;
+  while (lights.size() < request.count) {
+    const Vec3 centre{random.between(-12, 12), random.between(0.3f, 4), random.between(-8, 12)};
+    // A light inside a box would be lost to the image: drawn again.
+    if (std::ranges::any_of(obstacles, [&](const Box& box) { return box.contains(centre, 0.2f); })) continue;
+    // Facing down, tilted up to about 40 degrees; double-sided, so that the camera sees the
+    // lights above it lit as well.
+    const Vec3 normal = normalize({random.between(-0.8f, 0.8f), -1, random.between(-0.8f, 0.8f)});
+    const Vec3 tangent = normalize(cross(normal, {0, 0, 1}));
+    const Vec3 bitangent = cross(normal, tangent);
+    const float radius = random.between(0.06f, 0.18f), turn = random.between(0, 2 * std::numbers::pi_v<float>);
+    Light light{.hue = random.below(hues), .strength = random.below(strengths)};
+    for (int k = 0; k < 3; ++k) {
+      const float angle = turn + float(k) * 2 * std::numbers::pi_v<float> / 3;
+      light.corners[size_t(k)] = centre + (tangent * std::cos(angle) + bitangent * std::sin(angle)) * radius;
+    }
+    const Vec3 e1 = light.corners[1] - light.corners[0], e2 = light.corners[2] - light.corners[0];
+    weightedArea +=
+        double(luminance(colorOf(light.hue)) * strengthOf(light.strength)) * 0.5 * double(length(cross(e1, e2)));
+    lights.push_back(light);
+  }
+  const auto scale = float(manyLightsTotalPower / weightedArea);
+  std::vector<Primitive> emitters;
+  for (uint32_t hue = 0; hue < hues; ++hue)
+    for (uint32_t strength = 0; strength < strengths; ++strength) {
+      Primitive emitter;
+      for (const Light& light : lights) {
+        if (light.hue != hue || light.strength != strength) continue;
+        const Vec3 n = normalize(cross(light.corners[1] - light.corners[0], light.corners[2] - light.corners[0]));
+        for (const Vec3& c : light.corners) {
+          emitter.indices.push_back(uint32_t(emitter.vertices.size()));
+          emitter.vertices.push_back({.position = {c.x, c.y, c.z}, .normal = {n.x, n.y, n.z}});
+        }
+      }
+      if (emitter.vertices.empty()) continue;
+      gpu::Material m = lambertian({0, 0, 0});
+      m.emissiveFactor = toGpu(colorOf(hue) * (scale * strengthOf(strength)));
+      emitter.material = builder.addMaterial(m, "light " + std::to_string(hue) + "." + std::to_string(strength));
+      emitters.push_back(std::move(emitter));
+    }
+  builder.addInstance(builder.addMesh(emitters), Mat4{});
+  builder.setCamera({.position = {0, 8, 22}, .target = {0, 0.5f, 0}, .up = {0, 1, 0}, .yfovDegrees = 45}, 1);
+  return builder.finish(threads);
+}
+
+// A closed room (6 x 3 x 8 metres) whose only light is a sun-like quad outside, ten metres
+// beyond a window in the wall behind the camera: its direct light makes one patch on the floor
+// near that wall, and the rest of the room, nearly all the camera sees, is lit by bounces.
+SceneData room() {
+  SceneBuilder builder("builtin:room");
+  const uint32_t plaster = builder.addMaterial(lambertian({0.78f, 0.76f, 0.72f}), "plaster");
+  const uint32_t floor = builder.addMaterial(lambertian({0.45f, 0.3f, 0.2f}), "floor");
+  const uint32_t accent = builder.addMaterial(lambertian({0.35f, 0.45f, 0.65f}), "accent wall");
+  const uint32_t wood = builder.addMaterial(lambertian({0.6f, 0.45f, 0.3f}), "furniture");
+  const uint32_t ochre = builder.addMaterial(lambertian({0.75f, 0.55f, 0.2f}), "ball");
+  const Box inside{{-3, 0, -4}, {3, 3, 4}};
+  const float windowLeft = -1, windowRight = 1, windowBottom = 1.5f, windowTop = 2.6f;
+  using Q = std::array<Vec3, 4>;
+  const Vec3 lo = inside.min, hi = inside.max;
+  std::vector<Primitive> shell = {
+      facingQuad(Q{{{lo.x, lo.y, lo.z}, {hi.x, lo.y, lo.z}, {hi.x, lo.y, hi.z}, {lo.x, lo.y, hi.z}}}, {0, 1, 0}, floor),
+      facingQuad(Q{{{lo.x, hi.y, lo.z}, {hi.x, hi.y, lo.z}, {hi.x, hi.y, hi.z}, {lo.x, hi.y, hi.z}}}, {0, -1, 0},
+                 plaster),
+      facingQuad(Q{{{lo.x, lo.y, lo.z}, {lo.x, hi.y, lo.z}, {lo.x, hi.y, hi.z}, {lo.x, lo.y, hi.z}}}, {1, 0, 0},
+                 plaster),
+      facingQuad(Q{{{hi.x, lo.y, lo.z}, {hi.x, hi.y, lo.z}, {hi.x, hi.y, hi.z}, {hi.x, lo.y, hi.z}}}, {-1, 0, 0},
+                 plaster),
+      facingQuad(Q{{{lo.x, lo.y, lo.z}, {hi.x, lo.y, lo.z}, {hi.x, hi.y, lo.z}, {lo.x, hi.y, lo.z}}}, {0, 0, 1},
+                 accent),
+      // The window wall, around its opening.
+      facingQuad(Q{{{lo.x, lo.y, hi.z}, {hi.x, lo.y, hi.z}, {hi.x, windowBottom, hi.z}, {lo.x, windowBottom, hi.z}}},
+                 {0, 0, -1}, plaster),
+      facingQuad(Q{{{lo.x, windowTop, hi.z}, {hi.x, windowTop, hi.z}, {hi.x, hi.y, hi.z}, {lo.x, hi.y, hi.z}}},
+                 {0, 0, -1}, plaster),
+      facingQuad(Q{{{lo.x, windowBottom, hi.z},
+                    {windowLeft, windowBottom, hi.z},
+                    {windowLeft, windowTop, hi.z},
+                    {lo.x, windowTop, hi.z}}},
+                 {0, 0, -1}, plaster),
+      facingQuad(Q{{{windowRight, windowBottom, hi.z},
+                    {hi.x, windowBottom, hi.z},
+                    {hi.x, windowTop, hi.z},
+                    {windowRight, windowTop, hi.z}}},
+                 {0, 0, -1}, plaster),
+      boxFaces({{-2.9f, 0, -3.9f}, {-1.7f, 2.1f, -3.3f}}, wood),  // a cabinet against the far wall
+      boxFaces({{0.2f, 0, -1.6f}, {1.8f, 0.75f, -0.6f}}, wood),   // a low table
+      boxFaces({{2.2f, 0, -3.6f}, {2.9f, 0.45f, -1.8f}}, wood),   // a bench
+  };
+  builder.addInstance(builder.addMesh(shell), Mat4{});
+  std::vector<Primitive> ball = {uvSphere(24, ochre)};
+  const float ballRadius = 0.35f;
+  builder.addInstance(builder.addMesh(ball), Mat4::translation({-1.2f, ballRadius, -1.5f}) *
+                                                 Mat4::scale({ballRadius, ballRadius, ballRadius}));
+
+  gpu::Material sunMaterial = lambertian({0, 0, 0});
+  sunMaterial.emissiveFactor = {4000, 3720, 3200};
+  sunMaterial.doubleSided = 0;
+  const uint32_t sunLight = builder.addMaterial(sunMaterial, "sun");
+  // High and to one side, so that its light falls steeply through the window.
+  const Vec3 toSun = normalize({0.15f, 2.2f, 1});
+  const Vec3 sunCentre = Vec3{0, 0.5f * (windowBottom + windowTop), hi.z} + toSun * 10;
+  const Vec3 sunU = normalize(cross(toSun, {0, 1, 0})) * 1.5f, sunV = cross(normalize(sunU), toSun) * 1.5f;
+  std::vector<Primitive> sun = {facingQuad(
+      Q{{sunCentre - sunU - sunV, sunCentre + sunU - sunV, sunCentre + sunU + sunV, sunCentre - sunU + sunV}},
+      toSun * -1, sunLight)};
+  builder.addInstance(builder.addMesh(sun), Mat4{});
+  builder.setCamera({.position = {2.2f, 1.5f, 3.6f}, .target = {-0.8f, 1.3f, -3}, .up = {0, 1, 0}, .yfovDegrees = 60},
+                    1);
+  return builder.finish();
+}
+
 std::map<std::string, std::string> parseQuery(const std::string& spec, std::string& name) {
   std::map<std::string, std::string> parameters;
   const size_t question = spec.find('?');
@@ -324,11 +532,19 @@ BuiltinSceneRequest parseBuiltinScene(const std::string& spec) {
     request.cost = integerParameter(spec, parameters, "cost", defaultCarPaintCost, 0, gpu::CAR_PAINT_MAX_OCTAVES);
     if (parameters.contains("cost") && request.materials < 2)
       throw UserError(spec + ": cost is the car paint's, which materials=2 or more brings in");
+  } else if (name == "manylights") {
+    refuseUnknown(spec, parameters, {"n"});
+    request.kind = BuiltinSceneRequest::ManyLights;
+    request.count = integerParameter(spec, parameters, "n", defaultManyLights, 1, maxManyLights);
+  } else if (name == "room") {
+    refuseUnknown(spec, parameters, {});
+    request.kind = BuiltinSceneRequest::Room;
   } else {
     throw UserError("unknown built-in scene '" + spec +
                     "': the built-in scenes are builtin:cornell, "
-                    "builtin:furnace[?material=diffuse|mirror|metal|dielectric|glass|clearcoat|sheen&roughness=R] and "
-                    "builtin:spheres?n=N&subdiv=S&materials=M&cost=K");
+                    "builtin:furnace[?material=diffuse|mirror|metal|dielectric|glass|clearcoat|sheen&roughness=R], "
+                    "builtin:spheres?n=N&subdiv=S&materials=M&cost=K, builtin:manylights?n=N (N from 1 to " +
+                    std::to_string(maxManyLights) + ") and builtin:room");
   }
   return request;
 }
@@ -342,6 +558,10 @@ SceneData loadBuiltinScene(const std::string& spec, unsigned threads) {
       return furnace(request);
     case BuiltinSceneRequest::Spheres:
       return spheres(request, threadsToUse(threads));
+    case BuiltinSceneRequest::ManyLights:
+      return manyLights(request, threadsToUse(threads));
+    case BuiltinSceneRequest::Room:
+      return room();
   }
   throw std::logic_error("unknown built-in scene kind");
 }

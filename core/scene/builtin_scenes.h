@@ -7,13 +7,13 @@
 namespace ptbench {
 
 // builtin:cornell, builtin:furnace[?material=diffuse|mirror|metal|dielectric&roughness=R],
-// builtin:spheres?n=N&subdiv=S
+// builtin:spheres?n=N&subdiv=S, builtin:manylights?n=N, builtin:room
 struct BuiltinSceneRequest {
-  enum Kind { Cornell, Furnace, Spheres } kind = Cornell;
+  enum Kind { Cornell, Furnace, Spheres, ManyLights, Room } kind = Cornell;
   std::string spec;
   std::string material;  // furnace: diffuse, mirror, metal or dielectric
   float roughness = 0;   // furnace: of the metal or dielectric
-  uint32_t count = 0;    // spheres
+  uint32_t count = 0;    // spheres: the spheres; manylights: the emissive triangles
   uint32_t subdivisions = 0;
   uint32_t materials = 0;  // spheres: 0 (a material per sphere), or this many, cycling through the classes
   uint32_t cost = 0;       // spheres: the car paint's noise octaves
@@ -24,6 +24,13 @@ struct BuiltinSceneRequest {
 // the cheapest against the costliest.
 inline constexpr uint32_t sphereMaterialClassCycle = 6;
 inline constexpr uint32_t defaultCarPaintCost = 8;
+
+// builtin:manylights' lights: n of them, each one emissive triangle.
+inline constexpr uint32_t defaultManyLights = 1000;
+inline constexpr uint32_t maxManyLights = 1u << 16;
+// The lights' power (luminance times area, as SceneData::totalEmissivePower sums it), whatever
+// their number: the floor's exposure stays the same as n grows.
+inline constexpr double manyLightsTotalPower = 300;
 
 // The car paint (MATERIAL_MODEL_CAR_PAINT) of this face colour, its flop colour turned from it,
 // with this many noise octaves (its cost).

@@ -1120,7 +1120,7 @@ SceneData loadGltf(const std::filesystem::path& path, unsigned threads) {
   if (!std::filesystem::is_regular_file(path, error))
     throw UserError(path.string() +
                     ": no such scene file (give a .gltf or .glb path, or builtin:cornell, "
-                    "builtin:furnace, builtin:spheres?n=N&subdiv=S)");
+                    "builtin:furnace, builtin:spheres?n=N&subdiv=S, builtin:manylights?n=N, builtin:room)");
   tinygltf::TinyGLTF loader;
   tinygltf::Model model;
   loader.SetImageLoader(loadImage, &model);

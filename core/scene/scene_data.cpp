@@ -14,10 +14,6 @@
 namespace ptbench {
 namespace {
 
-float luminance(Vec3 c) {
-  return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
-}
-
 // The mean of pointValue(barycentrics) over a triangle, from a 4x4 stratified grid of points. It
 // only steers light sampling: a triangle whose samples all miss its emission is still found by
 // BSDF sampling, with full MIS weight.

@@ -61,6 +61,17 @@ TEST_P(ShippedScene, LoadsWithEveryInstancedTriangle) {
 
 INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene, ::testing::ValuesIn(shippedScenes));
 
+// scripts/manylights_gltf.py's scene: every light an emitter through
+// KHR_materials_emissive_strength, and nothing else emitting.
+TEST(ShippedManyLights, EachOfItsLightsIsAnEmissiveTriangle) {
+  const SceneData scene = loadGltf(fs::path(PTBENCH_SOURCE_DIR) / "scenes/ManyLights/ManyLights.gltf");
+  EXPECT_EQ(scene.emissiveTriangles.size(), 1024u);
+  EXPECT_NEAR(scene.totalEmissivePower, 230, 0.01 * 230) << "the script's TOTAL_POWER";
+  for (const gpu::EmissiveTriangle& emitter : scene.emissiveTriangles) EXPECT_GT(emitter.power, 0.0f);
+  EXPECT_TRUE(scene.sceneCamera.has_value());
+  EXPECT_TRUE(scene.unshadedExtensions.empty());
+}
+
 template <typename T>
 void expectSameBytes(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
   ASSERT_EQ(a.size(), b.size()) << what;
