@@ -80,6 +80,7 @@ int runCommandLine(int argc, char** argv) {
   cli::addReferenceCommand(app, global);
   cli::addMergeCommand(app, global);
   cli::addReportCommand(app, global);
+  cli::addFlipCommand(app, global);
   // Set after the commands are added, so that their own --help does not inherit it.
   app.footer(
       "Global options go before or after the command: ptbench --device 1 run CONFIG, or ptbench run "

@@ -47,6 +47,7 @@ void addSummaryCommand(CLI::App& app, const GlobalOptions& global);
 void addReferenceCommand(CLI::App& app, const GlobalOptions& global);
 void addMergeCommand(CLI::App& app, const GlobalOptions& global);
 void addReportCommand(CLI::App& app, const GlobalOptions& global);
+void addFlipCommand(CLI::App& app, const GlobalOptions& global);
 
 // A report.json that `run` wrote, or that file gzipped, parsed; a UserError naming the file with `exitCode` when it
 // cannot be read, with `malformedExitCode` when it is not JSON or no report (cli/compare.cpp).

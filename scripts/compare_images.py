@@ -6,19 +6,25 @@ variance of the mean, as OpenEXR or PFM (`ptbench render --out A.exr --out-varia
   - every pixel and channel within --sigmas (default 5) standard errors of the difference,
     sqrt(var_a + var_b), plus 1e-4 for pixels of (near) zero variance: the tests' criterion.
 
-Prints the numbers and exits 0 when both hold, 1 when not, 2 on bad input: a file that is not a
+With --ptbench PATH it also prints the HDR-FLIP of B against A (`ptbench flip`, the metric
+reports give beside relMSE: 0 to 1, lower is better), and with --flip-max F holds it to at most F.
+
+Prints the numbers and exits 0 when all hold, 1 when not, 2 on bad input: a file that is not a
 colour PFM or an OpenEXR of the kind ptbench writes (single-part scanline, uncompressed or ZIP,
 half or float R, G and B), images of different sizes or of no pixels, a value that is not finite,
 a negative variance, or an option out of range. Pixels are (x, y) from the top left. Pure Python
 (no numpy), so that it runs on a bare GPU machine.
 
     scripts/compare_images.py A.exr A-var.exr B.exr B-var.exr [--means 0.005] [--sigmas 5]
+                              [--ptbench build/ptbench [--flip-max 0.05]]
 """
 import argparse
 import array
 import itertools
+import json
 import math
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -226,6 +232,18 @@ def check_values(path, width, values, variance):
                        f"is it the image rather than its variance?")
 
 
+def flip_of(ptbench, reference, test):
+    """The HDR-FLIP of `test` against `reference` as `ptbench flip` computes it (one
+    implementation of the metric: ptbench's)."""
+    try:
+        result = subprocess.run([ptbench, "flip", reference, test, "--json"], capture_output=True, text=True)
+    except OSError as error:
+        raise BadInput(f"--ptbench {ptbench}: {error.strerror or error}") from None
+    if result.returncode != 0:
+        raise BadInput(f"{ptbench} flip: {result.stderr.strip() or f'exit {result.returncode}'}")
+    return json.loads(result.stdout)["flip"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("a")
@@ -234,7 +252,13 @@ def main():
     parser.add_argument("b_variance")
     parser.add_argument("--means", type=float, default=0.005)
     parser.add_argument("--sigmas", type=float, default=5.0)
+    parser.add_argument("--ptbench", help="a ptbench executable: print the HDR-FLIP of B against A")
+    parser.add_argument("--flip-max", type=float, help="with --ptbench: the most HDR-FLIP that agrees")
     args = parser.parse_args()
+    if args.flip_max is not None and not (math.isfinite(args.flip_max) and 0 <= args.flip_max <= 1):
+        parser.error(f"--flip-max {args.flip_max:g}: expected a FLIP from 0 to 1")
+    if args.flip_max is not None and args.ptbench is None:
+        parser.error("--flip-max needs --ptbench, which computes FLIP")
     if not (math.isfinite(args.means) and args.means >= 0):
         parser.error(f"--means {args.means:g}: expected a relative difference >= 0")
     if not (math.isfinite(args.sigmas) and args.sigmas > 0):
@@ -279,6 +303,16 @@ def main():
     print(f"pixels beyond {args.sigmas:g} standard errors: {outliers} of {len(a)} channel values "
           f"(largest difference {worst:.2f} standard errors)")
     ok &= outliers == 0
+    if args.ptbench:
+        try:
+            flip = flip_of(args.ptbench, args.a, args.b)
+        except BadInput as error:
+            print(f"compare_images: {error}", file=sys.stderr)
+            return 2
+        good = args.flip_max is None or flip <= args.flip_max
+        ok &= good
+        limit = "" if args.flip_max is None else f" (at most {args.flip_max:g}) {'ok' if good else 'FAIL'}"
+        print(f"HDR-FLIP of {args.b} against {args.a}: {flip:.6f}{limit}")
     print("agree" if ok else "DISAGREE")
     return 0 if ok else 1
 

@@ -31,10 +31,11 @@ their runs labelled by device.
                       (traversal, material, light, rest) of the clocked time, per run and, for
                       the wavefront, per clocked stage (extend, shade, shadow);
   camera_path         when runs follow a camera path: per scene, each run's relMSE against its
-                      frame's reference per frame (left), and its GPU time per frame (right),
-                      the legend giving its mean frame time and efficiency 1/(relMSE x seconds)
-                      over the path: ReSTIR against plain path tracing at equal time (without a
-                      reference the relMSE panel says so);
+                      frame's reference per frame (left), its FLIP against it (middle, where the
+                      report has FLIP), and its GPU time per frame (right), the legend giving its
+                      mean frame time and efficiency 1/(relMSE x seconds) over the path: ReSTIR
+                      against plain path tracing at equal time (without a reference the relMSE
+                      panel says so);
   roofline            when there are raycast runs: rays/s per backend (and BVH layout) of the
                       raycast's primary, diffuse and shadow rays beside each path tracer's, with
                       the path tracers' roofline_fraction written on their bars.
@@ -473,10 +474,16 @@ NO_REFERENCE = ("No relMSE: the config gives this camera path no reference.\n"
 
 def draw_camera_paths(runs, title):
     """Per scene, error and time along the path: relMSE per frame (where the frames have
-    references) and GPU ms per frame, one line per run."""
+    references), FLIP per frame (where the report has it: reports from before FLIP have not) and
+    GPU ms per frame, one line per run."""
     scenes = sorted({scene_name(r) for r in runs})
-    fig, axes = plt.subplots(len(scenes), 2, squeeze=False, figsize=(13, 3.6 * len(scenes) + 0.8))
-    for (error_axis, time_axis), scene in zip(axes, scenes):
+    with_flip = any("flip" in f for r in runs for f in r["camera_path"]["frames"])
+    columns = 3 if with_flip else 2
+    fig, axes = plt.subplots(len(scenes), columns, squeeze=False,
+                             figsize=(6.5 * columns, 3.6 * len(scenes) + 0.8))
+    for row, scene in zip(axes, scenes):
+        error_axis, time_axis = row[0], row[-1]
+        flip_axis = row[1] if with_flip else None
         scene_runs = [r for r in runs if scene_name(r) == scene]
         label = labeller(scene_runs)
         for index, run in enumerate(scene_runs):
@@ -487,7 +494,13 @@ def draw_camera_paths(runs, title):
             if "efficiency" in path:
                 text += f', 1/(relMSE·s) = {path["efficiency"]:.3g}'
                 error_axis.plot(frames, [f.get("relmse") for f in path["frames"]], label=text, **style)
+            if flip_axis is not None and any("flip" in f for f in path["frames"]):
+                flip_axis.plot(frames, [f.get("flip") for f in path["frames"]], label=text, **style)
             time_axis.plot(frames, [f["gpu_ms"] for f in path["frames"]], label=text, **style)
+        if flip_axis is not None:
+            flip_axis.set_xlabel("frame of the camera path")
+            flip_axis.set_ylabel(f"FLIP against the frame's reference\n(0 to 1; {LOWER_IS_BETTER})")
+            flip_axis.set_title(scene, fontsize=10)
         referenced = error_axis.has_data()
         if referenced:
             log_scale(error_axis, "y")
@@ -646,8 +659,8 @@ SECTIONS = {
     "frame_gpu_ms_samples": [POSITIVE],
     "work_per_bounce": {"*": [NUMBER]},
     "material_classes": {"*": NUMBER},
-    "convergence": {"relmse?": NUMBER, "efficiency?": NUMBER},
-    "camera_path": {"frames": [{"frame": NUMBER, "gpu_ms": NUMBER, "relmse?": NUMBER}],
+    "convergence": {"relmse?": NUMBER, "flip?": NUMBER, "efficiency?": NUMBER},
+    "camera_path": {"frames": [{"frame": NUMBER, "gpu_ms": NUMBER, "relmse?": NUMBER, "flip?": NUMBER}],
                     "gpu_ms_mean": NUMBER, "efficiency?": NUMBER},
     "simt": {"per_bounce": [{"bounce": NUMBER, "utilisation": NUMBER_OR_NULL, "coherence": NUMBER_OR_NULL}]},
     "clocks": {"phases": PHASE_SHARES, "per_stage?": [{"stage": TEXT, "phases": PHASE_SHARES}]},

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/experiment/flip.h"
+
 namespace ptbench {
 
 std::optional<ConvergenceMetrics> convergenceMetrics(const LinearImage& image, const LinearImage& reference) {
@@ -16,7 +18,8 @@ std::optional<ConvergenceMetrics> convergenceMetrics(const LinearImage& image, c
     relative += e * e / (r * r + 0.01);
   }
   const double n = double(image.rgb.size());
-  return ConvergenceMetrics{.rmse = std::sqrt(squared / n), .relmse = relative / n};
+  return ConvergenceMetrics{
+      .rmse = std::sqrt(squared / n), .relmse = relative / n, .flip = hdrFlip(image, reference)->mean};
 }
 
 double secondsToReach(double relmse, double frameSeconds, double target) {

@@ -10,6 +10,7 @@ namespace ptbench {
 struct ConvergenceMetrics {
   double rmse = 0;    // over every pixel and channel
   double relmse = 0;  // mean of (x - r)^2 / (r^2 + 0.01): relative, and bounded where r is dark
+  double flip = 0;    // mean HDR-FLIP (flip.h): how visible the difference is, in [0, 1]
 };
 
 // The metrics of `image` against `reference`, which must be of its size (else nothing).

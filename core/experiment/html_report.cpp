@@ -168,7 +168,7 @@ json verdictJson(const json& report, const RelativeTimes& relative) {
   return {{"convention", std::string(relativeTimeConvention)}, {"lines", lines}};
 }
 
-// The runs' differences to the megakernel each is timed against: its image's relMSE and a
+// The runs' differences to the megakernel each is timed against: its image's relMSE and FLIP and a
 // false-colour view, read from both runs' EXRs. A run whose EXR cannot be read says why.
 json differencesJson(const json& report, const RelativeTimes& relative, const fs::path& folder) {
   const json& runs = report.at("runs");
@@ -192,6 +192,7 @@ json differencesJson(const json& report, const RelativeTimes& relative, const fs
         const LinearImage &ours = image(*run), &theirs = image(*megakernel);
         if (const auto metrics = convergenceMetrics(ours, theirs)) {
           entry["relmse"] = metrics->relmse;
+          entry["flip"] = metrics->flip;
           entry["image"] = pngDataUri(differencePng(ours, theirs));
         } else {
           entry["error"] = "the images differ in size";

@@ -1,6 +1,7 @@
 #include "core/experiment/image_output.h"
 
 #include <fmt/format.h>
+#include <stb_image.h>
 #include <stb_image_write.h>
 #include <tinyexr.h>
 
@@ -194,6 +195,17 @@ LinearImage readLinearImage(const std::filesystem::path& path) {
   if (!in)
     throw UserError(path.string() + ": the PFM ends before its " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + " pixels");
+  return image;
+}
+
+SrgbImage readSrgbPng(const std::filesystem::path& path) {
+  if (lowercaseExtension(path) != ".png") throw UserError(path.string() + ": an sRGB image is .png");
+  int width = 0, height = 0, channels = 0;
+  unsigned char* pixels = stbi_load(path.c_str(), &width, &height, &channels, 3);
+  if (!pixels) throw UserError(path.string() + ": cannot read it as PNG (" + stbi_failure_reason() + ")");
+  SrgbImage image{uint32_t(width), uint32_t(height), std::vector<float>(size_t(width) * size_t(height) * 3)};
+  for (size_t i = 0; i < image.rgb.size(); ++i) image.rgb[i] = float(pixels[i]) / 255.0f;
+  stbi_image_free(pixels);
   return image;
 }
 

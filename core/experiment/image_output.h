@@ -1,5 +1,5 @@
 // Rendered images: PNG (tonemapped, sRGB), EXR and PFM (linear) written; EXR and PFM read back
-// (convergence references).
+// (convergence references), and PNG (`ptbench flip`).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -34,5 +34,8 @@ std::filesystem::path frameImagePath(const std::filesystem::path& path, uint32_t
 
 // An EXR (its R, G and B) or a colour PFM; a UserError naming the file when it cannot be read.
 LinearImage readLinearImage(const std::filesystem::path& path);
+// A PNG's colour as its bytes encode it (its alpha, if any, dropped); a UserError naming the
+// file when it cannot be read.
+SrgbImage readSrgbPng(const std::filesystem::path& path);
 
 }  // namespace ptbench

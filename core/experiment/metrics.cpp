@@ -195,6 +195,15 @@ const std::vector<Metric>& runMetrics() {
            [](const json& run) {
              return run.contains("camera_path") ? at("/camera_path/relmse_mean")(run) : at("/convergence/relmse")(run);
            }},
+      {.name = "flip",
+       .header = "FLIP",
+       .unit = "",
+       .better = Better::Lower,
+       .decimals = 4,
+       .value =
+           [](const json& run) {
+             return run.contains("camera_path") ? at("/camera_path/flip_mean")(run) : at("/convergence/flip")(run);
+           }},
   };
   return metrics;
 }

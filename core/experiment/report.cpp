@@ -392,6 +392,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
     if (run.convergence) {
       convergence["rmse"] = run.convergence->rmse;
       convergence["relmse"] = run.convergence->relmse;
+      convergence["flip"] = run.convergence->flip;
       // Projected from this run's relMSE and median frame time: relMSE falls as 1/samples.
       convergence["seconds_to_target"] = secondsToReach(run.convergence->relmse, seconds, targetRelmse);
       convergence["efficiency"] = efficiency(run.convergence->relmse, seconds);
@@ -404,16 +405,16 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   if (!run.pathFrames.empty()) {
     // A camera path's frames in order: each one's time and its error against its own reference.
     json frames = json::array();
-    double relmseSum = 0;
-    size_t compared = 0;
+    std::vector<double> relmses, flips;
     for (size_t k = 0; k < run.pathFrames.size() && k < run.frameGpuMs.size(); ++k) {
       const RunRecord::PathFrame& pathFrame = run.pathFrames[k];
       json entry = {{"frame", k}, {"gpu_ms", run.frameGpuMs[k]}, {"host_ms", run.frameHostMs[k]}};
       if (pathFrame.convergence) {
         entry["rmse"] = pathFrame.convergence->rmse;
         entry["relmse"] = pathFrame.convergence->relmse;
-        relmseSum += pathFrame.convergence->relmse;
-        ++compared;
+        entry["flip"] = pathFrame.convergence->flip;
+        relmses.push_back(pathFrame.convergence->relmse);
+        flips.push_back(pathFrame.convergence->flip);
       }
       if (!pathFrame.png.empty()) entry["images"] = {{"png", pathFrame.png}, {"exr", pathFrame.exr}};
       frames.push_back(entry);
@@ -423,11 +424,14 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
     const double gpuMsMean =
         timed == 0 ? 0 : std::accumulate(run.frameGpuMs.begin(), run.frameGpuMs.begin() + timed, 0.0) / double(timed);
     out["camera_path"]["gpu_ms_mean"] = gpuMsMean;
-    if (compared > 0 && compared == frames.size()) {
-      const double relmseMean = relmseSum / double(compared);
-      out["camera_path"]["relmse_mean"] = relmseMean;
+    if (!relmses.empty() && relmses.size() == frames.size()) {
+      const Summary relmse = summarize(relmses), flip = summarize(flips);
+      out["camera_path"]["relmse_mean"] = relmse.mean;
+      out["camera_path"]["relmse_median"] = relmse.median;
+      out["camera_path"]["flip_mean"] = flip.mean;
+      out["camera_path"]["flip_median"] = flip.median;
       // Error per millisecond: ReSTIR against plain path tracing at equal time (docs/config.md).
-      out["camera_path"]["efficiency"] = efficiency(relmseMean, gpuMsMean * 1e-3);
+      out["camera_path"]["efficiency"] = efficiency(relmse.mean, gpuMsMean * 1e-3);
     }
   }
   return out;
@@ -886,7 +890,7 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
         const json& frame = run["camera_path"]["frames"][k];
         const std::string frameAt = at + "/camera_path/frames/" + std::to_string(k);
         for (const char* number : {"frame", "gpu_ms", "host_ms"}) check.field(frame, frameAt, number, Kind::Number);
-        for (const char* number : {"rmse", "relmse"}) check.field(frame, frameAt, number, Kind::Number, false);
+        for (const char* number : {"rmse", "relmse", "flip"}) check.field(frame, frameAt, number, Kind::Number, false);
       }
   }
 }

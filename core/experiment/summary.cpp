@@ -369,12 +369,15 @@ std::string reportSummary(const json& report, SummaryFormat format) {
         versus = fmt::format("; {:.2f}x plain path tracing's (run {})",
                              path["efficiency"].get<double>() / twin->second.second, twin->second.first);
     }
-    notes.push_back(
-        fmt::format("camera path of run {} ({}, {}): {} frames, mean {:.3f} ms a frame, mean relMSE {:.4g}, efficiency "
-                    "1/(relMSE x s) {:.4g}{}",
-                    run["id"].get<std::string>(), integratorLabel(run["parameters"]), backendLabel(run["parameters"]),
-                    path["frames"].size(), path["gpu_ms_mean"].get<double>(), path["relmse_mean"].get<double>(),
-                    path["efficiency"].get<double>(), versus));
+    // Reports from before FLIP have none.
+    const std::string flip =
+        path.contains("flip_mean") ? fmt::format(", mean FLIP {:.4f}", path["flip_mean"].get<double>()) : "";
+    notes.push_back(fmt::format(
+        "camera path of run {} ({}, {}): {} frames, mean {:.3f} ms a frame, mean relMSE {:.4g}{}, efficiency "
+        "1/(relMSE x s) {:.4g}{}",
+        run["id"].get<std::string>(), integratorLabel(run["parameters"]), backendLabel(run["parameters"]),
+        path["frames"].size(), path["gpu_ms_mean"].get<double>(), path["relmse_mean"].get<double>(), flip,
+        path["efficiency"].get<double>(), versus));
   }
   // The driver's register counts and the warps per SM they allow, per kernel (where the device
   // gives them: VK_KHR_pipeline_executable_properties on NVIDIA).

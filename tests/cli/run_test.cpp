@@ -586,7 +586,7 @@ TEST(RunCommand, CountersAreFlaggedAndSerIsSkippedOrRefusedWhereTheDeviceLacksIt
   std::string header, line;
   std::getline(csv, header);
   EXPECT_NE(header.find(",counters,"), std::string::npos);
-  EXPECT_NE(header.find(",simt_utilisation,simt_coherence,relmse,error"), std::string::npos) << header;
+  EXPECT_NE(header.find(",simt_utilisation,simt_coherence,relmse,flip,error"), std::string::npos) << header;
   size_t bounceRows = 0;
   while (std::getline(csv, line)) {
     EXPECT_EQ(csvFieldCount(line), csvFieldCount(header)) << line;
@@ -655,11 +655,28 @@ TEST(RunCommand, ACameraPathRendersItsFramesAgainstTheirReferences) {
       const auto own = convergenceMetrics(images[k], references[k]);
       ASSERT_TRUE(own.has_value());
       EXPECT_NEAR(own->relmse, relmse, 1e-6 * relmse) << k;
+      // FLIP beside it, of the same image against the same reference.
+      const double flip = frames[k]["flip"];
+      EXPECT_GT(flip, 0.0);
+      EXPECT_LT(flip, 1.0);
+      EXPECT_NEAR(own->flip, flip, 1e-6) << k;
       const auto other = convergenceMetrics(images[k], references[(k + 1) % 3]);
       EXPECT_GT(other->relmse, 2 * relmse) << "frame " << k << " against the next frame's reference";
     }
     const json& path = run["camera_path"];
     EXPECT_GT(path["relmse_mean"].get<double>(), 0.0);
+    auto median = [&](const char* key) {
+      std::vector<double> values;
+      for (const auto& frame : frames) values.push_back(frame[key]);
+      std::sort(values.begin(), values.end());
+      return values[1];
+    };
+    EXPECT_DOUBLE_EQ(path["relmse_median"].get<double>(), median("relmse"));
+    EXPECT_DOUBLE_EQ(path["flip_median"].get<double>(), median("flip"));
+    EXPECT_NEAR(
+        path["flip_mean"].get<double>(),
+        (frames[0]["flip"].get<double>() + frames[1]["flip"].get<double>() + frames[2]["flip"].get<double>()) / 3,
+        1e-12);
     const auto& times = run["frame_gpu_ms_samples"];
     EXPECT_NEAR(path["gpu_ms_mean"].get<double>(),
                 (times[0].get<double>() + times[1].get<double>() + times[2].get<double>()) / 3, 1e-9);
@@ -675,6 +692,10 @@ TEST(RunCommand, ACameraPathRendersItsFramesAgainstTheirReferences) {
   const auto summary = runPtbench("summary " + (folder / "report.json").string());
   ASSERT_EQ(summary.exitCode, 0) << summary.all();
   EXPECT_NE(summary.out.find("camera path of run r000 (megakernel"), std::string::npos) << summary.out;
+  EXPECT_NE(
+      summary.out.find(fmt::format("mean FLIP {:.4f}", report["runs"][0]["camera_path"]["flip_mean"].get<double>())),
+      std::string::npos)
+      << summary.out;
   const double ratio = report["runs"][1]["camera_path"]["efficiency"].get<double>() /
                        report["runs"][0]["camera_path"]["efficiency"].get<double>();
   EXPECT_NE(summary.out.find(fmt::format("{:.2f}x plain path tracing's (run r000)", ratio)), std::string::npos)

@@ -9,6 +9,8 @@
 #include "core/errors.h"
 #include "core/experiment/compare.h"
 #include "core/experiment/convergence.h"
+#include "core/experiment/flip.h"
+#include "core/experiment/metrics.h"
 #include "core/experiment/statistics.h"
 #include "core/experiment/summary.h"
 #include "csv_fields.h"
@@ -176,7 +178,7 @@ TEST(Report, RooflineFractionIsOverTheDiffuseRaycastOfTheSameSceneAndBackend) {
   EXPECT_EQ((*rooflineOf(differing[0], differing))["id"], "r004");
 
   const std::string csv = reportCsv(report);
-  EXPECT_NE(csv.find(",raycast_rays_per_s,roofline_fraction,simt_utilisation,simt_coherence,relmse,error\n"),
+  EXPECT_NE(csv.find(",raycast_rays_per_s,roofline_fraction,simt_utilisation,simt_coherence,relmse,flip,error\n"),
             std::string::npos)
       << csv.substr(0, csv.find('\n'));
   std::istringstream lines(csv);
@@ -397,6 +399,45 @@ TEST(Report, ClocksGivePhaseSharesPerBounceOrStage) {
     ADD_FAILURE() << "shares that sum past 1 passed";
   } catch (const std::exception& error) {
     EXPECT_NE(std::string(error.what()).find("/runs/0/clocks/per_bounce/0/phases"), std::string::npos) << error.what();
+  }
+}
+
+// A camera path's frames carry FLIP beside relMSE, the path its means and medians; the check
+// takes a report from before FLIP, which has none, and refuses a FLIP that is no number.
+TEST(Report, CameraPathFramesCarryFlipBesideRelmse) {
+  ExperimentResult result = syntheticResult(fs::temp_directory_path());
+  RunRecord& run = result.runs[0];
+  run.frameGpuMs = {11, 12, 13};
+  run.frameHostMs = {12, 13, 14};
+  run.pathFrames.clear();
+  for (const auto& [relmse, flip] : {std::pair{0.4, 0.2}, std::pair{0.1, 0.05}, std::pair{0.7, 0.3}})
+    run.pathFrames.push_back({.convergence = ConvergenceMetrics{.rmse = 0.5, .relmse = relmse, .flip = flip}});
+  json report = reportJson(result);
+  EXPECT_NO_THROW(checkReport(report, "report.json"));
+  const json& path = report["runs"][0]["camera_path"];
+  EXPECT_DOUBLE_EQ(path["frames"][1]["flip"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(path["frames"][1]["relmse"].get<double>(), 0.1);
+  EXPECT_NEAR(path["relmse_mean"].get<double>(), 0.4, 1e-12);
+  EXPECT_DOUBLE_EQ(path["relmse_median"].get<double>(), 0.4);
+  EXPECT_NEAR(path["flip_mean"].get<double>(), 0.55 / 3, 1e-12);
+  EXPECT_DOUBLE_EQ(path["flip_median"].get<double>(), 0.2);
+  EXPECT_NEAR(metric("flip").value(report["runs"][0]).value(), 0.55 / 3, 1e-12) << "the path's mean, as relMSE's";
+  const std::string summary = reportSummary(report, SummaryFormat::Table);
+  EXPECT_NE(summary.find("mean relMSE 0.4, mean FLIP 0.1833, efficiency"), std::string::npos) << summary;
+
+  json old = report;
+  for (auto& frame : old["runs"][0]["camera_path"]["frames"]) frame.erase("flip");
+  for (const char* key : {"flip_mean", "flip_median", "relmse_median"}) old["runs"][0]["camera_path"].erase(key);
+  EXPECT_NO_THROW(checkReport(old, "report.json"));
+  EXPECT_FALSE(metric("flip").value(old["runs"][0]).has_value());
+  EXPECT_NE(reportSummary(old, SummaryFormat::Table).find("mean relMSE 0.4, efficiency"), std::string::npos);
+
+  report["runs"][0]["camera_path"]["frames"][2]["flip"] = "0.3";
+  try {
+    checkReport(report, "report.json");
+    ADD_FAILURE() << "a FLIP of text passed";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("/runs/0/camera_path/frames/2"), std::string::npos) << error.what();
   }
 }
 
@@ -871,6 +912,10 @@ TEST(Convergence, KnownOffsetGivesKnownErrors) {
   EXPECT_DOUBLE_EQ(secondsToReach(0.04, 0.5, 0.01), 2.0) << "a quarter of the error takes four times the samples";
   EXPECT_DOUBLE_EQ(efficiency(0.04, 0.5), 50.0);
   EXPECT_FALSE(convergenceMetrics(image, LinearImage{1, 2, image.rgb}).has_value()) << "sizes differ";
+  // FLIP beside them, the HDR-FLIP of flip.h; none against the image itself.
+  EXPECT_DOUBLE_EQ(metrics->flip, hdrFlip(image, reference)->mean);
+  EXPECT_GT(metrics->flip, 0.0);
+  EXPECT_EQ(convergenceMetrics(reference, reference)->flip, 0.0);
 }
 
 // summary --format md: a Markdown table (a header, a rule of as many cells, rows of as many),

@@ -220,6 +220,7 @@ class HtmlReportInBrowser(unittest.TestCase):
         # One curve an integrator: the wavefront's default pool grows with the samples, its runs one line.
         probe = self.open_page(folder / "report.html", "convergence.png")
         self.assertEqual(self.chart(probe, "convergence")["points"], [2, 2])
+        self.assertEqual(self.chart(probe, "FLIP convergence")["points"], [2, 2])
         # As results/published keeps it: the report gzipped, no images beside it.
         published = self.dir / "published"
         published.mkdir()

@@ -2,9 +2,11 @@
 """scripts/compare_images.py: it reads the OpenEXRs that ptbench writes (tinyexr: uncompressed
 below 16x16 pixels, ZIP above, float; and half) as well as PFMs, and bad input (a value that is
 not finite, a negative variance, an empty or unreadable image, an option out of range) is one
-line naming the file and the problem with exit 2, never a traceback nor a verdict."""
+line naming the file and the problem with exit 2, never a traceback nor a verdict. With --ptbench
+it prints `ptbench flip`'s HDR-FLIP, which --flip-max holds to a bound."""
 import base64
 import importlib.util
+import json
 import math
 import pathlib
 import struct
@@ -14,6 +16,8 @@ import tempfile
 import unittest
 
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "compare_images.py"
+# The built ptbench, for --ptbench (FLIP); its tests are skipped without it.
+PTBENCH = pathlib.Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else None
 
 # Written by tinyexr (as ptbench's image output calls it), channels B, G, R, every value
 # (x + 1) * (channel + 1) / 64 + y / 8 for channel 0 = R: exact in half and float. 20x17 pixels
@@ -204,6 +208,41 @@ class Compare(unittest.TestCase):
             with self.subTest(option=option):
                 self.assertBadInput(self.compare(image, image, image, image, options=option), option[0])
 
+    @unittest.skipIf(PTBENCH is None, "needs the built ptbench as the first argument")
+    def test_ptbench_gives_the_hdr_flip_of_b_against_a(self):
+        image = self.file("a.exr", ZIP_FLOAT)
+        variance = self.file("var.pfm", pfm([1.0] * 20 * 17 * 3, 20, 17))
+        result = self.compare(image, variance, image, variance, options=["--ptbench", str(PTBENCH)])
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn(f"HDR-FLIP of {image} against {image}: 0.000000", result.stdout)
+        # Twice as bright at one pixel: within the (large) variances, but visible to FLIP.
+        values = formula(20, 17)
+        values[(8 * 20 + 10) * 3:(8 * 20 + 11) * 3] = [2 * v for v in values[(8 * 20 + 10) * 3:(8 * 20 + 11) * 3]]
+        brighter = self.file("b.pfm", pfm(values, 20, 17))
+        result = self.compare(image, variance, brighter, variance, options=["--ptbench", str(PTBENCH)])
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        flip = float(result.stdout.split(f"HDR-FLIP of {brighter} against {image}: ")[1].split()[0])
+        self.assertGreater(flip, 0.0)
+        self.assertLess(flip, 0.1)
+        ptbench = subprocess.run([str(PTBENCH), "flip", image, brighter, "--json"], capture_output=True, text=True)
+        self.assertEqual(ptbench.returncode, 0, ptbench.stderr)
+        self.assertAlmostEqual(json.loads(ptbench.stdout)["flip"], flip, places=6)
+        result = self.compare(image, variance, brighter, variance,
+                              options=["--ptbench", str(PTBENCH), "--flip-max", f"{flip / 2:.6f}"])
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("FAIL", result.stdout)
+        self.assertIn("DISAGREE", result.stdout)
+
+    def test_flip_needs_a_ptbench_that_runs(self):
+        image = self.file("a.pfm", pfm([0.0] * 12, 2, 2))
+        self.assertBadInput(self.compare(image, image, image, image, options=["--flip-max", "0.1"]), "--ptbench")
+        missing = str(self.folder / "no-ptbench")
+        self.assertBadInput(self.compare(image, image, image, image, options=["--ptbench", missing]), missing)
+        if PTBENCH is not None:
+            self.assertBadInput(
+                self.compare(image, image, image, image, options=["--ptbench", str(PTBENCH), "--flip-max", "2"]),
+                "--flip-max")
+
     def test_the_usage_names_exit_2_for_bad_input(self):
         result = self.compare("--help")
         self.assertEqual(result.returncode, 0)
@@ -211,4 +250,4 @@ class Compare(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    unittest.main(argv=sys.argv[:1])

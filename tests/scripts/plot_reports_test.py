@@ -208,9 +208,10 @@ def full_report():
                  work_per_bounce={"live_paths": [4096, 2048], "shadow_rays": [4000, 2000], "paths_started": [4096, 0]},
                  clocks={"phases": PHASES, "per_stage": [{"stage": "extend", "phases": PHASES}]},
                  convergence={"relmse": 0.03, "efficiency": 20.0},
-                 camera_path={"frames": [{"frame": 0, "gpu_ms": 1.4, "host_ms": 1.5, "relmse": 0.1},
-                                         {"frame": 1, "gpu_ms": 1.6, "host_ms": 1.7, "relmse": 0.2}],
-                              "gpu_ms_mean": 1.5, "relmse_mean": 0.15, "efficiency": 4.4}),
+                 camera_path={"frames": [{"frame": 0, "gpu_ms": 1.4, "host_ms": 1.5, "relmse": 0.1, "flip": 0.3},
+                                         {"frame": 1, "gpu_ms": 1.6, "host_ms": 1.7, "relmse": 0.2, "flip": 0.4}],
+                              "gpu_ms_mean": 1.5, "relmse_mean": 0.15, "relmse_median": 0.15, "flip_mean": 0.35,
+                              "flip_median": 0.35, "efficiency": 4.4}),
         finished(2, parameters("wavefront", options=dict(wavefront, pool_size=8192)), 1.2),
         finished(3, parameters("megakernel", counters="simt", max_depth=8), 2.5),
         finished(4, parameters("raycast", options={"rays": "primary"}), 0.5,
@@ -466,6 +467,22 @@ class PaperFigures(unittest.TestCase):
         texts = [args[2] for args, _ in error_panel.drawn_calls("text")]
         self.assertEqual(texts, [PLOT.NO_REFERENCE])
         self.assertIn("no reference", PLOT.NO_REFERENCE)
+
+    def test_a_camera_path_plots_flip_per_frame_between_relmse_and_time(self):
+        self.assertEqual(plot(full_report())[:2], (0, ""))
+        relmse_panel, flip_panel, time_panel = Figure.figures["camera_path"].grid[0]
+        self.assertEqual([args[1] for args, _ in flip_panel.drawn_calls("plot")], [[0.3, 0.4]])
+        self.assertEqual([args[1] for args, _ in relmse_panel.drawn_calls("plot")], [[0.1, 0.2]])
+        self.assertEqual([args[1] for args, _ in time_panel.drawn_calls("plot")], [[1.4, 1.6]])
+        (label,), _ = flip_panel.drawn_calls("set_ylabel")[0]
+        self.assertIn("FLIP", label)
+        self.assertIn("lower is better", label)
+        # A report from before FLIP: relMSE and time only.
+        report = full_report()
+        for frame in report["runs"][1]["camera_path"]["frames"]:
+            del frame["flip"]
+        self.assertEqual(plot(report)[:2], (0, ""))
+        self.assertEqual(len(Figure.figures["camera_path"].grid[0]), 2)
 
     def test_every_colour_is_okabe_and_itos_or_neutral(self):
         self.assertEqual(plot(full_report())[:2], (0, ""))

@@ -461,13 +461,15 @@ function images() {
       let caption = `${run.id} ${info.integrator} | ${info.backend}`;
       let detail = '';
       if (difference && difference.relmse !== undefined)
-        detail = `relMSE to ${difference.against}: ${Number(difference.relmse).toExponential(3)}`;
+        detail =
+            `relMSE to ${difference.against}: ${Number(difference.relmse).toExponential(3)}${flipText(difference)}`;
       else if (difference && difference.error)
         detail = `no difference: ${difference.error}`;
       else if (run.parameters.integrator === 'megakernel')
         detail = 'the megakernel: what the differences are to';
       if (run.convergence && run.convergence.relmse !== undefined)
-        detail += `${detail ? '; ' : ''}relMSE to the reference: ${Number(run.convergence.relmse).toExponential(3)}`;
+        detail += `${detail ? '; ' : ''}relMSE to the reference: ${Number(run.convergence.relmse).toExponential(3)}${
+            flipText(run.convergence)}`;
       const tile =
           el('figure', {className: 'tile'}, viewport,
              el('figcaption', {}, el('strong', {text: caption}), el('br'), detail));
@@ -533,36 +535,47 @@ function images() {
   return section('images', 'Images', parts);
 }
 
+// ", FLIP 0.1234" where a difference or a convergence has FLIP (reports from before it have none).
+function flipText(errors) { return errors.flip !== undefined ? `, FLIP ${Number(errors.flip).toFixed(4)}` : ''; }
+
 // ---- convergence, camera paths, ReSTIR's error per millisecond
 function curves() {
   const parts = [];
   const converged = runs.filter((run) => ok(run) && run.convergence && run.convergence.relmse !== undefined);
-  if (converged.length) {
+  const convergence = (name, key, axis, scale) => {
     const series = new Map();
     for (const run of converged) {
-      const key = runInfo.get(run.id).curve;
-      if (!series.has(key)) series.set(key, []);
-      series.get(key).push({x: run.frame_gpu_ms.median, y: run.convergence.relmse});
+      if (run.convergence[key] === undefined) continue;
+      const label = runInfo.get(run.id).curve;
+      if (!series.has(label)) series.set(label, []);
+      series.get(label).push({x: run.frame_gpu_ms.median, y: run.convergence[key]});
     }
-    parts.push(el('h3', {text: 'Convergence'}), chart('convergence', 300, {
-                 type: 'scatter',
-                 data: {
-                   datasets: [...series].map(([label, points], i) => ({
-                                               label,
-                                               showLine: true,
-                                               borderColor: colour(i),
-                                               backgroundColor: colour(i),
-                                               borderDash: dash(i),
-                                               data: points.sort((a, b) => a.x - b.x)
-                                             }))
-                 },
-                 options: {
-                   scales: {
-                     x: {type: 'logarithmic', title: {display: true, text: 'GPU ms a frame (median)'}},
-                     y: {type: 'logarithmic', title: {display: true, text: 'relMSE to the reference'}}
-                   }
-                 },
-               }));
+    return chart(name, 300, {
+      type: 'scatter',
+      data: {
+        datasets: [...series].map(([label, points], i) => ({
+                                    label,
+                                    showLine: true,
+                                    borderColor: colour(i),
+                                    backgroundColor: colour(i),
+                                    borderDash: dash(i),
+                                    data: points.sort((a, b) => a.x - b.x)
+                                  }))
+      },
+      options: {
+        scales: {
+          x: {type: 'logarithmic', title: {display: true, text: 'GPU ms a frame (median)'}},
+          y: {type: scale, title: {display: true, text: axis}}
+        }
+      },
+    });
+  };
+  if (converged.length) {
+    parts.push(
+        el('h3', {text: 'Convergence'}),
+        convergence('convergence', 'relmse', 'relMSE to the reference', 'logarithmic'));
+    if (converged.some((run) => run.convergence.flip !== undefined))
+      parts.push(convergence('FLIP convergence', 'flip', 'FLIP to the reference (0 to 1, lower is better)', 'linear'));
   }
   const paths = runs.filter((run) => ok(run) && run.camera_path && run.camera_path.frames);
   if (paths.length) {
@@ -591,6 +604,8 @@ function curves() {
     parts.push(el('h3', {text: 'Camera paths'}), perFrame('GPU time per frame', 'gpu_ms', 'GPU ms'));
     if (paths.some((run) => run.camera_path.frames.some((f) => f.relmse !== undefined)))
       parts.push(perFrame('relMSE per frame', 'relmse', 'relMSE to the frame\'s reference'));
+    if (paths.some((run) => run.camera_path.frames.some((f) => f.flip !== undefined)))
+      parts.push(perFrame('FLIP per frame', 'flip', 'FLIP to the frame\'s reference (0 to 1, lower is better)'));
     const efficient = paths.filter((run) => run.camera_path.efficiency !== undefined);
     if (efficient.length)
       parts.push(chart('error per millisecond', 50 + 24 * efficient.length, {
