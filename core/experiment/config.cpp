@@ -32,11 +32,11 @@ constexpr NumberRange keyframeTimeRange{0, 1e9};
 constexpr NumberRange pathFpsRange{0, 1000, true};
 
 const std::set<std::string> topLevelKeys = {
-    "$schema",   "schema_version", "name",          "description", "output",         "device",
-    "scenes",    "integrators",    "backends",      "width",       "height",         "spp",
-    "max_depth", "rr_depth",       "seed",          "sampler",     "exposure",       "images",
-    "options",   "warmup",         "repeats",       "min_samples", "max_noise",      "timeout",
-    "max_runs",  "counters",       "target_relmse", "resolution",  "warmup_seconds", "timing"};
+    "$schema",     "schema_version", "name",      "description", "output",     "device",    "scenes",
+    "integrators", "backends",       "width",     "height",      "spp",        "max_depth", "rr_depth",
+    "seed",        "sampler",        "exposure",  "images",      "flip_every", "options",   "warmup",
+    "repeats",     "min_samples",    "max_noise", "timeout",     "max_runs",   "counters",  "target_relmse",
+    "resolution",  "warmup_seconds", "timing"};
 
 // Collects every problem in a config before any is reported.
 class Validator {
@@ -964,6 +964,13 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
     else
       out.images = config["images"];
   }
+  if (config.contains("flip_every")) {
+    const json& every = config["flip_every"];
+    if (!every.is_number_integer() || every.get<int64_t>() < 0 || every.get<int64_t>() > 1'000'000)
+      v.error("/flip_every", "expected an integer from 0 (no FLIP) to 1000000 (FLIP of every Nth camera-path frame)");
+    else
+      out.flipEvery = every.get<uint32_t>();
+  }
   if (config.contains("options")) {
     const json& options = config["options"];
     if (!options.is_object()) {
@@ -1054,6 +1061,7 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
   fill("target_relmse", out.targetRelmse);
   fill("exposure", 0);
   fill("images", true);
+  fill("flip_every", out.flipEvery);
   fill("warmup", 1);
   fill("warmup_seconds", out.warmupSeconds);
   fill("max_runs", out.maxRuns);

@@ -129,6 +129,9 @@ struct ExperimentConfig {
   std::map<Backend, std::vector<std::pair<std::string, std::vector<nlohmann::json>>>> backendOptions;
   float exposure = 0;
   bool images = true;
+  // A camera path's frames measure FLIP against their references every this many frames (frame
+  // 0, flipEvery, 2 flipEvery, ...); 0, none. relMSE is measured on every frame.
+  uint32_t flipEvery = 1;
   uint32_t warmup = 1;
   // Warm-up frames go on until this much time has passed too: a GPU idle between runs needs a
   // few hundred milliseconds of work to reach its clocks, which short frames take many to fill.

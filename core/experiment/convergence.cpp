@@ -6,7 +6,8 @@
 
 namespace ptbench {
 
-std::optional<ConvergenceMetrics> convergenceMetrics(const LinearImage& image, const LinearImage& reference) {
+std::optional<ConvergenceMetrics> convergenceMetrics(const LinearImage& image, const LinearImage& reference,
+                                                     WithFlip withFlip) {
   if (image.width != reference.width || image.height != reference.height || image.rgb.size() != reference.rgb.size() ||
       image.rgb.empty())
     return std::nullopt;
@@ -18,8 +19,9 @@ std::optional<ConvergenceMetrics> convergenceMetrics(const LinearImage& image, c
     relative += e * e / (r * r + 0.01);
   }
   const double n = double(image.rgb.size());
-  return ConvergenceMetrics{
-      .rmse = std::sqrt(squared / n), .relmse = relative / n, .flip = hdrFlip(image, reference)->mean};
+  ConvergenceMetrics metrics{.rmse = std::sqrt(squared / n), .relmse = relative / n};
+  if (withFlip == WithFlip::Yes) metrics.flip = hdrFlip(image, reference)->mean;
+  return metrics;
 }
 
 double secondsToReach(double relmse, double frameSeconds, double target) {

@@ -192,7 +192,7 @@ json differencesJson(const json& report, const RelativeTimes& relative, const fs
         const LinearImage &ours = image(*run), &theirs = image(*megakernel);
         if (const auto metrics = convergenceMetrics(ours, theirs)) {
           entry["relmse"] = metrics->relmse;
-          entry["flip"] = metrics->flip;
+          entry["flip"] = *metrics->flip;
           entry["image"] = pngDataUri(differencePng(ours, theirs));
         } else {
           entry["error"] = "the images differ in size";

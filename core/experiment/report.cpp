@@ -392,7 +392,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
     if (run.convergence) {
       convergence["rmse"] = run.convergence->rmse;
       convergence["relmse"] = run.convergence->relmse;
-      convergence["flip"] = run.convergence->flip;
+      if (run.convergence->flip) convergence["flip"] = *run.convergence->flip;
       // Projected from this run's relMSE and median frame time: relMSE falls as 1/samples.
       convergence["seconds_to_target"] = secondsToReach(run.convergence->relmse, seconds, targetRelmse);
       convergence["efficiency"] = efficiency(run.convergence->relmse, seconds);
@@ -412,9 +412,11 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
       if (pathFrame.convergence) {
         entry["rmse"] = pathFrame.convergence->rmse;
         entry["relmse"] = pathFrame.convergence->relmse;
-        entry["flip"] = pathFrame.convergence->flip;
         relmses.push_back(pathFrame.convergence->relmse);
-        flips.push_back(pathFrame.convergence->flip);
+        if (const std::optional<double> flip = pathFrame.convergence->flip) {
+          entry["flip"] = *flip;
+          flips.push_back(*flip);
+        }
       }
       if (!pathFrame.png.empty()) entry["images"] = {{"png", pathFrame.png}, {"exr", pathFrame.exr}};
       frames.push_back(entry);
@@ -425,11 +427,16 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
         timed == 0 ? 0 : std::accumulate(run.frameGpuMs.begin(), run.frameGpuMs.begin() + timed, 0.0) / double(timed);
     out["camera_path"]["gpu_ms_mean"] = gpuMsMean;
     if (!relmses.empty() && relmses.size() == frames.size()) {
-      const Summary relmse = summarize(relmses), flip = summarize(flips);
+      const Summary relmse = summarize(relmses);
       out["camera_path"]["relmse_mean"] = relmse.mean;
       out["camera_path"]["relmse_median"] = relmse.median;
-      out["camera_path"]["flip_mean"] = flip.mean;
-      out["camera_path"]["flip_median"] = flip.median;
+      // Over the frames FLIP was measured on (config.flip_every; every frame by default).
+      if (!flips.empty()) {
+        const Summary flip = summarize(flips);
+        out["camera_path"]["flip_mean"] = flip.mean;
+        out["camera_path"]["flip_median"] = flip.median;
+        out["camera_path"]["flip_frames"] = flips.size();
+      }
       // Error per millisecond: ReSTIR against plain path tracing at equal time (docs/config.md).
       out["camera_path"]["efficiency"] = efficiency(relmse.mean, gpuMsMean * 1e-3);
     }

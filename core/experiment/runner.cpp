@@ -49,9 +49,10 @@ fs::path createResultsFolder(const fs::path& root, const std::string& name, cons
 // `image` against `reference`, where there is one; a reference of another size is the run's
 // convergence problem.
 std::optional<ConvergenceMetrics> errorAgainst(RunRecord& record, const LinearImage& image,
-                                               const RenderSettings& settings, const LinearImage* reference) {
+                                               const RenderSettings& settings, const LinearImage* reference,
+                                               WithFlip withFlip = WithFlip::Yes) {
   if (!reference) return std::nullopt;
-  std::optional<ConvergenceMetrics> metrics = convergenceMetrics(image, *reference);
+  std::optional<ConvergenceMetrics> metrics = convergenceMetrics(image, *reference, withFlip);
   if (!metrics)
     record.convergenceProblem = "the reference is " + std::to_string(reference->width) + "x" +
                                 std::to_string(reference->height) + ", the run renders " +
@@ -86,7 +87,9 @@ void keepPathFrame(RunRecord& record, uint32_t frame, const FrameResult& result,
   RunRecord::PathFrame kept;
   if (entry.reference) {
     const LinearImage reference = readLinearImage(frameImagePath(*entry.reference, frame));
-    kept.convergence = errorAgainst(record, result.image, settings, &reference);
+    const bool flipHere = config.flipEvery != 0 && frame % config.flipEvery == 0;
+    kept.convergence =
+        errorAgainst(record, result.image, settings, &reference, flipHere ? WithFlip::Yes : WithFlip::No);
   }
   writeImages(record, result.image, config, folder, frame);
   kept.png = record.png;

@@ -28,6 +28,10 @@ inline Vec3 normalize(Vec3 v) {
   const float l = length(v);
   return l > 0 ? v * (1.0f / l) : Vec3{0, 0, 1};
 }
+// Rec. 709 luminance: what the light list weighs an emitter's radiance by, and FLIP its exposures.
+inline float luminance(Vec3 c) {
+  return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
+}
 // std::fmin and std::fmax (a NaN loses to a number), written so that GCC compiles them to
 // minss/maxss rather than calls into libm: the BVH builder spends most of its time growing boxes.
 inline float minNumber(float a, float b) {

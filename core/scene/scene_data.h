@@ -71,11 +71,6 @@ struct Bounds {
   }
 };
 
-// Rec. 709 luminance: what the light list weighs an emitter's radiance by.
-inline float luminance(Vec3 c) {
-  return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
-}
-
 inline Vec3 toVec3(gpu::vec3 v) {
   return {v.x, v.y, v.z};
 }

@@ -659,7 +659,7 @@ TEST(RunCommand, ACameraPathRendersItsFramesAgainstTheirReferences) {
       const double flip = frames[k]["flip"];
       EXPECT_GT(flip, 0.0);
       EXPECT_LT(flip, 1.0);
-      EXPECT_NEAR(own->flip, flip, 1e-6) << k;
+      EXPECT_NEAR(own->flip.value(), flip, 1e-6) << k;
       const auto other = convergenceMetrics(images[k], references[(k + 1) % 3]);
       EXPECT_GT(other->relmse, 2 * relmse) << "frame " << k << " against the next frame's reference";
     }

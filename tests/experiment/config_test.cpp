@@ -51,6 +51,13 @@ class ConfigTest : public ::testing::Test {
   fs::path dir;
 };
 
+// flip_every: every frame's FLIP by default, every Nth or none as the config says.
+TEST_F(ConfigTest, FlipEveryDefaultsToEveryFrame) {
+  EXPECT_EQ(loadConfig(write(minimal())).flipEvery, 1u);
+  EXPECT_EQ(loadConfig(write(minimal(R"(, "flip_every": 5)"))).flipEvery, 5u);
+  EXPECT_EQ(loadConfig(write(minimal(R"(, "flip_every": 0)"))).flipEvery, 0u);
+}
+
 TEST_F(ConfigTest, TheIssueExampleExpandsToEightRuns) {
   const auto config = loadConfig(write(R"({"schema_version": 1, "name": "cornell-quick",
      "scenes": ["scenes/box.glb", {"path": "builtin:furnace", "env": [1, 1, 1]}],
@@ -270,6 +277,9 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
        "/options/megakernel/restir_gi_jacobian", "expected 0, or a number from 1 to 1000"},
       {"restir on megakernel-regen", minimal(R"(, "options": {"megakernel-regen": {"restir": "di"}})"),
        "/options/megakernel-regen/restir", "unknown option of megakernel-regen; it has ms_compensation"},
+      {"negative flip_every", minimal(R"(, "flip_every": -1)"), "/flip_every", "expected an integer from 0 (no FLIP)"},
+      {"flip_every not whole", minimal(R"(, "flip_every": 1.5)"), "/flip_every",
+       "expected an integer from 0 (no FLIP)"},
       {"unknown restir value", minimal(R"(, "options": {"megakernel": {"restir": "pt"}})"),
        "/options/megakernel/restir", "expected off, di, gi or di+gi"},
       {"unknown software backend option", minimal(R"(, "options": {"software": {"layout": "bvh4"}})"),

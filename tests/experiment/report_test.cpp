@@ -432,6 +432,17 @@ TEST(Report, CameraPathFramesCarryFlipBesideRelmse) {
   EXPECT_FALSE(metric("flip").value(old["runs"][0]).has_value());
   EXPECT_NE(reportSummary(old, SummaryFormat::Table).find("mean relMSE 0.4, efficiency"), std::string::npos);
 
+  // FLIP on some frames only (config flip_every): its means over those, relMSE's over all.
+  ExperimentResult sparse = result;
+  sparse.runs[0].pathFrames[1].convergence->flip.reset();
+  const json sparseReport = reportJson(sparse);
+  EXPECT_NO_THROW(checkReport(sparseReport, "report.json"));
+  const json& sparsePath = sparseReport["runs"][0]["camera_path"];
+  EXPECT_FALSE(sparsePath["frames"][1].contains("flip"));
+  EXPECT_NEAR(sparsePath["flip_mean"].get<double>(), 0.25, 1e-12);
+  EXPECT_EQ(sparsePath["flip_frames"], 2);
+  EXPECT_NEAR(sparsePath["relmse_mean"].get<double>(), 0.4, 1e-12);
+
   report["runs"][0]["camera_path"]["frames"][2]["flip"] = "0.3";
   try {
     checkReport(report, "report.json");
@@ -913,9 +924,11 @@ TEST(Convergence, KnownOffsetGivesKnownErrors) {
   EXPECT_DOUBLE_EQ(efficiency(0.04, 0.5), 50.0);
   EXPECT_FALSE(convergenceMetrics(image, LinearImage{1, 2, image.rgb}).has_value()) << "sizes differ";
   // FLIP beside them, the HDR-FLIP of flip.h; none against the image itself.
-  EXPECT_DOUBLE_EQ(metrics->flip, hdrFlip(image, reference)->mean);
-  EXPECT_GT(metrics->flip, 0.0);
+  ASSERT_TRUE(metrics->flip.has_value());
+  EXPECT_DOUBLE_EQ(*metrics->flip, hdrFlip(image, reference)->mean);
+  EXPECT_GT(*metrics->flip, 0.0);
   EXPECT_EQ(convergenceMetrics(reference, reference)->flip, 0.0);
+  EXPECT_FALSE(convergenceMetrics(image, reference, WithFlip::No)->flip.has_value()) << "FLIP only where asked for";
 }
 
 // summary --format md: a Markdown table (a header, a rule of as many cells, rows of as many),
