@@ -89,10 +89,10 @@ void Film::read(FrameResult& result, Stage simtStage, std::span<const Stage> clo
     result.invalidSamples += pixel.invalidSamples;
     result.pixelSamplesMin = std::min(result.pixelSamplesMin, pixel.sampleCount);
     result.pixelSamplesMax = std::max(result.pixelSamplesMax, pixel.sampleCount);
-    result.work.extensionRays += counters[i].extensionRays;
-    result.work.shadowRays += counters[i].shadowRays;
-    result.work.pathSegments += counters[i].pathSegments;
-    result.work.paths += counters[i].paths;
+    result.work.extensionRays += counters[i].path.extensionRays;
+    result.work.shadowRays += counters[i].path.shadowRays;
+    result.work.pathSegments += counters[i].path.pathSegments;
+    result.work.paths += counters[i].path.paths;
     for (size_t pass = 0; pass < result.work.restirRays.size(); ++pass)
       result.work.restirRays[pass] += counters[i].restirRays[pass];
   }

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/vk/barrier.h"
+
 namespace ptbench {
 namespace {
 
@@ -52,10 +54,14 @@ RestirPasses::RestirPasses(const vk::Context& context, const GpuScene& scene, Tr
       scene_(scene),
       restir_(restir),
       temporal_(context, passDesc("restir_temporal", scene, restir, msCompensation), target, scene),
-      spatial_(context, passDesc("restir_spatial", scene, restir, msCompensation), target, scene),
+      spatial_(context, passDesc("restir_spatial", scene, restir == Restir::DiGi ? Restir::Di : restir, msCompensation),
+               target, scene),
       shade_(context, passDesc("restir_shade", scene, restir, msCompensation), target, scene),
       frameBuffer_(context, sizeof(gpu::RestirFrame),
-                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {}
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceOnly) {
+  if (restir == Restir::DiGi)
+    spatialGi_.emplace(context, passDesc("restir_spatial", scene, Restir::Gi, msCompensation), target, scene);
+}
 
 void RestirPasses::prepare(const RenderSettings& settings, FrameRecorder& frame) {
   const uint64_t pixels = uint64_t{settings.width} * settings.height;
@@ -118,16 +124,32 @@ void RestirPasses::record(VkCommandBuffer commands, FrameRecorder& frame, VkPipe
   const gpu::FramePush push{.params = frame.paramsAddress(), .sampleIndex = sampleIndex};
   const uint32_t width = frame.film().width();
   const uint32_t height = frame.film().height();
-  // Each pass reads what the one before wrote, at other pixels too (neighbours, history).
-  for (const auto& pass : {std::pair{Stage::RestirTemporal, &temporal_}, std::pair{Stage::RestirSpatial, &spatial_},
-                           std::pair{Stage::RestirShade, &shade_}})
-    frame.stage(commands, stages, pass.first,
-                [&] { pass.second->launch(commands, scene_.descriptorSet(), &push, width, height); });
+  // Each pass reads what the one before wrote, at other pixels too (neighbours, history). DI's
+  // and GI's spatial kernels touch disjoint reservoirs but count their rays into the same pixel
+  // counters: a barrier between them.
+  const auto launch = [&](const Kernel& kernel) {
+    kernel.launch(commands, scene_.descriptorSet(), &push, width, height);
+  };
+  frame.stage(commands, stages, Stage::RestirTemporal, [&] { launch(temporal_); });
+  frame.stage(
+      commands, stages, Stage::RestirSpatial,
+      [&] {
+        launch(spatial_);
+        if (!spatialGi_) return;
+        vk::memoryBarrier(commands, stages, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, stages,
+                          VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        launch(*spatialGi_);
+      },
+      0, spatialGi_ ? 2 : 1);
+  frame.stage(commands, stages, Stage::RestirShade, [&] { launch(shade_); });
 }
 
 std::vector<KernelStatistics> RestirPasses::kernels() const {
-  return {temporal_.statistics(Stage::RestirTemporal), spatial_.statistics(Stage::RestirSpatial),
-          shade_.statistics(Stage::RestirShade)};
+  std::vector<KernelStatistics> kernels = {temporal_.statistics(Stage::RestirTemporal),
+                                           spatial_.statistics(Stage::RestirSpatial)};
+  if (spatialGi_) kernels.push_back(spatialGi_->statistics(Stage::RestirSpatial));
+  kernels.push_back(shade_.statistics(Stage::RestirShade));
+  return kernels;
 }
 
 }  // namespace ptbench

@@ -25,7 +25,7 @@ layout(push_constant, scalar) uniform PushBlock { FramePush push; };
 
 // Traces one segment of the path and shades what it found; returns whether the path goes on.
 // With counters: clocks, each phase is named where it starts (common/phase_clocks.glsl).
-bool advancePath(inout PathState path, inout PixelCounters counters) {
+bool advancePath(inout PathState path, inout PathCounts counters) {
   counters.extensionRays += 1u;
   counters.pathSegments += 1u;
   SurfaceHit hit;
@@ -66,7 +66,7 @@ void megakernel(uvec2 pixel) {
   if (pixel.x >= FRAME.width || pixel.y >= FRAME.height) return;
   CLOCKS_START();
   uint pixelIndex = pixel.y * FRAME.width + pixel.x;
-  PixelCounters counters = CounterArray(FRAME.counters).c[pixelIndex];
+  PathCounts counters = CounterArray(FRAME.counters).c[pixelIndex].path;
   FilmSample film = filmSample();
 #ifdef MEGAKERNEL_REGEN
   uint started = 1u;
@@ -104,7 +104,7 @@ void megakernel(uvec2 pixel) {
 #endif
   // This invocation is the launch's only one at its pixel.
   if (RESTIR == RESTIR_OFF) filmCommitOwned(film, pixelIndex);
-  CounterArray(FRAME.counters).c[pixelIndex] = counters;
+  CounterArray(FRAME.counters).c[pixelIndex].path = counters;
   CLOCKS_COMMIT(segment);
 }
 

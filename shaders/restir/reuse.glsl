@@ -151,7 +151,7 @@ const uint RESTIR_PASS_SPATIAL = 1u;
 const uint RESTIR_PASS_SHADE = 2u;
 void countVisibilityRays(uint pixel, uint pass, uint rays) {
   if (FRAME.counters == 0ul || rays == 0u) return;
-  CounterArray(FRAME.counters).c[pixel].shadowRays += rays;
+  CounterArray(FRAME.counters).c[pixel].path.shadowRays += rays;
   CounterArray(FRAME.counters).c[pixel].restirRays[pass] += rays;
 }
 

@@ -111,11 +111,17 @@ struct FilmSample {
 
 // Per-pixel counts of the megakernel's work, summed on the host (DESIGN.md, fairness rule 3).
 // The wavefront counts per bounce instead (wavefront.h).
-struct PixelCounters {
+struct PathCounts {
   uint extensionRays;
-  uint shadowRays;  // the path's and ReSTIR's passes' (which count theirs below as well)
+  uint shadowRays;  // the path's and ReSTIR's passes' (which count theirs in restirRays as well)
   uint pathSegments;
   uint paths;
+};
+
+struct PixelCounters {
+  // The megakernels carry only these through their loops, so that ReSTIR's counts cost the
+  // plain path tracers no registers (a 4% slower megakernel-regen on an H200 when they did).
+  PathCounts path;
   // ReSTIR's visibility rays, per pass: temporal reuse, spatial reuse, the final shading.
   uint restirRays[3];
   uint pad;
