@@ -81,12 +81,12 @@ IntegratorOption restirOption() {
 template <typename Number>
 IntegratorOption restirNumber(OptionInfo info, Number RestirOptions::*field, double least, double most,
                               std::string labelName, bool zeroTurnsItOff = false) {
-  const bool whole = std::is_integral_v<Number>;
+  constexpr bool whole = std::is_integral_v<Number>;
   const json fallback = json(RestirOptions{}.*field);
   return {
       .info = std::move(info),
       .parse =
-          [field, least, most, whole, zeroTurnsItOff](const json& value, RenderSettings& settings) {
+          [field, least, most, zeroTurnsItOff](const json& value, RenderSettings& settings) {
             if (!value.is_number() || (whole && !value.is_number_integer())) return false;
             const double number = value.get<double>();
             if (!(number >= least && number <= most) && !(zeroTurnsItOff && number == 0)) return false;
