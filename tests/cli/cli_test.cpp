@@ -134,6 +134,7 @@ TEST(GlobalOptions, ActTheSameAfterTheCommandAsBeforeIt) {
       {"scene-info", {"builtin:cornell", "nonexistent-gpu"}},
       {"verify", {"--quick", "nonexistent-gpu"}},
       {"summary", {missing, "missing.json"}},
+      {"flip", {missing + " " + missing, "missing.json"}},
       {"reference", {"builtin:cornell --spp 1 --out " + (dir / "ref.exr").string(), "nonexistent-gpu"}},
       {"merge", {missing + " --out " + (dir / "merged").string(), "missing.json"}},
       {"report", {missing + " --out " + (dir / "page.html").string(), "missing.json"}},

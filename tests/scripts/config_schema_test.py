@@ -243,15 +243,18 @@ class SchemaAgreesWithValidate(unittest.TestCase):
         for owner in owners:
             for name, node in sorted(options[owner].get("properties", {}).items()):
                 node = resolve(node)
-                single = node["oneOf"][0]
-                if "enum" in single:
+                single = resolve(node["oneOf"][0])
+                if "oneOf" in single:  # a constant beside a range (restir_gi_jacobian: 0, or 1 to 1000)
+                    constant, span = single["oneOf"]
+                    good, bad = [constant["const"], span["minimum"], span["maximum"]], span["maximum"] + 1
+                elif "enum" in single:
                     good, bad = single["enum"], "no-such-value"
                     # "expected off, di, gi or di+gi": the program's own list of the values.
                     with self.subTest(f"{owner}.{name}'s values"):
                         self.assertEqual(sorted(good), sorted(re.split(r", | or ", accepted[owner, name])))
                 elif single.get("type") == "boolean":
                     good, bad = [True, False], "yes"
-                elif single.get("type") == "integer":
+                elif single.get("type") in ("integer", "number"):
                     good, bad = [single["minimum"], single["maximum"]], single["maximum"] + 1
                 else:
                     self.fail(f"options.{owner}.{name}: no values to try in {single}")
