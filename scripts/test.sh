@@ -133,7 +133,15 @@ if $reran; then
 fi
 
 # The analytic checks with every integrator and backend lavapipe has, through the binary users
-# run (docs/testing.md, "Checking a device"); exit 3 on a wrong image.
+# run (docs/testing.md, "Checking a device"); exit 3 on a wrong image. One process a backend, side
+# by side: each compiles its own pipelines, mostly on one core.
 begin_stage "verify (--quick)"
-build/ptbench --validate verify --quick --json build/verify.json || true
-count verify build/verify.json
+for backend in rayquery pipeline software; do
+  build/ptbench --validate verify --quick --backend "$backend" --json "build/verify-$backend.json" \
+    > "build/verify-$backend.txt" 2>&1 &
+done
+wait || true
+for backend in rayquery pipeline software; do
+  cat "build/verify-$backend.txt"
+  count verify "build/verify-$backend.json"
+done

@@ -432,9 +432,9 @@ TEST(RenderCommand, RefusesBadArgumentsBeforeRendering) {
   EXPECT_EQ(missingScene.err.find("no-such-gpu"), std::string::npos) << missingScene.err;
 }
 
-// `ptbench verify` for one integrator and backend (scripts/test.sh runs every one, and so do the
-// EveryAnalyticCase tests through the library): every case passes; with --json - the results
-// go to stdout as JSON and the table to stderr, each verdict following from its numbers.
+// `ptbench verify` for one integrator and backend (scripts/test.sh runs every one): every case
+// passes; with --json - the results go to stdout as JSON and the table to stderr, each verdict
+// following from its numbers.
 TEST(VerifyCommand, PassesOnLavapipeWithATableAndJson) {
   const auto result = runPtbench("--validate verify --quick --integrator megakernel-regen --backend pipeline --json -");
   ASSERT_EQ(result.exitCode, 0) << result.all();
