@@ -108,11 +108,10 @@ std::vector<verify::Combination> chosenCombinations(const VerifyOptions& options
     const auto integrator = parseIntegrator(name);
     if (integrator && !isPathTracer(*integrator))
       throw UserError("--integrator " + name +
-                      ": raycast traces rays without shading and has no known answers to check; use megakernel, "
-                      "megakernel-regen, megakernel-ser or wavefront");
+                      ": raycast traces rays without shading and has no known answers to check; use " +
+                      integratorNameList(pathTracers));
     if (!integrator)
-      throw UserError("--integrator " + name +
-                      ": unknown integrator; use megakernel, megakernel-regen, megakernel-ser or wavefront");
+      throw UserError("--integrator " + name + ": unknown integrator; use " + integratorNameList(pathTracers));
   }
   for (const auto& name : options.backends)
     if (!parseBackend(name))
@@ -206,7 +205,7 @@ void addVerifyCommand(CLI::App& app, const GlobalOptions& global) {
       "verify", "Render scenes with known answers with every integrator and backend; exit 3 if any check fails");
   auto options = std::make_shared<VerifyOptions>();
   command->add_option("--integrator", options->integrators,
-                      "only this integrator (megakernel, megakernel-regen, megakernel-ser, wavefront); repeatable");
+                      "only this integrator (" + integratorNameList(pathTracers, ", ") + "); repeatable");
   command->add_option("--backend", options->backends,
                       "only this backend (" + trace::backendNameList(", ") + "); repeatable");
   command->add_flag("--quick", options->quick,

@@ -17,7 +17,7 @@ std::vector<Backend> resolveBackends(const vk::DeviceCapabilities& device, Integ
                                      const std::string& configured, const std::vector<std::string>& named,
                                      std::string& reason) {
   // megakernel-ser has one backend: "auto" and "all" mean it, where the device has it.
-  if (integrator == IntegratorKind::MegakernelSer && (configured == "auto" || configured == "all")) {
+  if (integratorTraits(integrator).reorders && (configured == "auto" || configured == "all")) {
     if (configured == "all" && std::find(named.begin(), named.end(), backendName(Backend::Pipeline)) != named.end())
       return {};
     if (device.supports(Backend::Pipeline)) return {Backend::Pipeline};
@@ -65,8 +65,8 @@ ExperimentPlan planExperiment(const ExperimentConfig& config, const vk::DeviceCa
     // Adds the run unless integrators: ["all"] skips it (those the device can run: megakernel-ser
     // where it has SER); returns it, or nullptr when skipped.
     auto add = [&](const std::string& backend, const std::string& error) -> RunRecord* {
-      if (!error.empty() && config.integratorsAll && spec.integrator == IntegratorKind::MegakernelSer) {
-        notes.insert("megakernel-ser skipped: " + error);
+      if (!error.empty() && config.integratorsAll && integratorTraits(spec.integrator).reorders) {
+        notes.insert(std::string(integratorName(spec.integrator)) + " skipped: " + error);
         return nullptr;
       }
       RunRecord& record = plan.runs.emplace_back();
@@ -91,7 +91,7 @@ ExperimentPlan planExperiment(const ExperimentConfig& config, const vk::DeviceCa
         if (!added) continue;
         added->traceBackend = backend;
         added->spec.settings = settings;
-        if (spec.integrator == IntegratorKind::Wavefront) {
+        if (integratorTraits(spec.integrator).pathState) {
           // The default pool is the device's: reports and run keys carry the size it came to.
           added->wavefrontPoolReason = resolveWavefrontPool(added->spec.settings, device).reason;
         }

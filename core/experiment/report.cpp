@@ -321,7 +321,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
                   {"launches_per_frame", stage.launchesPerFrame},
                   {"gpu_ms", toJson(summarize(stage.gpuMs))}};
     // Per bounce (depth schedule) or iteration (pool): the median over frames of each.
-    if (stage.stepGpuMs.size() > 1 || run.spec.integrator == IntegratorKind::Wavefront) {
+    if (stage.stepGpuMs.size() > 1 || integratorTraits(run.spec.integrator).perBounce) {
       json perStep = json::array();
       for (const auto& step : stage.stepGpuMs) perStep.push_back(summarize(step).median);
       entry["gpu_ms_median_per_bounce"] = perStep;
@@ -355,7 +355,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
   out["throughput"] = {{"paths_per_s", seconds > 0 ? double(run.work.paths) / seconds : 0},
                        {"rays_per_s", seconds > 0 ? double(rays) / seconds : 0},
                        {"segments_per_s", seconds > 0 ? double(run.work.pathSegments) / seconds : 0}};
-  if (run.spec.integrator == IntegratorKind::Raycast) {
+  if (!isPathTracer(run.spec.integrator)) {
     // The roofline: the rays of the trace stage over that stage's own time, nothing else.
     const double traceSeconds = stageMedianSeconds(run, Stage::Trace).value_or(0);
     out["raycast"] = {{"rays", raycastRaysName(s.raycast.rays)},
@@ -383,7 +383,7 @@ json runJson(const RunRecord& run, double targetRelmse, double peakBytesPerSecon
                          {"wavefront_state", run.wavefrontStateBytes}};
   // The scene's, whichever backend the run took: its build is part of scene_load_ms.
   out["software_bvh"] = run.softwareBvh ? softwareBvhJson(*run.softwareBvh) : json(notBuilt);
-  if (run.spec.integrator == IntegratorKind::Wavefront)
+  if (integratorTraits(run.spec.integrator).pathState)
     out["memory_traffic"] = memoryTrafficJson(run, peakBytesPerSecond);
   if (run.simt) out["simt"] = simtJson(*run.simt);
   if (run.clocks) out["clocks"] = clocksJson(run, laneCycleBound);
@@ -498,8 +498,10 @@ const json* rooflineOf(const json& run, const json& runs) {
   int bestScore = -1;
   for (const auto& candidate : runs) {
     const json& c = candidate["parameters"];
-    if (candidate["status"] != "ok" || c["integrator"] != integratorName(IntegratorKind::Raycast) ||
-        !candidate.contains("raycast") || candidate["raycast"]["rays"] != "diffuse" || !sameTarget(p, c))
+    const auto integrator =
+        c["integrator"].is_string() ? parseIntegrator(c["integrator"].get<std::string>()) : std::nullopt;
+    if (candidate["status"] != "ok" || !integrator || isPathTracer(*integrator) || !candidate.contains("raycast") ||
+        candidate["raycast"]["rays"] != "diffuse" || !sameTarget(p, c))
       continue;
     // The same resolution first (a ray's cost depends on how many share its pixels), then the same spp.
     const int score = 2 * (c["width"] == p["width"] && c["height"] == p["height"]) + (c["spp"] == p["spp"]);

@@ -63,7 +63,7 @@ std::string peerKey(const json& p, const std::vector<Axis>& axes) {
     if (axis.name != "integrator" && !(axis.option && integratorOption(axis.name)))
       key += axis.name + "=" + axis.value(p) + "|";
   const json& options = p.value("options", json::object());
-  for (const IntegratorOption& option : integratorEntry(IntegratorKind::Megakernel).options) {
+  for (const IntegratorOption& option : integratorEntry(baselineIntegrator).options) {
     const std::string& name = option.info.name;
     key += "|" + name + "=" + (options.contains(name) ? options[name] : option.print(RenderSettings{})).dump();
   }
@@ -125,7 +125,7 @@ std::map<std::string, std::vector<std::optional<double>>> megakernelTimes(const 
                                                                         const std::vector<Axis>& axes) {
   std::map<std::string, std::vector<std::optional<double>>> times;
   for (const auto& run : runs) {
-    if (run["parameters"]["integrator"] != integratorName(IntegratorKind::Megakernel)) continue;
+    if (run["parameters"]["integrator"] != integratorName(baselineIntegrator)) continue;
     const bool timed = run["status"] == "ok" && run["frame_gpu_ms"]["median"].get<double>() > 0;
     times[peerKey(run["parameters"], axes)].push_back(timed ? std::optional<double>(run["frame_gpu_ms"]["median"])
                                                       : std::nullopt);
@@ -142,7 +142,7 @@ RelativeTimes relativeTimes(const json& runs) {
   std::map<std::string, size_t> occurrences;                      // runs so far of each peer key and integrator variant
   std::map<std::string, std::vector<std::string>> megakernelIds;  // peer key -> its megakernel runs' ids
   for (const auto& run : runs)
-    if (run["parameters"]["integrator"] == integratorName(IntegratorKind::Megakernel))
+    if (run["parameters"]["integrator"] == integratorName(baselineIntegrator))
       megakernelIds[peerKey(run["parameters"], axes)].push_back(run["id"]);
   RelativeTimes result;
   std::map<std::string, size_t> lineIndex;
@@ -161,7 +161,7 @@ RelativeTimes relativeTimes(const json& runs) {
     const std::string id = run["id"];
     result.ofRun[id] = ratio;
     // The megakernel against itself is 1 by construction: its line would say nothing.
-    if (p["integrator"] == integratorName(IntegratorKind::Megakernel)) continue;
+    if (p["integrator"] == integratorName(baselineIntegrator)) continue;
     const auto [line, added] = lineIndex.try_emplace(peer + "|" + lineKey, result.lines.size());
     if (added) {
       result.lines.push_back({fs::path(p["scene"].get<std::string>()).filename().string(),

@@ -10,7 +10,7 @@ namespace ptbench {
 std::string unsupportedReason(IntegratorKind kind, Backend backend, const RenderSettings& settings,
                               const vk::DeviceCapabilities& device) {
   const std::string name(integratorName(kind));
-  if (kind == IntegratorKind::MegakernelSer) {
+  if (integratorTraits(kind).reorders) {
     if (!trace::descriptor(backend).rayGeneration)
       return name + " reorders inside a ray-generation shader: it runs on the pipeline backend only, not on " +
              std::string(backendName(backend));

@@ -1,9 +1,11 @@
 // What every integrator takes and gives: settings in, a timed frame and its image out.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,37 +19,81 @@
 
 namespace ptbench {
 
-enum class IntegratorKind { Megakernel, MegakernelRegen, MegakernelSer, Wavefront, Raycast };
+// What sets an integrator apart where code outside core/integrators/ must know it.
+struct IntegratorTraits {
+  // Renders an image of the light transport, which `ptbench verify` and the image tests hold to
+  // known answers (raycast traces rays without shading: the roofline).
+  bool pathTracer = false;
+  // What relative times divide by: "relative to the megakernel".
+  bool baseline = false;
+  // Reorders its invocations (SER): runs only on a backend whose kernels are ray generation, on
+  // a device that has VK_NV_ray_tracing_invocation_reorder (none that CI has).
+  bool reorders = false;
+  // Its stages launch once a bounce (or pool iteration): reports time them per bounce.
+  bool perBounce = false;
+  // Keeps its paths in device memory between launches: a pool sized from the device, and the
+  // memory traffic reports estimate.
+  bool pathState = false;
+};
+
+enum class IntegratorKind {
+#define PTBENCH_INTEGRATOR(enumerator, name, traits) enumerator,
+#include "core/integrators/integrators.def"
+};
 
 // Every integrator a config or the command line may name.
-inline constexpr std::array<IntegratorKind, 5> allIntegrators = {
-    IntegratorKind::Megakernel, IntegratorKind::MegakernelRegen, IntegratorKind::MegakernelSer,
-    IntegratorKind::Wavefront, IntegratorKind::Raycast};
-// The path tracers: those that render an image of the light transport, which `ptbench verify`
-// and the image tests hold to known answers. `raycast` traces rays without shading (the roofline).
-// megakernel-ser runs only where a device reorders invocations (none that CI has).
-inline constexpr std::array<IntegratorKind, 4> pathTracers = {IntegratorKind::Megakernel,
-                                                              IntegratorKind::MegakernelRegen,
-                                                              IntegratorKind::MegakernelSer, IntegratorKind::Wavefront};
+inline constexpr std::array allIntegrators = {
+#define PTBENCH_INTEGRATOR(enumerator, name, traits) IntegratorKind::enumerator,
+#include "core/integrators/integrators.def"
+};
 
-constexpr bool isPathTracer(IntegratorKind kind) {
-  return kind != IntegratorKind::Raycast;
+constexpr IntegratorTraits integratorTraits(IntegratorKind kind) {
+  switch (kind) {
+#define PTBENCH_INTEGRATOR(enumerator, name, traits) \
+  case IntegratorKind::enumerator:                   \
+    return traits;
+#include "core/integrators/integrators.def"
+  }
+  return {};
 }
 
 constexpr std::string_view integratorName(IntegratorKind kind) {
   switch (kind) {
-    case IntegratorKind::Megakernel:
-      return "megakernel";
-    case IntegratorKind::MegakernelRegen:
-      return "megakernel-regen";
-    case IntegratorKind::MegakernelSer:
-      return "megakernel-ser";
-    case IntegratorKind::Wavefront:
-      return "wavefront";
-    case IntegratorKind::Raycast:
-      return "raycast";
+#define PTBENCH_INTEGRATOR(enumerator, name, traits) \
+  case IntegratorKind::enumerator:                   \
+    return name;
+#include "core/integrators/integrators.def"
   }
   return "?";
+}
+
+constexpr bool isPathTracer(IntegratorKind kind) {
+  return integratorTraits(kind).pathTracer;
+}
+
+// The path tracers, in allIntegrators' order.
+inline constexpr auto pathTracers = [] {
+  std::array<IntegratorKind, std::ranges::count_if(allIntegrators, isPathTracer)> tracers{};
+  std::ranges::copy_if(allIntegrators, tracers.begin(), isPathTracer);
+  return tracers;
+}();
+
+// The integrator every other one's time is relative to.
+inline constexpr IntegratorKind baselineIntegrator = [] {
+  static_assert(
+      std::ranges::count_if(allIntegrators, [](IntegratorKind k) { return integratorTraits(k).baseline; }) == 1,
+      "integrators.def marks one integrator the baseline");
+  return *std::ranges::find_if(allIntegrators, [](IntegratorKind k) { return integratorTraits(k).baseline; });
+}();
+
+// The names of `kinds`, "a, b, c or d" (with `last` before the last).
+inline std::string integratorNameList(std::span<const IntegratorKind> kinds, std::string_view last = " or ") {
+  std::string list;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (i > 0) list += i + 1 == kinds.size() ? last : std::string_view(", ");
+    list += integratorName(kinds[i]);
+  }
+  return list;
 }
 
 constexpr std::optional<IntegratorKind> parseIntegrator(std::string_view name) {

@@ -24,7 +24,7 @@ std::vector<Combination> everyCombination() {
   // ray generation runs it.
   for (IntegratorKind integrator : pathTracers)
     for (const trace::BackendDescriptor* backend : trace::backends())
-      if (integrator != IntegratorKind::MegakernelSer || backend->rayGeneration)
+      if (!integratorTraits(integrator).reorders || backend->rayGeneration)
         combinations.push_back({integrator, backend->id});
   return combinations;
 }
