@@ -16,6 +16,7 @@
 
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
+#include "core/text.h"
 
 namespace ptbench {
 namespace {
@@ -30,10 +31,7 @@ float srgbEncode(float linear) {
 }
 
 std::string lowercaseExtension(const std::filesystem::path& path) {
-  std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  return extension;
+  return lowercase(path.extension().string());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/text.h"
 #include "core/trace/registry.h"
 #include "core/vk/check.h"
 #include "core/vk/device_setup.h"
@@ -157,12 +158,6 @@ DeviceCapabilities probe(VkPhysicalDevice device, uint32_t index) {
     }
   }
   return caps;
-}
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
 }
 
 int typePreference(VkPhysicalDeviceType type) {

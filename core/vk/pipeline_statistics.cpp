@@ -1,15 +1,9 @@
 #include "core/vk/pipeline_statistics.h"
 
-#include <algorithm>
-#include <cctype>
+#include "core/text.h"
 
 namespace ptbench::vk {
 namespace {
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return text;
-}
 
 double statisticValue(const VkPipelineExecutableStatisticKHR& statistic) {
   switch (statistic.format) {
