@@ -204,6 +204,29 @@ const std::vector<Metric>& runMetrics() {
            [](const json& run) {
              return run.contains("camera_path") ? at("/camera_path/flip_mean")(run) : at("/convergence/flip")(run);
            }},
+      // A camera path's error per time, 1 / (mean relMSE x mean frame seconds): what ReSTIR buys.
+      {.name = "efficiency",
+       .header = "1/(relMSE s)",
+       .unit = "1/s",
+       .better = Better::Higher,
+       .value = at("/camera_path/efficiency"),
+       .inSummary = false},
+      // ReSTIR's visibility rays a pixel, by pass: what its reuse costs beside its time.
+      {.name = "restir_temporal_rays_per_pixel",
+       .header = "temporal rays/px",
+       .unit = "rays/pixel",
+       .value = at("/restir/visibility_rays_per_pixel/temporal"),
+       .inSummary = false},
+      {.name = "restir_spatial_rays_per_pixel",
+       .header = "spatial rays/px",
+       .unit = "rays/pixel",
+       .value = at("/restir/visibility_rays_per_pixel/spatial"),
+       .inSummary = false},
+      {.name = "restir_shade_rays_per_pixel",
+       .header = "shade rays/px",
+       .unit = "rays/pixel",
+       .value = at("/restir/visibility_rays_per_pixel/shade"),
+       .inSummary = false},
   };
   return metrics;
 }

@@ -178,8 +178,10 @@ TEST(Report, RooflineFractionIsOverTheDiffuseRaycastOfTheSameSceneAndBackend) {
   EXPECT_EQ((*rooflineOf(differing[0], differing))["id"], "r004");
 
   const std::string csv = reportCsv(report);
-  EXPECT_NE(csv.find(",raycast_rays_per_s,roofline_fraction,simt_utilisation,simt_coherence,relmse,flip,error\n"),
-            std::string::npos)
+  EXPECT_NE(
+      csv.find(",raycast_rays_per_s,roofline_fraction,simt_utilisation,simt_coherence,relmse,flip,efficiency,"
+               "restir_temporal_rays_per_pixel,restir_spatial_rays_per_pixel,restir_shade_rays_per_pixel,error\n"),
+      std::string::npos)
       << csv.substr(0, csv.find('\n'));
   std::istringstream lines(csv);
   std::string header, line;
@@ -450,6 +452,35 @@ TEST(Report, CameraPathFramesCarryFlipBesideRelmse) {
   } catch (const std::exception& error) {
     EXPECT_NE(std::string(error.what()).find("/runs/0/camera_path/frames/2"), std::string::npos) << error.what();
   }
+}
+
+// What ReSTIR costs in rays and buys in error per time are metrics: columns of report.csv (and
+// so of the HTML report), per pixel and sample pass; none where a run has none.
+TEST(Report, RestirRaysAndAPathsEfficiencyAreMetrics) {
+  ExperimentResult result = syntheticResult(fs::temp_directory_path());
+  RunRecord& run = result.runs[0];
+  run.frameGpuMs = {10, 10};
+  run.frameHostMs = {11, 11};
+  run.pathFrames = {{.convergence = ConvergenceMetrics{.rmse = 0.5, .relmse = 0.5}},
+                    {.convergence = ConvergenceMetrics{.rmse = 0.5, .relmse = 0.5}}};
+  run.spec.settings.restir = Restir::Di;
+  const double pixelSamples =
+      double(run.spec.settings.width) * run.spec.settings.height * run.spec.settings.samplesPerPixel;
+  run.work.restirRays = {uint64_t(2 * pixelSamples), uint64_t(7 * pixelSamples), uint64_t(pixelSamples)};
+  const json report = reportJson(result);
+  EXPECT_NO_THROW(checkReport(report, "report.json"));
+  const json& first = report["runs"][0];
+  EXPECT_DOUBLE_EQ(metric("restir_temporal_rays_per_pixel").value(first).value(), 2.0);
+  EXPECT_DOUBLE_EQ(metric("restir_spatial_rays_per_pixel").value(first).value(), 7.0);
+  EXPECT_DOUBLE_EQ(metric("restir_shade_rays_per_pixel").value(first).value(), 1.0);
+  // 1 / (relMSE 0.5 x 10 ms).
+  EXPECT_NEAR(metric("efficiency").value(first).value(), 200.0, 1e-9);
+  const std::string csv = reportCsv(report);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  const std::string firstRow = csv.substr(header.size() + 1, csv.find('\n', header.size() + 1) - header.size() - 1);
+  EXPECT_EQ(csvCell(header, firstRow, "restir_spatial_rays_per_pixel"), "7") << firstRow;
+  for (const char* name : {"restir_spatial_rays_per_pixel", "efficiency"})
+    EXPECT_FALSE(metric(name).value(report["runs"][1]).has_value()) << name << ": the failed run has none";
 }
 
 // Clocks that count more lane-cycles than the SMs could hold in the stage's time are wrong (an
