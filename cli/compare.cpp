@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -107,7 +108,10 @@ void addCompareCommand(CLI::App& app, const GlobalOptions&) {
   command->callback([options] {
     CompareOptions compareOptions{.metric = options->metric, .runsOnly = options->runsOnly};
     try {
-      if (!options->html.empty()) requireOutputFolder(options->html, "--html");
+      if (!options->html.empty()) {
+        requireNotAnInput(options->html, std::array{options->base, options->next}, "--html");
+        requireOutputFolder(options->html, "--html");
+      }
       compareOptions.threshold = parseThreshold(options->threshold);
       const auto base = readReport(options->base, compareExitUndecided, compareExitUndecided);
       const auto next = readReport(options->next, compareExitUndecided, compareExitUndecided);

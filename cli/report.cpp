@@ -45,10 +45,9 @@ void addReportCommand(CLI::App& app, const GlobalOptions&) {
     if (!options->baseline.empty() && options->reports.size() != 1)
       throw UserError("--baseline compares one report against it; a history takes several reports without it");
     const fs::path out = options->out;
-    std::error_code ignored;
-    for (const std::string& path : options->reports)
-      if (fs::equivalent(out, path, ignored))
-        throw UserError("--out " + options->out + " is one of the reports: name another file for the page");
+    std::vector<std::string> inputs = options->reports;
+    if (!options->baseline.empty()) inputs.push_back(options->baseline);
+    requireNotAnInput(out, inputs, "--out");
     requireOutputFolder(out, "--out");
     CompareOptions compare;
     compare.threshold = parseThreshold(options->threshold);

@@ -254,7 +254,8 @@ int run(const GlobalOptions& global, const RunOptions& options) {
     const json& recorded = previous["sweep"]["shard"];
     if (recorded.is_object()) shard = Shard{recorded["index"], recorded["count"]};
   } else if (!options.shard.empty() && !(shard = parseShard(options.shard))) {
-    throw UserError("--shard " + options.shard + ": expected K/N, the K-th of N parts (1 <= K <= N), such as 2/4");
+    throw UserError("--shard " + options.shard + ": expected K/N, the K-th of N parts (1 <= K <= N <= " +
+                    std::to_string(maxShards) + "), such as 2/4");
   }
   const ExperimentConfig config =
       options.resume.empty()

@@ -121,6 +121,15 @@ void requireOutputFolder(const fs::path& path, std::string_view flag) {
   ::unlink(probe.c_str());
 }
 
+void requireNotAnInput(const fs::path& path, std::span<const std::string> inputs, std::string_view flag) {
+  for (const std::string& input : inputs) {
+    std::error_code ignored;
+    if (fs::equivalent(path, input, ignored))
+      throw UserError(std::string(flag) + " " + path.string() + " is the input " + input +
+                      ": writing it would destroy it; name another file");
+  }
+}
+
 void flushStandardOutput() {
   std::cout.flush();
   const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);

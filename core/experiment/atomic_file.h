@@ -2,6 +2,7 @@
 // that is not a regular file is ever replaced by one.
 #pragma once
 #include <filesystem>
+#include <span>
 #include <string_view>
 
 namespace ptbench {
@@ -22,6 +23,10 @@ void writeFileAtomically(const std::filesystem::path& path, std::string_view con
 // missing, when `path` is a folder, or when no file can be made in that folder (no permission,
 // a read-only file system). A device or FIFO passes unopened.
 void requireOutputFolder(const std::filesystem::path& path, std::string_view flag);
+
+// Before any work: throws UserError naming FLAG when the output `path` is the same file as one
+// of `inputs` (by name, link or hard link), which writing it would destroy.
+void requireNotAnInput(const std::filesystem::path& path, std::span<const std::string> inputs, std::string_view flag);
 
 // At exit: flushes standard output and throws UserError("cannot write standard output:
 // REASON") when what was printed could not all be written (a full disk, a closed pipe).

@@ -16,6 +16,7 @@
 #include "core/experiment/atomic_file.h"
 #include "core/experiment/device_json.h"
 #include "core/experiment/metrics.h"
+#include "core/experiment/shard.h"
 #include "core/experiment/statistics.h"
 #include "core/integrators/options.h"
 #include "core/integrators/registry.h"
@@ -782,6 +783,10 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
       check.field(report["sweep"], "/sweep", "shard", Kind::Object);
       check.field(shard, "/sweep/shard", "index", Kind::Count);
       check.field(shard, "/sweep/shard", "count", Kind::Count);
+      // `run --resume` takes its shard from here: a part of no sweep would leave it nothing to run.
+      if (!validShard(shard["index"].get<uint64_t>(), shard["count"].get<uint64_t>()))
+        check.fail("/sweep/shard",
+                   "a part of the sweep: an index from 1 to its count, of at most " + std::to_string(maxShards));
     }
   }
   for (size_t i = 0; i < report["runs"].size(); ++i) {

@@ -17,7 +17,7 @@ std::optional<Shard> parseShard(std::string_view text) {
     return error == std::errc() && end == part.data() + part.size() && !part.empty();
   };
   if (!parse(text.substr(0, slash), shard.index) || !parse(text.substr(slash + 1), shard.count)) return std::nullopt;
-  if (shard.count < 1 || shard.index < 1 || shard.index > shard.count || shard.count > 100000) return std::nullopt;
+  if (!validShard(shard.index, shard.count)) return std::nullopt;
   return shard;
 }
 

@@ -16,7 +16,15 @@ struct Shard {
   uint32_t count = 1;
 };
 
-// "K/N" with 1 <= K <= N; nothing for anything else.
+// The most parts a sweep is split into.
+inline constexpr uint32_t maxShards = 100000;
+
+// Whether K/N names a part of a sweep: 1 <= K <= N <= maxShards.
+constexpr bool validShard(uint64_t index, uint64_t count) {
+  return count >= 1 && count <= maxShards && index >= 1 && index <= count;
+}
+
+// "K/N" with 1 <= K <= N <= maxShards; nothing for anything else.
 std::optional<Shard> parseShard(std::string_view text);
 
 // The relative cost of a run: pixels x samples x max depth.

@@ -165,18 +165,26 @@ TEST_F(BadInputTest, CommandLinesAreRefusedBeforeAnyWork) {
     expect(c);
 }
 
-// `ptbench report` never writes its page over a report it reads, nor into a folder that is not
-// there; it refuses --baseline beside a history's several reports and a report it cannot read.
+// `ptbench report` and `compare --html` never write a page over a report they read (its
+// baseline's too), nor into a folder that is not there; report refuses --baseline beside a
+// history's several reports and a report it cannot read.
 TEST_F(BadInputTest, ReportPagesRefuseToOverwriteTheirReportsOrGuessWhatWasMeant) {
   fs::copy_file(fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json", dir / "gate.json");
+  fs::copy_file(dir / "gate.json", dir / "base.json");
   const auto before = fs::file_size(dir / "gate.json");
   for (const BadInput& c : std::vector<BadInput>{
            {"page over its report", "report {dir}/gate.json --out {dir}/gate.json", 1,
-            "--out " + (dir / "gate.json").string() + " is one of the reports: name another file for the page"},
-           {"page over its baseline", "report {dir}/gate.json --baseline {dir}/gate.json --out {dir}/gate.json", 1,
-            "is one of the reports"},
-           {"baseline beside a history", "report {dir}/gate.json {dir}/gate.json --baseline {dir}/gate.json --out {dir}/p.html",
-            1, "--baseline compares one report against it; a history takes several reports without it"},
+            "--out " + (dir / "gate.json").string() + " is the input " + (dir / "gate.json").string() +
+                ": writing it would destroy it; name another file"},
+           {"page over its baseline", "report {dir}/gate.json --baseline {dir}/base.json --out {dir}/base.json", 1,
+            "--out " + (dir / "base.json").string() + " is the input " + (dir / "base.json").string()},
+           {"compare's page over its new report", "compare {dir}/base.json {dir}/gate.json --html {dir}/gate.json", 2,
+            "--html " + (dir / "gate.json").string() + " is the input"},
+           {"compare's page over its base", "compare {dir}/base.json {dir}/gate.json --html {dir}/base.json", 2,
+            "--html " + (dir / "base.json").string() + " is the input"},
+           {"baseline beside a history",
+            "report {dir}/gate.json {dir}/gate.json --baseline {dir}/gate.json --out {dir}/p.html", 1,
+            "--baseline compares one report against it; a history takes several reports without it"},
            {"page into a missing folder", "report {dir}/gate.json --out {dir}/missing/p.html", 1,
             "the folder " + (dir / "missing").string() + " does not exist"},
            {"page onto a folder", "report {dir}/gate.json --out {dir}", 1, "a folder, not a file"},
@@ -185,6 +193,7 @@ TEST_F(BadInputTest, ReportPagesRefuseToOverwriteTheirReportsOrGuessWhatWasMeant
        })
     expect(c);
   EXPECT_EQ(fs::file_size(dir / "gate.json"), before);
+  EXPECT_EQ(fs::file_size(dir / "base.json"), before);
   EXPECT_FALSE(fs::exists(dir / "p.html"));
 }
 

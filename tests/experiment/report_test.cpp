@@ -454,6 +454,25 @@ TEST(Report, CameraPathFramesCarryFlipBesideRelmse) {
   }
 }
 
+// `run --resume` takes its shard from the report: one that names no part of a sweep (a count
+// of 0 crashed the resume; an index past the count rewrote the report with no runs) is refused
+// where the report is read, naming the field.
+TEST(Report, AShardThatIsNoPartOfASweepIsRefused) {
+  json report = reportJson(syntheticResult(fs::temp_directory_path()));
+  ASSERT_TRUE(report.contains("sweep"));
+  report["sweep"]["shard"] = {{"index", 2}, {"count", 3}};
+  EXPECT_NO_THROW(checkReport(report, "report.json"));
+  for (const auto& [index, count] : {std::pair{1, 0}, std::pair{0, 1}, std::pair{5, 3}, std::pair{1, 100001}}) {
+    report["sweep"]["shard"] = {{"index", index}, {"count", count}};
+    try {
+      checkReport(report, "report.json");
+      ADD_FAILURE() << "shard " << index << "/" << count << " passed";
+    } catch (const std::exception& error) {
+      EXPECT_NE(std::string(error.what()).find("/sweep/shard"), std::string::npos) << error.what();
+    }
+  }
+}
+
 // What ReSTIR costs in rays and buys in error per time are metrics: columns of report.csv (and
 // so of the HTML report), per pixel and sample pass; none where a run has none.
 TEST(Report, RestirRaysAndAPathsEfficiencyAreMetrics) {
