@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <optional>
@@ -896,13 +897,25 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
         check.each(context, contextAt, "throttle_reasons", Kind::String);
       }
     }
-    if (check.field(run, at, "images", Kind::Object, false))
-      for (const char* format : {"png", "exr"}) check.field(run["images"], at + "/images", format, Kind::String, false);
+    // Images lie beside their report, named by file name alone: every reader (merge, report
+    // pages, embedded images) joins the name to the report's folder, and a name with a folder
+    // (absolute, ../..) would have it read or copy a file from anywhere.
+    const auto checkImages = [&](const json& holder, const std::string& holderAt) {
+      if (!check.field(holder, holderAt, "images", Kind::Object, false)) return;
+      for (const char* format : {"png", "exr"}) {
+        check.field(holder["images"], holderAt + "/images", format, Kind::String);
+        const std::string name = holder["images"][format];
+        if (std::filesystem::path(name).filename() != name || name == "." || name == "..")
+          check.fail(holderAt + "/images/" + format, "the name of a file beside the report, without a folder");
+      }
+    };
+    checkImages(run, at);
     if (check.field(run, at, "camera_path", Kind::Object, false) &&
         check.field(run["camera_path"], at + "/camera_path", "frames", Kind::Array))
       for (size_t k = 0; k < run["camera_path"]["frames"].size(); ++k) {
         const json& frame = run["camera_path"]["frames"][k];
         const std::string frameAt = at + "/camera_path/frames/" + std::to_string(k);
+        checkImages(frame, frameAt);
         for (const char* number : {"frame", "gpu_ms", "host_ms"}) check.field(frame, frameAt, number, Kind::Number);
         for (const char* number : {"rmse", "relmse", "flip"}) check.field(frame, frameAt, number, Kind::Number, false);
       }

@@ -473,6 +473,27 @@ TEST(Report, AShardThatIsNoPartOfASweepIsRefused) {
   }
 }
 
+// A report names its images by file name alone, both formats: a name with a folder had
+// `report --embed-images` put /etc/passwd into its page; one format alone read past the JSON.
+TEST(Report, ImagesAreFileNamesBesideTheReport) {
+  json report = reportJson(syntheticResult(fs::temp_directory_path()));
+  report["runs"][0]["images"] = {{"png", "r000.png"}, {"exr", "r000.exr"}};
+  EXPECT_NO_THROW(checkReport(report, "report.json"));
+  for (const json& images :
+       {json{{"png", "/etc/passwd"}, {"exr", "r000.exr"}}, json{{"png", "r000.png"}, {"exr", "../../r000.exr"}},
+        json{{"png", "sub/r000.png"}, {"exr", "x"}}, json{{"png", ".."}, {"exr", "r000.exr"}},
+        json{{"exr", "r000.exr"}}}) {
+    json bad = report;
+    bad["runs"][0]["images"] = images;
+    try {
+      checkReport(bad, "report.json");
+      ADD_FAILURE() << images.dump() << " passed";
+    } catch (const std::exception& error) {
+      EXPECT_NE(std::string(error.what()).find("/runs/0/images/"), std::string::npos) << error.what();
+    }
+  }
+}
+
 // What ReSTIR costs in rays and buys in error per time are metrics: columns of report.csv (and
 // so of the HTML report), per pixel and sample pass; none where a run has none.
 TEST(Report, RestirRaysAndAPathsEfficiencyAreMetrics) {
