@@ -70,8 +70,14 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
     for (const std::string& path : options->reports)
       shards.push_back({readCheckedReport(path), fs::path(path).parent_path()});
     MergedReport merged;
+    std::string summary;
     try {
       merged = mergeReports(shards);
+      // Everything read from the runs' fields before anything is written: a field of the wrong
+      // type (an option of a number where a name belongs) stops the merge before its folder
+      // holds half a result.
+      summary = reportSummary(merged.report, SummaryFormat::Table);
+      static_cast<void>(reportCsv(merged.report));
     } catch (const json::exception& error) {  // a field checkReport does not know
       throw UserError(
           "a field of one of the reports is missing or of the wrong type (" + std::string(error.what()) + ")",
@@ -90,7 +96,7 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
     writeReportFiles(out, merged.report);
     writeReportPage(out, merged.report);
     for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);
-    std::cout << reportSummary(merged.report, SummaryFormat::Table);
+    std::cout << summary;
     spdlog::info("merged {} report(s), {} run(s), into {}", shards.size(), merged.report["runs"].size(), out.string());
     if (merged.missingRuns > 0 || merged.interruptedRuns > 0) throw CLI::RuntimeError(1);
   });

@@ -197,6 +197,27 @@ TEST_F(BadInputTest, ReportPagesRefuseToOverwriteTheirReportsOrGuessWhatWasMeant
   EXPECT_FALSE(fs::exists(dir / "p.html"));
 }
 
+// A shard report whose option has the wrong type (a number where a layout's name belongs) passes
+// checkReport, which does not know each integrator's options, and met the summary only after
+// merge had written report.json and report.csv: internal error, exit 70, half a result. Now it
+// is a malformed report (exit 65) and nothing is written.
+TEST_F(BadInputTest, MergeRefusesAFieldOfTheWrongTypeBeforeWritingAnything) {
+  nlohmann::json report;
+  std::ifstream(fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json") >> report;
+  bool edited = false;
+  for (auto& run : report["runs"])
+    if (!edited && run["parameters"]["backend"] == "software") {
+      run["parameters"]["options"]["software_bvh"] = 5;
+      edited = true;
+    }
+  ASSERT_TRUE(edited) << "the baseline has a software run";
+  fs::create_directories(dir / "shard");
+  std::ofstream(dir / "shard" / "report.json") << report.dump();
+  expect({"an option of the wrong type", "merge {dir}/shard/report.json --out {dir}/merged", 65,
+          "a field of one of the reports is missing or of the wrong type"});
+  EXPECT_FALSE(fs::exists(dir / "merged")) << "nothing written";
+}
+
 // Every numeric flag of every command refuses NaN, the infinities and the
 // values outside its documented range (negative, zero, overflowing: --exposure 128 made
 // 2^exposure a float's infinity and an all-black image), naming the flag, before any work.
