@@ -39,18 +39,6 @@ Vec3 toVec3(const std::vector<float>& v) {
   return {v[0], v[1], v[2]};
 }
 
-// The integrators, each that reorders with what it needs.
-std::string integratorHelp() {
-  std::string help;
-  for (size_t i = 0; i < allIntegrators.size(); ++i) {
-    const IntegratorKind kind = allIntegrators[i];
-    if (i > 0) help += i + 1 == allIntegrators.size() ? " or " : ", ";
-    help += integratorName(kind);
-    if (integratorTraits(kind).reorders) help += " (pipeline backend, VK_NV_ray_tracing_invocation_reorder)";
-  }
-  return help;
-}
-
 }  // namespace
 
 void prepareRender(const GlobalOptions& global, RenderOptions options,
@@ -237,7 +225,10 @@ void addRenderOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& o
                         "each output's name carrying the frame's index (ref.exr: ref-frame000.exr, ...)");
   } else {
     command->add_option("--scene", options->scene, sceneHelp)->required();
-    command->add_option("--integrator", options->integrator, integratorHelp())->capture_default_str();
+    command
+        ->add_option("--integrator", options->integrator,
+                     integratorNameList(allIntegrators, " or ", IntegratorNeeds::Named))
+        ->capture_default_str();
     addIntegratorOptions(command, options);
   }
   command->add_option("--backend", options->backend, trace::backendChoicesHelp())->capture_default_str();

@@ -134,14 +134,17 @@ fi
 
 # The analytic checks with every integrator and backend lavapipe has, through the binary users
 # run (docs/testing.md, "Checking a device"); exit 3 on a wrong image. One process a backend, side
-# by side: each compiles its own pipelines, mostly on one core.
+# by side: each compiles its own pipelines, mostly on one core. The backends are read from their
+# registration, so that a backend added there is verified here too.
 begin_stage "verify (--quick)"
-for backend in rayquery pipeline software; do
+backends=$(sed -n 's/^PTBENCH_TRACE_BACKEND([A-Za-z]*, *\([a-z]*\),.*/\1/p' core/trace/backends.def)
+[ -n "$backends" ] || { echo "test.sh: no backend read from core/trace/backends.def" >&2; exit 1; }
+for backend in $backends; do
   build/ptbench --validate verify --quick --backend "$backend" --json "build/verify-$backend.json" \
     > "build/verify-$backend.txt" 2>&1 &
 done
 wait || true
-for backend in rayquery pipeline software; do
+for backend in $backends; do
   cat "build/verify-$backend.txt"
   count verify "build/verify-$backend.json"
 done

@@ -105,7 +105,7 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
         if (file.empty()) continue;
         // A run's images lie in its shard's folder, named by their file names alone: a name with
         // a folder (an absolute path, ../..) would have merge copy a file from anywhere.
-        if (std::filesystem::path(file).filename() != file || file == "." || file == "..")
+        if (!isFileNameBesideReport(file))
           throw UserError((shard->folder / "report.json").string() + ": run " + run.value("id", "?") + "'s images." +
                               format + " is \"" + file +
                               "\", not the name of a file in the shard's folder; a report names its images so",

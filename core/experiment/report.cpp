@@ -764,6 +764,10 @@ class ReportChecker {
 
 }  // namespace
 
+bool isFileNameBesideReport(const std::string& name) {
+  return std::filesystem::path(name).filename() == name && name != "." && name != "..";
+}
+
 void checkReport(const json& report, const std::string& source, int exitCode) {
   const ReportChecker check(source, exitCode);
   if (!report.is_object()) check.fail("", "an object with a \"runs\" list");
@@ -897,15 +901,14 @@ void checkReport(const json& report, const std::string& source, int exitCode) {
         check.each(context, contextAt, "throttle_reasons", Kind::String);
       }
     }
-    // Images lie beside their report, named by file name alone: every reader (merge, report
-    // pages, embedded images) joins the name to the report's folder, and a name with a folder
-    // (absolute, ../..) would have it read or copy a file from anywhere.
+    // A name with a folder would have merge, report pages or embedded images read or copy a
+    // file from anywhere.
     const auto checkImages = [&](const json& holder, const std::string& holderAt) {
       if (!check.field(holder, holderAt, "images", Kind::Object, false)) return;
       for (const char* format : {"png", "exr"}) {
         check.field(holder["images"], holderAt + "/images", format, Kind::String);
         const std::string name = holder["images"][format];
-        if (std::filesystem::path(name).filename() != name || name == "." || name == "..")
+        if (!isFileNameBesideReport(name))
           check.fail(holderAt + "/images/" + format, "the name of a file beside the report, without a folder");
       }
     };

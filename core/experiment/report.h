@@ -50,6 +50,11 @@ void addRooflineFractions(nlohmann::json& runs);
 // (the sysexits EX_DATAERR docs/cli.md lists).
 constexpr int exitReportMalformed = 65;
 
+// Whether `name` names a file beside its report: a file name alone, no folder (absolute, ../..)
+// and not . or ..; the images a report names must be, since every reader joins them to the
+// report's folder.
+bool isFileNameBesideReport(const std::string& name);
+
 // Checks the fields that summary, the CSV, merge, run --resume and compare read from a report
 // and its runs (those they require, and the type of any they take when present): a UserError
 // with `exitCode` naming `source`, the field's JSON pointer and what was expected otherwise.

@@ -19,6 +19,9 @@
 
 namespace ptbench {
 
+// The extension megakernel-ser needs, for messages.
+inline constexpr std::string_view invocationReorderExtension = "VK_NV_ray_tracing_invocation_reorder";
+
 // What sets an integrator apart where code outside core/integrators/ must know it.
 struct IntegratorTraits {
   // Renders an image of the light transport, which `ptbench verify` and the image tests hold to
@@ -80,18 +83,24 @@ inline constexpr auto pathTracers = [] {
 
 // The integrator every other one's time is relative to.
 inline constexpr IntegratorKind baselineIntegrator = [] {
-  static_assert(
-      std::ranges::count_if(allIntegrators, [](IntegratorKind k) { return integratorTraits(k).baseline; }) == 1,
-      "integrators.def marks one integrator the baseline");
-  return *std::ranges::find_if(allIntegrators, [](IntegratorKind k) { return integratorTraits(k).baseline; });
+  constexpr auto isBaseline = [](IntegratorKind kind) { return integratorTraits(kind).baseline; };
+  static_assert(std::ranges::count_if(allIntegrators, isBaseline) == 1,
+                "integrators.def marks one integrator the baseline");
+  return *std::ranges::find_if(allIntegrators, isBaseline);
 }();
 
+// Whether a list of integrators says, after each that reorders, what it needs (help texts).
+enum class IntegratorNeeds { Omitted, Named };
+
 // The names of `kinds`, "a, b, c or d" (with `last` before the last).
-inline std::string integratorNameList(std::span<const IntegratorKind> kinds, std::string_view last = " or ") {
+inline std::string integratorNameList(std::span<const IntegratorKind> kinds, std::string_view last = " or ",
+                                      IntegratorNeeds needs = IntegratorNeeds::Omitted) {
   std::string list;
   for (size_t i = 0; i < kinds.size(); ++i) {
     if (i > 0) list += i + 1 == kinds.size() ? last : std::string_view(", ");
     list += integratorName(kinds[i]);
+    if (needs == IntegratorNeeds::Named && integratorTraits(kinds[i]).reorders)
+      list += " (pipeline backend, " + std::string(invocationReorderExtension) + ")";
   }
   return list;
 }
@@ -150,9 +159,6 @@ struct SerOptions {
   SerHint hint = SerHint::Material;
   uint32_t reorderFrom = 1;  // the first bounce reordered: 1, the camera rays' hits; 2, from the first indirect ray
 };
-
-// The extension megakernel-ser needs, for messages.
-inline constexpr std::string_view invocationReorderExtension = "VK_NV_ray_tracing_invocation_reorder";
 
 // The raycast's options (options.raycast in configs, render --option key=value).
 struct RaycastOptions {
