@@ -12,7 +12,6 @@ inline const std::vector<std::string> shippedScenes = {
     "FlightHelmet/FlightHelmet.gltf",
     "MetalRoughSpheresNoTextures/glTF-Binary/MetalRoughSpheresNoTextures.glb",
     "ClearCoatTest/glTF-Binary/ClearCoatTest.glb",
-    "TransmissionTest/glTF-Binary/TransmissionTest.glb",
     "EmissiveStrengthTest/glTF-Binary/EmissiveStrengthTest.glb",
     "ToyCar/glTF/ToyCar.gltf",
     "ManyLights/ManyLights.gltf",

@@ -63,6 +63,21 @@ class DocLinks(unittest.TestCase):
                     missing.append(f"{name}: results/published/{study}")
         self.assertEqual(missing, [])
 
+    def test_every_study_is_indexed_and_cited(self):
+        """A study in results/published/ is in results/README.md's index and cited by the README,
+        a page of docs/, a config or the code; one that is neither leaves the tree."""
+        studies = sorted(p.name for p in (SOURCE / "results" / "published").iterdir() if p.is_dir())
+        index = (SOURCE / "results" / "README.md").read_text()
+        cited = set()
+        for path in [SOURCE / "README.md", *(SOURCE / "docs").glob("*.md"), *(SOURCE / "configs").glob("*.json"),
+                     *(p for folder in ("core", "cli", "shaders", "scripts", "tests") for p in (SOURCE / folder).rglob("*")
+                       if p.is_file() and p.suffix in (".cpp", ".h", ".glsl", ".comp", ".py", ".sh"))]:
+            cited.update(STUDY.findall(path.read_text(errors="replace")))
+        unindexed = [s for s in studies if f"(published/{s}/)" not in index]
+        uncited = [s for s in studies if s not in cited]
+        self.assertEqual(unindexed, [], "not in results/README.md's index")
+        self.assertEqual(uncited, [], "cited by nothing but the index: it leaves the tree")
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1], verbosity=2)
