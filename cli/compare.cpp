@@ -2,6 +2,7 @@
 // stage, a summary line for CI logs; exit 0, 1 (regression) or 2 (undecided).
 #include "core/experiment/compare.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <array>
@@ -17,6 +18,7 @@
 #include "core/experiment/config.h"
 #include "core/experiment/html_report.h"
 #include "core/experiment/report.h"
+#include "core/input_file.h"
 
 namespace ptbench::cli {
 
@@ -29,8 +31,13 @@ constexpr size_t maxReportBytes = size_t(1) << 30;
 // The report's text, as run wrote it or gzipped as a published study keeps it (report.json.gz):
 // zlib reads a file that is not gzipped as it is.
 std::string readReportText(const std::string& path, int exitCode, int malformedExitCode) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (!file) throw UserError(path + ": cannot read the report", exitCode);
+  // gzip's reader reads plain JSON as it is.
+  const int fd = openInput(path, "the report", exitCode);
+  gzFile file = gzdopen(fd, "rb");
+  if (!file) {
+    ::close(fd);
+    throw UserError(path + ": cannot read the report", exitCode);
+  }
   std::string text;
   std::vector<char> buffer(size_t(1) << 16);
   int read = 0;

@@ -70,6 +70,10 @@ void addFlipCommand(CLI::App& app, const GlobalOptions&) {
           sizeText(referenceImage.width, referenceImage.height) + " and " + sizeText(testImage.width, testImage.height);
     } else {
       const LinearImage referenceImage = readLinearImage(*reference), testImage = readLinearImage(*test);
+      for (const auto& [path, image] : {std::pair{reference.get(), &referenceImage}, std::pair{test.get(), &testImage}})
+        if (const size_t bad = nonFiniteValues(*image); bad > 0)
+          throw UserError(*path + ": " + std::to_string(bad) +
+                          " of its values are NaN or infinite; FLIP compares finite radiance");
       const ToneMapper mapper = toneMappers.at(*toneMapper);
       const ExposureRange exposures = automaticExposures(referenceImage, mapper);
       flip = hdrFlip(testImage, referenceImage,

@@ -128,8 +128,10 @@ int flushedStandardOutput(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A closed pipe or FIFO is a write error (EPIPE) that names what was written, not a silent death.
+  // A closed pipe or FIFO (EPIPE) and a file-size limit (EFBIG) are write errors that name what
+  // was written, not a silent death.
   std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
   const int code = flushedStandardOutput(runCommandLine(argc, argv));
   if (ptbench::vk::deviceAbandoned()) {
     // The GPU may still be running the submission that timed out: leave at once, without the

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/options.h"
 #include "core/errors.h"
@@ -52,12 +53,14 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
     // command's results there would be lost. A folder that holds files is written only where an
     // earlier merge wrote them (its report.json merged from shards).
     std::error_code ignored;
+    std::set<std::string> earlierImages;  // an earlier merge's, removed where this one has none of the name
     if (fs::is_directory(out, ignored) && !fs::is_empty(out, ignored)) {
       bool merged = false;
       try {
         const json previous = readCheckedReport((out / "report.json").string());
         merged = previous.contains("sweep") && previous["sweep"].is_object() &&
                  previous["sweep"].value("merged_from", json()).is_array();
+        if (merged) earlierImages = reportImageNames(previous);
       } catch (const UserError&) {
         // no report there, or none merge wrote
       }
@@ -83,18 +86,27 @@ void addMergeCommand(CLI::App& app, const GlobalOptions&) {
           "a field of one of the reports is missing or of the wrong type (" + std::string(error.what()) + ")",
           exitReportMalformed);
     }
+    // A shard's images are files its run wrote: a link (to a file anywhere) or anything but a
+    // regular file (a FIFO would block the read) is refused before anything is written.
+    for (const auto& [from, name] : merged.images)
+      if (fs::symlink_status(from, ignored).type() != fs::file_type::regular)
+        throw UserError(from.string() + ": not a regular file (a link, a folder, a FIFO, or missing); a shard's " +
+                        "images are the files its run wrote beside its report");
     std::error_code error;
     fs::create_directories(out, error);
     if (error) throw UserError("--out " + out.string() + ": cannot create the folder: " + error.message());
     for (const auto& [from, name] : merged.images) {
-      // Read whole and written as every file is (atomically, links followed), not copied over.
+      // Read whole and written as every file is (atomically), not copied over.
       std::ifstream in(from, std::ios::binary);
       const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       if (!in && !in.eof()) throw UserError("cannot read " + from.string() + " to copy it into " + out.string());
       writeFileAtomically(out / name, image);
+      earlierImages.erase(name);
     }
     writeReportFiles(out, merged.report);
     writeReportPage(out, merged.report);
+    // The earlier merge's images this report does not name would pass for its own.
+    for (const std::string& name : earlierImages) fs::remove(out / name, ignored);
     for (const std::string& warning : merged.warnings) spdlog::warn("{}", warning);
     std::cout << summary;
     spdlog::info("merged {} report(s), {} run(s), into {}", shards.size(), merged.report["runs"].size(), out.string());

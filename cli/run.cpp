@@ -132,12 +132,13 @@ std::string sweepEstimate(const ExperimentConfig& config, const std::vector<RunR
 
 // --dry-run: the runs the sweep resolves to on this device, one line each, before any GPU work.
 // Returns 1 when a run could not run (its reason is on its line), else 0.
-// With --resume, `previous` is the folder's report: the runs it finished are marked kept.
+// With --resume, `previous` is the folder's report (read from `previousFile`): the runs it
+// finished are marked kept.
 int printPlan(const ExperimentConfig& config, const GlobalOptions& global, const std::optional<Shard>& shard,
-              const json& previous, const fs::path& root) {
+              const json& previous, const std::string& previousFile, const fs::path& root) {
   const vk::DeviceCapabilities device = vk::selectDevice(global.device.empty() ? config.device : global.device);
   ExperimentPlan plan = planExperiment(config, device, shard);
-  if (!previous.is_null()) keepFinishedRuns(plan.runs, previous);
+  if (!previous.is_null()) keepFinishedRuns(plan.runs, previous, previousFile);
   RunLabels label;
   label.plan(plan.runs);
   std::string backends;
@@ -242,12 +243,15 @@ class Progress {
 
 int run(const GlobalOptions& global, const RunOptions& options) {
   nlohmann::json previous;
+  std::optional<FolderLock> resumeLock;
   std::optional<Shard> shard;
   if (!options.resume.empty()) {
     // The folder's own config, as resolved when it started, and its shard: nothing else.
     if (!options.config.empty() || !options.overrides.empty() || !options.shard.empty() || !options.out.empty())
       throw UserError("--resume " + options.resume +
                       ": continues that folder's sweep with its own config; give no config, --set, --shard or --out");
+    // Held from before the report is read: another resume must not continue what this one runs.
+    if (!options.dryRun && fs::is_directory(options.resume)) resumeLock.emplace(options.resume);
     previous = readCheckedReport((fs::path(options.resume) / "report.json").string());
     if (!previous.contains("config") || !previous.contains("config_file") || !previous.contains("sweep"))
       throw UserError("--resume " + options.resume + ": its report was written by a ptbench that cannot resume it");
@@ -262,7 +266,8 @@ int run(const GlobalOptions& global, const RunOptions& options) {
           ? loadConfig(options.config.empty() ? defaultConfig() : fs::path(options.config), options.overrides)
           : configFromJson(previous["config"], previous["config_file"].get<std::string>());
   if (options.dryRun)
-    return printPlan(config, global, shard, previous, options.out.empty() ? config.output : fs::path(options.out));
+    return printPlan(config, global, shard, previous, (fs::path(options.resume) / "report.json").string(),
+                     options.out.empty() ? config.output : fs::path(options.out));
   if (!options.json.empty() && options.json != "-") requireOutputFolder(options.json, "--json");
   if (!options.markdown.empty()) requireOutputFolder(options.markdown, "--md");
   // --quiet as the global -q: the long steps' progress (core/progress.h) is silenced with the rest.
@@ -325,7 +330,7 @@ void addRunCommand(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--md", options->markdown, "also write the summary as a Markdown table to this file");
   command->add_option("--resume", options->resume,
                       "continue this results folder's interrupted or incomplete sweep: its finished runs are kept, "
-                      "the others run, and its report is rewritten");
+                      "the others run (those that failed too), and its report is rewritten");
   command->add_flag("--dry-run", options->dryRun,
                     "print the runs the sweep resolves to on this device (backends, options, default pool) and "
                     "why any cannot run, then stop: no GPU work, no results folder; exit 1 if a run cannot run");

@@ -1,6 +1,7 @@
 #include "core/experiment/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -134,6 +135,24 @@ void flushStandardOutput() {
   std::cout.flush();
   const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
   if (failed) throw UserError("cannot write standard output: " + lastError());
+}
+
+FolderLock::FolderLock(const fs::path& folder) : descriptor_(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+  if (descriptor_ < 0)
+    throw UserError("cannot open the results folder " + folder.string() + ": " + std::strerror(errno));
+  if (flock(descriptor_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    close(descriptor_);
+    if (error == EWOULDBLOCK)
+      throw UserError(folder.string() +
+                      ": another ptbench is running or resuming this folder's sweep; wait for it to end, or stop it "
+                      "(Ctrl-C keeps its finished runs) and resume once");
+    throw UserError("cannot lock the results folder " + folder.string() + ": " + std::strerror(error));
+  }
+}
+
+FolderLock::~FolderLock() {
+  close(descriptor_);  // releases the lock
 }
 
 }  // namespace ptbench

@@ -28,6 +28,21 @@ void requireOutputFolder(const std::filesystem::path& path, std::string_view fla
 // of `inputs` (by name, link or hard link), which writing it would destroy.
 void requireNotAnInput(const std::filesystem::path& path, std::span<const std::string> inputs, std::string_view flag);
 
+// Held while a run or a resume writes into a results folder, so that two processes never run
+// one sweep's runs at once: an exclusive flock(2) on the folder, released when the lock is
+// destroyed or the process ends however it ends (no stale lock file). Throws UserError naming
+// the folder when another process holds it, or when the folder cannot be opened.
+class FolderLock {
+ public:
+  explicit FolderLock(const std::filesystem::path& folder);
+  ~FolderLock();
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int descriptor_;
+};
+
 // At exit: flushes standard output and throws UserError("cannot write standard output:
 // REASON") when what was printed could not all be written (a full disk, a closed pipe).
 void flushStandardOutput();

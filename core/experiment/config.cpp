@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/experiment/image_output.h"
+#include "core/input_file.h"
 #include "core/integrators/options.h"
 #include "core/integrators/registry.h"
 #include "core/number_range.h"
@@ -349,9 +350,8 @@ std::optional<CameraPathSpec> readCameraPath(Validator& v, const json& path, con
     }
     json inner;
     try {
-      std::ifstream in(*resolved);
-      if (!in) throw UserError("cannot read " + resolved->string());
-      inner = parseJsonRefusingDuplicateKeys(in, resolved->string(), exitConfigInvalid);
+      inner = parseJsonRefusingDuplicateKeys(readInput(*resolved, "a camera path file", exitConfigMissing),
+                                             resolved->string(), exitConfigInvalid);
     } catch (const UserError& error) {
       v.error(at, error.what());
       return std::nullopt;
@@ -712,6 +712,8 @@ std::vector<Camera> cameraPathFrames(const SceneEntry& entry, const SceneData& s
     const auto found = std::find_if(scene.cameraAnimations.begin(), scene.cameraAnimations.end(), [&](const auto& a) {
       return spec.animationIndex ? a.index == *spec.animationIndex : a.name == *spec.animationName;
     });
+    if (found != scene.cameraAnimations.end() && !found->unfollowed.empty())
+      throw UserError(entry.spec + ": camera.path.animation: " + found->unfollowed);
     if (found != scene.cameraAnimations.end()) return pathCameras(found->path, spec.frames, spec.fps);
     std::string have;
     for (const CameraAnimation& animation : scene.cameraAnimations)
@@ -747,9 +749,8 @@ std::vector<Camera> cameraPathFrames(const SceneEntry& entry, const SceneData& s
 
 CameraPathSpec readCameraPathFile(const fs::path& file) {
   Validator v(file);
-  std::ifstream in(file);
-  if (!in) throw UserError("cannot read the camera path file " + file.string(), exitConfigMissing);
-  const json path = parseJsonRefusingDuplicateKeys(in, file.string(), exitConfigInvalid);
+  const json path = parseJsonRefusingDuplicateKeys(readInput(file, "the camera path file", exitConfigMissing),
+                                                   file.string(), exitConfigInvalid);
   if (path.is_string()) v.error("", "expected a camera path object; a file name is taken only in a config");
   std::optional<CameraPathSpec> spec = path.is_string() ? std::nullopt : readCameraPath(v, path, "", file);
   if (!v.ok() || !spec) v.raise();
@@ -855,12 +856,8 @@ json parseJsonRefusingDuplicateKeys(const std::string& text, const std::string& 
 }
 
 ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>& overrides) {
-  std::error_code ignored;
-  if (fs::is_directory(file, ignored))
-    throw UserError(file.string() + ": is a folder, not a config file", exitConfigMissing);
-  std::ifstream in(file);
-  if (!in) throw UserError(file.string() + ": cannot read the config file", exitConfigMissing);
-  json config = parseJsonRefusingDuplicateKeys(in, file.string(), exitConfigInvalid);
+  json config = parseJsonRefusingDuplicateKeys(readInput(file, "a config file", exitConfigMissing), file.string(),
+                                               exitConfigInvalid);
   if (!config.is_object()) throw UserError(file.string() + ": expected a JSON object at the top", exitConfigInvalid);
   for (const auto& assignment : overrides) applyOverride(config, assignment);
   return configFromJson(config, file);

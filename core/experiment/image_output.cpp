@@ -16,6 +16,7 @@
 
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
+#include "core/input_file.h"
 #include "core/text.h"
 
 namespace ptbench {
@@ -157,6 +158,7 @@ void writeImage(const std::filesystem::path& path, const LinearImage& image, flo
 }
 
 LinearImage readLinearImage(const std::filesystem::path& path) {
+  requireRegularFile(path, "give an EXR or PFM image file");
   const std::string extension = lowercaseExtension(path);
   LinearImage image;
   if (extension == ".exr") {
@@ -198,7 +200,12 @@ LinearImage readLinearImage(const std::filesystem::path& path) {
 
 SrgbImage readSrgbPng(const std::filesystem::path& path) {
   if (lowercaseExtension(path) != ".png") throw UserError(path.string() + ": an sRGB image is .png");
+  requireRegularFile(path, "give a PNG image file");
   int width = 0, height = 0, channels = 0;
+  // Its size from its header before its pixels: a small file can claim gigabytes of them.
+  if (stbi_info(path.c_str(), &width, &height, &channels) && uint64_t(width) * uint64_t(height) > maxImagePixels)
+    throw UserError(path.string() + ": " + std::to_string(width) + "x" + std::to_string(height) +
+                    " pixels, more than the largest image ptbench reads (" + std::to_string(maxImagePixels) + ")");
   unsigned char* pixels = stbi_load(path.c_str(), &width, &height, &channels, 3);
   if (!pixels) throw UserError(path.string() + ": cannot read it as PNG (" + stbi_failure_reason() + ")");
   SrgbImage image{uint32_t(width), uint32_t(height), std::vector<float>(size_t(width) * size_t(height) * 3)};

@@ -32,6 +32,9 @@ std::string runImageName(std::string_view runId, std::string_view scene, std::st
 // extension, "refs/cornell.exr" -> "refs/cornell-frame002.exr" (references and run images alike).
 std::filesystem::path frameImagePath(const std::filesystem::path& path, uint32_t frame);
 
+// The most pixels an image ptbench reads may have: the largest it renders, 16384 x 16384.
+inline constexpr uint64_t maxImagePixels = uint64_t(16384) * 16384;
+
 // An EXR (its R, G and B) or a colour PFM; a UserError naming the file when it cannot be read.
 LinearImage readLinearImage(const std::filesystem::path& path);
 // A PNG's colour as its bytes encode it (its alpha, if any, dropped); a UserError naming the

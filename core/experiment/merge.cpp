@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/errors.h"
@@ -99,9 +100,14 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
   for (auto& [key, entry] : runs) {
     auto& [run, shard] = entry;
     const std::string id = runId(number++);
-    if (run.contains("images")) {
+    // Each image is renamed for its run's new id; a camera path's frames keep their frame
+    // numbers, and the run's own images (its last frame's) are that frame's files, copied once.
+    const json& p = run["parameters"];
+    std::map<std::string, std::string> renamedFiles;  // a shard's file name -> the merged one
+    const auto rename = [&](json& holder, std::optional<uint32_t> frame) {
+      if (!holder.contains("images")) return;
       for (const char* format : {"png", "exr"}) {
-        const std::string file = run["images"].value(format, "");
+        const std::string file = holder["images"].value(format, "");
         if (file.empty()) continue;
         // A run's images lie in its shard's folder, named by their file names alone: a name with
         // a folder (an absolute path, ../..) would have merge copy a file from anywhere.
@@ -110,14 +116,21 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
                               format + " is \"" + file +
                               "\", not the name of a file in the shard's folder; a report names its images so",
                           exitReportMalformed);
-        const json& p = run["parameters"];
-        const std::string renamed =
-            runImageName(id, p["scene"].get<std::string>(), p["integrator"].get<std::string>(),
-                         p["backend"].get<std::string>(), std::filesystem::path(file).extension().string());
-        merged.images.emplace_back(shard->folder / file, renamed);
-        run["images"][format] = renamed;
+        auto [found, added] = renamedFiles.try_emplace(file);
+        if (added) {
+          std::string renamed =
+              runImageName(id, p["scene"].get<std::string>(), p["integrator"].get<std::string>(),
+                           p["backend"].get<std::string>(), std::filesystem::path(file).extension().string());
+          if (frame) renamed = frameImagePath(renamed, *frame).string();
+          found->second = renamed;
+          merged.images.emplace_back(shard->folder / file, renamed);
+        }
+        holder["images"][format] = found->second;
       }
-    }
+    };
+    if (run.contains("camera_path"))  // its frames in order (checkReport holds them to an array)
+      for (uint32_t k = 0; k < run["camera_path"]["frames"].size(); ++k) rename(run["camera_path"]["frames"][k], k);
+    rename(run, std::nullopt);
     run["id"] = id;
     if (run.value("status", "") == "interrupted") interrupted.push_back(id + " (" + runKey(run) + ")");
     out["runs"].push_back(std::move(run));

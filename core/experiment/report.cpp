@@ -768,6 +768,21 @@ bool isFileNameBesideReport(const std::string& name) {
   return std::filesystem::path(name).filename() == name && name != "." && name != "..";
 }
 
+std::set<std::string> reportImageNames(const json& report) {
+  std::set<std::string> names;
+  const auto add = [&](const json& holder) {
+    if (holder.contains("images"))
+      for (const char* format : {"png", "exr"})
+        if (holder["images"].contains(format)) names.insert(holder["images"][format].get<std::string>());
+  };
+  for (const json& run : report["runs"]) {
+    add(run);
+    if (run.contains("camera_path"))
+      for (const json& frame : run["camera_path"]["frames"]) add(frame);
+  }
+  return names;
+}
+
 void checkReport(const json& report, const std::string& source, int exitCode) {
   const ReportChecker check(source, exitCode);
   if (!report.is_object()) check.fail("", "an object with a \"runs\" list");

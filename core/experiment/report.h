@@ -3,6 +3,7 @@
 #pragma once
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "core/experiment/record.h"
@@ -54,6 +55,8 @@ constexpr int exitReportMalformed = 65;
 // and not . or ..; the images a report names must be, since every reader joins them to the
 // report's folder.
 bool isFileNameBesideReport(const std::string& name);
+// The image files a checked report names, its runs' and their camera-path frames'.
+std::set<std::string> reportImageNames(const nlohmann::json& report);
 
 // Checks the fields that summary, the CSV, merge, run --resume and compare read from a report
 // and its runs (those they require, and the type of any they take when present): a UserError

@@ -8,6 +8,7 @@
 
 #include "core/elapsed.h"
 #include "core/errors.h"
+#include "core/experiment/atomic_file.h"
 #include "core/experiment/image_output.h"
 #include "core/experiment/measure.h"
 #include "core/experiment/plan.h"
@@ -52,6 +53,12 @@ std::optional<ConvergenceMetrics> errorAgainst(RunRecord& record, const LinearIm
                                                const RenderSettings& settings, const LinearImage* reference,
                                                WithFlip withFlip = WithFlip::Yes) {
   if (!reference) return std::nullopt;
+  for (const auto& [what, checked] : {std::pair{"the run's image", &image}, std::pair{"the reference", reference}})
+    if (const size_t bad = nonFiniteValues(*checked); bad > 0) {
+      record.convergenceProblem = std::string(what) + " has " + std::to_string(bad) +
+                                  " value(s) that are NaN or infinite: no error against the reference is measured";
+      return std::nullopt;
+    }
   std::optional<ConvergenceMetrics> metrics = convergenceMetrics(image, *reference, withFlip);
   if (!metrics)
     record.convergenceProblem = "the reference is " + std::to_string(reference->width) + "x" +
@@ -112,24 +119,40 @@ std::string formatUtc(std::chrono::system_clock::time_point time, const char* fo
 
 }  // namespace
 
-void keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json& previous) {
+ResumedRuns keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json& previous, const std::string& source) {
   // By place in the sweep and parameters both: one scene listed twice (another camera, say)
   // gives runs of equal parameters at different places.
   auto key = [](size_t sweepIndex, size_t variant, const std::string& parameters) {
     return std::to_string(sweepIndex) + "/" + std::to_string(variant) + " " + parameters;
   };
   std::map<std::string, const nlohmann::json*> finished;
-  if (!previous.contains("runs")) return;
-  for (const auto& run : previous.at("runs"))  // the report's own runs: `finished` points into them
-    if (run.value("status", "") == "ok" || run.value("status", "") == "error")
+  ResumedRuns resumed;
+  if (!previous.contains("runs")) return resumed;
+  for (const auto& run : previous.at("runs")) {  // the report's own runs: `finished` points into them
+    const std::string status = run.value("status", "");
+    // A failed run runs again: its failure (a full disk, a GPU timeout since raised) may be gone.
+    if (status == "error") ++resumed.retried;
+    if (status == "ok")
       finished[key(run.value("sweep_index", size_t{0}), run.value("variant", size_t{0}), runKey(run))] = &run;
+  }
   for (RunRecord& record : runs) {
     const auto found = finished.find(
         key(record.sweepIndex, record.variant, runKey(nlohmann::json{{"parameters", runParametersJson(record)}})));
     if (found == finished.end()) continue;
     record.kept = *found->second;
-    if ((*found->second)["status"] == "error") record.error = (*found->second).value("error", "error");
+    finished.erase(found);
+    ++resumed.kept;
   }
+  // A finished run that is no run of the sweep (the report's config edited, or another build's
+  // plan) would be dropped from the report and its images written over by the run taking its id.
+  if (!finished.empty()) {
+    const nlohmann::json& run = *finished.begin()->second;
+    throw UserError(source + ": its finished run " + run.value("id", "?") + " (" + runKey(run) + ") is no run of " +
+                        "its config's sweep (was the report's config edited?), and " + std::to_string(finished.size()) +
+                        " finished run(s) would be lost; start the sweep again in a new folder",
+                    exitReportMalformed);
+  }
+  return resumed;
 }
 
 std::string utcStamp(std::chrono::system_clock::time_point time) {
@@ -202,12 +225,20 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   result.sweepSpecs = plan.sweepSpecs;
   result.shardSpecs = std::move(plan.shardSpecs);
   for (const std::string& note : result.notes) spdlog::info("{}", note);
-  if (!options.resumeFolder.empty()) keepFinishedRuns(result.runs, options.resumeReport);
+  if (!options.resumeFolder.empty()) {
+    const ResumedRuns resumed =
+        keepFinishedRuns(result.runs, options.resumeReport, (options.resumeFolder / "report.json").string());
+    spdlog::info("--resume {}: {} finished run(s) kept, {} that failed run again", options.resumeFolder.string(),
+                 resumed.kept, resumed.retried);
+  }
   if (options.planned) options.planned(result.runs);
 
   const fs::path root = options.outputRoot.empty() ? config.output : options.outputRoot;
   result.folder =
       options.resumeFolder.empty() ? createResultsFolder(root, config.name, utcStamp(now)) : options.resumeFolder;
+  // A resumed folder is locked by the caller, before it reads the report it continues.
+  std::optional<FolderLock> lock;
+  if (options.resumeFolder.empty()) lock.emplace(result.folder);
   const auto checkpoint = [&] {
     if (!options.checkpoint) return;
     result.complete = false;

@@ -40,7 +40,8 @@ struct RunnerOptions {
   // writes the report, so that a killed process loses at most the run in flight.
   std::function<void(const ExperimentResult&)> checkpoint;
   // run --resume: the results folder to continue, and its report. Its finished runs are kept,
-  // the others run; the folder's report is rewritten.
+  // the others run; the folder's report is rewritten. The caller holds the folder's FolderLock
+  // from before it read the report.
   std::filesystem::path resumeFolder;
   nlohmann::json resumeReport;
 };
@@ -74,10 +75,15 @@ PreparedRun prepareRun(const vk::Context& context, const RunRecord& run, const S
 // the sweep, writes images as it goes, and returns the records; the caller writes the report.
 ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptions& options);
 
-// run --resume: the runs `previous` (a report) finished, ok or error, are kept as it has them,
-// matched by their place in the sweep (sweep_index, variant) and their parameters; the others
-// will run.
-void keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json& previous);
+// run --resume: the runs `previous` (a report) finished are kept as it has them, matched by
+// their place in the sweep (sweep_index, variant) and their parameters; the others will run,
+// those that failed there too. A finished run that matches none of `runs` is a UserError
+// naming `source` (exit 65): resuming would lose it.
+struct ResumedRuns {
+  size_t kept = 0;     // finished runs kept
+  size_t retried = 0;  // runs that failed there, to run again
+};
+ResumedRuns keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json& previous, const std::string& source);
 
 // The folder name for a run started at `time`: 20261122T031500Z.
 std::string utcStamp(std::chrono::system_clock::time_point time);

@@ -10,7 +10,7 @@ float dot(Quat a, Quat b) {
   return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
 }
 
-Quat normalize(Quat q) {
+Quat unitQuat(Quat q) {
   const float norm = std::sqrt(dot(q, q));
   return norm > 0 ? Quat{q.x / norm, q.y / norm, q.z / norm, q.w / norm} : Quat{};
 }
@@ -33,7 +33,7 @@ Quat fromBasis(Vec3 x, Vec3 y, Vec3 z) {
     const float s = 2 * std::sqrt(1 + z.z - x.x - y.y);
     q = {(z.x + x.z) / s, (z.y + y.z) / s, s / 4, (x.y - y.x) / s};
   }
-  return normalize(q);
+  return unitQuat(q);
 }
 
 // The cubic Hermite curve from p0 (tangent m0) to p1 (tangent m1) over an interval of `span`
@@ -92,7 +92,7 @@ Quat slerp(Quat a, Quat b, float t) {
     wa = std::sin((1 - t) * angle) / sine;
     wb = std::sin(t * angle) / sine;
   }
-  return normalize({wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z, wa * a.w + wb * b.w});
+  return unitQuat({wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z, wa * a.w + wb * b.w});
 }
 
 Camera cameraAt(const CameraPath& path, double time) {

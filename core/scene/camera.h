@@ -66,6 +66,7 @@ struct CameraAnimation {
   uint32_t index = 0;  // in the glTF's animations
   std::string name;    // "" where the glTF gives none
   CameraPath path;
+  std::string unfollowed;  // why no camera path can follow it (a STEP or CUBICSPLINE sampler); "" when one can
 };
 
 }  // namespace ptbench

@@ -901,6 +901,7 @@ std::vector<CameraAnimation> GltfReader::cameraAnimations() const {
     const auto& animation = model_.animations[index];
     const std::string what = "animation " + std::to_string(index) + " of the camera's node";
     std::optional<Channel> translation, rotation;
+    std::string unfollowed;  // why no camera path can follow it
     for (const auto& channel : animation.channels) {
       if (channel.target_node != cameraNode_ ||
           (channel.target_path != "translation" && channel.target_path != "rotation"))
@@ -908,9 +909,12 @@ std::vector<CameraAnimation> GltfReader::cameraAnimations() const {
       if (channel.sampler < 0 || channel.sampler >= int(animation.samplers.size()))
         fail(what + " names sampler " + std::to_string(channel.sampler) + ", which does not exist");
       const auto& sampler = animation.samplers[channel.sampler];
-      if (sampler.interpolation != "LINEAR")
-        fail(what + " interpolates its " + channel.target_path + " by " + sampler.interpolation +
-             "; ptbench reads LINEAR camera animations only");
+      // The scene loads; only a camera path that names this animation is refused.
+      if (sampler.interpolation != "LINEAR") {
+        unfollowed = what + " interpolates its " + channel.target_path + " by " + sampler.interpolation +
+                     "; ptbench follows LINEAR camera animations only";
+        break;
+      }
       Channel read;
       read.components = channel.target_path == "rotation" ? 4 : 3;
       read.times = readAccessor(sampler.input, 1, what + " times");
@@ -924,6 +928,10 @@ std::vector<CameraAnimation> GltfReader::cameraAnimations() const {
       for (float value : read.values)
         if (!std::isfinite(value)) fail(what + " has a " + channel.target_path + " that is not finite");
       (channel.target_path == "rotation" ? rotation : translation) = std::move(read);
+    }
+    if (!unfollowed.empty()) {
+      animations.push_back({.index = uint32_t(index), .name = animation.name, .unfollowed = unfollowed});
+      continue;
     }
     if (!translation && !rotation) continue;
     std::vector<double> times;
@@ -1067,6 +1075,26 @@ bool loadImage(tinygltf::Image* image, int index, std::string* error, std::strin
   return tinygltf::LoadImageData(image, index, error, warning, width, height, bytes, size, nullptr);
 }
 
+// tinygltf's own file callbacks open a URI's file to learn that it exists and then read it: a
+// FIFO blocks both for ever and a folder reads as gigabytes of nothing. A buffer or an image is
+// a regular file; whatever else a URI names exists but is refused, naming it.
+bool uriFileExists(const std::string& path, void*) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0;
+}
+
+bool readUriFile(std::vector<unsigned char>* out, std::string* error, const std::string& path, void* user) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+    if (error)
+      *error += "URI " + path + ": is " +
+                (S_ISDIR(status.st_mode) ? "a folder" : "no regular file (a FIFO, a device)") +
+                "; a glTF's buffers and images are files\n";
+    return false;
+  }
+  return tinygltf::ReadWholeFile(out, error, path, user);
+}
+
 // A file mapped into memory, read-only: a glTF file's bytes reach tinygltf without being read into
 // a buffer of their own first (a copy of the whole file, and its pages zeroed beforehand).
 class MappedFile {
@@ -1124,6 +1152,11 @@ SceneData loadGltf(const std::filesystem::path& path, unsigned threads) {
   tinygltf::TinyGLTF loader;
   tinygltf::Model model;
   loader.SetImageLoader(loadImage, &model);
+  loader.SetFsCallbacks({.FileExists = uriFileExists,
+                         .ExpandFilePath = tinygltf::ExpandFilePath,
+                         .ReadWholeFile = readUriFile,
+                         .WriteWholeFile = tinygltf::WriteWholeFile,
+                         .user_data = nullptr});
   std::string errors, warnings;
   const bool binary = path.extension() == ".glb" || path.extension() == ".GLB";
   bool ok = false;

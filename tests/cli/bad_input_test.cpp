@@ -1,14 +1,14 @@
 // Bad input, as a hostile user would give it (issue 10): every case is a clear message naming
 // the file, key or flag, a documented exit code, and never a crash or an internal error.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "gpu_test.h"
@@ -399,6 +399,105 @@ TEST_F(BadInputTest, OutputsThatAreNotRegularFilesAreFollowedOrWrittenThroughNev
         << command << "\n" << printed.all();
   }
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+// A file-size limit (ulimit -f) once killed ptbench with SIGXFSZ mid-write (exit 153, its
+// temporary file left): the write fails as on a full disk, naming the path, exit 1, nothing left.
+TEST_F(BadInputTest, AFileSizeLimitIsAWriteErrorNamingThePath) {
+  const fs::path out = dir / "limited";
+  fs::create_directories(out);
+  // A page of 0.3 MB (no device: a Vulkan driver's own cache files would meet the limit too).
+  const auto limited =
+      runCommand("sh -c 'ulimit -f 8; exec " + std::string(PTBENCH_EXECUTABLE) + " report " + PTBENCH_SOURCE_DIR +
+                 "/results/baselines/nvidia-h200/report.json --out " + (out / "page.html").string() + "'");
+  EXPECT_EQ(limited.exitCode, 1) << limited.all();
+  EXPECT_NE(limited.err.find("cannot write " + (out / "page.html").string() + ": File too large"), std::string::npos)
+      << limited.all();
+  EXPECT_TRUE(fs::is_empty(out)) << "no image and no temporary file";
+}
+
+// A FIFO without a writer as a config, a report or a camera path once blocked ptbench for ever,
+// and so did one as a glTF's buffer or a FLIP image; a folder as a buffer was read as gigabytes
+// (bad_alloc, exit 70) and one as a camera path was an internal error. Inputs on the command
+// line may be pipes (they read as empty without a writer); what a file names must be a file.
+TEST_F(BadInputTest, FoldersAndFifosAsInputsAreNamedNeverWaitedFor) {
+  for (const char* name : {"fifo.json", "fifo.bin", "fifo.png", "fifo.exr"})
+    ASSERT_EQ(::mkfifo((dir / name).c_str(), 0666), 0) << name;
+  fs::create_directories(dir / "folder.bin");
+  fs::create_directories(dir / "folder-path.json");
+  const auto triangle = [](const std::string& uri) {
+    return R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+      "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+      "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
+      "bufferViews": [{"buffer": 0, "byteLength": 36}], "buffers": [{"byteLength": 36, "uri": ")" +
+           uri + "\"}]}";
+  };
+  std::ofstream(dir / "fifo-buffer.gltf") << triangle("fifo.bin");
+  std::ofstream(dir / "folder-buffer.gltf") << triangle("folder.bin");
+  for (const char* path : {"fifo.json", "folder-path.json"})
+    std::ofstream(dir / (std::string("camera-") + path)) << R"({"schema_version": 1, "name": "p", "scenes":
+        [{"path": "builtin:cornell", "camera": {"path": ")" + (dir / path).string() +
+                                                                R"("}}]})";
+  for (const BadInput& c : std::vector<BadInput>{
+           {"a FIFO as config", "validate {dir}/fifo.json", 65, "fifo.json"},
+           {"a FIFO as report", "summary {dir}/fifo.json", 65, "fifo.json"},
+           {"a FIFO as camera path", "validate {dir}/camera-fifo.json", 65, "fifo.json"},
+           {"a folder as camera path", "validate {dir}/camera-folder-path.json", 65,
+            "folder-path.json: is a folder, not a camera path file"},
+           {"a FIFO as a glTF buffer", "scene-info {dir}/fifo-buffer.gltf", 1,
+            "fifo.bin: is no regular file (a FIFO, a device); a glTF's buffers and images are files"},
+           {"a folder as a glTF buffer", "scene-info {dir}/folder-buffer.gltf", 1,
+            "folder.bin: is a folder; a glTF's buffers and images are files"},
+           {"a FIFO as a FLIP image", "flip {dir}/fifo.png {dir}/fifo.png", 1,
+            "fifo.png: is a FIFO, not a regular file"},
+           {"a FIFO as a reference", "flip {dir}/fifo.exr {dir}/fifo.exr", 1,
+            "fifo.exr: is a FIFO, not a regular file"},
+       }) {
+    std::string arguments = c.arguments;
+    for (size_t at; (at = arguments.find("{dir}")) != std::string::npos;) arguments.replace(at, 5, dir.string());
+    const auto result = runCommand("timeout -k 5 30 env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
+                                   PTBENCH_EXECUTABLE + " " + arguments);
+    EXPECT_EQ(result.exitCode, c.exitCode) << c.what << "\n" << result.all();
+    EXPECT_NE(result.err.find(c.message), std::string::npos) << c.what << "\n" << result.all();
+    EXPECT_EQ(result.err.find("internal error"), std::string::npos) << c.what << "\n" << result.all();
+  }
+  // A pipe with its writer reads as a file does: process substitution.
+  const auto piped = runCommand("bash -c 'env PTBENCH_DEVICE=" + std::string(testDevice) + " " + PTBENCH_EXECUTABLE +
+                                " validate <(cat " + (dir / "ok.json").string() + ")'");
+  EXPECT_EQ(piped.exitCode, 0) << piped.all();
+}
+
+// A NaN compares as no difference: an image or reference holding one once scored a FLIP of 0
+// (a perfect match) and a relMSE of null. FLIP refuses it, naming the file; a run says why it
+// measured no error.
+TEST_F(BadInputTest, ImagesWithNaNAreRefusedNotScoredPerfect) {
+  const auto pfm = [&](const char* name, float value) {
+    std::ofstream out(dir / name, std::ios::binary);
+    out << "PF\n2 2\n-1.0\n";
+    for (int i = 0; i < 12; ++i) {
+      const float v = i == 4 ? value : 0.5f;
+      out.write(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+  };
+  pfm("fine.pfm", 0.5f);
+  pfm("nan.pfm", std::numeric_limits<float>::quiet_NaN());
+  expect({"FLIP of a NaN image", "flip {dir}/fine.pfm {dir}/nan.pfm", 1,
+          "nan.pfm: 1 of its values are NaN or infinite; FLIP compares finite radiance"});
+  std::ofstream(dir / "nan-reference.json") << R"({"schema_version": 1, "name": "n", "backends": ["software"],
+      "width": 2, "height": 2, "spp": 1, "warmup": 0, "repeats": 1, "images": false,
+      "scenes": [{"path": "builtin:cornell", "reference": ")" +
+                                                   (dir / "nan.pfm").string() + R"("}]})";
+  const auto run =
+      runPtbench("run " + (dir / "nan-reference.json").string() + " --quiet --out " + (dir / "out").string());
+  EXPECT_EQ(run.exitCode, 0) << run.all();
+  fs::path report;
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "out"))
+    if (entry.path().filename() == "report.json") report = entry.path();
+  ASSERT_FALSE(report.empty());
+  const nlohmann::json runs = nlohmann::json::parse(std::ifstream(report))["runs"];
+  EXPECT_EQ(runs[0]["convergence"]["error"],
+            "the reference has 1 value(s) that are NaN or infinite: no error against the reference is measured")
+      << runs[0].dump();
 }
 
 }  // namespace

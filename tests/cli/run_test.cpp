@@ -1,5 +1,8 @@
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -773,6 +776,63 @@ TEST(RunCommand, ConvergenceAgainstAReferenceAndNoClocksWithoutNvml) {
   fs::remove_all(dir);
 }
 
+// --resume once kept a failed run as it was (a full disk at its image, a GPU timeout the user
+// has since raised, as the message tells them to), so the report stayed an error and said
+// complete; it ran a second time beside a resume already running it; and after the report's
+// config was edited it dropped the finished runs the config no longer made, their images then
+// overwritten by the runs taking their ids.
+TEST(RunCommand, AResumeRetriesFailedRunsRefusesAFolderInUseAndLosesNoFinishedRun) {
+  const fs::path out = freshFolder("resume-retries");
+  std::ofstream(out / "sweep.json") << R"({"schema_version": 1, "name": "r", "scenes": ["builtin:cornell"],
+      "backends": ["software"], "width": 8, "height": 8, "spp": [1, 2], "max_depth": 2, "warmup": 0, "repeats": 1})";
+  ASSERT_EQ(runPtbench("run " + (out / "sweep.json").string() + " --quiet --out " + out.string()).exitCode, 0);
+  const fs::path folder = resultsFolder(out, "r");
+  json report = readJson(folder / "report.json");
+  ASSERT_EQ(report["runs"].size(), 2u);
+  const json kept = report["runs"][0];
+  json& failed = report["runs"][1];
+  fs::remove(folder / failed["images"]["png"].get<std::string>());
+  failed = {{"id", failed["id"]},
+            {"sweep_index", failed["sweep_index"]},
+            {"variant", failed["variant"]},
+            {"status", "error"},
+            {"error", "cannot write r001.png: No space left on device"},
+            {"parameters", failed["parameters"]}};
+  report["complete"] = true;
+  std::ofstream(folder / "report.json") << report.dump(2);
+
+  {  // Another process's lock on the folder, as a resume in progress holds it.
+    const int held = open(folder.c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(held, 0);
+    ASSERT_EQ(flock(held, LOCK_EX | LOCK_NB), 0);
+    const auto busy = runPtbench("run --resume " + folder.string(), "", PTBENCH_SOURCE_DIR);
+    close(held);
+    EXPECT_EQ(busy.exitCode, 1) << busy.all();
+    EXPECT_NE(busy.err.find(folder.string() + ": another ptbench is running or resuming"), std::string::npos)
+        << busy.err;
+    EXPECT_EQ(readJson(folder / "report.json")["runs"][1]["status"], "error") << "nothing ran";
+  }
+
+  const auto resumed = runPtbench("run --resume " + folder.string(), "", PTBENCH_SOURCE_DIR);
+  EXPECT_EQ(resumed.exitCode, 0) << resumed.all();
+  EXPECT_NE(resumed.err.find("1 finished run(s) kept, 1 that failed run again"), std::string::npos) << resumed.err;
+  report = readJson(folder / "report.json");
+  EXPECT_EQ(report["runs"][0]["frame_gpu_ms_samples"], kept["frame_gpu_ms_samples"]) << "kept as it was";
+  EXPECT_EQ(report["runs"][1]["status"], "ok");
+  EXPECT_TRUE(fs::exists(folder / report["runs"][1]["images"]["png"].get<std::string>()));
+
+  // The report's config edited: its finished runs are no runs of that sweep.
+  const std::string before = report.dump();
+  report["config"]["spp"] = json::array({4});
+  std::ofstream(folder / "report.json") << report.dump(2);
+  const auto edited = runPtbench("run --resume " + folder.string(), "", PTBENCH_SOURCE_DIR);
+  EXPECT_EQ(edited.exitCode, 65) << edited.all();
+  EXPECT_NE(edited.err.find("its finished run r000 (scene=builtin:cornell"), std::string::npos) << edited.err;
+  EXPECT_NE(edited.err.find("2 finished run(s) would be lost"), std::string::npos) << edited.err;
+  EXPECT_EQ(readJson(folder / "report.json")["runs"].size(), 2u) << "the report left as it was";
+  fs::remove_all(out);
+}
+
 // A sweep killed with SIGKILL keeps in its report every run finished before the one in flight
 // (the report is rewritten after each run); --resume keeps those as they are, runs the rest and
 // completes the report. Then the same sweep in three shards, merged: the same runs, in the same
@@ -873,7 +933,7 @@ class MergeCommand : public ::testing::Test {
     dir = freshFolder("merge");
     std::ofstream(dir / "sweep.json") << R"({"schema_version": 1, "name": "m", "scenes": ["builtin:cornell"],
         "backends": ["software"], "width": 8, "height": 8, "spp": [1, 2], "max_depth": 2, "warmup": 0,
-        "repeats": 1, "images": false})";
+        "repeats": 1})";
     for (const char* k : {"1", "2"}) {
       const fs::path out = dir / (std::string("shard") + k);
       const auto shard =
@@ -942,6 +1002,42 @@ TEST_F(MergeCommand, RefusesAnOutputFolderOfOtherResults) {
     const auto merged = runPtbench("merge " + inputs + " --out " + (dir / "empty").string());
     EXPECT_EQ(merged.exitCode, 0) << "merge " << time << ": " << merged.all();
   }
+}
+
+// A merge over an earlier merge's folder once left that merge's images of runs it no longer has
+// beside the new report; and a shard's image that is a link was followed, copying whatever file
+// it pointed to into the merged folder.
+TEST_F(MergeCommand, AnEarlierMergesOwnImagesLeaveAndLinkedImagesAreRefused) {
+  const fs::path a = copyOfShard(0, "images-a"), b = copyOfShard(1, "images-b"), out = dir / "images-merged";
+  const std::string both = (a / "report.json").string() + " " + (b / "report.json").string();
+  ASSERT_EQ(runPtbench("merge " + both + " --out " + out.string()).exitCode, 0);
+  const auto filesIn = [](const fs::path& folder) {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(folder)) names.insert(entry.path().filename().string());
+    return names;
+  };
+  const auto imagesOf = [](const json& report) {
+    std::set<std::string> names;
+    for (const json& run : report["runs"])
+      for (const char* format : {"png", "exr"}) names.insert(run["images"][format].get<std::string>());
+    return names;
+  };
+  EXPECT_EQ(imagesOf(readJson(out / "report.json")).size(), 4u);
+  const auto partial = runPtbench("merge " + (a / "report.json").string() + " --out " + out.string());
+  EXPECT_EQ(partial.exitCode, 1) << "a run is missing: " << partial.all();
+  std::set<std::string> expected = imagesOf(readJson(out / "report.json"));
+  EXPECT_EQ(expected.size(), 2u);
+  expected.insert({"report.json", "report.csv", "config.json", "report.html"});
+  EXPECT_EQ(filesIn(out), expected) << "only the new merge's files";
+
+  const std::string png = readJson(b / "report.json")["runs"][0]["images"]["png"];
+  std::ofstream(dir / "elsewhere.png") << "not the shard's";
+  fs::remove(b / png);
+  fs::create_symlink(dir / "elsewhere.png", b / png);
+  const auto linked = runPtbench("merge " + both + " --out " + (dir / "linked-merged").string());
+  EXPECT_EQ(linked.exitCode, 1) << linked.all();
+  EXPECT_NE(linked.err.find((b / png).string() + ": not a regular file"), std::string::npos) << linked.err;
+  EXPECT_FALSE(fs::exists(dir / "linked-merged")) << "refused before anything is written";
 }
 
 // docs/cli.md says a merge exits 1 when runs are missing: interrupted runs and sweep entries no

@@ -154,6 +154,34 @@ TEST(Merge, RefusesImageNamesThatAreNotFileNamesInTheShardsFolder) {
   EXPECT_EQ(merged.images[0].first, std::filesystem::path("a") / "r000_s0.png");
 }
 
+// A camera path's run names an image a frame; merge once copied only the run's own (its last
+// frame's), leaving every other frame's name pointing at no file in the merged folder.
+TEST(Merge, CopiesEveryFrameOfACameraPathUnderItsNewId) {
+  json report = shardReport("h", {1}, 2);
+  json& run = report["runs"][0];
+  run["status"] = "ok";
+  run["parameters"]["backend"] = "software";
+  run["camera_path"]["frames"] = json::array();
+  for (int k = 0; k < 3; ++k)
+    run["camera_path"]["frames"].push_back({{"frame", k},
+                                            {"gpu_ms", 1.0},
+                                            {"host_ms", 1.0},
+                                            {"images",
+                                             {{"png", "r007-s1-frame00" + std::to_string(k) + ".png"},
+                                              {"exr", "r007-s1-frame00" + std::to_string(k) + ".exr"}}}});
+  run["images"] = run["camera_path"]["frames"][2]["images"];
+  const auto merged = mergeReports({{report, "a"}});
+  ASSERT_EQ(merged.images.size(), 6u) << "three frames, two formats, the last frame's once";
+  const json& out = merged.report["runs"][0];
+  for (int k = 0; k < 3; ++k) {
+    const std::string png = out["camera_path"]["frames"][k]["images"]["png"];
+    EXPECT_EQ(png, "r000-s1-megakernel-software-frame00" + std::to_string(k) + ".png");
+    EXPECT_EQ(merged.images[2 * k].first,
+              std::filesystem::path("a") / ("r007-s1-frame00" + std::to_string(k) + ".png"));
+    EXPECT_EQ(merged.images[2 * k].second, png);
+  }
+  EXPECT_EQ(out["images"], out["camera_path"]["frames"][2]["images"]);
+}
 // --resume keeps a finished run only at its own place in the sweep: one scene listed twice (with
 // another camera) gives two runs of equal parameters, and the second is not the first.
 TEST(Resume, KeepsFinishedRunsAtTheirOwnPlaceInTheSweep) {
@@ -175,13 +203,16 @@ TEST(Resume, KeepsFinishedRunsAtTheirOwnPlaceInTheSweep) {
   RunRecord third = first;
   third.sweepIndex = 2;
   std::vector<RunRecord> runs = {first, second, third};
-  keepFinishedRuns(runs, json{{"runs", {finished, failed}}});
+  const ResumedRuns resumed = keepFinishedRuns(runs, json{{"runs", {finished, failed}}}, "r.json");
+  EXPECT_EQ(resumed.kept, 1u);
+  EXPECT_EQ(resumed.retried, 1u);
   EXPECT_FALSE(runs[0].kept.has_value()) << "the same parameters at another place";
   ASSERT_TRUE(runs[1].kept.has_value());
   EXPECT_EQ((*runs[1].kept)["frame_gpu_ms_samples"], json({1.5}));
   EXPECT_EQ(runs[1].status(), "ok");
-  EXPECT_EQ(runs[2].status(), "error");
-  EXPECT_EQ(runs[2].error, "the scene did not load");
+  // A failed run runs again: what failed it (a full disk, a timeout) may be gone.
+  EXPECT_FALSE(runs[2].kept.has_value());
+  EXPECT_EQ(runs[2].status(), "interrupted") << "to run";
   EXPECT_EQ(runs[0].status(), "interrupted") << "not run yet";
 }
 
