@@ -1,5 +1,5 @@
 // Environment maps: equirectangular Radiance (.hdr) images of the light from every direction,
-// and the distribution next-event estimation samples them by (DESIGN.md, "Environment maps").
+// and the distribution next-event estimation samples them by (docs/integrators.md, "Environment maps").
 #pragma once
 #include <cstdint>
 #include <filesystem>
