@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU performance gate (docs/testing.md, "GPU performance gate"): runs configs/perf-gate.json on this
 # machine's GPU and compares its report with this GPU model's baseline,
-# results/baselines/<gpu>/report.json, where <gpu> is the report's device name in lower case with
+# results/baselines/<gpu>/report.json.gz, where <gpu> is the report's device name in lower case with
 # every run of other characters a '-' (NVIDIA H100 80GB HBM3: nvidia-h100-80gb-hbm3).
 #   scripts/gpu-perf-gate.sh [--out DIR] [--update-baseline] [ptbench run options...]
 #       measure, then judge (or, with --update-baseline, make the new report the baseline)
@@ -35,12 +35,13 @@ compare() {
 # is no report, one line saying why (exit 2 follows), not Python's traceback.
 device_of() {
   python3 - "$1" <<'EOF'
-import json, re, sys
+import gzip, json, re, sys
 path = sys.argv[1]
 try:
-    with open(path) as f:
-        report = json.load(f)
-except (OSError, ValueError) as error:
+    with open(path, "rb") as f:
+        data = f.read()
+    report = json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+except (OSError, EOFError, ValueError) as error:
     sys.exit(f"gpu-perf-gate: {path}: not a JSON report ({error})")
 device = report.get("device") if isinstance(report, dict) else None
 name = device.get("name") if isinstance(device, dict) else None
@@ -98,7 +99,8 @@ fi
 
 [ -f "$report" ] || { echo "gpu-perf-gate: $report: no such report" >&2; exit 2; }
 { read -r gpu && read -r slug && read -r unfinished; } < <(device_of "$report") || exit 2
-baseline=$baselines/$slug/report.json
+[ -n "$slug" ] || { echo "gpu-perf-gate: $report: its device name \"$gpu\" has no letter or digit to name a baseline by" >&2; exit 2; }
+baseline=$baselines/$slug/report.json.gz
 
 if $update; then
   # A baseline with failed runs would leave them "missing" in every comparison after it.
@@ -111,7 +113,13 @@ if $update; then
     compare "$baseline" "$report" || true
   fi
   mkdir -p "$(dirname "$baseline")"
-  cp "$report" "$baseline"
+  # Baselines are kept gzipped, as published reports are; compare reads both.
+  if [ "$(head -c 2 "$report" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; then
+    cp "$report" "$baseline.tmp"
+  else
+    gzip -9nc "$report" > "$baseline.tmp"
+  fi
+  mv "$baseline.tmp" "$baseline"
   echo "gpu-perf-gate: $baseline is now the baseline of $gpu; commit it, saying why the times moved"
   exit 0
 fi

@@ -11,6 +11,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "baseline_report.h"
 #include "gpu_test.h"
 
 namespace ptbench::test {
@@ -169,7 +170,7 @@ TEST_F(BadInputTest, CommandLinesAreRefusedBeforeAnyWork) {
 // baseline's too), nor into a folder that is not there; report refuses --baseline beside a
 // history's several reports and a report it cannot read.
 TEST_F(BadInputTest, ReportPagesRefuseToOverwriteTheirReportsOrGuessWhatWasMeant) {
-  fs::copy_file(fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json", dir / "gate.json");
+  std::ofstream(dir / "gate.json") << readGzippedJson(baselineReportPath("nvidia-h200")).dump(2);
   fs::copy_file(dir / "gate.json", dir / "base.json");
   const auto before = fs::file_size(dir / "gate.json");
   for (const BadInput& c : std::vector<BadInput>{
@@ -202,8 +203,7 @@ TEST_F(BadInputTest, ReportPagesRefuseToOverwriteTheirReportsOrGuessWhatWasMeant
 // merge had written report.json and report.csv: internal error, exit 70, half a result. Now it
 // is a malformed report (exit 65) and nothing is written.
 TEST_F(BadInputTest, MergeRefusesAFieldOfTheWrongTypeBeforeWritingAnything) {
-  nlohmann::json report;
-  std::ifstream(fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json") >> report;
+  nlohmann::json report = readGzippedJson(baselineReportPath("nvidia-h200"));
   bool edited = false;
   for (auto& run : report["runs"])
     if (!edited && run["parameters"]["backend"] == "software") {
@@ -409,7 +409,7 @@ TEST_F(BadInputTest, AFileSizeLimitIsAWriteErrorNamingThePath) {
   // A page of 0.3 MB (no device: a Vulkan driver's own cache files would meet the limit too).
   const auto limited =
       runCommand("sh -c 'ulimit -f 8; exec " + std::string(PTBENCH_EXECUTABLE) + " report " + PTBENCH_SOURCE_DIR +
-                 "/results/baselines/nvidia-h200/report.json --out " + (out / "page.html").string() + "'");
+                 "/results/baselines/nvidia-h200/report.json.gz --out " + (out / "page.html").string() + "'");
   EXPECT_EQ(limited.exitCode, 1) << limited.all();
   EXPECT_NE(limited.err.find("cannot write " + (out / "page.html").string() + ": File too large"), std::string::npos)
       << limited.all();

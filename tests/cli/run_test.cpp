@@ -15,6 +15,7 @@
 #include "core/experiment/convergence.h"
 #include "core/experiment/html_report.h"
 #include "core/experiment/image_output.h"
+#include "baseline_report.h"
 #include "csv_fields.h"
 #include "gpu_test.h"
 namespace ptbench::test {
@@ -1378,8 +1379,8 @@ TEST(PerfGateScript, JudgesAReportAgainstThisGpusBaseline) {
 
   // The committed H200 baseline against a copy of itself in which every wavefront run is 10%
   // slower: a regression, each such run named; against itself, or its runs in another order, OK.
-  const fs::path committed = fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json";
-  const json gpu = readJson(committed);
+  const fs::path committed = baselineReportPath("nvidia-h200");
+  const json gpu = readGzippedJson(committed);
   json slower = gpu, reordered = gpu;
   size_t slowed = 0;
   for (auto& run : slower["runs"]) {
@@ -1456,8 +1457,7 @@ TEST(CompareCommand, ReadsGzippedReports) {
   EXPECT_NE(slow.out.find("REGRESSED"), std::string::npos) << slow.out;
   EXPECT_EQ(runPtbench("compare " + base + " " + base).exitCode, 0);
   // A whole report, as a published study keeps it.
-  fs::copy_file(fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json", dir / "gate.json");
-  ASSERT_EQ(runCommand("gzip " + (dir / "gate.json").string()).exitCode, 0);
+  fs::copy_file(baselineReportPath("nvidia-h200"), dir / "gate.json.gz");
   const std::string gate = (dir / "gate.json.gz").string();
   const auto summary = runPtbench("summary " + gate);
   EXPECT_EQ(summary.exitCode, 0) << summary.all();

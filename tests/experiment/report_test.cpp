@@ -13,6 +13,7 @@
 #include "core/experiment/metrics.h"
 #include "core/experiment/statistics.h"
 #include "core/experiment/summary.h"
+#include "baseline_report.h"
 #include "csv_fields.h"
 #include "shared/wavefront.h"
 namespace ptbench::test {
@@ -761,10 +762,7 @@ TEST(Compare, ABaselineOfZeroOrNegativeTimesIsNeverPassed) {
 // A committed GPU baseline against a copy of itself made 10% slower is a regression that names
 // its runs; against itself it is OK.
 TEST(Compare, ABaselineMadeTenPercentSlowerIsARegression) {
-  const fs::path file = fs::path(PTBENCH_SOURCE_DIR) / "results/baselines/nvidia-h200/report.json";
-  std::ifstream in(file);
-  ASSERT_TRUE(in) << file;
-  const json base = json::parse(in);
+  const json base = readGzippedJson(baselineReportPath("nvidia-h200"));
   ASSERT_NE(base["device"]["type"], "cpu");
   const auto same = compareReports(base, base, {});
   EXPECT_EQ(same.exitCode, compareExitOk) << same.table;

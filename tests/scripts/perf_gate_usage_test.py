@@ -2,6 +2,8 @@
 """scripts/gpu-perf-gate.sh's usage mistakes: a flag without its value prints the usage and exits 2
 (undecided), never 1, which a CI job reads as a regression; a --report it cannot read is one line,
 exit 2. No GPU: it stops before measuring."""
+import gzip
+import json
 import os
 import pathlib
 import subprocess
@@ -56,6 +58,35 @@ class Usage(unittest.TestCase):
                     lines = result.stderr.splitlines()
                     self.assertEqual(len(lines), 1, result.stderr)
                     self.assertTrue(lines[0].startswith(f"gpu-perf-gate: {path}: {phrase}"), result.stderr)
+
+    def test_a_device_name_without_letters_or_digits_names_no_baseline(self):
+        # Its slug was empty: the gate looked for results/baselines//report.json and, with
+        # --update-baseline, wrote one there.
+        with tempfile.TemporaryDirectory() as scratch:
+            path = pathlib.Path(scratch) / "symbols.json"
+            path.write_text('{"device": {"name": "@@@"}, "runs": []}')
+            for extra in ([], ["--update-baseline"]):
+                with self.subTest(extra=extra):
+                    result = gate("--report", str(path), *extra)
+                    self.assertEqual(result.returncode, 2, result.stderr)
+                    self.assertIn('its device name "@@@" has no letter or digit', result.stderr)
+
+    def test_update_baseline_keeps_it_gzipped_and_reads_it_so(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            report = pathlib.Path(scratch) / "new.json"
+            report.write_text('{"device": {"name": "Some GPU 9"}, "runs": [{"status": "ok"}]}')
+            environment = dict(os.environ, PTBENCH=os.path.join(scratch, "no-ptbench"),
+                               PERF_GATE_BASELINES=os.path.join(scratch, "baselines"))
+            result = subprocess.run(["bash", str(SCRIPT), "--report", str(report), "--update-baseline"],
+                                    capture_output=True, text=True, env=environment, timeout=30)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            baseline = pathlib.Path(scratch) / "baselines" / "some-gpu-9" / "report.json.gz"
+            self.assertEqual(json.loads(gzip.decompress(baseline.read_bytes()))["device"]["name"], "Some GPU 9")
+            # A gzipped report is read as one, and promoted without a second gzip.
+            again = subprocess.run(["bash", str(SCRIPT), "--report", str(baseline), "--update-baseline"],
+                                   capture_output=True, text=True, env=environment, timeout=30)
+            self.assertIn("is now the baseline", again.stdout, again.stderr)
+            self.assertEqual(json.loads(gzip.decompress(baseline.read_bytes()))["runs"], [{"status": "ok"}])
 
 
 if __name__ == "__main__":
