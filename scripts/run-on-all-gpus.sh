@@ -18,6 +18,11 @@ devices = json.load(sys.stdin)["devices"]
 gpus = [d["index"] for d in devices if d["type"] != "cpu"]
 print(" ".join(str(i) for i in (gpus or [d["index"] for d in devices])))')}
 count=$(echo "$devices" | wc -w)
+# An earlier sweep's shards there would be merged with this one's.
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+  echo "run-on-all-gpus: $out holds files (an earlier sweep's?); give PTBENCH_OUT a new or empty folder" >&2
+  exit 1
+fi
 echo "run-on-all-gpus: $config in $count shard(s) on device(s) $devices"
 mkdir -p "$out"
 start=$(date +%s.%N)

@@ -15,6 +15,11 @@ shards=${PTBENCH_SHARDS:-4}
 gres=${PTBENCH_SLURM_GRES-gpu:1}
 export PTBENCH=$(realpath "${PTBENCH:-build/ptbench}")
 config=$(realpath "$config")
+# An earlier sweep's shards there would be resumed in place of this one's, or merged with them.
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+  echo "submit.sh: $out holds files (an earlier sweep's?); give a new or empty folder for this sweep" >&2
+  exit 1
+fi
 mkdir -p "$out"
 out=$(realpath "$out")
 # shellcheck disable=SC2086

@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "baseline_report.h"
 #include "core/experiment/convergence.h"
 #include "core/experiment/html_report.h"
 #include "core/experiment/image_output.h"
-#include "baseline_report.h"
 #include "csv_fields.h"
 #include "gpu_test.h"
 namespace ptbench::test {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "baseline_report.h"
 #include "core/errors.h"
 #include "core/experiment/compare.h"
 #include "core/experiment/convergence.h"
@@ -13,7 +14,6 @@
 #include "core/experiment/metrics.h"
 #include "core/experiment/statistics.h"
 #include "core/experiment/summary.h"
-#include "baseline_report.h"
 #include "csv_fields.h"
 #include "shared/wavefront.h"
 namespace ptbench::test {
