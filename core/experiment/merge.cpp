@@ -98,7 +98,9 @@ MergedReport mergeReports(const std::vector<ShardReport>& shards) {
   }
   std::vector<std::string> interrupted;  // "r001 (scene=...)"
   for (auto& [key, entry] : runs) {
-    auto& [run, shard] = entry;
+    // Named, not bound: a lambda below captures them (clang refuses to capture bindings).
+    json& run = entry.first;
+    const ShardReport* shard = entry.second;
     const std::string id = runId(number++);
     // Each image is renamed for its run's new id; a camera path's frames keep their frame
     // numbers, and the run's own images (its last frame's) are that frame's files, copied once.
