@@ -60,6 +60,16 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
     if (extension != ".exr" && extension != ".pfm")
       throw UserError("--out-variance " + options.varianceOutput + ": a linear image; use .exr or .pfm");
     requireOutputFolder(options.varianceOutput, "--out-variance");
+    // One file named twice (by its name, a link, or ../) would hold the variance alone.
+    for (const auto& out : options.outputs) {
+      std::error_code missing, unresolved;
+      const bool same = std::filesystem::equivalent(out, options.varianceOutput, missing) ||
+                        std::filesystem::weakly_canonical(out, unresolved) ==
+                            std::filesystem::weakly_canonical(options.varianceOutput, unresolved);
+      if (same && !unresolved)
+        throw UserError("--out-variance " + options.varianceOutput + " is also --out " + out +
+                        ": the variance would replace the image; name another file");
+    }
   }
   // --env is a constant R,G,B when it reads as three numbers, else an environment map's file.
   std::optional<Vec3> constantEnvironment;

@@ -50,7 +50,8 @@ if not isinstance(name, str) or not name:
 runs = report.get("runs", [])
 if not isinstance(runs, list):
     sys.exit(f"gpu-perf-gate: {path}: the report has no runs list")
-print(name)
+# One line each: a newline in the name would otherwise become the slug (a baseline anywhere).
+print(" ".join(name.split()))
 print(re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-"))
 print(sum(not isinstance(run, dict) or run.get("status") != "ok" for run in runs))
 EOF

@@ -859,7 +859,14 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   json config = parseJsonRefusingDuplicateKeys(readInput(file, "a config file", exitConfigMissing), file.string(),
                                                exitConfigInvalid);
   if (!config.is_object()) throw UserError(file.string() + ": expected a JSON object at the top", exitConfigInvalid);
-  for (const auto& assignment : overrides) applyOverride(config, assignment);
+  // A key set twice is a mistake, as a key twice in a JSON object is: which value was meant?
+  std::set<std::string> keys;
+  for (const auto& assignment : overrides) {
+    const std::string key = assignment.substr(0, assignment.find('='));
+    if (!keys.insert(key).second)
+      throw UserError("--set " + key + " is given twice; give each key once", exitConfigInvalid);
+    applyOverride(config, assignment);
+  }
   return configFromJson(config, file);
 }
 
@@ -933,8 +940,17 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
         out.resolutions.emplace_back(uint32_t(std::stoul(match[1])), uint32_t(std::stoul(match[2])));
     }
   } else {
-    for (uint32_t width : v.integers(config, "width", 1, 16384, 640))
-      for (uint32_t height : v.integers(config, "height", 1, 16384, 480)) out.resolutions.emplace_back(width, height);
+    // Read once each, and their product bounded before it is built: two lists of 65,536 would
+    // make 2^32 resolutions before max_runs could refuse the sweep.
+    const std::vector<uint32_t> widths = v.integers(config, "width", 1, 16384, 640);
+    const std::vector<uint32_t> heights = v.integers(config, "height", 1, 16384, 480);
+    if (uint64_t(widths.size()) * heights.size() > maxMaxRuns)
+      v.error("/width", std::to_string(widths.size()) + " widths and " + std::to_string(heights.size()) +
+                            " heights make more resolutions than a sweep may have runs (" + std::to_string(maxMaxRuns) +
+                            "); shrink a list");
+    else
+      for (uint32_t width : widths)
+        for (uint32_t height : heights) out.resolutions.emplace_back(width, height);
   }
   out.spps = v.integers(config, "spp", 1, 1u << 20, 16);
   out.maxDepths = v.integers(config, "max_depth", 1, 1024, 8);
@@ -1028,7 +1044,7 @@ ExperimentConfig configFromJson(json config, const fs::path& file) {
     if (const auto relmse = v.number(config["target_relmse"], "/target_relmse", targetRelmseRange,
                                      "the relMSE a run's time to reach is projected for (0.01)"))
       out.targetRelmse = *relmse;
-  out.maxRuns = v.integer(config, "max_runs", 1, 100'000'000, defaultMaxRuns);
+  out.maxRuns = v.integer(config, "max_runs", 1, maxMaxRuns, defaultMaxRuns);
   if (const uint64_t runs = v.ok() ? sweepSize(out) : 0; runs > out.maxRuns)
     v.error("/max_runs", "the sweep expands to " +
                              (runs == std::numeric_limits<uint64_t>::max() ? "at least 2^64 - 1" : std::to_string(runs)) +

@@ -144,6 +144,8 @@ struct ExperimentConfig {
 // Sweeps larger than this are refused unless the config raises max_runs: a list too many
 // multiplies into runs that would take days, and it is cheaper to say so before any work.
 constexpr uint32_t defaultMaxRuns = 10000;
+// The largest max_runs a config may set.
+constexpr uint32_t maxMaxRuns = 100'000'000;
 
 // One point of the sweep. The backend is as configured ("auto" and "all" are resolved
 // against the device by the runner).

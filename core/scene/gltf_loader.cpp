@@ -492,10 +492,18 @@ uint32_t GltfReader::material(int gltfMaterial) {
                : noTexture();
   };
   gpu::Material m = defaultMaterial();
-  m.baseColorFactor = {float(pbr.baseColorFactor[0]), float(pbr.baseColorFactor[1]), float(pbr.baseColorFactor[2]),
-                       float(pbr.baseColorFactor[3])};
-  m.metallicFactor = float(pbr.metallicFactor);
-  m.roughnessFactor = float(pbr.roughnessFactor);
+  // glTF bounds these to [0, 1]; beyond it a base colour of 2 is a lobe probability above 1,
+  // which ends every path at its first hit (a black image). Clamped, and said.
+  const auto unit = [&](double value, const char* factor) {
+    if (value >= 0 && value <= 1) return float(value);
+    spdlog::warn("{}: {}'s {} {} lies outside glTF's 0 to 1; clamped", path_.string(), name, factor, value);
+    return float(std::clamp(value, 0.0, 1.0));
+  };
+  m.baseColorFactor = {unit(pbr.baseColorFactor[0], "baseColorFactor"), unit(pbr.baseColorFactor[1], "baseColorFactor"),
+                       unit(pbr.baseColorFactor[2], "baseColorFactor"),
+                       unit(pbr.baseColorFactor[3], "baseColorFactor")};
+  m.metallicFactor = unit(pbr.metallicFactor, "metallicFactor");
+  m.roughnessFactor = unit(pbr.roughnessFactor, "roughnessFactor");
   m.textures[gpu::SLOT_BASE_COLOR] = coreTexture(pbr.baseColorTexture, "baseColorTexture", true);
   m.textures[gpu::SLOT_METALLIC_ROUGHNESS] =
       coreTexture(pbr.metallicRoughnessTexture, "metallicRoughnessTexture", false);
@@ -817,7 +825,7 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent) {
     fail(nodeName(nodeIndex) + "'s transform, with its parents', is not finite (in float)");
   // A singular transform has no normal matrix (its inverse): a mesh, camera or light under one
   // would have NaN normals or directions.
-  const float determinant = world.determinant3x3();
+  const double determinant = world.determinant3x3();
   if ((node.mesh >= 0 || node.camera >= 0 || extension(node.extensions, "KHR_lights_punctual")) &&
       !(std::isfinite(determinant) && determinant != 0))
     fail(nodeName(nodeIndex) + "'s transform, with its parents', is singular (a zero scale, or a matrix of rank " +
@@ -987,9 +995,12 @@ SceneData GltfReader::read() {
   for (size_t c = 0; c < model_.cameras.size(); ++c) {
     const auto& camera = model_.cameras[c];
     const double yfov = camera.perspective.yfov;
-    if (camera.type == "perspective" && !(yfov > 0 && yfov < std::numbers::pi))
+    // Up to 179 degrees, as configs and --fov take: just below pi, the field of view in float
+    // degrees rounds to 180, whose half-angle tangent turns the image upside down.
+    if (camera.type == "perspective" && !(yfov > 0 && yfov <= 179.0 * std::numbers::pi / 180.0))
       fail("camera " + std::to_string(c) + (camera.name.empty() ? "" : " (\"" + camera.name + "\")") + " has yfov " +
-           fmt::format("{:g}", yfov) + "; a perspective camera's yfov is in radians, above 0 and below pi");
+           fmt::format("{:g}", yfov) +
+           "; a perspective camera's yfov is in radians, above 0 and at most 179 degrees (3.1241)");
   }
   std::vector<int> roots;
   if (!model_.scenes.empty()) {

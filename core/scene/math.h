@@ -73,8 +73,10 @@ struct Mat4 {
     return {at(0, 0) * v.x + at(0, 1) * v.y + at(0, 2) * v.z, at(1, 0) * v.x + at(1, 1) * v.y + at(1, 2) * v.z,
             at(2, 0) * v.x + at(2, 1) * v.y + at(2, 2) * v.z};
   }
-  float determinant3x3() const {
-    const auto c = [&](int row, int column) { return at(row, column); };
+  // In double: a scale of 1e13 on each axis, within the bounds on coordinates, has a determinant
+  // of 1e39, beyond float.
+  double determinant3x3() const {
+    const auto c = [&](int row, int column) { return double(at(row, column)); };
     return c(0, 0) * (c(1, 1) * c(2, 2) - c(1, 2) * c(2, 1)) - c(0, 1) * (c(1, 0) * c(2, 2) - c(1, 2) * c(2, 0)) +
            c(0, 2) * (c(1, 0) * c(2, 1) - c(1, 1) * c(2, 0));
   }
@@ -82,12 +84,12 @@ struct Mat4 {
   Mat4 normalMatrix() const {
     Mat4 r;
     const auto c = [&](int row, int column) { return at(row, column); };
-    float det = determinant3x3();
+    double det = determinant3x3();
     if (det == 0) det = 1;
     for (int row = 0; row < 3; ++row)
       for (int column = 0; column < 3; ++column) {
         const int r0 = (row + 1) % 3, r1 = (row + 2) % 3, c0 = (column + 1) % 3, c1 = (column + 2) % 3;
-        r.at(row, column) = (c(r0, c0) * c(r1, c1) - c(r0, c1) * c(r1, c0)) / det;
+        r.at(row, column) = float(double(c(r0, c0) * c(r1, c1) - c(r0, c1) * c(r1, c0)) / det);
       }
     return r;
   }

@@ -159,6 +159,9 @@ TEST_F(BadInputTest, CommandLinesAreRefusedBeforeAnyWork) {
             "reference builtin:cornell --out {dir}/x.exr --camera-path {dir}/env.json --camera-position 0,1,0", 1,
             "--camera-path: its keyframes place the camera; leave out --camera-position and --camera-target"},
            {"compare a folder", "compare {dir} {dir}", 2, "is a folder; give its report.json"},
+           // The variance once replaced the image, both "wrote".
+           {"variance over the image", "render --scene builtin:cornell --out {dir}/s.pfm --out-variance {dir}/./s.pfm",
+            1, "is also --out " + (dir / "s.pfm").string() + ": the variance would replace the image"},
            {"compare with a NaN threshold", "compare {dir}/ok.json {dir}/ok.json --threshold nan", 2,
             "--threshold nan"},
            {"compare a config as a report", "compare {dir}/ok.json {dir}/ok.json", 2, "ok.json: not a ptbench report"},

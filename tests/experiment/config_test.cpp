@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +107,35 @@ TEST_F(ConfigTest, ASweepBeyondSixtyFourBitsIsRefusedByMaxRuns) {
         << message.substr(0, 300);
     EXPECT_EQ(exitCode, 65);
   }
+}
+
+// Width and height lists of 65,536 each: their 2^32 resolutions were built, each height list read
+// again per width, before max_runs could refuse them (a hang, or bad_alloc: exit 70).
+TEST_F(ConfigTest, WidthAndHeightListsAreBoundedBeforeTheirResolutionsAreBuilt) {
+  std::string widths = "[1", heights = "[1";
+  for (int i = 1; i < 65536; ++i) widths += ", 1", heights += ", 1";
+  const auto start = std::chrono::steady_clock::now();
+  const auto [message, exitCode] = failure(minimal(R"(, "width": )" + widths + "], \"height\": " + heights + "]"));
+  EXPECT_NE(message.find("/width: 65536 widths and 65536 heights make more resolutions than a sweep may have runs"),
+            std::string::npos)
+      << message.substr(0, 300);
+  EXPECT_EQ(exitCode, 65);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+}
+
+// A key --set twice: the last value won, without a word, where a key twice in a JSON object is
+// refused.
+TEST_F(ConfigTest, AKeySetTwiceIsRefused) {
+  const fs::path file = dir / "twice.json";
+  std::ofstream(file) << R"({"schema_version": 1, "name": "t", "scenes": ["builtin:cornell"]})";
+  try {
+    loadConfig(file, {"spp=2", "spp=4"});
+    ADD_FAILURE() << "accepted";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("--set spp is given twice"), std::string::npos) << error.what();
+    EXPECT_EQ(error.exitCode(), 65);
+  }
+  EXPECT_NO_THROW(loadConfig(file, {"spp=2", "seed=4"}));
 }
 
 // resolution lists sizes that are no cross product; it excludes width and height.

@@ -639,8 +639,10 @@ TEST_F(GltfFiles, NormalsTangentsAndTexCoordsThatAreNotFiniteAreRefusedByAccesso
   }
 }
 
+// yfov 3.1415926, below pi, once passed: in float degrees it is 180, and the image came out
+// upside down. The bound is 179 degrees, as configs and --fov have it.
 TEST_F(GltfFiles, CameraFieldsOfViewOutsideZeroToPiAreRefused) {
-  for (const double yfov : {0.0, -0.5, 3.1416, 40.0}) {
+  for (const double yfov : {0.0, -0.5, 3.1416, 3.1415926, 3.13, 40.0}) {
     auto gltf = triangleGltf();
     gltf["cameras"] = {{{"type", "perspective"}, {"name", "Eye"}, {"perspective", {{"yfov", yfov}, {"znear", 0.1}}}}};
     gltf["nodes"].push_back({{"camera", 0}, {"translation", {0, 0, 5}}});
@@ -651,6 +653,32 @@ TEST_F(GltfFiles, CameraFieldsOfViewOutsideZeroToPiAreRefused) {
   auto gltf = triangleGltf();
   gltf["cameras"] = {{{"type", "perspective"}, {"perspective", {{"yfov", 3.1}, {"znear", 0.1}}}}};
   EXPECT_NO_THROW(loadGltf(write("camera.gltf", gltf.dump())));
+}
+
+// A base colour of 2 (beyond glTF's [0, 1]) was a lobe probability above 1 that ended every
+// path at its first hit: a black image, exit 0. Factors are clamped (with a warning).
+TEST_F(GltfFiles, MaterialFactorsBeyondZeroToOneAreClamped) {
+  auto gltf = triangleGltf();
+  gltf["materials"] = {{{"pbrMetallicRoughness",
+                         {{"baseColorFactor", {2, 0.5, 1e6, 1}}, {"metallicFactor", -1}, {"roughnessFactor", 3}}}}};
+  gltf["meshes"][0]["primitives"][0]["material"] = 0;
+  const SceneData scene = loadGltf(write("bright.gltf", gltf.dump()));
+  ASSERT_FALSE(scene.materials.empty());
+  const auto& m = scene.materials[0];
+  EXPECT_EQ(m.baseColorFactor.x, 1.0f);
+  EXPECT_EQ(m.baseColorFactor.y, 0.5f);
+  EXPECT_EQ(m.baseColorFactor.z, 1.0f);
+  EXPECT_EQ(m.metallicFactor, 0.0f);
+  EXPECT_EQ(m.roughnessFactor, 1.0f);
+}
+
+// A large scale can keep a triangle within the bounds on coordinates (this one lies in z = 0,
+// which 1e20 leaves at 0) while its determinant, 1e42, overflows float: the node was refused
+// as singular.
+TEST_F(GltfFiles, ALargeScaleWithinTheBoundsIsNotSingular) {
+  auto gltf = triangleGltf();
+  gltf["nodes"][0]["scale"] = {1e11, 1e11, 1e20};
+  EXPECT_NO_THROW(loadGltf(write("large.gltf", gltf.dump())));
 }
 
 // glTF's nodes form disjoint trees. A node reached by two paths was walked once per path: a

@@ -71,6 +71,19 @@ class Usage(unittest.TestCase):
                     self.assertEqual(result.returncode, 2, result.stderr)
                     self.assertIn('its device name "@@@" has no letter or digit', result.stderr)
 
+    def test_a_newline_in_the_device_name_stays_in_its_baseline_folder(self):
+        # The name was printed as it is: its second line became the slug (../../escaped).
+        with tempfile.TemporaryDirectory() as scratch:
+            report = pathlib.Path(scratch) / "new.json"
+            report.write_text(json.dumps({"device": {"name": "Fake GPU\n../../escaped\n0"}, "runs": [{"status": "ok"}]}))
+            baselines = pathlib.Path(scratch) / "a" / "baselines"
+            environment = dict(os.environ, PTBENCH=os.path.join(scratch, "no-ptbench"), PERF_GATE_BASELINES=str(baselines))
+            result = subprocess.run(["bash", str(SCRIPT), "--report", str(report), "--update-baseline"],
+                                    capture_output=True, text=True, env=environment, timeout=30)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            written = sorted(str(p.relative_to(scratch)) for p in pathlib.Path(scratch).rglob("report.json.gz"))
+            self.assertEqual(written, ["a/baselines/fake-gpu-escaped-0/report.json.gz"], result.stdout)
+
     def test_update_baseline_keeps_it_gzipped_and_reads_it_so(self):
         with tempfile.TemporaryDirectory() as scratch:
             report = pathlib.Path(scratch) / "new.json"
