@@ -5,14 +5,15 @@ device, driver and date of each report at its foot; several reports (two GPUs, s
 their runs labelled by device.
 
   frame_gpu_ms        median frame GPU time per run, whiskers from the lower to the upper quartile
-                      of its frames (frame_gpu_ms_samples; none without them);
+                      of its frames (frame_gpu_ms_samples; none with fewer than five);
   stage_breakdown     each run's median frame split into its stages and the overhead (frame -
                       stages: barriers, launch gaps, the pool's waits); a frame-timed run
                       (timing=frame), which times whole frames only, as one hatched frame total;
   relative_time       when there are megakernel runs: each other run's frame time relative to the
                       megakernel run of the same scene, backend (and BVH layout), size, timing and
                       settings (its median over the megakernel's, < 1 is faster; whiskers from
-                      both runs' quartiles, the value past the whisker's end), one bar per run,
+                      both runs' quartiles, the value past the whisker's end; the axis fits the
+                      bars, a whisker longer than its bar runs off it), one bar per run,
                       backends never mixed;
   bounces             when there are wavefront runs timed by stage: per bounce (or pool
                       iteration), each stage's median GPU time and the live paths and shadow
@@ -200,24 +201,28 @@ def per_scene_figure(runs, title, draw, horizontal=True):
     for axis, scene in zip(axes[:, 0], scenes):
         draw(axis, [r for r in runs if scene_name(r) == scene])
         axis.set_title(scene, fontsize=10)
-    fig.suptitle(title, fontsize=11)
+    # The title inside the half inch kept for it: matplotlib's default height (98% of the
+    # figure) lies below that band on a tall figure, over the first panel's title.
+    fig.suptitle(title, fontsize=11, y=1 - 0.12 / (sum(heights) + 0.8), va="top")
     fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.5 / (sum(heights) + 0.8)))
     return fig
 
 
 def spread(run):
     """A run's frame time (lower quartile, median, upper quartile) over its frames. Quartiles, not
-    min and max: one slow frame (a clock change, a preemption) would set the whisker. Without its
-    frames' times (frame_gpu_ms_samples) a run has no whisker."""
+    min and max: one slow frame (a clock change, a preemption) would set the whisker. With fewer
+    than five frames' times (frame_gpu_ms_samples), as `ptbench compare` needs to judge a run, a
+    run has no whisker: the upper quartile of three frames lies halfway to the slowest."""
     median = run["frame_gpu_ms"]["median"]
     samples = run.get("frame_gpu_ms_samples", [])
-    if len(samples) < 2:
+    if len(samples) < MIN_WHISKER_FRAMES:
         return median, median, median
     low, _, high = statistics.quantiles(samples, n=4, method="inclusive")
     return min(low, median), median, max(high, median)
 
 
-WHISKERS = "whiskers: quartiles of its frames"
+MIN_WHISKER_FRAMES = 5
+WHISKERS = "whiskers: quartiles of its frames, from five"
 
 
 def draw_frames(axis, runs):
@@ -252,7 +257,8 @@ def draw_stages(axis, runs, colours):
     split = [timed_by_stage(r) for r in runs]
     stage_names = list(dict.fromkeys(s["name"] for r, by_stage in zip(runs, split) if by_stage for s in r["stages"]))
     lefts = [0.0] * len(runs)
-    for name in stage_names + ["overhead"]:
+    # No overhead band (nor its legend entry) where no run is split into stages.
+    for name in stage_names + (["overhead"] if any(split) else []):
         if name == "overhead":
             widths = [max(0.0, r.get("overhead_gpu_ms", {}).get("median", 0.0)) if by_stage else 0.0
                       for r, by_stage in zip(runs, split)]
@@ -267,7 +273,9 @@ def draw_stages(axis, runs, colours):
                   label=FRAME_TOTAL, color="white", edgecolor="black", hatch="///", linewidth=0.6)
     axis.set_yticks(range(len(runs)), [label(r) for r in runs], fontsize=7)
     axis.invert_yaxis()
-    axis.set_xlabel(f"GPU time per frame (ms; stage medians, frame medians where timing=frame; {LOWER_IS_BETTER})")
+    medians = "stage medians" if all(split) else "frame medians" if not any(split) else \
+        "stage medians, frame medians where timing=frame"
+    axis.set_xlabel(f"GPU time per frame (ms; {medians}; {LOWER_IS_BETTER})")
     axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
@@ -312,10 +320,13 @@ def draw_relative_time(axis, runs):
                       edgecolor="white" if faster else "black", linewidth=0.4)
     # Each value just past its whisker's end, where neither bar nor whisker runs (on a white ground
     # where the line at 1 crosses it); the axis is widened to make room for it.
+    # The axis is sized to the bars and modest whiskers: one noisy quartile (a whisker many times
+    # its bar) would squash every bar and the line at 1; such a whisker runs off the edge.
+    right = max([1.0] + [v + min(u, v) for v, u in zip(ratios, high)]) * 1.15
     for y, (value, up) in enumerate(zip(ratios, high)):
-        axis.annotate(f"{value:.2f}×", (value + up, y), xytext=(4, 0), textcoords="offset points", va="center",
-                      fontsize=6, zorder=3, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
-    axis.set_xlim(0, max([1.0] + [v + u for v, u in zip(ratios, high)]) * 1.12)
+        axis.annotate(f"{value:.2f}×", (min(value + up, right / 1.15), y), xytext=(4, 0), textcoords="offset points",
+                      va="center", fontsize=6, zorder=3, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+    axis.set_xlim(0, right)
     axis.axvline(1.0, color="black", linewidth=0.8)
     axis.set_yticks(range(len(others)), [label(r) + (f" · {backend_label(r)}" if backends else "") for r in others],
                     fontsize=7)
@@ -341,7 +352,8 @@ WORK = {"live_paths": 0, "shadow_rays": 1, "paths_started": 2}
 def draw_bounces(runs, title, colours):
     """One row per wavefront run: stage time per bounce (left), live paths and shadow rays (right),
     each panel a row of its own height so that its axis titles stay beside it."""
-    fig, axes = plt.subplots(len(runs), 2, figsize=(13, 3.6 * len(runs)), squeeze=False)
+    # A row's two panels on one bounce axis.
+    fig, axes = plt.subplots(len(runs), 2, figsize=(13, 3.6 * len(runs)), squeeze=False, sharex="row")
     label = labeller(runs)
     for row, run in enumerate(runs):
         name = f"{scene_name(run)}: {label(run)}"
@@ -361,6 +373,10 @@ def draw_bounces(runs, title, colours):
             # Live paths fall by orders of magnitude from the first bounce to the last.
             log_scale(axes[row, 1], "y")
         axes[row, 1].set_ylabel("per frame (count, log)")
+        # A run of one bounce has a range of zero width, whose ticks fall between integers.
+        bounces = max([len(s["gpu_ms_median_per_bounce"]) for s in stages] +
+                      [len(work.get(key, [])) for key in counted] + [1])
+        axes[row, 0].set_xlim(-0.5, max(bounces - 0.5, 0.5))
         for axis in axes[row]:
             axis.set_xlabel("bounce (pool schedule: iteration)")
             axis.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
@@ -489,7 +505,7 @@ def draw_camera_paths(runs, title):
         for index, run in enumerate(scene_runs):
             path = run["camera_path"]
             frames = [f["frame"] for f in path["frames"]]
-            text = f'{label(run)}: {path["gpu_ms_mean"]:.3g} ms'
+            text = f'{label(run)}: mean {path["gpu_ms_mean"]:.3g} ms a frame'
             style = dict(line_style(index), markersize=4)
             if "efficiency" in path:
                 text += f', 1/(relMSE·s) = {path["efficiency"]:.3g}'
@@ -513,6 +529,9 @@ def draw_camera_paths(runs, title):
         error_axis.set_ylabel(f"relMSE against the frame's reference\n{LOWER_IS_BETTER}")
         error_axis.set_title(scene, fontsize=10)
         time_axis.set_xlabel("frame of the camera path")
+        for axis in (error_axis, time_axis, flip_axis):
+            if axis is not None and axis.has_data():
+                axis.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
         time_axis.set_ylabel(f"frame GPU time (ms; {LOWER_IS_BETTER})")
         time_axis.set_title(scene, fontsize=10)
         (error_axis if referenced else time_axis).legend(fontsize=6)
