@@ -1096,6 +1096,23 @@ TEST_F(MergeCommand, AMalformedReportIsExit65NamingTheFileAndTheField) {
        "/runs/0/stages/0/name: expected a string"},
       {"shard entries that are words", [](json& r) { r["sweep"]["specs"] = json::array({"one"}); },
        "/sweep/specs/0: expected a non-negative integer"},
+      // These passed (exit 0) and merge wrote them into its report.
+      {"a wall time that is a word", [](json& r) { r["runs"][0]["wall_ms"] = "x"; },
+       "/runs/0/wall_ms: expected a number"},
+      {"frame times that are words",
+       [](json& r) {
+         r["runs"][0]["frame_gpu_ms_samples"] = json::array({"1", nullptr});
+       },
+       "/runs/0/frame_gpu_ms_samples/0: expected a number"},
+      {"a negative frame count", [](json& r) { r["runs"][0]["frame_gpu_ms"]["count"] = -3; },
+       "/runs/0/frame_gpu_ms/count: expected a non-negative integer"},
+      {"memory that is a word", [](json& r) { r["runs"][0]["memory_bytes"] = "x"; },
+       "/runs/0/memory_bytes: expected an object"},
+      {"a schema version that is a word", [](json& r) { r["schema_version"] = "3"; },
+       "/schema_version: expected a non-negative integer"},
+      // Exit 65 before, but in the JSON library's words, naming no field.
+      {"kernels that are a word", [](json& r) { r["runs"][0]["kernels"] = "x"; }, "/runs/0/kernels: expected"},
+      {"a date that is a number", [](json& r) { r["date"] = 5; }, "/date: expected a string"},
   };
   const fs::path b = shardFolders[1] / "report.json";
   for (const auto& [what, doctor, field] : cases) {
