@@ -859,14 +859,9 @@ ExperimentConfig loadConfig(const fs::path& file, const std::vector<std::string>
   json config = parseJsonRefusingDuplicateKeys(readInput(file, "a config file", exitConfigMissing), file.string(),
                                                exitConfigInvalid);
   if (!config.is_object()) throw UserError(file.string() + ": expected a JSON object at the top", exitConfigInvalid);
-  // A key set twice is a mistake, as a key twice in a JSON object is: which value was meant?
-  std::set<std::string> keys;
-  for (const auto& assignment : overrides) {
-    const std::string key = assignment.substr(0, assignment.find('='));
-    if (!keys.insert(key).second)
-      throw UserError("--set " + key + " is given twice; give each key once", exitConfigInvalid);
-    applyOverride(config, assignment);
-  }
+  // In order: a key set twice takes its last value, so that a script's settings can be
+  // overridden by the arguments it passes on.
+  for (const auto& assignment : overrides) applyOverride(config, assignment);
   return configFromJson(config, file);
 }
 

@@ -87,10 +87,13 @@ class BadInputTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir); }
 
+  // Bounded: a hang (a FIFO waited for, a decoder that never ends) fails its case with exit 124
+  // instead of holding the test to CTest's timeout.
   void expect(const BadInput& c) {
     std::string arguments = c.arguments;
     for (size_t at; (at = arguments.find("{dir}")) != std::string::npos;) arguments.replace(at, 5, dir.string());
-    const auto result = runPtbench(arguments);
+    const auto result = runCommand("timeout -k 5 60 env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
+                                   PTBENCH_EXECUTABLE + " " + arguments);
     EXPECT_EQ(result.exitCode, c.exitCode) << c.what << "\n" << result.all();
     EXPECT_NE(result.err.find(c.message), std::string::npos) << c.what << "\n" << result.all();
     EXPECT_EQ(result.err.find("internal error"), std::string::npos) << c.what << "\n" << result.all();
@@ -326,15 +329,11 @@ TEST_F(BadInputTest, TruncatedEnvironmentMapsAreRefusedNotDecodedForever) {
   std::ofstream(dir / "cut-env.json") << R"({"schema_version": 1, "name": "cut",
       "scenes": [{"path": "builtin:cornell", "env": {"file": "cut.hdr"}}]})";
   const std::string truncated = "cut.hdr: cannot read the environment map: the file ends before its 1024x512 texels";
-  for (const auto& [arguments, exitCode] : std::vector<std::pair<std::string, int>>{
-           {"render --scene builtin:cornell --width 8 --height 8 --spp 1 --env " + (dir / "cut.hdr").string(), 1},
-           {"validate " + (dir / "cut-env.json").string(), 65},
-           {"run " + (dir / "cut-env.json").string() + " --out " + (dir / "out").string(), 65}}) {
-    const auto result = runCommand("timeout -k 5 20 env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
-                                   PTBENCH_EXECUTABLE + " " + arguments);
-    EXPECT_EQ(result.exitCode, exitCode) << arguments << "\n" << result.all();
-    EXPECT_NE(result.err.find(truncated), std::string::npos) << arguments << "\n" << result.all();
-  }
+  for (const BadInput& c : std::vector<BadInput>{
+           {"render", "render --scene builtin:cornell --width 8 --height 8 --spp 1 --env {dir}/cut.hdr", 1, truncated},
+           {"validate", "validate {dir}/cut-env.json", 65, truncated},
+           {"run", "run {dir}/cut-env.json --out {dir}/out", 65, truncated}})
+    expect(c);
   EXPECT_FALSE(fs::exists(dir / "out")) << "nothing ran";
 }
 
@@ -455,15 +454,8 @@ TEST_F(BadInputTest, FoldersAndFifosAsInputsAreNamedNeverWaitedFor) {
             "fifo.png: is a FIFO, not a regular file"},
            {"a FIFO as a reference", "flip {dir}/fifo.exr {dir}/fifo.exr", 1,
             "fifo.exr: is a FIFO, not a regular file"},
-       }) {
-    std::string arguments = c.arguments;
-    for (size_t at; (at = arguments.find("{dir}")) != std::string::npos;) arguments.replace(at, 5, dir.string());
-    const auto result = runCommand("timeout -k 5 30 env PTBENCH_DEVICE=" + std::string(testDevice) + " " +
-                                   PTBENCH_EXECUTABLE + " " + arguments);
-    EXPECT_EQ(result.exitCode, c.exitCode) << c.what << "\n" << result.all();
-    EXPECT_NE(result.err.find(c.message), std::string::npos) << c.what << "\n" << result.all();
-    EXPECT_EQ(result.err.find("internal error"), std::string::npos) << c.what << "\n" << result.all();
-  }
+       })
+    expect(c);
   // A pipe with its writer reads as a file does: process substitution.
   const auto piped = runCommand("bash -c 'env PTBENCH_DEVICE=" + std::string(testDevice) + " " + PTBENCH_EXECUTABLE +
                                 " validate <(cat " + (dir / "ok.json").string() + ")'");
