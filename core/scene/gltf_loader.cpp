@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "core/input_file.h"
 #include "core/json_depth.h"
 #include "core/progress.h"
 #include "core/scene/bvh/thread_budget.h"
@@ -1095,12 +1096,10 @@ bool uriFileExists(const std::string& path, void*) {
 }
 
 bool readUriFile(std::vector<unsigned char>* out, std::string* error, const std::string& path, void* user) {
-  struct stat status {};
-  if (::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
-    if (error)
-      *error += "URI " + path + ": is " +
-                (S_ISDIR(status.st_mode) ? "a folder" : "no regular file (a FIFO, a device)") +
-                "; a glTF's buffers and images are files\n";
+  try {
+    requireRegularFile(path, "a glTF's buffers and images are files");
+  } catch (const UserError& refused) {
+    if (error) *error += "URI " + std::string(refused.what()) + "\n";
     return false;
   }
   return tinygltf::ReadWholeFile(out, error, path, user);
