@@ -184,13 +184,15 @@ constexpr std::string_view restirName(Restir restir) {
 }
 
 // What sizes ReSTIR's work and what it trades for bias (options restir_candidates,
-// restir_neighbours, restir_history_cap, restir_gi_jacobian; DESIGN.md, "ReSTIR"). The defaults
+// restir_neighbours, restir_history_cap, restir_gi_jacobian, restir_bsdf_candidate; DESIGN.md,
+// "ReSTIR"). The defaults
 // are shaders/shared/restir.h's, chosen from measurements (docs/config.md says which).
 struct RestirOptions {
   uint32_t candidates = 32;   // DI's light samples resampled into a pixel's initial reservoir
   uint32_t neighbours = 3;    // spatial reuse's neighbours, each pair one visibility ray each way
   float historyCap = 20;      // the history's sample count at most this many times the pixel's
   float giJacobianLimit = 0;  // GI reuse rejects a reconnection Jacobian outside [1/limit, limit]; 0, none
+  bool bsdfCandidate = false;  // DI resamples the primary vertex's BSDF sample too, for all of the direct light
 };
 
 // counters: what the path tracers' kernels measure beside the image, each in kernels compiled for

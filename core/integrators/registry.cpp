@@ -98,6 +98,20 @@ IntegratorOption restirNumber(OptionInfo info, Number RestirOptions::*field, dou
                    const json& value) { return value == fallback ? std::string() : labelName + "=" + value.dump(); }};
 }
 
+// A ReSTIR option that is true or false: the field `field` of the run's RestirOptions; a
+// summary's label says `labelName` where it is true.
+IntegratorOption restirSwitch(OptionInfo info, bool RestirOptions::*field, std::string labelName) {
+  return {.info = std::move(info),
+          .parse =
+              [field](const json& value, RenderSettings& settings) {
+                if (!value.is_boolean()) return false;
+                settings.restirOptions.*field = value.get<bool>();
+                return true;
+              },
+          .print = [field](const RenderSettings& settings) { return json(settings.restirOptions.*field); },
+          .label = [labelName](const json& value) { return value == true ? labelName : std::string(); }};
+}
+
 // The ReSTIR options besides restir itself, the megakernel's and the wavefront's alike.
 std::vector<IntegratorOption> restirTuningOptions() {
   return {
@@ -116,6 +130,11 @@ std::vector<IntegratorOption> restirTuningOptions() {
                     "biased: GI reuse rejects a sample whose reconnection Jacobian lies outside [1/limit, limit] "
                     "(RTXDI's 10); 0, the default, rejects none (unbiased)"},
                    &RestirOptions::giJacobianLimit, 1, 1000, "gi_jacobian", true),
+      restirSwitch({"restir_bsdf_candidate", "true or false",
+                    "ReSTIR DI resamples the primary vertex's BSDF sample beside its light samples (balance heuristic) "
+                    "and estimates all of the direct light; false, the default, light samples only, MIS-weighted "
+                    "against the path's BSDF sample"},
+                   &RestirOptions::bsdfCandidate, "bsdf_candidate"),
   };
 }
 

@@ -110,6 +110,7 @@ void RestirPasses::prepare(const RenderSettings& settings, FrameRecorder& frame)
   frame_.radius = gpu::RESTIR_DEFAULT_RADIUS;
   frame_.historyCap = options.historyCap;
   frame_.giJacobianLimit = options.giJacobianLimit;
+  frame_.bsdfCandidate = options.bsdfCandidate ? 1 : 0;
   passes_ += settings.samplesPerPixel;
   historyCamera_ = cameraParams(settings);
   frame.setRestirFrame(frameBuffer_.address());

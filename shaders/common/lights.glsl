@@ -196,13 +196,18 @@ bool evaluateLightRef(LightRef ref, vec3 from, out LightSample result, out float
   return false;
 }
 
+// The emissive triangle (its index in the light alias table) that a ray hit, or NOT_EMISSIVE.
+uint emissiveTriangleIndex(ShadingPoint hitPoint, uint primitive) {
+  Instance instance = Instances(SCENE.instances).i[hitPoint.instance];
+  uint base = UintArray(SCENE.emissiveBases).u[instance.emissiveBasesOffset + (hitPoint.globalGeometry - instance.firstGeometry)];
+  return base == NOT_EMISSIVE ? NOT_EMISSIVE : base + primitive;
+}
+
 // The solid-angle pdf with which sampleEmissiveTriangle would have chosen a point that a
 // BSDF-sampled ray hit, for multiple importance sampling.
 float emissiveTrianglePdf(ShadingPoint hitPoint, uint primitive, vec3 rayOrigin) {
-  Instance instance = Instances(SCENE.instances).i[hitPoint.instance];
-  uint base = UintArray(SCENE.emissiveBases).u[instance.emissiveBasesOffset + (hitPoint.globalGeometry - instance.firstGeometry)];
-  if (base == NOT_EMISSIVE || SCENE.totalEmissivePower <= 0.0) return 0.0;
-  uint index = base + primitive;
+  uint index = emissiveTriangleIndex(hitPoint, primitive);
+  if (index == NOT_EMISSIVE || SCENE.totalEmissivePower <= 0.0) return 0.0;
   vec3 d = hitPoint.position - rayOrigin;
   float distanceSquared = dot(d, d);
   float cosLight = abs(dot(hitPoint.geometricNormal, normalize(d)));

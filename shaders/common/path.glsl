@@ -34,8 +34,8 @@ uvec2 pixelCoordinates(uint pixel) { return uvec2(pixel % FRAME.width, pixel / F
 // The MIS weight of emission that a BSDF-sampled ray found, against the light sample at the
 // vertex it left (lightPdf: that sample's density for the emitter's point). A bsdfPdf of 0 marks
 // a direction no light sample could have chosen (the camera ray, a delta lobe): all the
-// emission is this estimator's. (ReSTIR's reservoir weighs its samples the same way, so its
-// primary vertex's BSDF samples are weighted as anywhere else.)
+// emission is this estimator's. (With ReSTIR DI's BSDF candidates the primary vertex's BSDF
+// sample is a candidate of its reservoir instead: restirBsdfCandidateRay.)
 float bsdfSampleWeight(float bsdfPdf, float lightPdf) {
   if (bsdfPdf == 0.0) return 1.0;
   return powerHeuristic(bsdfPdf, lightPdf);
@@ -66,7 +66,9 @@ void pathEscaped(inout PathState path) {
   CLOCK_PHASE(CLOCK_PHASE_LIGHT);
   vec3 radiance = FRAME.environment;
   vec3 mapped = environmentMapRadiance(path.direction);
-  if (maxComponent(mapped) > 0.0) {
+  if (maxComponent(mapped) > 0.0 && restirBsdfCandidateRay(path)) {
+    restirBsdfCandidate(path, LightRef(RESTIR_LIGHT_ENVIRONMENT, 0u, path.direction));
+  } else if (maxComponent(mapped) > 0.0) {
     float weight = 1.0;
     if (path.bsdfPdf != 0.0)
       weight = bsdfSampleWeight(path.bsdfPdf, lightKindProbability() * environmentPdf(path.direction));
@@ -96,7 +98,15 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   // GI: the point the primary vertex's GI ray found.
   bool giSamplePoint = RESTIR_WITH_GI && path.depth == 2u && restirGiRayLeft(path);
   if (giSamplePoint) restirGiSamplePoint(path, sp);
-  if (maxComponent(sp.emission) > 0.0) {
+  if (maxComponent(sp.emission) > 0.0 && restirBsdfCandidateRay(path)) {
+    uint light = emissiveTriangleIndex(sp, hit.primitive);
+    vec3 barycentrics = vec3(1.0 - hit.barycentrics.x - hit.barycentrics.y, hit.barycentrics);
+    // An emitter no light sample can choose (none of the scene's light power) is the path's alone.
+    if (light != NOT_EMISSIVE && SCENE.totalEmissivePower > 0.0)
+      restirBsdfCandidate(path, LightRef(RESTIR_LIGHT_TRIANGLE, light, barycentrics));
+    else
+      path.radiance += path.throughput * sp.emission;
+  } else if (maxComponent(sp.emission) > 0.0) {
     float weight = 1.0;
     if (path.bsdfPdf != 0.0)
       weight = bsdfSampleWeight(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
@@ -157,7 +167,7 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   if (bsdf.transmitted && crossesStraight(sp)) {
     path.misDistance += hit.t;
   } else {
-    path.bsdfPdf = bsdf.pdf;
+    path.bsdfPdf = restirTakesBsdfCandidate(bsdf) && atRestirVertex ? -bsdf.pdf : bsdf.pdf;
     path.misDistance = 0.0;
   }
   path.origin = offsetRayOrigin(sp.position, side * sp.geometricNormal);
@@ -168,7 +178,8 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
 
   // Roulette reads the throughput as it will be outside any glass (pbrt-v4's etaScale): inside
   // one, the 1/eta^2 of its radiance would otherwise kill paths that leave it whole.
-  if (path.depth >= FRAME.rrDepth) {
+  // (Not at ReSTIR DI's vertex: its BSDF sample is a candidate, whose ray must be traced.)
+  if (path.depth >= FRAME.rrDepth && !(RESTIR_WITH_DI && atRestirVertex && restirBsdfCandidates())) {
     float survival = min(maxComponent(path.throughput) * path.etaScale, 1.0);
     if (sample1D(stream, bounceDimension(vertex, DIMENSION_ROULETTE)) >= survival) return false;
     path.throughput /= survival;

@@ -5,8 +5,12 @@
 //
 // DI:
 // Target function: p(y) = luminance(f(x, y) cos * Le(y) * G(x, y) * T(x, y)), where T is what
-// the shadow ray lets through (traceShadow). The initial candidates are resampled without T
-// (no ray in the path tracer's kernel); every reuse pass resamples with it, which is
+// the shadow ray lets through (traceShadow), times light sampling's MIS weight against the
+// path's BSDF sample, which keeps the rest of the direct light. With restir_bsdf_candidate the
+// target is all of the direct light instead, and that BSDF sample (the path's next ray, traced
+// anyway) is a candidate beside the light samples, both weighed by the balance heuristic. The
+// initial candidates are resampled without T (no shadow ray in the path tracer's kernel); every
+// reuse pass resamples with it, which is
 // Bitterli et al.'s visibility reuse. Reservoirs are combined by generalized RIS (Lin et al.
 // 2022) with pairwise MIS weights (Bitterli 2022, Wyman & Panteleev 2021): each input's sample
 // weighs m_i(y) p_pixel(y) W_i, and the m_i, from every input's target (visibility included) at
@@ -110,19 +114,41 @@ bool restirVertex(RestirSurface surface, out RestirVertex vertex) {
   return true;
 }
 
+// Whether DI's reservoir takes the primary vertex's BSDF sample as a candidate
+// (restir_bsdf_candidate).
+bool restirBsdfCandidates() { return RESTIR_FRAME.bsdfCandidate != 0u; }
+
 // The light a sample sends through the vertex's BSDF towards the camera, unshadowed and in the
 // sample's measure (so that W, in that measure, turns it into an estimate); zero where the
-// path tracer's light sample would not go (under the geometric surface). Weighted, as the path
-// tracer's light sample is, by MIS against the BSDF sample that could have found the same
-// light: the reservoir estimates light sampling's share of the direct light, and the path's
-// BSDF-sampled ray from the vertex keeps the rest. (A first version gave the reservoir all of it:
-// where a glossy lobe met an environment's sun, light sampling alone made fireflies a hundred
-// times the pixel's value, relMSE 4 to 13 at one sample a pixel against 0.1 without ReSTIR.)
-vec3 unshadowedContribution(ShadingPoint sp, BsdfContext ctx, LightSample light, float toMeasure) {
+// path tracer's light sample would not go (under the geometric surface). Without BSDF
+// candidates it is weighted, as the path tracer's light sample is, by MIS against the BSDF
+// sample that could have found the same light: the reservoir estimates light sampling's share,
+// and the path's BSDF-sampled ray from the vertex keeps the rest. (Where a glossy lobe met an
+// environment's sun, all of it by light sampling alone made fireflies a hundred times the
+// pixel's value.) With them, all of it (candidateWeight weighs the two techniques). `bsdfPdf`:
+// the BSDF's solid-angle density of the light's direction (0 for a delta light).
+vec3 unshadowedContribution(ShadingPoint sp, BsdfContext ctx, LightSample light, float toMeasure, out float bsdfPdf) {
+  bsdfPdf = 0.0;
   if (dot(light.direction, sp.geometricNormal) <= 0.0) return vec3(0.0);
   BsdfValue atLight = bsdfValue(sp, ctx, light.direction);
-  float weight = light.delta ? 1.0 : powerHeuristic(light.pdf, atLight.pdf);
+  if (!light.delta) bsdfPdf = atLight.pdf;
+  float weight = light.delta || restirBsdfCandidates() ? 1.0 : powerHeuristic(light.pdf, atLight.pdf);
   return atLight.fCos * light.radiance * toMeasure * weight;
+}
+
+vec3 unshadowedContribution(ShadingPoint sp, BsdfContext ctx, LightSample light, float toMeasure) {
+  float unused;
+  return unshadowedContribution(sp, ctx, light, toMeasure, unused);
+}
+
+// A DI candidate's resampling weight in the sample's measure: target / (M p_light), each light
+// sample's MIS weight 1/M; with BSDF candidates target / (M p_light + p_bsdf), the balance
+// heuristic over the pixel's M light samples and its one BSDF sample, whichever of them drew it
+// (RIS with MIS over techniques, Talbot et al. 2005).
+float candidateWeight(float target, LightSample seen, float toMeasure, float bsdfPdf) {
+  float denominator = seen.pdf * toMeasure * float(RESTIR_FRAME.candidates);
+  if (restirBsdfCandidates()) denominator += bsdfPdf * toMeasure;
+  return target > 0.0 && denominator > 0.0 ? target / denominator : 0.0;
 }
 
 // Streaming weighted reservoir sampling: each input is kept with probability weight / weightSum.
@@ -168,8 +194,10 @@ Reservoir streamReservoir(ReservoirStream s) {
 float pairwiseShare(float own, float other) { return own > 0.0 ? own / (own + other) : 0.0; }
 
 // At the primary vertex, in place of the path tracer's light sample: RestirFrame's `candidates`
-// light samples from the same sampler (sampleLight), resampled by their unshadowed target
-// (RIS, each candidate's MIS weight 1/M), into the pixel's initial reservoir.
+// light samples from the same sampler (sampleLight), resampled by their unshadowed target into
+// the pixel's initial reservoir (RIS). With BSDF candidates the reservoir counts the vertex's
+// BSDF sample as one candidate more: its ray, which the path traces anyway, adds what it finds
+// once it is traced (restirBsdfCandidate).
 void restirInitialCandidates(PathState path, ShadingPoint sp, BsdfContext ctx) {
   SampleStream stream = sampleStream(path.pixel, path.sampleIndex);
   ReservoirStream candidates = reservoirStream();
@@ -185,14 +213,50 @@ void restirInitialCandidates(PathState path, ShadingPoint sp, BsdfContext ctx) {
     if (sampleLight(sp.position, sample1D(stream, dimension), sampleBits(stream, dimension + 1u),
                     sample2D(stream, dimension + 2u), drawn, ref) &&
         evaluateLightRef(ref, sp.position, seen, toMeasure)) {
-      target = luminance(unshadowedContribution(sp, ctx, seen, toMeasure));
-      // The sampler's density in the sample's measure; each candidate's MIS weight is 1/M.
-      float pdf = drawn.pdf * toMeasure;
-      weight = pdf > 0.0 ? target / (pdf * float(count)) : 0.0;
+      float bsdfPdf;
+      target = luminance(unshadowedContribution(sp, ctx, seen, toMeasure, bsdfPdf));
+      weight = candidateWeight(target, drawn, toMeasure, bsdfPdf);
     }
     streamAdd(candidates, ref, weight, target, 1.0, sample1D(stream, dimension + 4u));
   }
+  if (restirBsdfCandidates()) candidates.count += 1.0;
   Reservoirs(RESTIR_FRAME.initial).r[path.pixel] = streamReservoir(candidates);
+}
+
+// DI with BSDF candidates, at the primary vertex once its BSDF sample is taken: whether the
+// initial reservoir takes it as a candidate, a reflection off a non-delta lobe (the directions
+// a light sample can take too). The path marks such a direction by a negative density
+// (path.bsdfPdf), which lasts through straight crossings of smooth thin walls (as a light
+// sample's shadow ray crosses them) and ends where the path next scatters.
+bool restirTakesBsdfCandidate(BsdfSample bsdf) {
+  return RESTIR_WITH_DI && restirBsdfCandidates() && !bsdf.transmitted && bsdf.pdf > 0.0;
+}
+
+// Whether the path's ray is its primary vertex's BSDF candidate (restirTakesBsdfCandidate): what
+// it finds emitting is the reservoir's (restirBsdfCandidate), not the path's.
+bool restirBsdfCandidateRay(PathState path) { return RESTIR_WITH_DI && path.bsdfPdf < 0.0; }
+
+// DI: the emitter the primary vertex's BSDF sample found (restirBsdfCandidateRay), streamed into
+// the pixel's initial reservoir by the weight the light samples had (candidateWeight).
+void restirBsdfCandidate(PathState path, LightRef ref) {
+  RestirVertex vertex;
+  LightSample seen;
+  float toMeasure;
+  if (!restirVertex(restirSurfaces(path.sampleIndex).s[path.pixel], vertex) ||
+      !evaluateLightRef(ref, vertex.sp.position, seen, toMeasure))
+    return;
+  float bsdfPdf;
+  float target = luminance(unshadowedContribution(vertex.sp, vertex.bsdf, seen, toMeasure, bsdfPdf));
+  float weight = candidateWeight(target, seen, toMeasure, bsdfPdf);
+  if (!(weight > 0.0)) return;
+  Reservoirs initial = Reservoirs(RESTIR_FRAME.initial);
+  Reservoir r = initial.r[path.pixel];
+  // The stream as restirInitialCandidates left it: W = weightSum / target.
+  ReservoirStream candidates = ReservoirStream(r.light, r.weight * r.target, r.count, r.target);
+  SampleStream stream = sampleStream(path.pixel, path.sampleIndex);
+  // Counted already (restirInitialCandidates): the sample adds its weight, not its count.
+  streamAdd(candidates, ref, weight, target, 0.0, sample1D(stream, RESTIR_DIMENSION_BSDF_CANDIDATE));
+  initial.r[path.pixel] = streamReservoir(candidates);
 }
 
 #endif

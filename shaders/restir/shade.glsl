@@ -11,7 +11,7 @@
 
 // Next-event estimation at the primary vertex, as the path tracer's light sample there would
 // draw it, MIS-weighted against the BSDF sample as there (which weighs the emission it finds
-// with the complement), as DI's reservoir is.
+// with the complement).
 vec3 nextEventEstimation(uint index, RestirVertex vertex, inout uint shadowRays) {
   SampleStream stream = sampleStream(index, push.sampleIndex);
   LightSample light;

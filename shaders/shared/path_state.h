@@ -9,16 +9,16 @@
 
 // PTBENCH_PATH_FIELD(type, name); type is one of vec3, uint, float (wavefront/state.glsl reads
 // and writes each through a buffer reference of its type).
-#define PTBENCH_PATH_FIELDS(PTBENCH_PATH_FIELD)                                                        \
-  PTBENCH_PATH_FIELD(vec3, origin)                                                                     \
-  PTBENCH_PATH_FIELD(vec3, direction)                                                                  \
-  PTBENCH_PATH_FIELD(vec3, throughput)                                                                 \
-  PTBENCH_PATH_FIELD(vec3, radiance)                                                                   \
-  PTBENCH_PATH_FIELD(uint, pixel)                                                                      \
-  PTBENCH_PATH_FIELD(uint, sampleIndex)                                                                \
-  PTBENCH_PATH_FIELD(uint, depth)        /* segments traced so far */                                  \
-  PTBENCH_PATH_FIELD(float, bsdfPdf)     /* the sampled direction's, for MIS (bsdfSampleWeight) */     \
-  PTBENCH_PATH_FIELD(float, misDistance) /* from where bsdfPdf was sampled to origin: thin walls */    \
+#define PTBENCH_PATH_FIELDS(PTBENCH_PATH_FIELD)                                                          \
+  PTBENCH_PATH_FIELD(vec3, origin)                                                                       \
+  PTBENCH_PATH_FIELD(vec3, direction)                                                                    \
+  PTBENCH_PATH_FIELD(vec3, throughput)                                                                   \
+  PTBENCH_PATH_FIELD(vec3, radiance)                                                                     \
+  PTBENCH_PATH_FIELD(uint, pixel)                                                                        \
+  PTBENCH_PATH_FIELD(uint, sampleIndex)                                                                  \
+  PTBENCH_PATH_FIELD(uint, depth)        /* segments traced so far */                                    \
+  PTBENCH_PATH_FIELD(float, bsdfPdf)     /* the sampled direction's, for MIS; < 0: ReSTIR's candidate */ \
+  PTBENCH_PATH_FIELD(float, misDistance) /* from where bsdfPdf was sampled to origin: thin walls */      \
   PTBENCH_PATH_FIELD(float, etaScale)    /* eta^2 over the refractions so far: what roulette undoes */
 
 #endif

@@ -42,6 +42,7 @@ PTBENCH_CONST float RESTIR_DEPTH_TOLERANCE = 0.1f;
 // Random numbers of the resampling passes: dimensions of the pixel's sample stream far beyond
 // any path vertex's (bounceDimension reaches 8196 at the deepest path), so always PCG draws.
 PTBENCH_CONST uint RESTIR_DIMENSION_CANDIDATES = 1u << 20;  // five per candidate
+PTBENCH_CONST uint RESTIR_DIMENSION_BSDF_CANDIDATE = (1u << 20) + 5u * RESTIR_MAX_CANDIDATES;
 PTBENCH_CONST uint RESTIR_DIMENSION_TEMPORAL = (1u << 20) + 4096u;
 PTBENCH_CONST uint RESTIR_DIMENSION_SPATIAL = (1u << 20) + 8192u;  // three per neighbour
 PTBENCH_CONST uint RESTIR_DIMENSION_GI_TEMPORAL = (1u << 20) + 12288u;
@@ -151,7 +152,10 @@ struct RestirFrame {
   // GI's bias-trading knob, 0 for off: a neighbour's or the history's sample whose
   // reconnection Jacobian to this pixel's vertex lies outside [1 / limit, limit] is not reused.
   float giJacobianLimit;
-  uint pad;
+  // 1: DI's initial reservoir takes the primary vertex's BSDF sample as a candidate beside the
+  // light samples and estimates all of the direct light; 0: light samples only, for light
+  // sampling's MIS-weighted share (the path's BSDF sample keeps the rest).
+  uint bsdfCandidate;
 };
 
 PTBENCH_END_NAMESPACE

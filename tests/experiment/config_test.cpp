@@ -287,7 +287,7 @@ TEST_F(ConfigTest, EveryBadValueNamesFilePointerAndWhatIsAccepted) {
       {"options an integrator lacks", minimal(R"(, "options": {"megakernel": {"tile": 16}})"),
        "/options/megakernel/tile",
        "unknown option of megakernel; it has ms_compensation, restir, restir_candidates, restir_neighbours, "
-       "restir_history_cap, restir_gi_jacobian"},
+       "restir_history_cap, restir_gi_jacobian, restir_bsdf_candidate"},
       {"restir candidates of zero", minimal(R"(, "options": {"megakernel": {"restir_candidates": 0}})"),
        "/options/megakernel/restir_candidates", "expected an integer from 1 to 512"},
       {"restir neighbours past the most", minimal(R"(, "options": {"wavefront": {"restir_neighbours": 65}})"),

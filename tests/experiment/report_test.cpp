@@ -308,7 +308,8 @@ TEST(Report, RoundTripKeepsEveryFieldWithItsType) {
                                                {"restir_candidates", 32},
                                                {"restir_neighbours", 3},
                                                {"restir_history_cap", 20.0},
-                                               {"restir_gi_jacobian", 0.0}}))
+                                               {"restir_gi_jacobian", 0.0},
+                                               {"restir_bsdf_candidate", false}}))
       << "the megakernel's options, at their defaults";
   EXPECT_FALSE(ok.contains("work_per_bounce"));
 
@@ -941,16 +942,15 @@ TEST(Compare, DefaultMsCompensationMatchesRunsWrittenBeforeTheOption) {
 TEST(Compare, DefaultRestirTuningMatchesRunsWrittenBeforeTheOptions) {
   const json base = syntheticReport({{"megakernel", 10.0, 0.01}});
   json tuned = base;
-  tuned["runs"][0]["parameters"]["options"] = {{"restir", "off"},
-                                               {"restir_candidates", 32},
-                                               {"restir_neighbours", 3},
-                                               {"restir_history_cap", 20.0},
-                                               {"restir_gi_jacobian", 0.0}};
+  tuned["runs"][0]["parameters"]["options"] = {{"restir", "off"},           {"restir_candidates", 32},
+                                               {"restir_neighbours", 3},    {"restir_history_cap", 20.0},
+                                               {"restir_gi_jacobian", 0.0}, {"restir_bsdf_candidate", false}};
   EXPECT_EQ(runKey(tuned["runs"][0]), runKey(base["runs"][0]));
   for (const auto& [option, value] : std::vector<std::pair<std::string, json>>{{"restir_candidates", 64},
                                                                                {"restir_neighbours", 6},
                                                                                {"restir_history_cap", 5.0},
-                                                                               {"restir_gi_jacobian", 10.0}}) {
+                                                                               {"restir_gi_jacobian", 10.0},
+                                                                               {"restir_bsdf_candidate", true}}) {
     json other = tuned;
     other["runs"][0]["parameters"]["options"][option] = value;
     EXPECT_NE(runKey(other["runs"][0]), runKey(base["runs"][0])) << option;

@@ -66,7 +66,8 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
                            {"restir_candidates", 32},
                            {"restir_neighbours", 3},
                            {"restir_history_cap", 20.0},
-                           {"restir_gi_jacobian", 0.0}}));
+                           {"restir_gi_jacobian", 0.0},
+                           {"restir_bsdf_candidate", false}}));
   EXPECT_EQ(optionsLabel(IntegratorKind::Wavefront, options), " pool 1.05M -compact +matq -overlap");
 
   ASSERT_EQ(applyOption(IntegratorKind::MegakernelSer, "hint", "none", settings), "");
@@ -77,7 +78,7 @@ TEST(IntegratorRegistry, NonDefaultValuesReachSettingsReportsAndLabels) {
   EXPECT_EQ(settings.raycast.rays, RaycastRays::Shadow);
   EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "schedule", "pool", settings),
             "unknown option of megakernel; it has ms_compensation, restir, restir_candidates, restir_neighbours, "
-            "restir_history_cap, restir_gi_jacobian");
+            "restir_history_cap, restir_gi_jacobian, restir_bsdf_candidate");
   EXPECT_EQ(applyOption(IntegratorKind::MegakernelRegen, "restir", "di", settings),
             "unknown option of megakernel-regen; it has ms_compensation");
   EXPECT_EQ(applyOption(IntegratorKind::Megakernel, "restir", "pt", settings), "expected off, di, gi or di+gi");
@@ -121,7 +122,8 @@ TEST(IntegratorRegistry, OptionsThatChooseKernelsAreFixedAtCreation) {
   std::set<std::string> expectedPerFrame = {"wavefront.schedule", "wavefront.pool_size", "wavefront.shadow_overlap",
                                             "raycast.rays"};
   for (const char* integrator : {"megakernel", "wavefront"})
-    for (const char* option : {"restir_candidates", "restir_neighbours", "restir_history_cap", "restir_gi_jacobian"})
+    for (const char* option : {"restir_candidates", "restir_neighbours", "restir_history_cap", "restir_gi_jacobian",
+                               "restir_bsdf_candidate"})
       expectedPerFrame.insert(std::string(integrator) + "." + option);
   EXPECT_EQ(perFrame, expectedPerFrame) << "ReSTIR's sizes reach the shaders in each frame's uniforms";
 }

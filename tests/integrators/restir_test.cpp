@@ -237,10 +237,12 @@ TEST_F(RestirTest, DisoccludedHistoryIsRejected) {
 // On the first `backends` megakernels' backends, the wavefront with each of `materialQueues`.
 void expectWavefrontMakesTheMegakernelsImage(const vk::Context& context, const SceneData& scene, Restir mode,
                                              size_t backends = std::size(megakernels),
-                                             std::initializer_list<bool> materialQueueVariants = {false, true}) {
+                                             std::initializer_list<bool> materialQueueVariants = {false, true},
+                                             RestirOptions options = {}) {
   const GpuScene gpuScene(context, scene, allBvhLayouts);
   RenderSettings settings = RestirTest::settingsFor(scene, 24, 8, 4);
   settings.restir = mode;
+  settings.restirOptions = options;
   for (const Renderer& megakernel : std::span(megakernels).first(backends)) {
     const Renderer wavefront{megakernel.backend, IntegratorKind::Wavefront, megakernel.softwareBvh};
     for (bool materialQueues : materialQueueVariants) {
@@ -260,6 +262,28 @@ void expectWavefrontMakesTheMegakernelsImage(const vk::Context& context, const S
 
 TEST_F(RestirTest, WavefrontMakesTheMegakernelsImage) {
   expectWavefrontMakesTheMegakernelsImage(*context, thinGlassPanesScene(), Restir::Di);
+}
+
+// restir_bsdf_candidate: the primary vertex's BSDF sample is a candidate of DI's initial
+// reservoir beside the light samples, and the reservoir estimates all of the direct light, so
+// emission that sample's ray finds counts for nothing in the path. Unbiased: on Cornell's area
+// light with paths of two segments (the direct light alone) and on the thin panes under an
+// environment map beside their point light, sun and emitter (every kind of light, transmitted
+// BSDF samples keeping their ordinary MIS weight), the image converges to the path tracer's; the
+// wavefront streams the same candidate into the reservoir in a kernel of its own, and its image
+// is the megakernel's. One backend: the candidate is shading, not tracing.
+TEST_F(RestirTest, BsdfCandidatesConvergeToThePathTracer) {
+  const SceneData cornell = loadScene("builtin:cornell");
+  RenderSettings settings = settingsFor(cornell, 24, 64, 2);
+  settings.restirOptions.bsdfCandidate = true;
+  expectRestirMatchesThePathTracer(cornell, settings, Restir::Di, restirMeanTolerance, 0, false);
+  SceneData panes = thinGlassPanesScene();
+  panes.environmentMap =
+      loadEnvironmentMap(std::filesystem::path(PTBENCH_SOURCE_DIR) / "scenes/env/venice_sunset_1k.hdr");
+  settings = settingsFor(panes, 24, 64, 4);
+  settings.restirOptions.bsdfCandidate = true;
+  expectRestirMatchesThePathTracer(panes, settings, Restir::Di, restirMeanTolerance, 0, false);
+  expectWavefrontMakesTheMegakernelsImage(*context, panes, Restir::Di, 1, {false}, settings.restirOptions);
 }
 
 // ---- ReSTIR GI ----
