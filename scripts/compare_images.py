@@ -284,7 +284,8 @@ def main():
         mean_a = sum(a[c::3]) / pixels
         mean_b = sum(b[c::3]) / pixels
         se = math.sqrt(sum(va[c::3]) + sum(vb[c::3])) / pixels
-        relative = abs(mean_b - mean_a) / mean_a if mean_a > 0 else abs(mean_b)
+        # Relative to the mean's size, whatever its sign; absolute where A's mean is 0.
+        relative = abs(mean_b - mean_a) / abs(mean_a) if mean_a != 0 else abs(mean_b)
         good = relative <= args.means
         ok &= good
         print(f"mean {name}: {mean_a:.6f} vs {mean_b:.6f} (difference {100 * relative:.3f}%, "

@@ -153,6 +153,16 @@ class Compare(unittest.TestCase):
         values[0] += 1
         self.assertEqual(self.compare(image, variance, self.file("b.pfm", pfm(values, 5, 4)), variance).returncode, 1)
 
+    def test_images_of_negative_means_compare_by_their_size(self):
+        # Radiance is never negative, but a difference image or a filtered one may be: identical
+        # images agree and a 10% change disagrees, whatever the mean's sign.
+        values = [-v for v in formula(5, 4)]
+        image, variance = self.file("neg.pfm", pfm(values, 5, 4)), self.file("var.pfm", pfm([1e-6] * 60, 5, 4))
+        result = self.compare(image, variance, image, variance)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        other = self.file("neg-b.pfm", pfm([1.1 * v for v in values], 5, 4))
+        self.assertEqual(self.compare(image, variance, other, variance).returncode, 1)
+
     def test_a_nan_or_infinity_is_bad_input_not_agreement(self):
         values = formula(5, 4)
         image, other = self.file("a.pfm", pfm(values, 5, 4)), self.file("b.pfm", pfm([v + 1 for v in values], 5, 4))
