@@ -130,6 +130,7 @@ class GltfReader {
   // The deepest node below a scene's root that the recursive walks below visit.
   static constexpr int maxNodeDepth = 256;
   void checkNodeTrees(const std::vector<int>& roots) const;
+  void checkLight(size_t index) const;
   std::vector<int> meshesInVisitOrder(const std::vector<int>& roots) const;
   void addMeshes(const std::vector<int>& roots);
   Primitive primitive(const tinygltf::Primitive& source, uint32_t material) const;
@@ -851,7 +852,12 @@ void GltfReader::visit(int nodeIndex, const Mat4& parent) {
   }
   if (const auto* lightRef = extension(node.extensions, "KHR_lights_punctual")) {
     const int lightIndex = int(number(*lightRef, "light", -1));
-    if (lightIndex >= 0 && lightIndex < int(model_.lights.size())) {
+    if (lightIndex < 0 || lightIndex >= int(model_.lights.size()))
+      fail(nodeName(nodeIndex) + "'s KHR_lights_punctual " +
+           (lightIndex < 0 ? std::string("gives no light index")
+                           : "names light " + std::to_string(lightIndex) + ", which does not exist") +
+           " (the file has " + std::to_string(model_.lights.size()) + ")");
+    {
       const auto& light = model_.lights[lightIndex];
       gpu::PunctualLight out{};
       const Vec3 p = world.transformPoint({0, 0, 0});
@@ -989,6 +995,32 @@ std::vector<std::string> GltfReader::unshadedMaterialExtensions() const {
   return unshaded;
 }
 
+// KHR_lights_punctual's light `index` as the extension defines it: a known type, a colour and
+// an intensity that are finite and not negative, a range above 0 where given, and a spot's
+// cone angles with 0 <= inner < outer <= pi/2. A light outside them would render black, or
+// negative, with no word of why.
+void GltfReader::checkLight(size_t index) const {
+  const auto& light = model_.lights[index];
+  const std::string what = "light " + std::to_string(index) + (light.name.empty() ? "" : " (\"" + light.name + "\")");
+  // The GPU takes them as float: a double beyond float's range is infinite there.
+  const auto floatValue = [](double v) { return std::isfinite(v) && v >= 0 && v <= std::numeric_limits<float>::max(); };
+  if (light.type != "point" && light.type != "spot" && light.type != "directional")
+    fail(what + " has type \"" + light.type + "\"; KHR_lights_punctual's are point, spot and directional");
+  if (!floatValue(light.intensity))
+    fail(what + fmt::format(" has intensity {:g}; it must be finite (in float) and not negative", light.intensity));
+  if (!light.color.empty() && (light.color.size() != 3 || !std::ranges::all_of(light.color, floatValue)))
+    fail(what + " has a color that is not three finite values of at least 0");
+  if (!(std::isfinite(light.range) && light.range >= 0))
+    fail(what + fmt::format(" has range {:g}; it must be above 0 (or left out: no limit)", light.range));
+  if (light.type == "spot") {
+    const double inner = light.spot.innerConeAngle, outer = light.spot.outerConeAngle;
+    if (!(inner >= 0 && inner < outer && outer <= std::numbers::pi / 2 + 1e-6))
+      fail(what + fmt::format(" has innerConeAngle {:g} and outerConeAngle {:g}; a spot needs 0 <= inner < outer <= "
+                              "pi/2 (1.5708)",
+                              inner, outer));
+  }
+}
+
 SceneData GltfReader::read() {
   for (const auto& required : model_.extensionsRequired)
     if (!supportedExtensions.count(required))
@@ -1003,6 +1035,7 @@ SceneData GltfReader::read() {
            fmt::format("{:g}", yfov) +
            "; a perspective camera's yfov is in radians, above 0 and at most 179 degrees (3.1241)");
   }
+  for (size_t l = 0; l < model_.lights.size(); ++l) checkLight(l);
   std::vector<int> roots;
   if (!model_.scenes.empty()) {
     const int sceneIndex =

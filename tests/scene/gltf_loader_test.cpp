@@ -797,6 +797,45 @@ TEST_F(GltfFiles, PunctualLightsAreLoadedInWorldSpace) {
   EXPECT_FLOAT_EQ(sun.intensity.x, 3);
 }
 
+// A light KHR_lights_punctual does not define is refused naming it, not rendered black or
+// negative: an unknown type, a negative or infinite intensity or colour, a range not above 0,
+// spot cones out of order or past pi/2, and a node naming a light the file lacks.
+TEST_F(GltfFiles, PunctualLightsOutsideTheExtensionAreRefusedByLight) {
+  const nlohmann::json point = {{"type", "point"}, {"intensity", 1}};
+  const auto with = [&](nlohmann::json change) {
+    nlohmann::json light = point;
+    light.merge_patch(change);
+    return light;
+  };
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      {with({{"type", "area"}}), "light 0 has type \"area\"; KHR_lights_punctual's are point, spot and directional"},
+      {with({{"intensity", -2}}), "light 0 has intensity -2; it must be finite (in float) and not negative"},
+      {with({{"intensity", 1e300}, {"name", "sun"}}), "light 0 (\"sun\") has intensity 1e+300"},
+      {with({{"color", {1, -0.5, 1}}}), "light 0 has a color that is not three finite values of at least 0"},
+      {with({{"range", -1}}), "light 0 has range -1; it must be above 0"},
+      {with({{"type", "spot"}, {"spot", {{"innerConeAngle", 0.6}, {"outerConeAngle", 0.5}}}}),
+       "light 0 has innerConeAngle 0.6 and outerConeAngle 0.5; a spot needs 0 <= inner < outer <= pi/2"},
+      {with({{"type", "spot"}, {"spot", {{"innerConeAngle", 0.1}, {"outerConeAngle", 2}}}}),
+       "light 0 has innerConeAngle 0.1 and outerConeAngle 2"},
+  };
+  for (const auto& [light, expected] : cases) {
+    auto gltf = triangleGltf();
+    gltf["extensionsUsed"] = {"KHR_lights_punctual"};
+    gltf["extensions"]["KHR_lights_punctual"]["lights"] = {light};
+    gltf["nodes"].push_back({{"extensions", {{"KHR_lights_punctual", {{"light", 0}}}}}});
+    gltf["scenes"][0]["nodes"] = {0, 1};
+    const std::string message = loadError(write("light.gltf", gltf.dump()));
+    EXPECT_NE(message.find("light.gltf: " + expected), std::string::npos) << expected << ": " << message;
+  }
+  auto gltf = triangleGltf();
+  gltf["extensionsUsed"] = {"KHR_lights_punctual"};
+  gltf["extensions"]["KHR_lights_punctual"]["lights"] = {point};
+  gltf["nodes"].push_back({{"name", "lamp"}, {"extensions", {{"KHR_lights_punctual", {{"light", 4}}}}}});
+  gltf["scenes"][0]["nodes"] = {0, 1};
+  const std::string message = loadError(write("missing.gltf", gltf.dump()));
+  EXPECT_NE(message.find("names light 4, which does not exist (the file has 1)"), std::string::npos) << message;
+}
+
 // The TANGENT that exporters write (Blender's, from MikkTSpace) for a quad whose u runs along
 // +X and whose v runs down the image (-Y) is (1, 0, 0, 1): the texture's +Y, the normal map's
 // green, is -dP/dv. Generated tangents must say the same, from the normal texture's own
