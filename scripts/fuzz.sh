@@ -9,7 +9,7 @@ seconds=${1:-60}
 shift || true
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DPTBENCH_FUZZ=ON -DPTBENCH_SANITIZE=ON >/dev/null
-cmake --build build-sanitize -j"$(nproc)" --target fuzz_config fuzz_gltf fuzz_hdr >/dev/null
+cmake --build build-sanitize -j"$(nproc)" --target fuzz_config fuzz_gltf fuzz_hdr fuzz_report >/dev/null
 # One fuzzer a core at a time (libFuzzer runs on one thread): each has SECONDS of a core.
 fuzz() {
   local target=$1
@@ -20,7 +20,7 @@ fuzz() {
 }
 flags=("$@")
 running=0
-for target in config gltf hdr; do
+for target in config gltf hdr report; do
   echo "fuzz: $target for $seconds s"
   fuzz "$target" &
   running=$((running + 1))

@@ -84,7 +84,7 @@ cmake --build build -j"$(nproc)"
 begin_stage "build (sanitizers)"
 configure build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DPTBENCH_SANITIZE=ON -DPTBENCH_FUZZ=ON -DPTBENCH_WERROR=ON
-cmake --build build-sanitize -j"$(nproc)" --target ptbench ptbench_unit_tests ptbench_bad_input_tests fuzz_config fuzz_gltf fuzz_hdr
+cmake --build build-sanitize -j"$(nproc)" --target ptbench ptbench_unit_tests ptbench_bad_input_tests fuzz_config fuzz_gltf fuzz_hdr fuzz_report
 
 # CTest runs them side by side, as it does the plain build's; only these are built here.
 begin_stage "sanitizers: unit and bad-input tests"
@@ -94,9 +94,9 @@ ctest --test-dir build-sanitize -R '^BadInputTest[.]' --output-on-failure -j"$(n
   true
 count junit build-sanitize/bad-input.xml
 
-begin_stage "fuzzers (3 x 30 s)"
+begin_stage "fuzzers (4 x 30 s)"
 scripts/fuzz.sh 30
-passed=$((passed + 3))
+passed=$((passed + 4))
 
 # The tests of the plain build, every label (unit, gpu, slurm, scripts). A failed test runs once
 # more, alone: one that fails again fails the run; one that then passes is named FLAKY at the

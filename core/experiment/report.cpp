@@ -600,6 +600,20 @@ std::string optionsText(const json& options) {
   return text;
 }
 
+// `object`'s member `key`, or null where it has none (or is no object): operator[] of a const
+// json on a missing key is undefined behaviour, and a report checkReport accepts may leave out
+// what a run did not measure (the fuzzer of reports found reportCsv reading freed memory).
+const json& memberOrNull(const json& object, const char* key) {
+  static const json none;
+  if (!object.is_object()) return none;
+  const auto found = object.find(key);
+  return found == object.end() ? none : *found;
+}
+
+std::string stringOrEmpty(const json& value) {
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
 // Statistics of a stage's (or the frame's) GPU times, each a column of its rows.
 constexpr const char* csvStageStatistics[] = {"median", "mean", "min", "max", "stddev", "cv"};
 
@@ -622,48 +636,56 @@ std::string reportCsv(const json& report) {
   csv += ",error\n";
   const std::string device = csvField(deviceName(report));
   for (const auto& run : runs) {
-    const auto& p = run["parameters"];
-    std::string prefix = csvField(run["id"]) + "," + csvField(run["status"]) + "," + device;
+    const auto& p = memberOrNull(run, "parameters");
+    std::string prefix = csvField(stringOrEmpty(memberOrNull(run, "id"))) + "," +
+                         csvField(stringOrEmpty(memberOrNull(run, "status"))) + "," + device;
     for (const Axis& axis : axes) prefix += "," + csvField(axis.value(p));
-    if (run["status"] != "ok") {
+    if (memberOrNull(run, "status") != "ok") {
       csv += prefix + std::string(4 + std::size(csvStageStatistics) + metrics.size(), ',') + "," +
              csvField(run.value("error", "")) + "\n";
       continue;
     }
-    // A statistic the summary lacks (per-bounce rows have medians only) is an empty cell;
-    // operator[] of a const json on a missing key is undefined behaviour (ASan found it). The
+    // A statistic the summary lacks (per-bounce rows have medians only) is an empty cell. The
     // SIMT figures belong to the stage they were counted in, and its bounces' rows.
     auto row = [&](const std::string& stage, const std::string& bounce, const json& launches, const json& stats,
                    const json& simt) {
-      csv += prefix + "," + csvField(stage) + "," + bounce + "," + number(launches) + "," + number(run["frames"]);
-      for (const char* statistic : csvStageStatistics) csv += "," + number(stats.value(statistic, json()));
+      csv += prefix + "," + csvField(stage) + "," + bounce + "," + number(launches) + "," +
+             number(memberOrNull(run, "frames"));
+      for (const char* statistic : csvStageStatistics) csv += "," + number(memberOrNull(stats, statistic));
       for (const Metric* m : metrics) {
         std::optional<double> value = m->value(run);
         if (m->name == "simt_utilisation" || m->name == "simt_coherence") {
-          const json& counted = simt.value(m->name == "simt_utilisation" ? "utilisation" : "coherence", json());
+          const json& counted = memberOrNull(simt, m->name == "simt_utilisation" ? "utilisation" : "coherence");
           value = counted.is_number() ? std::optional<double>(counted.get<double>()) : std::nullopt;
         }
         csv += "," + (value ? number(json(*value)) : std::string());
       }
       csv += ",\n";
     };
-    const json simt = run.value("simt", json::object());
+    const json& simt = memberOrNull(run, "simt");
     const json noSimt = json::object();
-    row("frame", "", json(), run["frame_gpu_ms"], noSimt);
-    if (run.contains("overhead_gpu_ms")) row("overhead", "", json(), run["overhead_gpu_ms"], noSimt);
-    for (const auto& stage : run["stages"]) {
-      row(stage["name"], "", stage["launches_per_frame"], stage["gpu_ms"],
-          simt.value("stage", "") == stage["name"] ? simt : noSimt);
-      if (stage.contains("gpu_ms_median_per_bounce"))
-        for (size_t b = 0; b < stage["gpu_ms_median_per_bounce"].size(); ++b)
-          row(stage["name"], std::to_string(b), json(), json{{"median", stage["gpu_ms_median_per_bounce"][b]}}, noSimt);
+    row("frame", "", json(), memberOrNull(run, "frame_gpu_ms"), noSimt);
+    if (run.contains("overhead_gpu_ms")) row("overhead", "", json(), memberOrNull(run, "overhead_gpu_ms"), noSimt);
+    const json& stages = memberOrNull(run, "stages");
+    for (const auto& stage : stages.is_array() ? stages : json::array()) {
+      const std::string name = stringOrEmpty(memberOrNull(stage, "name"));
+      row(name, "", memberOrNull(stage, "launches_per_frame"), memberOrNull(stage, "gpu_ms"),
+          stringOrEmpty(memberOrNull(simt, "stage")) == name ? simt : noSimt);
+      const json& perBounce = memberOrNull(stage, "gpu_ms_median_per_bounce");
+      if (perBounce.is_array())
+        for (size_t b = 0; b < perBounce.size(); ++b)
+          row(name, std::to_string(b), json(), json{{"median", perBounce[b]}}, noSimt);
     }
     // Per path bounce (0: the camera rays' hits), in rows of their own: a wavefront's per-step
     // times above are per iteration under the pool schedule.
-    if (simt.contains("per_bounce"))
-      for (const auto& bounce : simt["per_bounce"])
-        row("simt_" + simt["stage"].get<std::string>(), std::to_string(bounce["bounce"].get<int>() - 1), json(),
+    const json& simtBounces = memberOrNull(simt, "per_bounce");
+    if (simtBounces.is_array())
+      for (const auto& bounce : simtBounces) {
+        const json& index = memberOrNull(bounce, "bounce");
+        row("simt_" + stringOrEmpty(memberOrNull(simt, "stage")),
+            index.is_number_integer() ? std::to_string(index.get<int64_t>() - 1) : std::string(), json(),
             json::object(), bounce);
+      }
   }
   return csv;
 }

@@ -525,6 +525,22 @@ TEST(Report, RestirRaysAndAPathsEfficiencyAreMetrics) {
     EXPECT_FALSE(metric(name).value(report["runs"][1]).has_value()) << name << ": the failed run has none";
 }
 
+// A report that checkReport accepts may leave out what a run did not measure (its frame count,
+// a stage's name or times, the SIMT bounces' numbers): the CSV leaves those cells empty. It read
+// them with a const json's operator[], undefined behaviour on a missing key, and under ASan read
+// freed memory (found by the fuzzer of reports).
+TEST(Report, CsvOfARunMissingWhatItDidNotMeasureHasEmptyCells) {
+  json report = reportJson(syntheticResult(fs::temp_directory_path()));
+  json& run = report["runs"][0];
+  run.erase("frames");
+  run["stages"].push_back(json::object());
+  run["stages"].push_back({{"name", 7}, {"gpu_ms_median_per_bounce", "many"}});
+  run["simt"] = {{"per_bounce", {json::object(), {{"bounce", "first"}}}}};
+  const std::string csv = reportCsv(report);
+  EXPECT_NE(csv.find("\nr000,ok,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",simt_,,"), std::string::npos) << "a SIMT bounce without its numbers: empty cells\n" << csv;
+}
+
 // Clocks that count more lane-cycles than the SMs could hold in the stage's time are wrong (an
 // H100's clock, its two words read apart, once counted 10 times as many): the report gives each
 // clocked stage's share of that most and `plausible`, and the summary says not to trust them.
