@@ -199,7 +199,7 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
 }
 
 void addIntegratorOptions(CLI::App* command, const std::shared_ptr<RenderOptions>& options) {
-  std::string optionHelp = "an integrator option, key=value, repeatable";
+  std::string optionHelp = "an integrator option, key=value, repeatable (a key given twice takes its last value)";
   for (IntegratorKind kind : allIntegrators) {
     if (integratorEntry(kind).options.empty()) continue;
     optionHelp += "; " + std::string(integratorName(kind)) + ":";

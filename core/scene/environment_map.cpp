@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <numbers>
@@ -77,9 +78,13 @@ RadianceImage decodeRadiance(std::string_view bytes, const std::string& name) {
   const std::string size(in.line());
   unsigned long long width = 0, height = 0;
   int consumed = 0;
-  if (std::sscanf(size.c_str(), "-Y %llu +X %llu%n", &height, &width, &consumed) != 2 ||
+  // Digits only: %llu alone takes "-8" and wraps it to 2^64 - 8.
+  char heightDigits[21] = {}, widthDigits[21] = {};
+  if (std::sscanf(size.c_str(), "-Y %20[0-9] +X %20[0-9]%n", heightDigits, widthDigits, &consumed) != 2 ||
       size_t(consumed) != size.size())
     in.fail("the image size line is \"" + size.substr(0, 64) + "\"; ptbench reads \"-Y HEIGHT +X WIDTH\" only");
+  height = std::strtoull(heightDigits, nullptr, 10);
+  width = std::strtoull(widthDigits, nullptr, 10);
   if (width < 2 || height < 1 || width > maxEnvironmentWidth || height > maxEnvironmentHeight ||
       width * height > maxEnvironmentTexels)
     in.fail("an environment map of " + std::to_string(width) + "x" + std::to_string(height) +

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -134,6 +135,7 @@ class GltfReader {
   std::vector<int> meshesInVisitOrder(const std::vector<int>& roots) const;
   void addMeshes(const std::vector<int>& roots);
   Primitive primitive(const tinygltf::Primitive& source, uint32_t material) const;
+  void takeFaceNormalsWhereNone(Primitive& primitive) const;
   void visit(int nodeIndex, const Mat4& parent);
   // body(begin, end) over the chunks of [0, count): on the threads the budget spares, when
   // there is one and the count is large.
@@ -614,6 +616,45 @@ void generateTangents(Primitive& p, const gpu::TextureRef& normalTexture) {
   }
 }
 
+// glTF's NORMALs are unit vectors; a file's may not be. Each is normalised as it is read (in
+// double: one of length 1e-30 would underflow in the shader's float); one of no length at all
+// comes out (0, 0, 0).
+gpu::vec3 unitNormal(float x, float y, float z) {
+  const double length = std::sqrt(double(x) * x + double(y) * y + double(z) * z);
+  if (!(length > 0)) return {0, 0, 0};
+  return {float(x / length), float(y / length), float(z / length)};
+}
+
+// The vertices whose NORMAL had no length (unitNormal) take the area-weighted mean of their
+// triangles' face normals, with a warning: left as they were, they shaded black.
+void GltfReader::takeFaceNormalsWhereNone(Primitive& primitive) const {
+  std::vector<uint32_t> none;
+  for (uint32_t v = 0; v < primitive.vertices.size(); ++v) {
+    const auto& n = primitive.vertices[v].normal;
+    if (n.x == 0 && n.y == 0 && n.z == 0) none.push_back(v);
+  }
+  for (size_t t = 0; t + 2 < primitive.indices.size(); t += 3) {
+    const uint32_t i[3] = {primitive.indices[t], primitive.indices[t + 1], primitive.indices[t + 2]};
+    const auto at = [&](uint32_t k) {
+      const auto& p = primitive.vertices[k].position;
+      return Vec3{p.x, p.y, p.z};
+    };
+    const Vec3 face = cross(at(i[1]) - at(i[0]), at(i[2]) - at(i[0]));  // twice the area, outward
+    for (uint32_t k : i)
+      if (std::ranges::binary_search(none, k)) {
+        auto& n = primitive.vertices[k].normal;
+        n = {n.x + face.x, n.y + face.y, n.z + face.z};
+      }
+  }
+  for (uint32_t k : none) {
+    auto& n = primitive.vertices[k].normal;
+    const float length = std::sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
+    n = length > 0 ? gpu::vec3{n.x / length, n.y / length, n.z / length} : gpu::vec3{0, 0, 1};
+  }
+  spdlog::warn("{}: {} NORMAL value(s) of no length; those vertices take their triangles' face normal", path_.string(),
+               none.size());
+}
+
 Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t material) const {
   Primitive out;
   const auto position = source.attributes.find("POSITION");
@@ -660,11 +701,16 @@ Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t mate
 
   out.material = material;
   out.vertices.resize(vertexCount);
+  std::atomic<bool> anyWithoutLength = false;
   inChunks(vertexCount, [&](size_t begin, size_t end) {
     for (size_t v = begin; v < end; ++v) {
       auto& vertex = out.vertices[v];
       vertex.position = {positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]};
-      if (!normals.empty()) vertex.normal = {normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]};
+      if (!normals.empty()) {
+        vertex.normal = unitNormal(normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]);
+        if (vertex.normal.x == 0 && vertex.normal.y == 0 && vertex.normal.z == 0)
+          anyWithoutLength.store(true, std::memory_order_relaxed);
+      }
       if (!uv0.empty()) vertex.uv0 = {uv0[2 * v], uv0[2 * v + 1]};
       if (!uv1.empty()) vertex.uv1 = {uv1[2 * v], uv1[2 * v + 1]};
       if (!tangents.empty())
@@ -677,6 +723,7 @@ Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t mate
   });
   out.indices = std::move(indices);
 
+  if (anyWithoutLength) takeFaceNormalsWhereNone(out);
   if (normals.empty()) {
     // Flat normals: each triangle gets vertices of its own, with the face's normal.
     std::vector<gpu::Vertex> flat;

@@ -109,6 +109,9 @@ TEST(EnvironmentMap, CorruptOrOversizedMapsAreRefusedNamingTheReason) {
                       "takes 2x1 to 65536x32768 and at most 134217728 texels"),
             std::string::npos);
   EXPECT_NE(message(header + "-Y 16384 +X 16384\n").find("at most 134217728 texels"), std::string::npos);
+  // A negative size is no size (it was read as 2^64 - 8 and named so).
+  EXPECT_NE(message(header + "-Y -8 +X 16\n").find("the image size line is \"-Y -8 +X 16\""), std::string::npos);
+  EXPECT_NE(message(header + "-Y 8 +X +16\n").find("reads \"-Y HEIGHT +X WIDTH\" only"), std::string::npos);
   EXPECT_NE(message(header + "+Y 2 +X 2\n" + std::string(16, '\x80')).find("reads \"-Y HEIGHT +X WIDTH\" only"),
             std::string::npos);
   EXPECT_NE(message("#?RADIANCE\nFORMAT=32-bit_rle_xyze\n\n-Y 1 +X 2\n").find("FORMAT=32-bit_rle_rgbe only"),

@@ -639,6 +639,27 @@ TEST_F(GltfFiles, NormalsTangentsAndTexCoordsThatAreNotFiniteAreRefusedByAccesso
   }
 }
 
+// NORMALs that are not unit vectors are normalised where they are read; one of no length takes
+// its triangles' face normal. A zero normal and one of length 1e-30 (which underflows in the
+// shader's float) shaded black.
+TEST_F(GltfFiles, NormalsOfNoLengthTakeTheFaceNormalAndOthersAreNormalised) {
+  const float normals[9] = {0, 0, 0, 0, 0, 1e-30f, 0, 3, 4};
+  std::ofstream(dir / "normals.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(normals), std::streamsize(sizeof normals));
+  auto gltf = triangleGltf();
+  gltf["buffers"].push_back({{"uri", "normals.bin"}, {"byteLength", sizeof normals}});
+  gltf["bufferViews"].push_back({{"buffer", 1}, {"byteLength", sizeof normals}});
+  gltf["accessors"].push_back({{"bufferView", 2}, {"componentType", 5126}, {"count", 3}, {"type", "VEC3"}});
+  gltf["meshes"][0]["primitives"][0]["attributes"]["NORMAL"] = 2;
+  const SceneData scene = loadGltf(write("normals.gltf", gltf.dump()));
+  ASSERT_EQ(scene.vertices.size(), 3u);
+  // The triangle (0,0,0), (1,0,0), (0,1,0) faces +Z.
+  EXPECT_FLOAT_EQ(scene.vertices[0].normal.z, 1.0f);
+  EXPECT_FLOAT_EQ(scene.vertices[1].normal.z, 1.0f);
+  EXPECT_FLOAT_EQ(scene.vertices[2].normal.y, 0.6f);
+  EXPECT_FLOAT_EQ(scene.vertices[2].normal.z, 0.8f);
+}
+
 // yfov 3.1415926, below pi, once passed: in float degrees it is 180, and the image came out
 // upside down. The bound is 179 degrees, as configs and --fov have it.
 TEST_F(GltfFiles, CameraFieldsOfViewOutsideZeroToPiAreRefused) {
