@@ -92,7 +92,23 @@ LOWER_IS_BETTER = "lower is better"
 # reddish purple, yellow, black): no meaning rests on red against green. Yellow and black come
 # last, yellow being faint on white and black the colour of whiskers and reference lines.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
-FASTER, SLOWER = OKABE_ITO[0], OKABE_ITO[3]
+# A relative time's verdict by its interval: faster where it lies wholly below 1, slower wholly
+# above, within the noise otherwise; told apart by hatching as well as by colour, and no colour
+# that reads as "bad" or "good" by itself.
+FASTER, SAME, SLOWER = OKABE_ITO[0], "#BBBBBB", OKABE_ITO[1]
+# The frame's stages in the order a frame runs them (core/stage.h), each with a colour and a
+# hatch of its own in every figure and every report: the megakernel's and the wavefront's eight
+# take the palette's eight, the raycast's and ReSTIR's passes those colours again, hatched. A
+# stage not named here (a newer build's) is grey, hatched, after these.
+STAGE_STYLE = {
+    "trace_shade": (OKABE_ITO[0], ""), "generate": (OKABE_ITO[4], ""), "extend": (OKABE_ITO[1], ""),
+    "classify": (OKABE_ITO[6], ""), "shade": (OKABE_ITO[2], ""), "shadow": (OKABE_ITO[3], ""),
+    "accumulate": (OKABE_ITO[5], ""), "prepare": (OKABE_ITO[7], ""),
+    "spawn": (OKABE_ITO[4], "//"), "trace": (OKABE_ITO[1], "//"),
+    "restir_temporal": (OKABE_ITO[0], ".."), "restir_spatial": (OKABE_ITO[2], ".."), "restir_shade": (OKABE_ITO[5], ".."),
+}
+STAGE_ORDER = list(STAGE_STYLE)
+UNKNOWN_STAGE_STYLE = ("#BBBBBB", "xx")
 # Overhead and frame totals are no stage: neutral, the frame total hatched as well.
 OVERHEAD_COLOUR = "#BBBBBB"
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -166,6 +182,11 @@ def labeller(runs, leave_out=()):
     return label
 
 
+def natural(text):
+    """A sort key that orders the numbers in names as numbers: cost=4 before cost=16."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
+
+
 def scene_name(run):
     scene = run["parameters"]["scene"]
     return scene if scene.startswith("builtin:") else pathlib.Path(scene).name
@@ -193,7 +214,7 @@ def save(figure, folder, name, reports):
 
 def per_scene_figure(runs, title, draw, horizontal=True):
     """One panel per scene; horizontal bar panels grow with their runs so that labels stay legible."""
-    scenes = sorted({scene_name(r) for r in runs})
+    scenes = sorted({scene_name(r) for r in runs}, key=natural)
     counts = [sum(scene_name(r) == s for r in runs) for s in scenes]
     heights = [0.28 * c + 1.3 for c in counts] if horizontal else [3.8] * len(scenes)
     fig, axes = plt.subplots(len(scenes), 1, squeeze=False, figsize=(12 if horizontal else 10, sum(heights) + 0.8),
@@ -245,17 +266,23 @@ def timed_by_stage(run):
 FRAME_TOTAL = "frame total (timing=frame: not split into stages)"
 
 
+def stage_order(name):
+    """Where a stage stands in a frame: STAGE_ORDER's place, a stage it does not name after them."""
+    return STAGE_ORDER.index(name) if name in STAGE_ORDER else len(STAGE_ORDER)
+
+
 def stage_colours(runs):
-    """Each stage's colour, the same in every figure of one call: by first appearance; past the
-    palette's eight the colours repeat hatched."""
-    names = list(dict.fromkeys(s["name"] for r in runs for s in r.get("stages", [])))
-    return {name: (colour(index), "" if index < len(OKABE_ITO) else "..") for index, name in enumerate(names)}
+    """Each stage's colour and hatch: STAGE_STYLE's, the same in every figure and every report."""
+    names = {s["name"] for r in runs for s in r.get("stages", [])}
+    return {name: STAGE_STYLE.get(name, UNKNOWN_STAGE_STYLE) for name in names}
 
 
 def draw_stages(axis, runs, colours):
     label = labeller(runs)
     split = [timed_by_stage(r) for r in runs]
-    stage_names = list(dict.fromkeys(s["name"] for r, by_stage in zip(runs, split) if by_stage for s in r["stages"]))
+    # Stacked in the order a frame runs them.
+    stage_names = sorted(dict.fromkeys(s["name"] for r, by_stage in zip(runs, split) if by_stage for s in r["stages"]),
+                         key=stage_order)
     lefts = [0.0] * len(runs)
     # No overhead band (nor its legend entry) where no run is split into stages.
     for name in stage_names + (["overhead"] if any(split) else []):
@@ -297,27 +324,33 @@ def peer_key(run):
 
 def draw_relative_time(axis, runs):
     """One bar per run, each its time over the megakernel's of its own backend (and BVH layout): a
-    win on one backend and a loss on another are two bars, never their mean. Bars below 1 (faster)
-    and above (slower) differ in colour and hatching, so that neither colour vision nor print in
-    grey is needed to tell them apart."""
+    win on one backend and a loss on another are two bars, never their mean. A bar's colour and
+    hatching say where its interval (the whiskers) lies: below 1 (faster), above (slower) or
+    across it (within the noise), so that neither colour vision nor print in grey is needed."""
     megakernels = {(peer_key(r), r["_occurrence"]): r for r in runs if r["parameters"]["integrator"] == "megakernel"}
     others = [r for r in runs if r["parameters"]["integrator"] not in ("megakernel", "raycast")
               and (peer_key(r), r["_occurrence"]) in megakernels]
     label = labeller(others or runs, leave_out=("backend", "software_bvh", "software_builder"))
     backends = len({backend_label(r) for r in others}) > 1
-    ratios, low, high = [], [], []
+    ratios, low, high, verdicts = [], [], [], []
     for run in others:
         (base_low, base_median, base_high), (own_low, own_median, own_high) = (
             spread(megakernels[(peer_key(run), run["_occurrence"])]), spread(run))
         ratios.append(own_median / base_median)
         low.append(max(0.0, ratios[-1] - own_low / base_high))
         high.append(max(0.0, own_high / base_low - ratios[-1]))
-    for faster in (True, False):
-        chosen = [i for i, ratio in enumerate(ratios) if (ratio <= 1) == faster]
+        # By the interval, as compare judges: the whole of it below 1, above 1, or across it.
+        verdicts.append("faster" if ratios[-1] + high[-1] < 1 else "slower" if ratios[-1] - low[-1] > 1 else "same")
+    styles = {"faster": (FASTER, "", "white", "faster (the interval below 1)"),
+              "same": (SAME, "..", "black", "within the quartiles' noise"),
+              "slower": (SLOWER, "//", "black", "slower (the interval above 1)")}
+    for verdict, (fill, hatch, edge, legend) in styles.items():
+        chosen = [i for i, v in enumerate(verdicts) if v == verdict]
         if chosen:
             axis.barh(chosen, [ratios[i] for i in chosen], xerr=[[low[i] for i in chosen], [high[i] for i in chosen]],
-                      capsize=3, ecolor="black", color=FASTER if faster else SLOWER, hatch="" if faster else "//",
-                      edgecolor="white" if faster else "black", linewidth=0.4)
+                      capsize=3, ecolor="black", color=fill, hatch=hatch, edgecolor=edge, linewidth=0.4, label=legend)
+    if others:
+        axis.legend(fontsize=6, loc="lower right")
     # Each value just past its whisker's end, where neither bar nor whisker runs (on a white ground
     # where the line at 1 crosses it); the axis is widened to make room for it.
     # The axis is sized to the bars and modest whiskers: one noisy quartile (a whisker many times
@@ -434,7 +467,7 @@ def sweep_figure(runs, name, axis_label, value, scene_varies, title):
     if len({value(r) for r in points}) < 2:
         return None
     groups = [("builtin:spheres", points)] if scene_varies else [
-        (s, [r for r in points if scene_name(r) == s]) for s in sorted({scene_name(r) for r in points})]
+        (s, [r for r in points if scene_name(r) == s]) for s in sorted({scene_name(r) for r in points}, key=natural)]
     groups = [(g, rs) for g, rs in groups if len({value(r) for r in rs}) >= 2]
     if not groups:
         return None
@@ -492,7 +525,7 @@ def draw_camera_paths(runs, title):
     """Per scene, error and time along the path: relMSE per frame (where the frames have
     references), FLIP per frame (where the report has it: reports from before FLIP have not) and
     GPU ms per frame, one line per run."""
-    scenes = sorted({scene_name(r) for r in runs})
+    scenes = sorted({scene_name(r) for r in runs}, key=natural)
     with_flip = any("flip" in f for r in runs for f in r["camera_path"]["frames"])
     columns = 3 if with_flip else 2
     fig, axes = plt.subplots(len(scenes), columns, squeeze=False,
@@ -544,7 +577,7 @@ def draw_simt(runs, title):
     """Per scene, two panels: utilisation and coherence per bounce, one line per run. Runs that
     measured the same per bounce (the megakernel's SER variants often do) are one line naming
     them all: otherwise their legend entries point at lines hidden under one another."""
-    scenes = sorted({scene_name(r) for r in runs})
+    scenes = sorted({scene_name(r) for r in runs}, key=natural)
     fig, axes = plt.subplots(len(scenes), 2, figsize=(14, 3.8 * len(scenes)), squeeze=False)
     for row, scene in enumerate(scenes):
         chosen = [r for r in runs if scene_name(r) == scene]

@@ -12,6 +12,7 @@ import io
 import json
 import math
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -455,6 +456,24 @@ class PaperFigures(unittest.TestCase):
         (label,), _ = axis.drawn_calls("set_xlabel")[0]
         self.assertIn("relative to the megakernel", label)
         self.assertIn("lower is better, < 1 is faster", label)
+        # Whiskers wholly below 1: coloured faster. (Bars were coloured by the ratio alone, a
+        # ratio of 0.99 inside its noise as faster as 0.5.)
+        self.assertEqual({kwargs["color"] for _, kwargs in axis.drawn_calls("barh")}, {PLOT.FASTER})
+
+    def test_a_relative_time_whose_interval_spans_1_is_within_the_noise(self):
+        report = self.frame_timed_report()
+        for run in report["runs"]:
+            if run["parameters"]["integrator"] != "megakernel":
+                megakernel = next(r for r in report["runs"] if r["parameters"]["integrator"] == "megakernel"
+                                  and r["parameters"].get("timing") == run["parameters"].get("timing"))
+                base = megakernel["frame_gpu_ms"]["median"]
+                megakernel["frame_gpu_ms_samples"] = [base * 0.9, base * 0.95, base, base, base * 1.05, base * 1.1]
+                median = base * 0.99
+                run["frame_gpu_ms"]["median"] = median
+                run["frame_gpu_ms_samples"] = [median * 0.9, median * 0.95, median, median, median * 1.05, median * 1.1]
+        self.assertEqual(plot(report)[:2], (0, ""))
+        axis = Figure.figures["relative_time"].grid[0, 0]
+        self.assertEqual({kwargs["color"] for _, kwargs in axis.drawn_calls("barh")}, {PLOT.SAME})
 
     def test_a_camera_path_without_a_reference_says_so_in_its_error_panel(self):
         report = full_report()
@@ -519,6 +538,35 @@ class PaperFigures(unittest.TestCase):
         finally:
             sys.argv = argv
         self.assertEqual({p.parent for p in Figure.saved}, {folder / "plots"})
+
+
+class StagesAndOrder(unittest.TestCase):
+    """A stage keeps its colour from report to report (they were given by first appearance, so
+    that two reports' figures disagreed), frames stack their stages in the order they run, and
+    scenes sort by their numbers (cost=16 came before cost=4)."""
+
+    def test_a_stage_has_one_colour_whatever_else_a_report_holds(self):
+        wavefront = [{"stages": [{"name": n} for n in ("extend", "shade", "shadow")]}]
+        with_restir = [{"stages": [{"name": n} for n in ("restir_spatial", "shadow", "generate", "extend")]}]
+        first, second = PLOT.stage_colours(wavefront), PLOT.stage_colours(with_restir)
+        for name in ("extend", "shadow"):
+            self.assertEqual(first[name], second[name], name)
+
+    def test_every_frame_stage_of_core_stage_h_has_a_style_of_its_own(self):
+        stage_h = (pathlib.Path(__file__).resolve().parents[2] / "core" / "stage.h").read_text()
+        names = re.findall(r'return "([a-z_]+)";', stage_h)
+        frame = [n for n in names if n != "selftest" and not n.startswith(("build_", "compact_", "bvh_"))]
+        self.assertEqual(sorted(frame), sorted(PLOT.STAGE_ORDER), "plot.py's STAGE_STYLE against core/stage.h")
+        self.assertEqual(len(set(PLOT.STAGE_STYLE.values())), len(PLOT.STAGE_STYLE), "no two stages look alike")
+
+    def test_stages_stack_in_the_order_a_frame_runs_them(self):
+        self.assertEqual(sorted(["shadow", "restir_shade", "generate", "extend"], key=PLOT.stage_order),
+                         ["generate", "extend", "shadow", "restir_shade"])
+
+    def test_scenes_sort_by_their_numbers(self):
+        names = ["builtin:spheres?cost=16", "builtin:spheres?cost=4", "builtin:spheres?cost=32", "builtin:cornell"]
+        self.assertEqual(sorted(names, key=PLOT.natural), ["builtin:cornell", "builtin:spheres?cost=4",
+                                                          "builtin:spheres?cost=16", "builtin:spheres?cost=32"])
 
 
 class OutputFolder(unittest.TestCase):
