@@ -8,17 +8,17 @@
 
 namespace ptbench {
 
-// The backends, one value per line of core/trace/backends.def, in its order (the order `auto`
+// The backends, one value per line of core/backends.def, in its order (the order `auto`
 // prefers them in); each is described in its descriptor (core/trace/<name>.cpp: device needs,
 // scene needs, options).
 enum class Backend {
 #define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) enumerator,
-#include "core/trace/backends.def"
+#include "core/backends.def"
 };
 
 inline constexpr std::array allBackends = {
 #define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) Backend::enumerator,
-#include "core/trace/backends.def"
+#include "core/backends.def"
 };
 
 // The descriptor's name, and the backend a name stands for (core/trace/registry.cpp).

@@ -137,8 +137,8 @@ fi
 # by side: each compiles its own pipelines, mostly on one core. The backends are read from their
 # registration, so that a backend added there is verified here too.
 begin_stage "verify (--quick)"
-backends=$(sed -n 's/^PTBENCH_TRACE_BACKEND([A-Za-z]*, *\([a-z]*\),.*/\1/p' core/trace/backends.def)
-[ -n "$backends" ] || { echo "test.sh: no backend read from core/trace/backends.def" >&2; exit 1; }
+backends=$(sed -n 's/^PTBENCH_TRACE_BACKEND([A-Za-z]*, *\([a-z]*\),.*/\1/p' core/backends.def)
+[ -n "$backends" ] || { echo "test.sh: no backend read from core/backends.def" >&2; exit 1; }
 for backend in $backends; do
   build/ptbench --validate verify --quick --backend "$backend" --json "build/verify-$backend.json" \
     > "build/verify-$backend.txt" 2>&1 &

@@ -1,5 +1,5 @@
 // What ptbench knows about one trace backend, in one place (DESIGN.md, "Trace backends"): each
-// backend is one line in backends.def and one unit in this folder, <name>.cpp, defining its
+// backend is one line in core/backends.def and one unit in this folder, <name>.cpp, defining its
 // descriptor. The context, the scene, kernels, options, `devices`, `verify` and the CLI's help
 // read these instead of switching on the backend.
 #pragma once
@@ -46,7 +46,7 @@ struct BackendListing {
 inline constexpr BackendListing backendListings[] = {
 #define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) \
   {Backend::enumerator, #name, #shaderDefine, std::string_view(#stage) == "rgen"},
-#include "core/trace/backends.def"
+#include "core/backends.def"
 };
 
 constexpr const BackendListing& listing(Backend backend) {

@@ -8,14 +8,14 @@ namespace ptbench::trace {
 
 // One per line of backends.def, each defined in its own unit (<name>.cpp).
 #define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) extern const BackendDescriptor name##Backend;
-#include "core/trace/backends.def"
+#include "core/backends.def"
 
 namespace {
 
 // In backends.def's order, which is allBackends': descriptor() checks each is in its place.
 constexpr std::array<const BackendDescriptor*, allBackends.size()> registry = {
 #define PTBENCH_TRACE_BACKEND(enumerator, name, shaderDefine, stage) &name##Backend,
-#include "core/trace/backends.def"
+#include "core/backends.def"
 };
 
 }  // namespace

@@ -30,12 +30,12 @@ TEST(BackendRegistry, ListsEveryBackendOnceInItsPlace) {
   EXPECT_EQ(parseBackend("auto"), std::nullopt) << "auto is a rule, not a backend";
 }
 
-// core/trace/backends.def is the registration the C++ and the shader build both read: each
+// core/backends.def is the registration the C++ and the shader build both read: each
 // descriptor, in the list's order, has its line's name, shader define and stage. (A define the
 // generated #if chain lacked would fail the shader build itself, at that backend's kernels.)
 TEST(BackendRegistry, EachDescriptorIsItsLineOfBackendsDef) {
-  std::ifstream in(std::string(PTBENCH_SOURCE_DIR) + "/core/trace/backends.def");
-  ASSERT_TRUE(in) << "core/trace/backends.def not found";
+  std::ifstream in(std::string(PTBENCH_SOURCE_DIR) + "/core/backends.def");
+  ASSERT_TRUE(in) << "core/backends.def not found";
   const std::regex listed(R"(^PTBENCH_TRACE_BACKEND\((\w+), (\w+), (\w+), (comp|rgen)\)$)");
   const auto backends = trace::backends();
   size_t index = 0;
