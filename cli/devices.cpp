@@ -31,7 +31,8 @@ void printDevices(bool asJson) {
                              d.timestampPeriodNs);
     std::string backends;
     for (const trace::BackendDescriptor* backend : trace::backends())
-      backends += fmt::format("{}{} {}", backends.empty() ? "" : ", ", backend->name, yesNo(d.supports(backend->id)));
+      backends +=
+          fmt::format("{}{} {}", backends.empty() ? "" : ", ", backend->name, yesNo(trace::supports(d, backend->id)));
     std::cout << "   backends: " << backends << "\n";
     // The hint says whether the device regroups threads at a reorder or only accepts the call.
     const std::string reorder = d.invocationReorderNv

@@ -187,7 +187,7 @@ void prepareRender(const GlobalOptions& global, RenderOptions options,
   }
   vk::Context context(vk::ContextOptions{.validation = global.validate,
                                          .deviceSelector = global.device,
-                                         .backends = {*run.traceBackend},
+                                         .backends = trace::deviceNeeds({{*run.traceBackend}}),
                                          .submitTimeoutSeconds = global.gpuTimeoutSeconds});
   const PreparedScene scene = uploadScene(context, std::move(sceneData), {&run}, global.threads);
   const PreparedRun prepared = prepareRun(context, run, entry, scene);

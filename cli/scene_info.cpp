@@ -11,6 +11,7 @@
 #include "core/experiment/report.h"
 #include "core/scene/builtin_scenes.h"
 #include "core/scene/gpu_scene.h"
+#include "core/trace/registry.h"
 
 namespace ptbench::cli {
 namespace {
@@ -26,10 +27,11 @@ void printSceneInfo(const GlobalOptions& global, const std::string& spec, bool a
 
   // Acceleration structures are built when the device has a hardware backend to use them; the
   // software BVH always, both layouts by both builders, uploaded.
-  vk::Context context(vk::ContextOptions{.validation = global.validate,
-                                         .deviceSelector = global.device,
-                                         .backends = vk::selectDevice(global.device).supportedBackends(),
-                                         .submitTimeoutSeconds = global.gpuTimeoutSeconds});
+  vk::Context context(
+      vk::ContextOptions{.validation = global.validate,
+                         .deviceSelector = global.device,
+                         .backends = trace::deviceNeeds(trace::supportedBackends(vk::selectDevice(global.device))),
+                         .submitTimeoutSeconds = global.gpuTimeoutSeconds});
   const GpuScene gpuScene(context, scene, allBvhLayouts, global.threads, allBvhBuilders);
   const auto& as = gpuScene.accelerationStats();
   const Camera camera = scene.defaultCamera();

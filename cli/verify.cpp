@@ -142,8 +142,9 @@ int runVerify(const GlobalOptions& global, const VerifyOptions& options) {
                       2);
   const auto start = std::chrono::steady_clock::now();
   const vk::DeviceCapabilities device = vk::selectDevice(global.device);
-  vk::Context context(vk::ContextOptions{
-      .validation = global.validate, .deviceSelector = global.device, .backends = device.supportedBackends()});
+  vk::Context context(vk::ContextOptions{.validation = global.validate,
+                                         .deviceSelector = global.device,
+                                         .backends = trace::deviceNeeds(trace::supportedBackends(device))});
 
   // The table goes to stdout row by row as the cases finish, or to stderr when stdout carries JSON.
   std::ostream& table = options.json == "-" ? std::cerr : std::cout;

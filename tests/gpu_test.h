@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/trace/registry.h"
 #include "core/vk/barrier.h"
 #include "core/vk/buffer.h"
 #include "core/vk/context.h"
@@ -30,7 +31,7 @@ inline void recordCopyToHost(VkCommandBuffer commands, const vk::Buffer& results
 
 // What every validated test context is: lavapipe with the validation layer on, with `backends`.
 inline vk::ContextOptions validatedContextOptions(std::vector<Backend> backends) {
-  return {.validation = true, .deviceSelector = testDevice, .backends = std::move(backends)};
+  return {.validation = true, .deviceSelector = testDevice, .backends = trace::deviceNeeds(backends)};
 }
 
 // A context of validatedContextOptions(backends): one per set of backends in the process, shared

@@ -1,5 +1,7 @@
 #include "core/experiment/device_json.h"
 
+#include "core/trace/registry.h"
+
 namespace ptbench {
 
 namespace {
@@ -15,7 +17,7 @@ nlohmann::json simtCountersJson(const vk::DeviceCapabilities& device) {
 
 nlohmann::json deviceJson(const vk::DeviceCapabilities& device) {
   nlohmann::json backends = nlohmann::json::object();
-  for (Backend backend : allBackends) backends[std::string(backendName(backend))] = device.supports(backend);
+  for (Backend backend : allBackends) backends[std::string(backendName(backend))] = trace::supports(device, backend);
   return {
       {"index", device.index},
       {"name", device.name},

@@ -8,6 +8,7 @@
 #include "core/experiment/report.h"
 #include "core/integrators/create.h"
 #include "core/integrators/options.h"
+#include "core/trace/registry.h"
 
 namespace ptbench {
 namespace {
@@ -20,8 +21,9 @@ std::vector<Backend> resolveBackends(const vk::DeviceCapabilities& device, Integ
   if (integratorTraits(integrator).reorders && (configured == "auto" || configured == "all")) {
     if (configured == "all" && std::find(named.begin(), named.end(), backendName(Backend::Pipeline)) != named.end())
       return {};
-    if (device.supports(Backend::Pipeline)) return {Backend::Pipeline};
-    reason = unsupportedReason(integrator, device.supports(Backend::RayQuery) ? Backend::RayQuery : Backend::Software,
+    if (trace::supports(device, Backend::Pipeline)) return {Backend::Pipeline};
+    reason = unsupportedReason(integrator,
+                               trace::supports(device, Backend::RayQuery) ? Backend::RayQuery : Backend::Software,
                                RenderSettings{}, device);
     return {};
   }
@@ -29,13 +31,13 @@ std::vector<Backend> resolveBackends(const vk::DeviceCapabilities& device, Integ
     // Every backend the device has that the config does not name as well: `all` and `software`
     // in one list run the software runs once.
     std::vector<Backend> supported;
-    for (Backend backend : device.supportedBackends())
+    for (Backend backend : trace::supportedBackends(device))
       if (std::find(named.begin(), named.end(), backendName(backend)) == named.end()) supported.push_back(backend);
-    if (device.supportedBackends().empty()) reason = device.name + " supports no backend";
+    if (trace::supportedBackends(device).empty()) reason = device.name + " supports no backend";
     return supported;
   }
   try {
-    return {resolveBackend(device, configured)};
+    return {trace::resolveBackend(device, configured)};
   } catch (const UserError& error) {
     reason = error.what();
     return {};

@@ -247,7 +247,7 @@ ExperimentResult runExperiment(const ExperimentConfig& config, const RunnerOptio
   checkpoint();
   vk::Context context(vk::ContextOptions{.validation = options.validate,
                                          .deviceSelector = deviceSelector,
-                                         .backends = plan.backends,
+                                         .backends = trace::deviceNeeds(plan.backends),
                                          .submitTimeoutSeconds = options.gpuTimeoutSeconds});
 
   const GpuMonitor monitor(result.device.uuid);

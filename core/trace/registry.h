@@ -4,14 +4,30 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/trace/backend.h"
+#include "core/vk/context.h"
 
 namespace ptbench::trace {
 
 // In allBackends' order, which is also `auto`'s preference: the driver's traversal first.
 std::span<const BackendDescriptor* const> backends();
 const BackendDescriptor& descriptor(Backend backend);
+
+// Whether `device` runs `backend`: the baseline (DeviceCapabilities::meetsBaseline) and what the
+// backend's descriptor asks beyond it.
+bool supports(const vk::DeviceCapabilities& device, Backend backend);
+// The backends `device` runs, in the registry's order, which `auto` prefers them in.
+std::vector<Backend> supportedBackends(const vk::DeviceCapabilities& device);
+// "auto" (ptbench's own BVH on a CPU implementation; else the first the device runs in the
+// registry's order) or a backend's name; a UserError when the device lacks it, naming the
+// backends it has.
+Backend resolveBackend(const vk::DeviceCapabilities& device, std::string_view requested);
+// The UserError's words where `device` lacks `backend`: the backends it has, and what to do.
+std::string unsupportedMessage(const vk::DeviceCapabilities& device, Backend backend);
+// What the context checks and enables for each of `backends` (vk::ContextOptions::backends).
+std::vector<vk::BackendNeeds> deviceNeeds(std::span<const Backend> backends);
 
 // The backend that has an option named `name` (options.<backend>, `render --option`), if any.
 std::optional<Backend> backendWithOption(std::string_view name);

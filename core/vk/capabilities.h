@@ -61,10 +61,6 @@ struct DeviceCapabilities {
   // What every backend needs, and ptbench at the least: Vulkan 1.3 with buffer device address,
   // scalar block layout, descriptor indexing, synchronization2 and 64-bit buffer atomics.
   bool meetsBaseline() const;
-  // The baseline and what the backend's descriptor (core/trace/) asks beyond it.
-  bool supports(Backend backend) const;
-  // In the registry's order, which `auto` prefers them in.
-  std::vector<Backend> supportedBackends() const;
   // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver's statistics of
   // each compiled pipeline (registers, memory), which kernels report (core/vk/pipeline_statistics.h).
   bool pipelineExecutableInfo = false;

@@ -10,7 +10,6 @@
 
 #include "core/errors.h"
 #include "core/text.h"
-#include "core/trace/registry.h"
 #include "core/vk/check.h"
 #include "core/vk/device_setup.h"
 
@@ -265,15 +264,6 @@ VkInstance createInstance(bool validation) {
   return instance;
 }
 
-std::string missingBackendMessage(const DeviceCapabilities& caps, Backend backend) {
-  std::string supported;
-  for (Backend b : caps.supportedBackends())
-    supported += std::string(supported.empty() ? "" : ", ") + std::string(backendName(b));
-  return "backend " + std::string(backendName(backend)) + " is not supported by " + caps.name +
-         "; it supports: " + (supported.empty() ? "none" : supported) +
-         " (see `ptbench devices`, or choose another with --device)";
-}
-
 }  // namespace
 
 bool DeviceCapabilities::simtCountersIn(VkShaderStageFlagBits stage) const {
@@ -287,19 +277,8 @@ bool DeviceCapabilities::meetsBaseline() const {
          descriptorIndexing && int64Atomics;
 }
 
-bool DeviceCapabilities::supports(Backend backend) const {
-  return meetsBaseline() && trace::descriptor(backend).supportedBy(*this);
-}
-
 bool Context::backendEnabled(Backend backend) const {
   return std::find(backends_.begin(), backends_.end(), backend) != backends_.end();
-}
-
-std::vector<Backend> DeviceCapabilities::supportedBackends() const {
-  std::vector<Backend> backends;
-  for (const trace::BackendDescriptor* backend : trace::backends())
-    if (supports(backend->id)) backends.push_back(backend->id);
-  return backends;
 }
 
 std::string DeviceCapabilities::typeName() const {
@@ -341,26 +320,6 @@ DeviceCapabilities selectDevice(const std::string& selector) {
   return chooseDevice(listDevices(), selector);
 }
 
-Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested) {
-  if (requested == "auto") {
-    // On a CPU implementation ptbench's own BVH: on lavapipe it was 3.7x as fast as ray queries
-    // over the shipped scenes (geometric mean; 129x on ToyCar) and at worst 1.7x slower
-    // (docs/config.md, "backends").
-    if (device.type == VK_PHYSICAL_DEVICE_TYPE_CPU && device.supports(Backend::Software)) return Backend::Software;
-    // The first the device supports in the registry's order: the driver's traversal where there
-    // is one; ptbench's own BVH in compute shaders elsewhere. When there is none, the last, which
-    // needs the least, is the one to name.
-    const auto supported = device.supportedBackends();
-    if (!supported.empty()) return supported.front();
-    throw UserError(missingBackendMessage(device, trace::backends().back()->id));
-  }
-  const auto backend = parseBackend(requested);
-  if (!backend)
-    throw UserError("unknown backend '" + std::string(requested) + "': use auto, " + trace::backendNameList(" or "));
-  if (!device.supports(*backend)) throw UserError(missingBackendMessage(device, *backend));
-  return *backend;
-}
-
 Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.submitTimeoutSeconds) {
   instance_ = createInstance(options.validation);
   debugLabels_ = hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
@@ -392,16 +351,15 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
                       " lacks what ptbench needs at the least (Vulkan 1.3 with buffer device address, "
                       "scalar block layout, descriptor indexing, synchronization2 and 64-bit buffer atomics); "
                       "choose another with --device");
-    // Each backend the run uses enables what it needs (its descriptor), in the registry's order.
+    // Each backend the run uses enables what it needs, in the order the caller gives them.
     DeviceSetup setup;
-    for (Backend backend : options.backends)
-      if (!capabilities_.supports(backend)) throw UserError(missingBackendMessage(capabilities_, backend));
-    for (const trace::BackendDescriptor* backend : trace::backends()) {
-      if (std::find(options.backends.begin(), options.backends.end(), backend->id) == options.backends.end()) continue;
-      backend->enable(setup, capabilities_);
-      accelerationStructures_ |= backend->scene == trace::SceneNeeds::AccelerationStructures;
+    for (const BackendNeeds& needs : options.backends)
+      if (!needs.supportedBy(capabilities_)) throw UserError(needs.unsupported(capabilities_, needs.backend));
+    for (const BackendNeeds& needs : options.backends) {
+      needs.enable(setup, capabilities_);
+      accelerationStructures_ |= needs.accelerationStructures;
+      backends_.push_back(needs.backend);
     }
-    backends_ = options.backends;
 
     // The driver's statistics of each pipeline (registers, spills) for the kernels' reports;
     // capturing them changes no code the driver generates.

@@ -17,12 +17,27 @@
 
 namespace ptbench::vk {
 
+struct DeviceSetup;
+
+// What a trace backend needs of the device beyond the baseline, as the context checks and
+// enables it: core/trace/ describes each backend (trace::deviceNeeds), and the context, a floor
+// below, knows none of them by name.
+struct BackendNeeds {
+  Backend backend;
+  bool (*supportedBy)(const DeviceCapabilities& device) = nullptr;
+  void (*enable)(DeviceSetup& setup, const DeviceCapabilities& device) = nullptr;
+  bool accelerationStructures = false;  // the scene is traced through the driver's structures
+  // What a UserError says where the device lacks it.
+  std::string (*unsupported)(const DeviceCapabilities& device, Backend backend) = nullptr;
+};
+
 struct ContextOptions {
   bool validation = false;
   // Index or case-insensitive name substring; empty picks discrete, then integrated, then CPU.
   std::string deviceSelector;
-  // Backends the run will use: the device must support each, and gets the features they need.
-  std::vector<Backend> backends;
+  // The backends the run will use (trace::deviceNeeds): the device must support each, and gets
+  // the features they need.
+  std::vector<BackendNeeds> backends;
   // The longest one submission may run before the GPU is given up as hung (0: no limit).
   double submitTimeoutSeconds = 0;
 };
@@ -123,9 +138,5 @@ std::vector<DeviceCapabilities> listDevices();
 
 // The device a Context with this selector would choose, without creating it.
 DeviceCapabilities selectDevice(const std::string& selector);
-
-// "auto" (ray queries where the device has them, else the ray-tracing pipeline) or a backend
-// name; a UserError when the device lacks it, naming the backends it has.
-Backend resolveBackend(const DeviceCapabilities& device, std::string_view requested);
 
 }  // namespace ptbench::vk

@@ -20,9 +20,9 @@ TEST(BackendDescriptors, LavapipeMeetsEveryBackendsRequirements) {
   ASSERT_TRUE(device.meetsBaseline());
   for (const trace::BackendDescriptor* backend : trace::backends()) {
     EXPECT_TRUE(backend->supportedBy(device)) << backend->name;
-    EXPECT_TRUE(device.supports(backend->id)) << backend->name;
+    EXPECT_TRUE(trace::supports(device, backend->id)) << backend->name;
   }
-  EXPECT_EQ(device.supportedBackends().size(), trace::backends().size());
+  EXPECT_EQ(trace::supportedBackends(device).size(), trace::backends().size());
 }
 
 // Without ray tracing lavapipe is a compute-only device: only the software backend, which needs

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/trace/registry.h"
 #include "core/vk/barrier.h"
 #include "core/vk/buffer.h"
 #include "core/vk/check.h"
@@ -20,9 +21,9 @@ TEST(DeviceProbe, LavapipeReportsRayQueriesPipelinesAndTimestamps) {
                                      [](const auto& d) { return d.name.find("llvmpipe") != std::string::npos; });
   ASSERT_NE(lavapipe, devices.end()) << "lavapipe (llvmpipe) not found; is mesa-vulkan-drivers installed?";
   EXPECT_EQ(lavapipe->type, VK_PHYSICAL_DEVICE_TYPE_CPU);
-  EXPECT_TRUE(lavapipe->supports(Backend::RayQuery));
-  EXPECT_TRUE(lavapipe->supports(Backend::Pipeline));
-  EXPECT_TRUE(lavapipe->supports(Backend::Software));
+  EXPECT_TRUE(trace::supports(*lavapipe, Backend::RayQuery));
+  EXPECT_TRUE(trace::supports(*lavapipe, Backend::Pipeline));
+  EXPECT_TRUE(trace::supports(*lavapipe, Backend::Software));
   EXPECT_GT(lavapipe->timestampValidBits, 0u);
   EXPECT_GT(lavapipe->timestampPeriodNs, 0.0f);
   EXPECT_GE(lavapipe->rayTracingProperties.shaderGroupHandleSize, 16u);
