@@ -6,6 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "core/named_values.h"
+
 namespace ptbench {
 
 // The backends, one value per line of core/backends.def, in its order (the order `auto`
@@ -28,10 +30,11 @@ std::optional<Backend> parseBackend(std::string_view name);
 // The node layout the software backend traverses (option software_bvh; shared/bvh.h).
 enum class BvhLayout { Cwbvh, Bvh2 };
 
-inline constexpr std::array<BvhLayout, 2> allBvhLayouts = {BvhLayout::Cwbvh, BvhLayout::Bvh2};
+inline constexpr NamedValues<BvhLayout, 2> bvhLayoutNames{{{{BvhLayout::Cwbvh, "cwbvh"}, {BvhLayout::Bvh2, "bvh2"}}}};
+inline constexpr std::array<BvhLayout, 2> allBvhLayouts = bvhLayoutNames.values();
 
 constexpr std::string_view bvhLayoutName(BvhLayout layout) {
-  return layout == BvhLayout::Bvh2 ? "bvh2" : "cwbvh";
+  return bvhLayoutNames.name(layout);
 }
 
 // Whether a list of layouts (a build's, a level's) has `layout`.
@@ -40,9 +43,7 @@ constexpr bool hasLayout(std::span<const BvhLayout> layouts, BvhLayout layout) {
 }
 
 constexpr std::optional<BvhLayout> parseBvhLayout(std::string_view name) {
-  for (BvhLayout layout : allBvhLayouts)
-    if (bvhLayoutName(layout) == name) return layout;
-  return std::nullopt;
+  return bvhLayoutNames.parse(name);
 }
 
 // Where the software backend's binary tree is built (option software_builder): binned SAH on the
@@ -50,16 +51,15 @@ constexpr std::optional<BvhLayout> parseBvhLayout(std::string_view name) {
 // collapsed into the same layouts.
 enum class BvhBuilder { Cpu, Gpu };
 
-inline constexpr std::array<BvhBuilder, 2> allBvhBuilders = {BvhBuilder::Cpu, BvhBuilder::Gpu};
+inline constexpr NamedValues<BvhBuilder, 2> bvhBuilderNames{{{{BvhBuilder::Cpu, "cpu"}, {BvhBuilder::Gpu, "gpu"}}}};
+inline constexpr std::array<BvhBuilder, 2> allBvhBuilders = bvhBuilderNames.values();
 
 constexpr std::string_view bvhBuilderName(BvhBuilder builder) {
-  return builder == BvhBuilder::Gpu ? "gpu" : "cpu";
+  return bvhBuilderNames.name(builder);
 }
 
 constexpr std::optional<BvhBuilder> parseBvhBuilder(std::string_view name) {
-  for (BvhBuilder builder : allBvhBuilders)
-    if (bvhBuilderName(builder) == name) return builder;
-  return std::nullopt;
+  return bvhBuilderNames.parse(name);
 }
 
 // What a tracing kernel is compiled and specialised for: the backend and, on the software

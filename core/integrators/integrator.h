@@ -13,6 +13,7 @@
 #include "core/backend.h"
 #include "core/integrators/kernel.h"
 #include "core/linear_image.h"
+#include "core/named_values.h"
 #include "core/scene/scene_data.h"
 #include "core/stage.h"
 #include "core/vk/timestamps.h"
@@ -138,16 +139,10 @@ enum class RaycastRays {
   Shadow,   // from the camera rays' hits to points sampled on the lights, as next-event estimation makes them; any hit
 };
 
+inline constexpr NamedValues<RaycastRays, 3> raycastRaysNames{
+    {{{RaycastRays::Primary, "primary"}, {RaycastRays::Diffuse, "diffuse"}, {RaycastRays::Shadow, "shadow"}}}};
 constexpr std::string_view raycastRaysName(RaycastRays rays) {
-  switch (rays) {
-    case RaycastRays::Primary:
-      return "primary";
-    case RaycastRays::Diffuse:
-      return "diffuse";
-    case RaycastRays::Shadow:
-      return "shadow";
-  }
-  return "?";
+  return raycastRaysNames.name(rays);
 }
 
 // megakernel-ser's options (options.megakernel-ser in configs, render --option key=value).
@@ -168,19 +163,11 @@ struct RaycastOptions {
 // restir: ReSTIR at the primary vertex (DESIGN.md, "ReSTIR"), an option of megakernel and
 // wavefront: its direct light (DI), its indirect light (GI), or both.
 enum class Restir { Off, Di, Gi, DiGi };
-inline constexpr std::array<Restir, 4> allRestir{Restir::Off, Restir::Di, Restir::Gi, Restir::DiGi};
+inline constexpr NamedValues<Restir, 4> restirNames{
+    {{{Restir::Off, "off"}, {Restir::Di, "di"}, {Restir::Gi, "gi"}, {Restir::DiGi, "di+gi"}}}};
+inline constexpr std::array<Restir, 4> allRestir = restirNames.values();
 constexpr std::string_view restirName(Restir restir) {
-  switch (restir) {
-    case Restir::Di:
-      return "di";
-    case Restir::Gi:
-      return "gi";
-    case Restir::DiGi:
-      return "di+gi";
-    case Restir::Off:
-      break;
-  }
-  return "off";
+  return restirNames.name(restir);
 }
 
 // What sizes ReSTIR's work and what it trades for bias (options restir_candidates,
@@ -199,9 +186,11 @@ struct RestirOptions {
 // it (a variant), since each perturbs the timing: reports flag such runs. simt: divergence at the
 // shading point (FrameResult::simt); clocks: where a kernel's time goes (FrameResult::clocks).
 enum class Counters { Off, Simt, Clocks };
-inline constexpr std::array<Counters, 3> allCounters{Counters::Off, Counters::Simt, Counters::Clocks};
+inline constexpr NamedValues<Counters, 3> countersNames{
+    {{{Counters::Off, "off"}, {Counters::Simt, "simt"}, {Counters::Clocks, "clocks"}}}};
+inline constexpr std::array<Counters, 3> allCounters = countersNames.values();
 constexpr std::string_view countersName(Counters counters) {
-  return counters == Counters::Simt ? "simt" : counters == Counters::Clocks ? "clocks" : "off";
+  return countersNames.name(counters);
 }
 
 struct RenderSettings {

@@ -554,7 +554,7 @@ class StagesAndOrder(unittest.TestCase):
 
     def test_every_frame_stage_of_core_stage_h_has_a_style_of_its_own(self):
         stage_h = (pathlib.Path(__file__).resolve().parents[2] / "core" / "stage.h").read_text()
-        names = re.findall(r'return "([a-z_]+)";', stage_h)
+        names = re.findall(r'STAGE\(\w+, "([a-z_]+)"\)', stage_h)
         frame = [n for n in names if n != "selftest" and not n.startswith(("build_", "compact_", "bvh_"))]
         self.assertEqual(sorted(frame), sorted(PLOT.STAGE_ORDER), "plot.py's STAGE_STYLE against core/stage.h")
         self.assertEqual(len(set(PLOT.STAGE_STYLE.values())), len(PLOT.STAGE_STYLE), "no two stages look alike")
