@@ -842,7 +842,7 @@ TEST_F(GltfFiles, PunctualLightsOutsideTheExtensionAreRefusedByLight) {
   for (const auto& [light, expected] : cases) {
     auto gltf = triangleGltf();
     gltf["extensionsUsed"] = {"KHR_lights_punctual"};
-    gltf["extensions"]["KHR_lights_punctual"]["lights"] = {light};
+    gltf["extensions"]["KHR_lights_punctual"]["lights"] = nlohmann::json::array({light});
     gltf["nodes"].push_back({{"extensions", {{"KHR_lights_punctual", {{"light", 0}}}}}});
     gltf["scenes"][0]["nodes"] = {0, 1};
     const std::string message = loadError(write("light.gltf", gltf.dump()));
@@ -850,7 +850,7 @@ TEST_F(GltfFiles, PunctualLightsOutsideTheExtensionAreRefusedByLight) {
   }
   auto gltf = triangleGltf();
   gltf["extensionsUsed"] = {"KHR_lights_punctual"};
-  gltf["extensions"]["KHR_lights_punctual"]["lights"] = {point};
+  gltf["extensions"]["KHR_lights_punctual"]["lights"] = nlohmann::json::array({point});
   gltf["nodes"].push_back({{"name", "lamp"}, {"extensions", {{"KHR_lights_punctual", {{"light", 4}}}}}});
   gltf["scenes"][0]["nodes"] = {0, 1};
   const std::string message = loadError(write("missing.gltf", gltf.dump()));
