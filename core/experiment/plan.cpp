@@ -30,10 +30,11 @@ std::vector<Backend> resolveBackends(const vk::DeviceCapabilities& device, Integ
   if (configured == "all") {
     // Every backend the device has that the config does not name as well: `all` and `software`
     // in one list run the software runs once.
+    const std::vector<Backend> onDevice = trace::supportedBackends(device);
     std::vector<Backend> supported;
-    for (Backend backend : trace::supportedBackends(device))
+    for (Backend backend : onDevice)
       if (std::find(named.begin(), named.end(), backendName(backend)) == named.end()) supported.push_back(backend);
-    if (trace::supportedBackends(device).empty()) reason = device.name + " supports no backend";
+    if (onDevice.empty()) reason = device.name + " supports no backend";
     return supported;
   }
   try {

@@ -16,21 +16,28 @@ namespace {
 
 using json = nlohmann::json;
 
-// A wavefront option that is true or false, fixed at creation (it chooses kernels): `field` of
-// the wavefront's options; a summary's label says `onLabel` or `offLabel` ("" for the value that
-// goes without saying).
-IntegratorOption wavefrontSwitch(OptionInfo info, bool WavefrontOptions::*field, std::string onLabel,
-                                 std::string offLabel) {
+// An option that is true or false: the field `field` of the settings' `group` of options; a
+// summary's label says `onLabel` or `offLabel` ("" for the value that goes without saying).
+template <typename Group>
+IntegratorOption settingsSwitch(OptionInfo info, Group RenderSettings::*group, bool Group::*field, std::string onLabel,
+                                std::string offLabel, bool fixedAtCreation) {
   return {.info = std::move(info),
-          .fixedAtCreation = true,
+          .fixedAtCreation = fixedAtCreation,
           .parse =
-              [field](const json& value, RenderSettings& settings) {
+              [group, field](const json& value, RenderSettings& settings) {
                 if (!value.is_boolean()) return false;
-                settings.wavefront.*field = value.get<bool>();
+                (settings.*group).*field = value.get<bool>();
                 return true;
               },
-          .print = [field](const RenderSettings& settings) { return json(settings.wavefront.*field); },
+          .print = [group, field](const RenderSettings& settings) { return json((settings.*group).*field); },
           .label = [onLabel, offLabel](const json& value) { return value == true ? onLabel : offLabel; }};
+}
+
+// A wavefront option that is true or false, fixed at creation (it chooses kernels).
+IntegratorOption wavefrontSwitch(OptionInfo info, bool WavefrontOptions::*field, std::string onLabel,
+                                 std::string offLabel) {
+  return settingsSwitch(std::move(info), &RenderSettings::wavefront, field, std::move(onLabel), std::move(offLabel),
+                        true);
 }
 
 // Every path tracer's: whether the BSDF's rough lobes compensate multiple scattering. It is a
@@ -98,18 +105,10 @@ IntegratorOption restirNumber(OptionInfo info, Number RestirOptions::*field, dou
                    const json& value) { return value == fallback ? std::string() : labelName + "=" + value.dump(); }};
 }
 
-// A ReSTIR option that is true or false: the field `field` of the run's RestirOptions; a
-// summary's label says `labelName` where it is true.
+// A ReSTIR option that is true or false, which frames take (its uniforms); a summary's label
+// says `labelName` where it is true.
 IntegratorOption restirSwitch(OptionInfo info, bool RestirOptions::*field, std::string labelName) {
-  return {.info = std::move(info),
-          .parse =
-              [field](const json& value, RenderSettings& settings) {
-                if (!value.is_boolean()) return false;
-                settings.restirOptions.*field = value.get<bool>();
-                return true;
-              },
-          .print = [field](const RenderSettings& settings) { return json(settings.restirOptions.*field); },
-          .label = [labelName](const json& value) { return value == true ? labelName : std::string(); }};
+  return settingsSwitch(std::move(info), &RenderSettings::restirOptions, field, std::move(labelName), "", false);
 }
 
 // The ReSTIR options besides restir itself, the megakernel's and the wavefront's alike.

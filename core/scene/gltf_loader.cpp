@@ -628,10 +628,12 @@ gpu::vec3 unitNormal(float x, float y, float z) {
 // The vertices whose NORMAL had no length (unitNormal) take the area-weighted mean of their
 // triangles' face normals, with a warning: left as they were, they shaded black.
 void GltfReader::takeFaceNormalsWhereNone(Primitive& primitive) const {
-  std::vector<uint32_t> none;
-  for (uint32_t v = 0; v < primitive.vertices.size(); ++v) {
+  std::vector<bool> none(primitive.vertices.size());
+  size_t count = 0;
+  for (size_t v = 0; v < primitive.vertices.size(); ++v) {
     const auto& n = primitive.vertices[v].normal;
-    if (n.x == 0 && n.y == 0 && n.z == 0) none.push_back(v);
+    none[v] = n.x == 0 && n.y == 0 && n.z == 0;
+    count += none[v];
   }
   for (size_t t = 0; t + 2 < primitive.indices.size(); t += 3) {
     const uint32_t i[3] = {primitive.indices[t], primitive.indices[t + 1], primitive.indices[t + 2]};
@@ -641,18 +643,19 @@ void GltfReader::takeFaceNormalsWhereNone(Primitive& primitive) const {
     };
     const Vec3 face = cross(at(i[1]) - at(i[0]), at(i[2]) - at(i[0]));  // twice the area, outward
     for (uint32_t k : i)
-      if (std::ranges::binary_search(none, k)) {
+      if (none[k]) {
         auto& n = primitive.vertices[k].normal;
         n = {n.x + face.x, n.y + face.y, n.z + face.z};
       }
   }
-  for (uint32_t k : none) {
+  for (size_t k = 0; k < none.size(); ++k) {
+    if (!none[k]) continue;
     auto& n = primitive.vertices[k].normal;
     const float length = std::sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
     n = length > 0 ? gpu::vec3{n.x / length, n.y / length, n.z / length} : gpu::vec3{0, 0, 1};
   }
   spdlog::warn("{}: {} NORMAL value(s) of no length; those vertices take their triangles' face normal", path_.string(),
-               none.size());
+               count);
 }
 
 Primitive GltfReader::primitive(const tinygltf::Primitive& source, uint32_t material) const {

@@ -353,9 +353,8 @@ Context::Context(const ContextOptions& options) : submitTimeoutSeconds_(options.
                       "choose another with --device");
     // Each backend the run uses enables what it needs, in the order the caller gives them.
     DeviceSetup setup;
-    for (const BackendNeeds& needs : options.backends)
-      if (!needs.supportedBy(capabilities_)) throw UserError(needs.unsupported(capabilities_, needs.backend));
     for (const BackendNeeds& needs : options.backends) {
+      if (!needs.supportedBy(capabilities_)) throw UserError(needs.unsupported(capabilities_, needs.backend));
       needs.enable(setup, capabilities_);
       accelerationStructures_ |= needs.accelerationStructures;
       backends_.push_back(needs.backend);

@@ -66,13 +66,15 @@ void pathEscaped(inout PathState path) {
   CLOCK_PHASE(CLOCK_PHASE_LIGHT);
   vec3 radiance = FRAME.environment;
   vec3 mapped = environmentMapRadiance(path.direction);
-  if (maxComponent(mapped) > 0.0 && restirBsdfCandidateRay(path)) {
-    restirBsdfCandidate(path, LightRef(RESTIR_LIGHT_ENVIRONMENT, 0u, path.direction));
-  } else if (maxComponent(mapped) > 0.0) {
-    float weight = 1.0;
-    if (path.bsdfPdf != 0.0)
-      weight = bsdfSampleWeight(path.bsdfPdf, lightKindProbability() * environmentPdf(path.direction));
-    radiance += mapped * weight;
+  if (maxComponent(mapped) > 0.0) {
+    if (restirBsdfCandidateRay(path)) {
+      restirBsdfCandidate(path, LightRef(RESTIR_LIGHT_ENVIRONMENT, 0u, path.direction));
+    } else {
+      float weight = 1.0;
+      if (path.bsdfPdf != 0.0)
+        weight = bsdfSampleWeight(path.bsdfPdf, lightKindProbability() * environmentPdf(path.direction));
+      radiance += mapped * weight;
+    }
   }
   path.radiance += path.throughput * radiance;
   path.depth += 1u;
@@ -98,24 +100,24 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   // GI: the point the primary vertex's GI ray found.
   bool giSamplePoint = RESTIR_WITH_GI && path.depth == 2u && restirGiRayLeft(path);
   if (giSamplePoint) restirGiSamplePoint(path, sp);
-  if (maxComponent(sp.emission) > 0.0 && restirBsdfCandidateRay(path)) {
-    uint light = emissiveTriangleIndex(sp, hit.primitive);
-    vec3 barycentrics = vec3(1.0 - hit.barycentrics.x - hit.barycentrics.y, hit.barycentrics);
-    // An emitter no light sample can choose (none of the scene's light power) is the path's alone.
-    if (light != NOT_EMISSIVE && SCENE.totalEmissivePower > 0.0)
+  if (maxComponent(sp.emission) > 0.0) {
+    uint light = restirBsdfCandidateRay(path) ? emissiveTriangleIndex(sp, hit.primitive) : NOT_EMISSIVE;
+    if (light != NOT_EMISSIVE && SCENE.totalEmissivePower > 0.0) {
+      vec3 barycentrics = vec3(1.0 - hit.barycentrics.x - hit.barycentrics.y, hit.barycentrics);
       restirBsdfCandidate(path, LightRef(RESTIR_LIGHT_TRIANGLE, light, barycentrics));
-    else
-      path.radiance += path.throughput * sp.emission;
-  } else if (maxComponent(sp.emission) > 0.0) {
-    float weight = 1.0;
-    if (path.bsdfPdf != 0.0)
-      weight = bsdfSampleWeight(path.bsdfPdf, emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
-    // The emission the GI ray finds is the primary vertex's direct light (its BSDF sample's MIS
-    // share), the pixel's own: not part of the sample point's L_o, which other pixels reuse.
-    if (giSamplePoint)
-      restirGiAddDirectLight(path, sp.emission * weight);
-    else
-      path.radiance += path.throughput * sp.emission * weight;
+    } else {
+      // (An emitter no light sample can choose, none of the scene's light power, has light pdf 0:
+      // the path's alone, a BSDF candidate's ray too.)
+      float weight = 1.0;
+      if (path.bsdfPdf != 0.0)
+        weight = bsdfSampleWeight(abs(path.bsdfPdf), emissiveTrianglePdf(sp, hit.primitive, misOrigin(path)));
+      // The emission the GI ray finds is the primary vertex's direct light (its BSDF sample's MIS
+      // share), the pixel's own: not part of the sample point's L_o, which other pixels reuse.
+      if (giSamplePoint)
+        restirGiAddDirectLight(path, sp.emission * weight);
+      else
+        path.radiance += path.throughput * sp.emission * weight;
+    }
   }
   if (path.depth >= FRAME.maxDepth) return false;
 
@@ -167,7 +169,7 @@ bool pathHit(inout PathState path, SurfaceHit hit, out ShadowRay shadow) {
   if (bsdf.transmitted && crossesStraight(sp)) {
     path.misDistance += hit.t;
   } else {
-    path.bsdfPdf = restirTakesBsdfCandidate(bsdf) && atRestirVertex ? -bsdf.pdf : bsdf.pdf;
+    path.bsdfPdf = atRestirVertex && restirTakesBsdfCandidate(bsdf) ? -bsdf.pdf : bsdf.pdf;
     path.misDistance = 0.0;
   }
   path.origin = offsetRayOrigin(sp.position, side * sp.geometricNormal);
