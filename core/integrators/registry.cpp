@@ -118,7 +118,7 @@ std::vector<IntegratorOption> restirTuningOptions() {
                     "ReSTIR DI's light samples resampled into a pixel's initial reservoir"},
                    &RestirOptions::candidates, 1, gpu::RESTIR_MAX_CANDIDATES, "candidates"),
       restirNumber({"restir_neighbours", fmt::format("an integer from 0 to {}", gpu::RESTIR_MAX_NEIGHBOURS),
-                    "spatial reuse's neighbours, each within 30 pixels (pairwise MIS: 1 + 2 x neighbours visibility "
+                    "spatial reuse's neighbours, each within 30 pixels (pairwise MIS: 2 x neighbours visibility "
                     "rays a pixel for DI, as many for GI)"},
                    &RestirOptions::neighbours, 0, gpu::RESTIR_MAX_NEIGHBOURS, "neighbours"),
       restirNumber({"restir_history_cap", "a number from 0 to 1000",

@@ -38,18 +38,25 @@ float shadowedTarget(RestirVertex vertex, LightRef ref, inout uint shadowRays) {
 // at the point: times |cos phi| / d^2, the factor that turns the point's area into the vertex's
 // solid angle. Between two vertices the ratio of these factors is the reconnection's Jacobian,
 // which the weights W (in area measure) so carry. Zero where the vertex sees the point's other
-// side, where a light sample would not go (under the geometric surface), and where anything
-// blocks the segment between them (visibility-checked reuse; binary, since a thin wall on the way
-// would have been the path's own sample point).
-float giTarget(RestirVertex vertex, GiSample gi, out vec3 contribution, inout uint shadowRays) {
-  contribution = vec3(0.0);
+// side, where a light sample would not go (under the geometric surface). Unshadowed: giTarget
+// adds the segment's visibility.
+vec3 giUnshadowedContribution(RestirVertex vertex, GiSample gi) {
   vec3 toPoint = gi.position - vertex.sp.position;
   float distanceSquared = dot(toPoint, toPoint);
-  if (!(distanceSquared > 0.0)) return 0.0;
+  if (!(distanceSquared > 0.0)) return vec3(0.0);
   vec3 direction = toPoint * inversesqrt(distanceSquared);
   float cosPoint = -dot(gi.normal, direction);
-  if (!(cosPoint > 0.0) || dot(direction, vertex.sp.geometricNormal) <= 0.0) return 0.0;
-  vec3 unshadowed = bsdfValue(vertex.sp, vertex.bsdf, direction).fCos * gi.radiance * (cosPoint / distanceSquared);
+  if (!(cosPoint > 0.0) || dot(direction, vertex.sp.geometricNormal) <= 0.0) return vec3(0.0);
+  return bsdfValue(vertex.sp, vertex.bsdf, direction).fCos * gi.radiance * (cosPoint / distanceSquared);
+}
+
+// GI's target: giUnshadowedContribution's luminance, zero where anything blocks the segment
+// between the vertex and the point (visibility-checked reuse; binary, since a thin wall on the way
+// would have been the path's own sample point). A reservoir's target at its own pixel so says
+// whether its sample is visible there.
+float giTarget(RestirVertex vertex, GiSample gi, out vec3 contribution, inout uint shadowRays) {
+  contribution = vec3(0.0);
+  vec3 unshadowed = giUnshadowedContribution(vertex, gi);
   if (!(maxComponent(unshadowed) > 0.0)) return 0.0;
   shadowRays += 1u;
   vec3 origin = offsetRayOrigin(vertex.sp.position, vertex.sp.geometricNormal);

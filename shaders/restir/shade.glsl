@@ -4,8 +4,9 @@
 #extension GL_EXT_ray_tracing : require
 #endif
 // ReSTIR's final shading: the primary vertex's direct light (DI's final reservoir, or with GI
-// alone next-event estimation) and with GI its indirect light from the final GI reservoir, each
-// one shadow ray, added to the rest of its path's radiance, and the sample into the film.
+// alone next-event estimation; one shadow ray, for the colour a thin transmissive wall gives it)
+// and with GI its indirect light from the final GI reservoir (whose target already holds its
+// binary visibility), added to the rest of its path's radiance, and the sample into the film.
 #include "restir/reuse.glsl"
 #include "common/film.glsl"
 
@@ -51,10 +52,10 @@ void shadeReservoir(uvec2 pixel) {
       radiance += vertex.throughput * nextEventEstimation(index, vertex, shadowRays);
     }
     if (RESTIR_WITH_GI) {
+      // Spatial reuse resampled the kept sample by its target here, visibility included: no ray.
       GiReservoir reservoir = GiReservoirs(RESTIR_FRAME.giSpatial).r[index];
-      vec3 contribution;
-      if (reservoir.weight > 0.0 && giTarget(vertex, reservoir.kept, contribution, shadowRays) > 0.0)
-        radiance += vertex.throughput * contribution * reservoir.weight;
+      if (reservoir.weight > 0.0 && reservoir.target > 0.0)
+        radiance += vertex.throughput * giUnshadowedContribution(vertex, reservoir.kept) * reservoir.weight;
     }
   }
   FilmSample film = filmSample();

@@ -9,9 +9,10 @@
 // MIS weights (common/restir.glsl): the pixel's reservoir canonical, paired with each
 // neighbour's taken, in each pair counting for 1/taken of its confidence. Each pair evaluates the
 // neighbour's sample here and the pixel's sample at the neighbour, one visibility ray each, so
-// the pass traces 1 + 2 x neighbours rays a pixel (the balance heuristic over all inputs would
-// trace (1 + neighbours)^2). Its output is the reservoirs the pixel is shaded with and the next
-// sample pass's history.
+// the pass traces 2 x neighbours rays a pixel (the balance heuristic over all inputs would
+// trace (1 + neighbours)^2); the pixel's own sample's target here comes with its reservoir, which
+// temporal reuse resampled by that target at this vertex. Its output is the reservoirs the pixel
+// is shaded with and the next sample pass's history.
 #include "restir/reuse.glsl"
 
 // DI's pairs.
@@ -21,7 +22,7 @@ void spatialReuseDi(uvec2 pixel, RestirSurface surface, RestirVertex vertex, Sam
   RestirSurfaces surfaces = restirSurfaces(push.sampleIndex);
   Reservoirs temporal = Reservoirs(RESTIR_FRAME.temporal);
   Reservoir center = temporal.r[index];
-  float target = shadowedTarget(vertex, center.light, visibilityRays);
+  float target = center.target;
   const uint firstDimension = RESTIR_DIMENSION_SPATIAL + 1u;
   uint taken = spatialNeighboursTaken(pixel, surface, surfaces, stream, firstDimension);
   ReservoirStream combined = reservoirStream();
@@ -61,7 +62,7 @@ void spatialReuseGi(uvec2 pixel, RestirSurface surface, RestirVertex vertex, Sam
   RestirSurfaces surfaces = restirSurfaces(push.sampleIndex);
   GiReservoirs temporal = GiReservoirs(RESTIR_FRAME.giTemporal);
   GiReservoir center = temporal.r[index];
-  float target = center.weight > 0.0 ? giTarget(vertex, center.kept, visibilityRays) : 0.0;
+  float target = center.weight > 0.0 ? center.target : 0.0;
   const uint firstDimension = RESTIR_DIMENSION_GI_SPATIAL + 1u;
   uint taken = spatialNeighboursTaken(pixel, surface, surfaces, stream, firstDimension);
   GiStream combined = giStream();
