@@ -330,8 +330,8 @@ TEST_F(RestirTest, GiWavefrontMakesTheMegakernelsImage) {
 // Spatial reuse by pairwise MIS evaluates, for each neighbour taken, the neighbour's sample at
 // the pixel and the pixel's at the neighbour, one visibility ray each (the pixel's own sample's
 // target comes from temporal reuse): at most 2k rays a pixel for k neighbours, none for none (DI's
-// and GI's alike; both, twice that), growing with every neighbour the surface test keeps. The balance heuristic over
-// all inputs traced (1 + k)^2: 16 at the default 3.
+// and GI's alike; both, twice that), growing with every neighbour the surface test keeps. The
+// balance heuristic over all inputs traced (1 + k)^2: 16 at the default 3.
 TEST_F(RestirTest, SpatialVisibilityRaysGrowLinearlyWithTheNeighbours) {
   const SceneData scene = loadScene("builtin:cornell");
   const GpuScene gpuScene(*context, scene, allBvhLayouts);
