@@ -397,6 +397,8 @@ std::optional<CameraPathSpec> readCameraPath(Validator& v, const json& path, con
               "expected catmull-rom (the default) or linear, got " + Validator::describe(path["interpolation"]));
   }
   if (animated) {
+    // The loader samples a camera animation's LINEAR channels so: reports say what the frames had.
+    spec.interpolation = PathInterpolation::Linear;
     const json& animation = path["animation"];
     if (animation.is_number_unsigned() && animation.get<uint64_t>() <= UINT32_MAX)
       spec.animationIndex = uint32_t(animation.get<uint64_t>());

@@ -589,6 +589,10 @@ TEST_F(ConfigTest, BadCameraPathsAreRefusedWithTheirPlace) {
       failure(R"({"schema_version": 1, "name": "t")" + pathScene(keyframes(two), R"(, "position": [0, 0, 2])") + "}");
   EXPECT_NE(message.find("/scenes/0/camera/position: a camera path's keyframes place the camera"), std::string::npos)
       << message;
+  // A glTF animation is sampled linearly, and its runs' reports say so (they said catmull-rom).
+  const auto animation =
+      loadConfig(write(R"({"schema_version": 1, "name": "t")" + pathScene(R"({"animation": 0, "frames": 2})") + "}"));
+  EXPECT_EQ(cameraPathText(animation.scenes[0]), "animation 0, 2 frames at 30 fps, linear");
   // A glTF animation keeps the scene camera's lens: a fov beside it would be silently ignored.
   const std::string animated = failure(R"({"schema_version": 1, "name": "t")" +
                                        pathScene(R"({"animation": 0, "frames": 2})", R"(, "fov": 30)") + "}")
