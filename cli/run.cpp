@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "core/errors.h"
 #include "core/experiment/atomic_file.h"
+#include "core/experiment/config.h"
 #include "core/experiment/html_report.h"
 #include "core/experiment/interrupt.h"
 #include "core/experiment/merge.h"

@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "core/errors.h"
 #include "core/experiment/config.h"
+#include "core/experiment/sweep.h"
 
 namespace ptbench::cli {
 namespace {

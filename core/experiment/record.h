@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/experiment/config.h"
 #include "core/experiment/convergence.h"
 #include "core/experiment/gpu_monitor.h"
 #include "core/experiment/shard.h"
+#include "core/experiment/sweep.h"
 #include "core/integrators/kernel.h"
 #include "core/scene/bvh/software_bvh.h"
 #include "core/vk/context.h"

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/experiment/config.h"
+#include "core/experiment/sweep.h"
 
 namespace ptbench {
 

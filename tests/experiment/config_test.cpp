@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/experiment/image_output.h"
+#include "core/experiment/sweep.h"
 #include "core/scene/builtin_scenes.h"
 
 namespace ptbench::test {

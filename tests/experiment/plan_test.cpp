@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/experiment/config.h"
 #include "core/experiment/report.h"
 
 namespace ptbench::test {

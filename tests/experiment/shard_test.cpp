@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "core/experiment/config.h"
 #include "core/experiment/merge.h"
 #include "core/experiment/report.h"
 #include "core/experiment/runner.h"

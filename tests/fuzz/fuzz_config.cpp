@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "core/experiment/config.h"
+#include "core/experiment/sweep.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/dev/shm/ptbench-fuzz-config-" + std::to_string(::getpid()) + ".json";
