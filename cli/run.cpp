@@ -242,6 +242,19 @@ class Progress {
   size_t done_ = 0;
 };
 
+// The files a run reads, which its --json and --md must not overwrite: the config, the resumed
+// report, and each scene's glTF, environment map and reference.
+std::vector<std::string> runInputs(const ExperimentConfig& config, const RunOptions& options) {
+  std::vector<std::string> inputs{config.file.string()};
+  if (!options.resume.empty()) inputs.push_back((fs::path(options.resume) / "report.json").string());
+  for (const SceneEntry& entry : config.scenes) {
+    inputs.push_back(entry.load);
+    if (entry.environmentMap) inputs.push_back(entry.environmentMap->file.string());
+    if (entry.reference) inputs.push_back(entry.reference->string());
+  }
+  return inputs;
+}
+
 int run(const GlobalOptions& global, const RunOptions& options) {
   nlohmann::json previous;
   std::optional<FolderLock> resumeLock;
@@ -269,8 +282,22 @@ int run(const GlobalOptions& global, const RunOptions& options) {
   if (options.dryRun)
     return printPlan(config, global, shard, previous, (fs::path(options.resume) / "report.json").string(),
                      options.out.empty() ? config.output : fs::path(options.out));
-  if (!options.json.empty() && options.json != "-") requireOutputFolder(options.json, "--json");
-  if (!options.markdown.empty()) requireOutputFolder(options.markdown, "--md");
+  const std::vector<std::string> inputs = runInputs(config, options);
+  if (!options.json.empty() && options.json != "-") {
+    requireNotAnInput(options.json, inputs, "--json");
+    requireOutputFolder(options.json, "--json");
+  }
+  if (!options.markdown.empty()) {
+    requireNotAnInput(options.markdown, inputs, "--md");
+    // The report is not written yet: its name, links resolved, is what --md must not repeat.
+    std::error_code error;
+    if (!options.json.empty() && options.json != "-" &&
+        fs::weakly_canonical(fs::absolute(options.markdown), error) ==
+            fs::weakly_canonical(fs::absolute(options.json), error))
+      throw UserError("--md " + options.markdown + " is also --json " + options.json +
+                      ": the summary would replace the report; name another file");
+    requireOutputFolder(options.markdown, "--md");
+  }
   // --quiet as the global -q: the long steps' progress (core/progress.h) is silenced with the rest.
   if (options.quiet) spdlog::set_level(spdlog::level::warn);
   Progress progress(options.quiet || !spdlog::should_log(spdlog::level::info), config);

@@ -204,6 +204,27 @@ TEST_F(BadInputTest, ReportPagesRefuseToOverwriteTheirReportsOrGuessWhatWasMeant
   EXPECT_FALSE(fs::exists(dir / "p.html"));
 }
 
+// `run`'s --json and --md wrote the report and the summary over the config it ran (by name or
+// through a link), exit 0. Its inputs are refused before any work, and so is --md over --json.
+TEST_F(BadInputTest, RunRefusesToWriteItsReportOverItsConfig) {
+  const std::string config = (dir / "ok.json").string();
+  fs::create_symlink(dir / "ok.json", dir / "link.json");
+  const auto before = fs::file_size(dir / "ok.json");
+  for (const BadInput& c : std::vector<BadInput>{
+           {"report over its config", "run {dir}/ok.json --out {dir}/r --json {dir}/ok.json", 1,
+            "--json " + config + " is the input " + config + ": writing it would destroy it"},
+           {"summary over its config", "run {dir}/ok.json --out {dir}/r --md {dir}/ok.json", 1,
+            "--md " + config + " is the input " + config},
+           {"report through a link to its config", "run {dir}/ok.json --out {dir}/r --json {dir}/link.json", 1,
+            "is the input " + config},
+           {"summary over the report", "run {dir}/ok.json --out {dir}/r --json {dir}/x.json --md {dir}/./x.json", 1,
+            "--md " + (dir / "./x.json").string() + " is also --json " + (dir / "x.json").string()},
+       })
+    expect(c);
+  EXPECT_EQ(fs::file_size(dir / "ok.json"), before);
+  EXPECT_FALSE(fs::exists(dir / "r"));
+}
+
 // A shard report whose option has the wrong type (a number where a layout's name belongs) passes
 // checkReport, which does not know each integrator's options, and met the summary only after
 // merge had written report.json and report.csv: internal error, exit 70, half a result. Now it
