@@ -143,6 +143,21 @@ ResumedRuns keepFinishedRuns(std::vector<RunRecord>& runs, const nlohmann::json&
     finished.erase(found);
     ++resumed.kept;
   }
+  // A kept run keeps its id, which names its images: an incomplete merge numbers its runs
+  // compactly, so the plan may give that id to a run still to do, whose images would replace
+  // the finished run's. Such a run takes the first id no other run holds.
+  std::set<std::string> taken;
+  for (RunRecord& record : runs)
+    if (record.kept) taken.insert(record.id = record.kept->value("id", record.id));
+  size_t next = 0;
+  for (RunRecord& record : runs) {
+    if (record.kept) continue;
+    if (taken.count(record.id)) {
+      while (taken.count(runId(next))) ++next;
+      record.id = runId(next);
+    }
+    taken.insert(record.id);
+  }
   // A finished run that is no run of the sweep (the report's config edited, or another build's
   // plan) would be dropped from the report and its images written over by the run taking its id.
   if (!finished.empty()) {

@@ -217,5 +217,33 @@ TEST(Resume, KeepsFinishedRunsAtTheirOwnPlaceInTheSweep) {
   EXPECT_EQ(runs[0].status(), "interrupted") << "not run yet";
 }
 
+// A merge of shards with one missing numbers its runs compactly: the sweep's third run is r001
+// there, its images r001-*. Resuming that folder planned the missing second run as r001, which
+// wrote its images over the finished run's. A kept run keeps its id (its images' names); a run
+// to do whose planned id a kept run holds takes a free one.
+TEST(Resume, ARunToDoNeverTakesTheIdOfAKeptRun) {
+  std::vector<RunRecord> runs(3);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].scene = "builtin:cornell";
+    runs[i].backend = "software";
+    runs[i].sweepIndex = i;
+    runs[i].id = runId(i);
+  }
+  const auto finished = [&](size_t sweepIndex, const std::string& id) {
+    return json{{"id", id},
+                {"sweep_index", sweepIndex},
+                {"variant", 0},
+                {"status", "ok"},
+                {"parameters", runParametersJson(runs[sweepIndex])},
+                {"images", {{"png", id + "-cornell-megakernel-software.png"}}},
+                {"frame_gpu_ms_samples", {1.5}}};
+  };
+  keepFinishedRuns(runs, json{{"runs", {finished(0, "r000"), finished(2, "r001")}}}, "r.json");
+  ASSERT_TRUE(runs[0].kept && runs[2].kept && !runs[1].kept);
+  EXPECT_EQ(runs[0].id, "r000");
+  EXPECT_EQ(runs[2].id, "r001") << "its images are named so";
+  EXPECT_EQ(runs[1].id, "r002") << "r000 and r001 are taken";
+}
+
 }  // namespace
 }  // namespace ptbench::test
