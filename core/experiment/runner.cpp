@@ -92,11 +92,21 @@ void keepImage(RunRecord& record, const FrameResult& last, const RenderSettings&
 void keepPathFrame(RunRecord& record, uint32_t frame, const FrameResult& result, const RenderSettings& settings,
                    const ExperimentConfig& config, const fs::path& folder, const SceneEntry& entry) {
   RunRecord::PathFrame kept;
+  // A frame reference that cannot be read costs that frame's error, never the run's times.
+  std::optional<LinearImage> reference;
   if (entry.reference) {
-    const LinearImage reference = readLinearImage(frameImagePath(*entry.reference, frame));
+    const fs::path file = frameImagePath(*entry.reference, frame);
+    try {
+      reference = readLinearImage(file);
+    } catch (const UserError& error) {
+      record.convergenceProblem = "frame " + std::to_string(frame) + "'s reference " + file.string() +
+                                  " could not be read (" + error.what() + "): no error is measured for that frame";
+    }
+  }
+  if (reference) {
     const bool flipHere = config.flipEvery != 0 && frame % config.flipEvery == 0;
     kept.convergence =
-        errorAgainst(record, result.image, settings, &reference, flipHere ? WithFlip::Yes : WithFlip::No);
+        errorAgainst(record, result.image, settings, &*reference, flipHere ? WithFlip::Yes : WithFlip::No);
   }
   writeImages(record, result.image, config, folder, frame);
   kept.png = record.png;

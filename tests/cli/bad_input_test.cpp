@@ -516,5 +516,32 @@ TEST_F(BadInputTest, ImagesWithNaNAreRefusedNotScoredPerfect) {
       << runs[0].dump();
 }
 
+// A camera path's frames read their references as they are kept: one that could not be read
+// (truncated) failed the run after every frame had been rendered and timed, its times lost.
+// The run is kept, its convergence saying which reference could not be read.
+TEST_F(BadInputTest, AnUnreadableFrameReferenceKeepsTheRunsTimes) {
+  std::ofstream(dir / "path.json") << R"({"keyframes": [
+      {"time": 0, "position": [0.278, 0.273, -0.8], "target": [0.278, 0.273, 0]},
+      {"time": 1, "position": [0.15, 0.3, -0.7], "target": [0.35, 0.25, 0.2]}], "frames": 2, "fps": 1})";
+  std::ofstream(dir / "ref-frame000.pfm", std::ios::binary) << "PF\n2 2\n-1.0\n" << std::string(48, '\0');
+  std::ofstream(dir / "ref-frame001.pfm", std::ios::binary) << "PF\n2 2\n-1.0\n" << std::string(7, '\0');
+  std::ofstream(dir / "truncated-reference.json") << R"({"schema_version": 1, "name": "t", "backends": ["software"],
+      "width": 2, "height": 2, "spp": 1, "warmup": 0, "images": false,
+      "scenes": [{"path": "builtin:cornell", "camera": {"path": "path.json"}, "reference": "ref.pfm"}]})";
+  const auto run =
+      runPtbench("run " + (dir / "truncated-reference.json").string() + " --quiet --out " + (dir / "out").string());
+  EXPECT_EQ(run.exitCode, 0) << run.all();
+  fs::path report;
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "out"))
+    if (entry.path().filename() == "report.json") report = entry.path();
+  ASSERT_FALSE(report.empty());
+  const nlohmann::json measured = nlohmann::json::parse(std::ifstream(report))["runs"][0];
+  EXPECT_EQ(measured["status"], "ok") << measured.dump();
+  EXPECT_TRUE(measured.contains("frame_gpu_ms")) << measured.dump();
+  const std::string error = measured["convergence"].value("error", "");
+  EXPECT_NE(error.find("frame 1's reference " + (dir / "ref-frame001.pfm").string()), std::string::npos)
+      << measured.dump();
+}
+
 }  // namespace
 }  // namespace ptbench::test
