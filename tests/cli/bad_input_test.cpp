@@ -26,6 +26,13 @@ struct BadInput {
   std::string message;  // part of stderr
 };
 
+// The report.json a run wrote somewhere under its --out folder; empty when there is none.
+fs::path reportUnder(const fs::path& out) {
+  for (const auto& entry : fs::recursive_directory_iterator(out))
+    if (entry.path().filename() == "report.json") return entry.path();
+  return {};
+}
+
 class BadInputTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -506,9 +513,7 @@ TEST_F(BadInputTest, ImagesWithNaNAreRefusedNotScoredPerfect) {
   const auto run =
       runPtbench("run " + (dir / "nan-reference.json").string() + " --quiet --out " + (dir / "out").string());
   EXPECT_EQ(run.exitCode, 0) << run.all();
-  fs::path report;
-  for (const auto& entry : fs::recursive_directory_iterator(dir / "out"))
-    if (entry.path().filename() == "report.json") report = entry.path();
+  const fs::path report = reportUnder(dir / "out");
   ASSERT_FALSE(report.empty());
   const nlohmann::json runs = nlohmann::json::parse(std::ifstream(report))["runs"];
   EXPECT_EQ(runs[0]["convergence"]["error"],
@@ -531,9 +536,7 @@ TEST_F(BadInputTest, AnUnreadableFrameReferenceKeepsTheRunsTimes) {
   const auto run =
       runPtbench("run " + (dir / "truncated-reference.json").string() + " --quiet --out " + (dir / "out").string());
   EXPECT_EQ(run.exitCode, 0) << run.all();
-  fs::path report;
-  for (const auto& entry : fs::recursive_directory_iterator(dir / "out"))
-    if (entry.path().filename() == "report.json") report = entry.path();
+  const fs::path report = reportUnder(dir / "out");
   ASSERT_FALSE(report.empty());
   const nlohmann::json measured = nlohmann::json::parse(std::ifstream(report))["runs"][0];
   EXPECT_EQ(measured["status"], "ok") << measured.dump();
